@@ -1,0 +1,21 @@
+// Package checkpoint defines how a graph's state is persisted: the Saver
+// interface that storage backends implement, the Checkpoint, Metadata and
+// Tuple types they store, checkpoint ids that sort by time, and the
+// Serializer that turns channel values into bytes.
+//
+// A checkpoint is written after every superstep of a run. It records, for
+// each channel (state field) that has a value, the version of that value.
+// Only values whose version is new are handed to the backend, so a channel
+// that did not change is never written twice. Append-only channels may be
+// stored as deltas: a Blob whose Delta flag is set holds only the elements
+// appended since its Base version, and Get rebuilds the value as the newest
+// full snapshot followed by the deltas after it, oldest first.
+//
+// The package knows nothing of graphs. Backends live in sub-packages
+// (memory, sqlite, postgres) and import only this package; every backend
+// passes the conformance suite in checkpointtest.
+//
+// One writer per thread: Put is a compare-and-set on the thread's head. A
+// put whose ExpectHead is not the current head of its thread and namespace
+// fails with ErrConflict and stores nothing.
+package checkpoint
