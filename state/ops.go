@@ -1,0 +1,121 @@
+package state
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// keyOps implements fieldOps for a Key[S, T].
+type keyOps[S, T any] struct{ k *Key[S, T] }
+
+func (o keyOps[S, T]) apply(s *S, ws []*Write[S], private bool) error {
+	k := o.k
+	p := k.get(s)
+	if k.kind == KindValue {
+		v, err := valueOf[S, T](k.name, ws[0])
+		if err != nil {
+			return err
+		}
+		*p = v
+		return nil
+	}
+	for _, w := range ws {
+		if w.overwrite {
+			v, err := valueOf[S, T](k.name, w)
+			if err != nil {
+				return err
+			}
+			*p = v
+			return nil
+		}
+	}
+	v := *p
+	if private && k.kind == KindAppend {
+		v = clip(v)
+	}
+	for _, w := range ws {
+		u, err := valueOf[S, T](k.name, w)
+		if err != nil {
+			return err
+		}
+		v = k.reduce(v, u)
+	}
+	*p = v
+	return nil
+}
+
+// clip caps a slice's capacity at its length, so the next append copies
+// instead of writing into memory another state may share.
+func clip[T any](v T) T {
+	rv := reflect.ValueOf(&v).Elem()
+	if rv.Kind() == reflect.Slice {
+		rv.Set(rv.Slice3(0, rv.Len(), rv.Len()))
+	}
+	return v
+}
+
+func valueOf[S, T any](field string, w *Write[S]) (T, error) {
+	v, ok := w.value.(T)
+	if !ok && w.value != nil {
+		var zero T
+		return zero, fmt.Errorf("%w: field %q holds %T, got a write of %T", ErrInvalidUpdate, field, zero, w.value)
+	}
+	return v, nil
+}
+
+func (o keyOps[S, T]) zero(s *S) {
+	var z T
+	*o.k.get(s) = z
+}
+
+func (o keyOps[S, T]) length(s *S) int {
+	rv := reflect.ValueOf(o.k.get(s)).Elem()
+	if rv.Kind() == reflect.Slice {
+		return rv.Len()
+	}
+	return 0
+}
+
+func (o keyOps[S, T]) encode(s *S, c Codec) ([]byte, error) {
+	return c.Marshal(*o.k.get(s))
+}
+
+func (o keyOps[S, T]) encodeTail(s *S, from int, c Codec) ([]byte, error) {
+	rv := reflect.ValueOf(o.k.get(s)).Elem()
+	if rv.Kind() != reflect.Slice || from > rv.Len() {
+		return nil, fmt.Errorf("state: field %q: no tail from %d", o.k.name, from)
+	}
+	return c.Marshal(rv.Slice(from, rv.Len()).Interface())
+}
+
+func (o keyOps[S, T]) decode(s *S, snapshot []byte, deltas [][]byte, c Codec) error {
+	k := o.k
+	var v T
+	if err := c.Unmarshal(snapshot, &v); err != nil {
+		return fmt.Errorf("state: field %q: %w", k.name, err)
+	}
+	for i, d := range deltas {
+		var u T
+		if err := c.Unmarshal(d, &u); err != nil {
+			return fmt.Errorf("state: field %q: delta %d: %w", k.name, i, err)
+		}
+		if k.reduce == nil {
+			return fmt.Errorf("state: field %q: a last-value field has no deltas", k.name)
+		}
+		v = k.reduce(v, u)
+	}
+	*k.get(s) = v
+	return nil
+}
+
+func (o keyOps[S, T]) decodeValue(data []byte, c Codec) (any, error) {
+	var v T
+	if err := c.Unmarshal(data, &v); err != nil {
+		return nil, fmt.Errorf("state: field %q: %w", o.k.name, err)
+	}
+	return v, nil
+}
+
+func (o keyOps[S, T]) equal(a, b *S) bool {
+	return reflect.DeepEqual(*o.k.get(a), *o.k.get(b))
+}
