@@ -1,0 +1,73 @@
+package graph
+
+import "github.com/stategraph/stategraph/checkpoint"
+
+// send hands an event to the stream; when the consumer stops, the run is
+// cancelled.
+func (r *run[S]) send(ev Event[S]) {
+	if r.out == nil || r.ctx.Err() != nil {
+		return
+	}
+	if ev.Namespace == "" {
+		ev.Namespace = r.ns
+	}
+	if !r.out(ev) {
+		r.cancel(errStopped)
+	}
+}
+
+func (r *run[S]) wants(m Mode) bool { return r.out != nil && r.o.modes&m != 0 }
+
+func (r *run[S]) emitValues() {
+	if r.wants(Values) {
+		r.send(Event[S]{Mode: Values, Step: r.step - 1, State: r.st})
+	}
+}
+
+func (r *run[S]) emitTaskStart(t *task[S]) {
+	if r.wants(Tasks) {
+		r.send(Event[S]{Mode: Tasks, Step: r.step, Node: t.name, TaskID: t.id, Task: &TaskEvent{}})
+	}
+}
+
+func (r *run[S]) emitTaskDone(t *task[S]) {
+	if r.wants(Updates) && t.err == nil {
+		r.send(Event[S]{Mode: Updates, Step: r.step, Node: t.name, TaskID: t.id, Update: t.update})
+	}
+	if r.wants(Tasks) {
+		r.send(Event[S]{Mode: Tasks, Step: r.step, Node: t.name, TaskID: t.id, Update: t.update,
+			Task: &TaskEvent{Result: true, Err: t.err, Attempts: t.attempts, Cached: t.cached}})
+	}
+}
+
+func (r *run[S]) emitCheckpoint(cfg checkpoint.Config, md checkpoint.Metadata) {
+	if r.wants(Checkpoints) {
+		r.send(Event[S]{Mode: Checkpoints, Step: md.Step, Checkpoint: &cfg, Metadata: &md})
+	}
+}
+
+// forward turns an event a task emitted into a stream event. It runs on
+// the run's goroutine.
+func (r *run[S]) forward(t *task[S], ev eventOut) {
+	switch {
+	case ev.sub != nil:
+		if sub, ok := ev.sub.(Event[S]); ok {
+			r.send(sub)
+		} else if f, ok := ev.sub.(func() bool); ok {
+			f()
+		}
+	case ev.mode == Custom:
+		r.send(Event[S]{Mode: Custom, Step: r.step, Node: t.name, TaskID: t.id, Custom: ev.custom})
+	case ev.mode == Messages:
+		r.send(Event[S]{Mode: Messages, Step: r.step, Node: t.name, TaskID: t.id, Chunk: ev.chunk})
+	}
+}
+
+// emitFrom returns the emit func of the inline scope: the task runs on
+// the run's goroutine, so its events go straight to the stream.
+func (r *run[S]) emitFrom(sc *taskScope) func(eventOut) {
+	return func(ev eventOut) {
+		t := &task[S]{name: sc.node, id: sc.taskID}
+		r.forward(t, ev)
+	}
+}

@@ -1,0 +1,138 @@
+package graph
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// Interruption is a pause a run stopped at: a node's call to Interrupt, or a
+// static interrupt before or after a node.
+type Interruption struct {
+	// ID identifies the interrupt, for ResumeByID.
+	ID string `json:"id"`
+	// Node is the node that paused (or that the run stopped before or
+	// after).
+	Node string `json:"node"`
+	// When is "during" for Interrupt, "before" or "after" for static
+	// interrupts.
+	When string `json:"when"`
+	// Value is the payload the node gave Interrupt. After a round trip
+	// through a checkpoint it is the payload decoded from JSON.
+	Value any `json:"value,omitempty"`
+	// Step and TaskID locate the task.
+	Step   int    `json:"step"`
+	TaskID string `json:"task_id,omitempty"`
+}
+
+// ErrInterrupted matches every *InterruptError.
+var ErrInterrupted = errors.New("graph: run interrupted")
+
+// InterruptError is what Invoke returns when a run stopped at interrupts.
+// The thread is resumable: call again with a zero input (and Resume or
+// ResumeByID to answer Interrupt calls).
+type InterruptError struct {
+	Interrupts []Interruption
+}
+
+func (e *InterruptError) Error() string {
+	parts := make([]string, len(e.Interrupts))
+	for i, in := range e.Interrupts {
+		parts[i] = fmt.Sprintf("%s node %q (step %d)", in.When, in.Node, in.Step)
+	}
+	return "graph: run interrupted: " + strings.Join(parts, "; ")
+}
+
+// Is makes errors.Is(err, ErrInterrupted) true.
+func (e *InterruptError) Is(target error) bool { return target == ErrInterrupted }
+
+// errInterrupt is what Interrupt returns to unwind the node.
+var errInterrupt = errors.New("graph: node paused for human input")
+
+var interruptNS = uuid.MustParse("5b0f5c1e-8a43-4f5c-9d1e-6a7c1f0e2b3d")
+
+// Interrupt stops the node for human input (LangGraph's interrupt). The first
+// time, it records payload as a pending Interruption and returns an error the
+// node must return; the run stops and the thread can be resumed. When the
+// thread is resumed with Resume(v), the node runs again from its start and
+// this call returns v, decoded into T. Several Interrupt calls in one node are
+// matched to resume values by their order. It needs a checkpointer.
+func Interrupt[T any](ctx context.Context, payload any) (T, error) {
+	var zero T
+	sc := scopeOf(ctx)
+	if sc == nil {
+		return zero, errors.New("graph: Interrupt called outside a node")
+	}
+	i := sc.counter
+	sc.counter++
+	if i < len(sc.resume) {
+		return convert[T](sc.resume[i])
+	}
+	sc.interrupts = append(sc.interrupts, Interruption{
+		ID:     interruptID(sc.taskID, i),
+		Node:   sc.node,
+		When:   "during",
+		Value:  payload,
+		Step:   sc.step,
+		TaskID: sc.taskID,
+	})
+	return zero, errInterrupt
+}
+
+func interruptID(taskID string, i int) string {
+	return uuid.NewSHA1(interruptNS, []byte(taskID+"/"+strconv.Itoa(i))).String()
+}
+
+// convert gives a resume value the type the node asked for: as is when it
+// has it, through JSON otherwise (a value read back from a checkpoint).
+func convert[T any](v any) (T, error) {
+	if t, ok := v.(T); ok {
+		return t, nil
+	}
+	var out T
+	var data []byte
+	var err error
+	if raw, ok := v.(json.RawMessage); ok {
+		data = raw
+	} else if data, err = json.Marshal(v); err != nil {
+		return out, fmt.Errorf("graph: resume value %T: %w", v, err)
+	}
+	if err := json.Unmarshal(data, &out); err != nil {
+		return out, fmt.Errorf("graph: resume value does not fit %T: %w", out, err)
+	}
+	return out, nil
+}
+
+func (r *run[S]) interruptsBefore() []Interruption {
+	var out []Interruption
+	for _, t := range r.tasks {
+		if r.c.interruptBefore[t.name] || contains(r.o.interruptBefore, t.name) {
+			out = append(out, Interruption{ID: interruptID(t.id, -1), Node: t.name, When: "before", Step: r.step, TaskID: t.id})
+		}
+	}
+	return out
+}
+
+func (r *run[S]) interruptsAfter() []Interruption {
+	var out []Interruption
+	for _, t := range r.tasks {
+		if r.c.interruptAfter[t.name] || contains(r.o.interruptAfter, t.name) {
+			out = append(out, Interruption{ID: interruptID(t.id, -2), Node: t.name, When: "after", Step: r.step - 1, TaskID: t.id})
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

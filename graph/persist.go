@@ -1,0 +1,569 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/state"
+)
+
+// Reserved channels of the runtime, beside the schema's fields.
+const (
+	nextChannel = "__next__" // the schedule: what runs in the next step
+	gotoChannel = "__goto__" // a task's goto, in its pending writes
+	sendChannel = "__send__" // a task's Send, in its pending writes
+	doneChannel = "__done__" // marks a task that finished writing nothing
+)
+
+// Indices of the special pending writes (negative: they replace).
+const (
+	errorIdx     = -1
+	interruptIdx = -3
+	resumeIdx    = -4
+)
+
+// minSnapshotGap is the fewest appended elements an append field stores
+// as deltas before a full snapshot; after that, a snapshot is taken when
+// the deltas hold as many elements as the last snapshot, so a step costs
+// O(1) amortized and a read O(length).
+const minSnapshotGap = 64
+
+var taskNS = uuid.MustParse("0d5c0e51-3b2f-4a7e-9c55-2f1b8e7a9d40")
+
+// persist connects a run to its checkpointer.
+type persist[S any] struct {
+	r        *run[S]
+	saver    checkpoint.Saver
+	cfg      checkpoint.Config // thread and namespace
+	id       string            // the checkpoint holding the next step's tasks
+	head     string            // the head the next Put expects
+	versions map[string]string
+	tracks   []appendTrack
+	sched    []byte
+	pending  map[string][]checkpoint.PendingWrite // by task id, for the first step after a load
+	resumes  map[string][]any                     // new resume values by task id
+	parents  map[string]string
+	dirty    []bool // fields changed since the last Put (DurabilityExit)
+	nodes    []string
+}
+
+type appendTrack struct {
+	lastLen int // length at the last save
+	snapLen int // length at the last full snapshot
+	chain   int // elements stored as deltas since that snapshot
+}
+
+func newPersist[S any](r *run[S], saver checkpoint.Saver) *persist[S] {
+	p := &persist[S]{
+		r:        r,
+		saver:    saver,
+		cfg:      checkpoint.Config{ThreadID: r.o.thread, Namespace: r.ns},
+		versions: map[string]string{},
+		tracks:   make([]appendTrack, r.c.schema.Len()),
+		dirty:    make([]bool, r.c.schema.Len()),
+	}
+	if pi := parentOf(r.ctx); pi != nil && pi.checkpointID != "" {
+		p.parents = map[string]string{pi.parentNS: pi.checkpointID}
+	}
+	return p
+}
+
+func (p *persist[S]) errorf(format string, args ...any) error {
+	return fmt.Errorf("graph: thread %q: "+format, append([]any{p.cfg.ThreadID}, args...)...)
+}
+
+// load reads the thread. It reports true when the run continues from the
+// loaded checkpoint (resume or replay) and false when the input must be
+// applied (a new thread, or new input on top of the thread's state).
+func (p *persist[S]) load(input state.Update[S]) (bool, error) {
+	r := p.r
+	latest, err := p.saver.Get(r.ctx, p.cfg)
+	switch {
+	case errors.Is(err, checkpoint.ErrNotFound):
+		latest = nil
+	case err != nil:
+		return false, p.errorf("read latest checkpoint: %w", err)
+	}
+	if latest != nil {
+		p.head = latest.Config.CheckpointID
+	}
+	zero := input.IsZero()
+	if id := r.o.checkpointID; id != "" {
+		cfg := p.cfg
+		cfg.CheckpointID = id
+		tup, err := p.saver.Get(r.ctx, cfg)
+		if err != nil {
+			return false, p.errorf("read checkpoint %q: %w", id, err)
+		}
+		if err := p.restore(tup); err != nil {
+			return false, err
+		}
+		if !zero {
+			return false, nil
+		}
+		// Replay: a fork of the pinned checkpoint starts a new branch; the
+		// tasks pending there run again.
+		if err := p.put(checkpoint.SourceFork, tup.Metadata.Step, nil); err != nil {
+			return false, err
+		}
+		r.step = tup.Metadata.Step + 1
+		return true, nil
+	}
+	if latest == nil {
+		return false, nil
+	}
+	if err := p.restore(latest); err != nil {
+		return false, err
+	}
+	r.step = latest.Metadata.Step + 1
+	if !zero {
+		return false, nil
+	}
+	p.pending = map[string][]checkpoint.PendingWrite{}
+	for _, w := range latest.PendingWrites {
+		p.pending[w.TaskID] = append(p.pending[w.TaskID], w)
+	}
+	if err := p.matchResumes(); err != nil {
+		return false, err
+	}
+	r.resuming = true
+	return true, nil
+}
+
+// restore decodes a checkpoint into the run's state and schedule.
+func (p *persist[S]) restore(tup *checkpoint.Tuple) error {
+	r := p.r
+	sc := r.c.schema
+	id := tup.Config.CheckpointID
+	var st S
+	for name, v := range tup.Checkpoint.Values {
+		if name == nextChannel {
+			if err := p.decodeSched(v.Snapshot); err != nil {
+				return p.errorf("checkpoint %q: schedule: %w: %w", id, checkpoint.ErrCorrupt, err)
+			}
+			p.sched = v.Snapshot
+			continue
+		}
+		i := sc.Index(name)
+		if i < 0 {
+			continue // a field the schema no longer has
+		}
+		if err := sc.Decode(&st, i, v.Snapshot, v.Deltas, r.c.ser); err != nil {
+			return p.errorf("checkpoint %q: %w: %w", id, checkpoint.ErrCorrupt, err)
+		}
+		if sc.Kind(i) == state.KindAppend {
+			n := sc.FieldLen(&st, i)
+			p.tracks[i] = appendTrack{lastLen: n, snapLen: n, chain: len(v.Deltas)}
+		}
+	}
+	r.st = st
+	p.versions = maps.Clone(tup.Checkpoint.Versions)
+	if p.versions == nil {
+		p.versions = map[string]string{}
+	}
+	p.id = id
+	return nil
+}
+
+// taskID derives a task's id from the checkpoint that holds it, the
+// namespace, the step, the node and, for a Send, its position.
+func (p *persist[S]) taskID(step int, t *task[S]) string {
+	var b strings.Builder
+	b.WriteString(p.id)
+	b.WriteByte(0)
+	b.WriteString(p.cfg.Namespace)
+	b.WriteByte(0)
+	b.WriteString(strconv.Itoa(step))
+	b.WriteByte(0)
+	b.WriteString(t.name)
+	if t.push {
+		b.WriteString("\x00send\x00")
+		b.WriteString(strconv.Itoa(t.index))
+	}
+	return uuid.NewSHA1(taskNS, []byte(b.String())).String()
+}
+
+// restoreTasks re-attaches saved writes to the tasks of the first step
+// after a load: a task that finished is not run again.
+func (r *run[S]) restoreTasks() {
+	p := r.cp
+	if p.pending == nil && p.resumes == nil {
+		return
+	}
+	for _, t := range r.tasks {
+		ws := p.pending[t.id]
+		var failed bool
+		for _, w := range ws {
+			switch w.Channel {
+			case checkpoint.ErrorChannel, checkpoint.InterruptChannel:
+				failed = true
+			case checkpoint.ResumeChannel:
+				var prev []json.RawMessage
+				if json.Unmarshal(w.Value, &prev) == nil {
+					t.resume = t.resume[:0]
+					for _, v := range prev {
+						t.resume = append(t.resume, v)
+					}
+				}
+			}
+		}
+		t.resume = append(t.resume, p.resumes[t.id]...)
+		if len(ws) == 0 || failed {
+			continue
+		}
+		upd, err := p.decodeTaskWrites(ws)
+		if err != nil {
+			continue // undecodable writes: run the task again
+		}
+		t.update, t.cached = upd, true
+	}
+	p.pending, p.resumes = nil, nil
+}
+
+func (p *persist[S]) decodeTaskWrites(ws []checkpoint.PendingWrite) (state.Update[S], error) {
+	var upd state.Update[S]
+	sc := p.r.c.schema
+	for _, w := range ws {
+		switch w.Channel {
+		case doneChannel, checkpoint.ResumeChannel:
+		case gotoChannel:
+			var to []string
+			if err := json.Unmarshal(w.Value, &to); err != nil {
+				return upd, err
+			}
+			upd.Goto = append(upd.Goto, to...)
+		case sendChannel:
+			s, err := p.decodeSend(w.Value)
+			if err != nil {
+				return upd, err
+			}
+			upd.Sends = append(upd.Sends, s)
+		default:
+			wr, err := sc.DecodeWrite(w.Channel, w.Value, p.r.c.ser)
+			if err != nil {
+				return upd, err
+			}
+			upd.Writes = append(upd.Writes, wr)
+		}
+	}
+	return upd, nil
+}
+
+// saveTask stores a finished task's writes, or its error, or its
+// interrupts with the resume values it was given.
+func (p *persist[S]) saveTask(t *task[S]) error {
+	if p.r.c.durability == DurabilityExit || p.id == "" {
+		return nil
+	}
+	var ws []checkpoint.PendingWrite
+	add := func(idx int, ch string, v []byte) {
+		ws = append(ws, checkpoint.PendingWrite{TaskID: t.id, Index: idx, Channel: ch, Value: v})
+	}
+	switch {
+	case t.err == nil:
+		sc := p.r.c.schema
+		for i, w := range t.update.Writes {
+			ch, data, err := sc.EncodeWrite(w, p.r.c.ser)
+			if err != nil {
+				return &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
+			}
+			add(i, ch, data)
+		}
+		if len(t.update.Goto) > 0 {
+			data, _ := json.Marshal(t.update.Goto)
+			add(len(ws), gotoChannel, data)
+		}
+		for _, s := range t.update.Sends {
+			data, err := p.encodeSend(s)
+			if err != nil {
+				return &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
+			}
+			add(len(ws), sendChannel, data)
+		}
+		if len(ws) == 0 {
+			add(0, doneChannel, []byte("true"))
+		}
+	case errors.Is(t.err, errInterrupt):
+		data, err := json.Marshal(t.scope.interrupts)
+		if err != nil {
+			return &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: fmt.Errorf("encode interrupt payload: %w", err)}
+		}
+		add(interruptIdx, checkpoint.InterruptChannel, data)
+		if len(t.resume) > 0 {
+			data, err := json.Marshal(t.resume)
+			if err == nil {
+				add(resumeIdx, checkpoint.ResumeChannel, data)
+			}
+		}
+	default:
+		data, _ := json.Marshal(taskError{Node: t.name, Error: t.err.Error()})
+		add(errorIdx, checkpoint.ErrorChannel, data)
+	}
+	cfg := p.cfg
+	cfg.CheckpointID = p.id
+	if err := p.saver.PutWrites(p.r.ctx, cfg, t.id, ws); err != nil {
+		return p.errorf("save writes of node %q at step %d: %w", t.name, p.r.step, err)
+	}
+	return nil
+}
+
+// taskError is the value of an ErrorChannel write.
+type taskError struct {
+	Node  string `json:"node"`
+	Error string `json:"error"`
+}
+
+// save writes the checkpoint after a step (or the input).
+func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, overwritten []bool) error {
+	for _, i := range touched {
+		p.dirty[i] = true
+	}
+	p.nodes = p.nodes[:0]
+	for _, t := range p.r.tasks {
+		if source == checkpoint.SourceLoop && !slices.Contains(p.nodes, t.name) {
+			p.nodes = append(p.nodes, t.name)
+		}
+	}
+	if p.r.c.durability == DurabilityExit && source == checkpoint.SourceLoop && !p.r.next.empty() {
+		p.id = "" // nothing to attach writes to until the final checkpoint
+		return nil
+	}
+	return p.put(source, step, overwritten)
+}
+
+// put stores a checkpoint of the run's state now, with the fields marked
+// dirty as new blobs.
+func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool) error {
+	r := p.r
+	sc := r.c.schema
+	id := checkpoint.NewID()
+	versions := maps.Clone(p.versions)
+	blobs := make(map[string]checkpoint.Blob, 2)
+	for i, d := range p.dirty {
+		if !d {
+			continue
+		}
+		p.dirty[i] = false
+		name := sc.Name(i)
+		blob := checkpoint.Blob{Version: id}
+		var err error
+		if sc.Kind(i) == state.KindAppend {
+			tr := &p.tracks[i]
+			n := sc.FieldLen(&r.st, i)
+			added := n - tr.lastLen
+			base, hasBase := p.versions[name]
+			if hasBase && added >= 0 && (overwritten == nil || !overwritten[i]) && tr.chain+added < max(minSnapshotGap, tr.snapLen) && r.c.durability != DurabilityExit {
+				blob.Data, err = sc.EncodeTail(&r.st, i, tr.lastLen, r.c.ser)
+				blob.Delta, blob.Base = true, base
+				tr.chain += added
+			} else {
+				blob.Data, err = sc.Encode(&r.st, i, r.c.ser)
+				tr.snapLen, tr.chain = n, 0
+			}
+			tr.lastLen = n
+		} else {
+			blob.Data, err = sc.Encode(&r.st, i, r.c.ser)
+		}
+		if err != nil {
+			return p.errorf("step %d: encode field %q: %w", step, name, err)
+		}
+		versions[name] = id
+		blobs[name] = blob
+	}
+	sched, err := p.encodeSched()
+	if err != nil {
+		return p.errorf("step %d: encode schedule: %w", step, err)
+	}
+	if !bytes.Equal(sched, p.sched) || versions[nextChannel] == "" {
+		versions[nextChannel] = id
+		blobs[nextChannel] = checkpoint.Blob{Version: id, Data: sched}
+		p.sched = sched
+	}
+	md := checkpoint.Metadata{Source: source, Step: step, RunID: r.o.runID, Parents: p.parents, Extra: r.o.metadata}
+	if len(p.nodes) > 0 {
+		md.Nodes = slices.Clone(p.nodes)
+	}
+	req := checkpoint.PutRequest{
+		Config:     checkpoint.Config{ThreadID: p.cfg.ThreadID, Namespace: p.cfg.Namespace, CheckpointID: p.id},
+		Checkpoint: checkpoint.Checkpoint{ID: id, CreatedAt: time.Now().UTC(), Versions: versions, New: blobs},
+		Metadata:   md,
+		ExpectHead: p.head,
+	}
+	cfg, err := p.saver.Put(r.ctx, req)
+	if err != nil {
+		return p.errorf("save checkpoint at step %d: %w", step, err)
+	}
+	p.id, p.head, p.versions = id, id, versions
+	r.emitCheckpoint(cfg, md)
+	return nil
+}
+
+// flush stores the final checkpoint of a DurabilityExit run.
+func (p *persist[S]) flush() error {
+	if p.r.c.durability != DurabilityExit || p.id != "" {
+		return nil
+	}
+	return p.put(checkpoint.SourceLoop, p.r.step-1, nil)
+}
+
+type schedJSON struct {
+	Nodes []string            `json:"nodes,omitempty"`
+	Sends []json.RawMessage   `json:"sends,omitempty"`
+	Joins map[string][]string `json:"joins,omitempty"`
+}
+
+type sendJSON struct {
+	Node string            `json:"node"`
+	Arg  map[string][]byte `json:"arg"`
+}
+
+func joinKey(j join) string { return strings.Join(j.srcs, ",") + ">" + j.dst }
+
+func (p *persist[S]) encodeSched() ([]byte, error) {
+	r := p.r
+	if r.next.empty() && !anyJoin(r.next.joins) {
+		return []byte("{}"), nil
+	}
+	var s schedJSON
+	s.Nodes = slices.Sorted(slices.Values(r.next.nodes))
+	for _, snd := range r.next.sends {
+		data, err := p.encodeSend(snd)
+		if err != nil {
+			return nil, err
+		}
+		s.Sends = append(s.Sends, data)
+	}
+	for ji, seen := range r.next.joins {
+		var done []string
+		for k, ok := range seen {
+			if ok {
+				done = append(done, r.c.joins[ji].srcs[k])
+			}
+		}
+		if len(done) > 0 {
+			if s.Joins == nil {
+				s.Joins = map[string][]string{}
+			}
+			s.Joins[joinKey(r.c.joins[ji])] = done
+		}
+	}
+	return json.Marshal(s)
+}
+
+func anyJoin(joins [][]bool) bool {
+	for _, j := range joins {
+		if slices.Contains(j, true) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *persist[S]) decodeSched(data []byte) error {
+	r := p.r
+	var s schedJSON
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	r.next.nodes = r.next.nodes[:0]
+	r.next.sends = r.next.sends[:0]
+	for _, n := range s.Nodes {
+		if r.c.nodes[n] == nil {
+			return fmt.Errorf("scheduled node %q is not in the graph", n)
+		}
+		r.next.nodes = append(r.next.nodes, n)
+	}
+	for _, raw := range s.Sends {
+		snd, err := p.decodeSend(raw)
+		if err != nil {
+			return err
+		}
+		r.next.sends = append(r.next.sends, snd)
+	}
+	for ji, j := range r.c.joins {
+		clear(r.next.joins[ji])
+		for _, src := range s.Joins[joinKey(j)] {
+			if k := slices.Index(j.srcs, src); k >= 0 {
+				r.next.joins[ji][k] = true
+			}
+		}
+	}
+	return nil
+}
+
+func (p *persist[S]) encodeSend(s state.Send[S]) ([]byte, error) {
+	arg, err := p.r.c.schema.EncodeState(&s.Arg, p.r.c.ser)
+	if err != nil {
+		return nil, fmt.Errorf("send to %q: %w", s.Node, err)
+	}
+	return json.Marshal(sendJSON{Node: s.Node, Arg: arg})
+}
+
+func (p *persist[S]) decodeSend(data []byte) (state.Send[S], error) {
+	var sj sendJSON
+	if err := json.Unmarshal(data, &sj); err != nil {
+		return state.Send[S]{}, err
+	}
+	if p.r.c.nodes[sj.Node] == nil {
+		return state.Send[S]{}, fmt.Errorf("send to %q: not a node of the graph", sj.Node)
+	}
+	arg, err := p.r.c.schema.DecodeState(sj.Arg, p.r.c.ser)
+	if err != nil {
+		return state.Send[S]{}, fmt.Errorf("send to %q: %w", sj.Node, err)
+	}
+	return state.Send[S]{Node: sj.Node, Arg: arg}, nil
+}
+
+// matchResumes assigns the call's resume values to the pending
+// interrupts they answer.
+func (p *persist[S]) matchResumes() error {
+	o := p.r.o
+	if len(o.resume) == 0 && o.resumeByID == nil {
+		return nil
+	}
+	var pending []Interruption
+	for _, ws := range p.pending {
+		for _, w := range ws {
+			if w.Channel == checkpoint.InterruptChannel {
+				var ints []Interruption
+				if err := json.Unmarshal(w.Value, &ints); err != nil {
+					return p.errorf("checkpoint %q: interrupt of task %q: %w: %w", p.id, w.TaskID, checkpoint.ErrCorrupt, err)
+				}
+				pending = append(pending, ints...)
+			}
+		}
+	}
+	slices.SortFunc(pending, func(a, b Interruption) int { return strings.Compare(a.ID, b.ID) })
+	p.resumes = map[string][]any{}
+	if o.resumeByID != nil {
+		for id, v := range o.resumeByID {
+			i := slices.IndexFunc(pending, func(in Interruption) bool { return in.ID == id })
+			if i < 0 {
+				return p.errorf("no pending interrupt has id %q", id)
+			}
+			p.resumes[pending[i].TaskID] = append(p.resumes[pending[i].TaskID], v)
+		}
+		return nil
+	}
+	switch len(pending) {
+	case 0:
+		return p.errorf("nothing to resume: the thread has no pending interrupt")
+	case 1:
+		p.resumes[pending[0].TaskID] = o.resume
+		return nil
+	}
+	ids := make([]string, len(pending))
+	for i, in := range pending {
+		ids[i] = fmt.Sprintf("%s (node %q)", in.ID, in.Node)
+	}
+	return p.errorf("%d interrupts are pending, so one resume value is ambiguous: answer them with graph.ResumeByID using the ids %s", len(pending), strings.Join(ids, ", "))
+}

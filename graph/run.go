@@ -1,0 +1,563 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"sync"
+
+	"github.com/google/uuid"
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/state"
+)
+
+// Invoke runs the graph to its end and returns the final state.
+//
+// With a checkpointer and a thread: a non-zero input is applied on top of
+// the thread's state (if any) and the run starts from Start; a zero input
+// resumes the thread where it stopped (after an error, an interrupt or a
+// crash), re-running only the tasks whose writes were not saved. A run
+// stopped by an interrupt returns the state so far and an
+// *InterruptError.
+func (c *Compiled[S]) Invoke(ctx context.Context, input state.Update[S], opts ...RunOption) (S, error) {
+	o := c.options(opts)
+	r, err := c.newRun(ctx, o, nil)
+	if err != nil {
+		var zero S
+		return zero, err
+	}
+	defer r.close()
+	err = r.start(input)
+	if err == nil {
+		err = r.loop()
+	}
+	return r.st, err
+}
+
+// Stream runs the graph like Invoke and yields its events as they happen,
+// in the modes chosen with StreamModes (Values by default). Breaking out of
+// the loop cancels the run and waits for its running tasks. An error ends
+// the sequence as its last item; an interrupt ends it with an Interrupts
+// event and no error.
+func (c *Compiled[S]) Stream(ctx context.Context, input state.Update[S], opts ...RunOption) iter.Seq2[Event[S], error] {
+	return func(yield func(Event[S], error) bool) {
+		o := c.options(opts)
+		if o.modes == 0 {
+			o.modes = Values
+		}
+		stopped := false
+		out := func(ev Event[S]) bool {
+			if stopped {
+				return false
+			}
+			if !yield(ev, nil) {
+				stopped = true
+			}
+			return !stopped
+		}
+		r, err := c.newRun(ctx, o, out)
+		if err != nil {
+			yield(Event[S]{}, err)
+			return
+		}
+		defer r.close()
+		err = r.start(input)
+		if err == nil {
+			err = r.loop()
+		}
+		var ie *InterruptError
+		if errors.As(err, &ie) {
+			if o.modes&Interrupts != 0 {
+				out(Event[S]{Mode: Interrupts, Namespace: r.ns, Step: r.step, Interrupts: ie.Interrupts})
+			}
+			return
+		}
+		if err != nil && !stopped && !errors.Is(err, errStopped) {
+			yield(Event[S]{}, err)
+		}
+	}
+}
+
+var errStopped = errors.New("graph: stream consumer stopped")
+
+func (c *Compiled[S]) options(opts []RunOption) runOptions {
+	o := runOptions{limit: DefaultRecursionLimit}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// run is one call's execution.
+type run[S any] struct {
+	c       *Compiled[S]
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	o       runOptions
+	ns      string
+	out     func(Event[S]) bool // nil: nobody streams
+	release func()
+
+	st       S
+	step     int // the step whose tasks run next
+	stepsRun int
+	next     schedule[S]
+	applier  *state.Applier[S]
+	tasks    []*task[S]
+	taskBuf  []task[S]
+	scratch  []bool // per field: overwritten this step
+	inline   *taskScope
+	inlineCx context.Context
+	resuming bool // the first step of a resumed run skips interrupt-before
+
+	cp *persist[S] // nil without a checkpointer
+}
+
+// schedule is what runs next: nodes triggered by edges (unique), Sends,
+// and the progress of each join.
+type schedule[S any] struct {
+	nodes []string
+	sends []state.Send[S]
+	joins [][]bool // per join of the graph: which sources have finished
+}
+
+func (s *schedule[S]) empty() bool { return len(s.nodes) == 0 && len(s.sends) == 0 }
+
+func (s *schedule[S]) addNode(n string) {
+	if n != End && !slices.Contains(s.nodes, n) {
+		s.nodes = append(s.nodes, n)
+	}
+}
+
+type task[S any] struct {
+	name     string
+	node     *node[S]
+	push     bool
+	index    int // position among the step's Sends
+	arg      S
+	id       string
+	update   state.Update[S]
+	err      error
+	attempts int
+	cached   bool // restored from saved writes, not run
+	resume   []any
+	scope    *taskScope
+}
+
+func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S]) bool) (*run[S], error) {
+	r := &run[S]{c: c, o: o, out: out, applier: c.schema.NewApplier(), scratch: make([]bool, c.schema.Len())}
+	r.next.joins = make([][]bool, len(c.joins))
+	for i, j := range c.joins {
+		r.next.joins[i] = make([]bool, len(j.srcs))
+	}
+	parent := parentOf(ctx)
+	if parent != nil {
+		r.ns = parent.ns
+	}
+	r.ctx, r.cancel = context.WithCancelCause(ctx)
+	saver := c.saver
+	if saver == nil && parent != nil {
+		saver = parent.saver
+	}
+	if saver == nil {
+		if o.thread == "" && (o.checkpointID != "" || len(o.resume) > 0 || o.resumeByID != nil) {
+			return nil, errors.New("graph: resuming or replaying needs a checkpointer (graph.WithCheckpointer)")
+		}
+	} else {
+		if o.thread == "" {
+			r.cancel(nil)
+			return nil, ErrThreadRequired
+		}
+		if parent == nil {
+			release, err := c.threads.acquire(ctx, o.thread, o.wait)
+			if err != nil {
+				r.cancel(nil)
+				return nil, err
+			}
+			r.release = release
+		}
+		r.cp = newPersist(r, saver)
+	}
+	if r.o.runID == "" {
+		r.o.runID = uuid.Must(uuid.NewV7()).String()
+	}
+	r.inline = &taskScope{modes: o.modes}
+	if out != nil {
+		r.inline.emit = r.emitFrom(r.inline)
+	}
+	r.inline.parent = r.parentInfo()
+	r.inlineCx = context.WithValue(r.ctx, scopeKey{}, r.inline)
+	return r, nil
+}
+
+func (r *run[S]) close() {
+	r.cancel(context.Canceled)
+	if r.release != nil {
+		r.release()
+	}
+}
+
+// start applies the input, or loads the thread to resume or replay it.
+func (r *run[S]) start(input state.Update[S]) error {
+	if r.cp != nil {
+		loaded, err := r.cp.load(input)
+		if err != nil {
+			return err
+		}
+		if loaded {
+			r.emitValues()
+			return nil
+		}
+	}
+	return r.applyInput(input)
+}
+
+// applyInput applies the input as the writes of Start, schedules Start's
+// successors, and saves the input checkpoint.
+func (r *run[S]) applyInput(input state.Update[S]) error {
+	if err := r.applier.Add("input", input.Writes); err != nil {
+		return err
+	}
+	touched, err := r.applier.Apply(&r.st, false)
+	if err != nil {
+		return fmt.Errorf("graph: input: %w", err)
+	}
+	r.next.nodes, r.next.sends = r.next.nodes[:0], r.next.sends[:0]
+	t := &task[S]{name: Start, update: input}
+	if err := r.route(t, r.st); err != nil {
+		return err
+	}
+	if r.cp != nil {
+		if err := r.cp.save(checkpoint.SourceInput, r.step-1, touched, nil); err != nil {
+			return err
+		}
+	}
+	r.emitValues()
+	return nil
+}
+
+// loop runs supersteps until nothing is scheduled.
+func (r *run[S]) loop() error {
+	for !r.next.empty() {
+		if err := r.ctx.Err(); err != nil {
+			return r.stopErr(err)
+		}
+		if r.stepsRun >= r.o.limit {
+			return fmt.Errorf("%w: %d steps ran and more work is pending at step %d (nodes %v); raise it with graph.WithRecursionLimit",
+				ErrRecursionLimit, r.o.limit, r.step, r.pendingNames())
+		}
+		r.prepare()
+		if !r.resuming {
+			if ints := r.interruptsBefore(); len(ints) > 0 {
+				return &InterruptError{Interrupts: ints}
+			}
+		}
+		r.resuming = false
+		if err := r.runTasks(); err != nil {
+			return err
+		}
+		if err := r.finishStep(); err != nil {
+			return err
+		}
+		if ints := r.interruptsAfter(); len(ints) > 0 {
+			return &InterruptError{Interrupts: ints}
+		}
+	}
+	return nil
+}
+
+func (r *run[S]) stopErr(err error) error {
+	if context.Cause(r.ctx) == errStopped {
+		return errStopped
+	}
+	return fmt.Errorf("graph: run stopped at step %d: %w", r.step, err)
+}
+
+func (r *run[S]) pendingNames() []string {
+	names := slices.Clone(r.next.nodes)
+	for _, s := range r.next.sends {
+		names = append(names, s.Node)
+	}
+	return names
+}
+
+// prepare turns the schedule into the step's tasks: triggered nodes by
+// name, then Sends in order.
+func (r *run[S]) prepare() {
+	slices.Sort(r.next.nodes)
+	n := len(r.next.nodes) + len(r.next.sends)
+	if cap(r.taskBuf) < n {
+		r.taskBuf = make([]task[S], n)
+	}
+	r.taskBuf = r.taskBuf[:n]
+	r.tasks = r.tasks[:0]
+	for i, name := range r.next.nodes {
+		t := &r.taskBuf[i]
+		*t = task[S]{name: name, node: r.c.nodes[name]}
+		r.tasks = append(r.tasks, t)
+	}
+	for i, s := range r.next.sends {
+		t := &r.taskBuf[len(r.next.nodes)+i]
+		*t = task[S]{name: s.Node, node: r.c.nodes[s.Node], push: true, index: i, arg: s.Arg}
+		r.tasks = append(r.tasks, t)
+	}
+	if r.cp != nil {
+		for _, t := range r.tasks {
+			t.id = r.cp.taskID(r.step, t)
+		}
+		r.restoreTasks()
+	}
+}
+
+// runTasks runs the step's tasks that have no saved result: one inline,
+// several concurrently. It returns the first failure in task order.
+func (r *run[S]) runTasks() error {
+	var todo []*task[S]
+	for _, t := range r.tasks {
+		if t.cached {
+			r.emitTaskStart(t)
+			r.emitTaskDone(t)
+			continue
+		}
+		todo = append(todo, t)
+	}
+	if len(todo) == 1 {
+		t := todo[0]
+		r.emitTaskStart(t)
+		sc := r.inline
+		*sc = taskScope{node: t.name, step: r.step, taskID: t.id, ns: r.ns, emit: sc.emit, modes: sc.modes, parent: sc.parent, resume: t.resume, checkpointID: r.checkpointID()}
+		t.scope = sc
+		in := r.st
+		if t.push {
+			in = t.arg
+		}
+		r.execute(r.inlineCx, t, in)
+		r.afterTask(t)
+		r.emitTaskDone(t)
+	} else if len(todo) > 1 {
+		r.runConcurrently(todo)
+	}
+	return r.stepError()
+}
+
+type taskMsg struct {
+	idx  int
+	done bool
+	ev   eventOut
+}
+
+func (r *run[S]) runConcurrently(todo []*task[S]) {
+	msgs := make(chan taskMsg, len(todo))
+	var sem chan struct{}
+	if r.o.maxConcurrency > 0 {
+		sem = make(chan struct{}, r.o.maxConcurrency)
+	}
+	var wg sync.WaitGroup
+	for i, t := range todo {
+		r.emitTaskStart(t)
+		sc := &taskScope{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, resume: t.resume, parent: r.inline.parent, checkpointID: r.checkpointID()}
+		if r.out != nil {
+			sc.emit = func(ev eventOut) { msgs <- taskMsg{idx: i, ev: ev} }
+		}
+		t.scope = sc
+		in := r.st
+		if t.push {
+			in = t.arg
+		}
+		wg.Go(func() {
+			if sem != nil {
+				select {
+				case sem <- struct{}{}:
+					defer func() { <-sem }()
+				case <-r.ctx.Done():
+					t.err = &NodeError{Node: t.name, Step: r.step, TaskID: t.id, Err: r.ctx.Err()}
+					msgs <- taskMsg{idx: i, done: true}
+					return
+				}
+			}
+			r.execute(context.WithValue(r.ctx, scopeKey{}, sc), t, in)
+			r.afterTask(t)
+			msgs <- taskMsg{idx: i, done: true}
+		})
+	}
+	for left := len(todo); left > 0; {
+		m := <-msgs
+		t := todo[m.idx]
+		if !m.done {
+			r.forward(t, m.ev)
+			continue
+		}
+		left--
+		r.emitTaskDone(t)
+	}
+	wg.Wait()
+}
+
+// afterTask saves a finished task's writes (or its error or interrupts)
+// at once, so a crash later in the step does not lose them. It runs on the
+// task's goroutine.
+func (r *run[S]) afterTask(t *task[S]) {
+	if r.cp == nil {
+		if t.scope != nil && len(t.scope.interrupts) > 0 && t.err != nil {
+			t.err = &NodeError{Node: t.name, Step: r.step, Err: errors.New("Interrupt needs a checkpointer (graph.WithCheckpointer)")}
+		}
+		return
+	}
+	if err := r.cp.saveTask(t); err != nil && t.err == nil {
+		t.err = err
+	}
+}
+
+// stepError returns the step's first failure in task order, or nil. A
+// failed step is not applied; the thread stays resumable from the
+// checkpoint before it, with the finished tasks' writes saved.
+func (r *run[S]) stepError() error {
+	var ints []Interruption
+	for _, t := range r.tasks {
+		if t.err == nil {
+			continue
+		}
+		if errors.Is(t.err, errInterrupt) {
+			ints = append(ints, t.scope.interrupts...)
+			continue
+		}
+		if r.ctx.Err() != nil {
+			return r.stopErr(r.ctx.Err())
+		}
+		return t.err
+	}
+	if len(ints) > 0 {
+		return &InterruptError{Interrupts: ints}
+	}
+	return nil
+}
+
+// finishStep applies the step's writes in task order, follows the edges,
+// saves the checkpoint and emits the new state.
+func (r *run[S]) finishStep() error {
+	needView := len(r.tasks) > 1
+	var pre S
+	if needView {
+		pre = r.st
+	}
+	clear(r.scratch)
+	for _, t := range r.tasks {
+		for _, w := range t.update.Writes {
+			if w.IsOverwrite() {
+				if i := r.c.schema.IndexOf(w); i >= 0 {
+					r.scratch[i] = true
+				}
+			}
+		}
+		if err := r.applier.Add(t.name, t.update.Writes); err != nil {
+			r.applier.Apply(new(S), true) // drop what was queued
+			return fmt.Errorf("graph: step %d: %w", r.step, err)
+		}
+	}
+	touched, err := r.applier.Apply(&r.st, false)
+	if err != nil {
+		return fmt.Errorf("graph: step %d: %w", r.step, err)
+	}
+	r.next.nodes, r.next.sends = r.next.nodes[:0], r.next.sends[:0]
+	for _, t := range r.tasks {
+		view := r.st
+		if needView && len(r.c.branches[t.name]) > 0 {
+			view = pre
+			if err := r.applier.Add(t.name, t.update.Writes); err != nil {
+				return err
+			}
+			if _, err := r.applier.Apply(&view, true); err != nil {
+				return err
+			}
+		}
+		if err := r.route(t, view); err != nil {
+			return err
+		}
+	}
+	r.finishJoins()
+	if r.cp != nil {
+		if err := r.cp.save(checkpoint.SourceLoop, r.step, touched, r.scratch); err != nil {
+			return err
+		}
+	}
+	r.step++
+	r.stepsRun++
+	r.emitValues()
+	return nil
+}
+
+// route schedules what follows task t: its node's static edges, routers,
+// gotos and Sends, and its part in joins.
+func (r *run[S]) route(t *task[S], view S) error {
+	for _, d := range r.c.static[t.name] {
+		r.next.addNode(d)
+	}
+	for _, b := range r.c.branches[t.name] {
+		route, err := b.router(r.ctx, view)
+		if err != nil {
+			return &RouteError{Node: t.name, Step: r.step, Err: err}
+		}
+		for _, to := range route.To {
+			dst := to
+			if b.pathMap != nil {
+				d, ok := b.pathMap[to]
+				if !ok {
+					return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: router returned label %q, which is not in its path map (labels: %v)", ErrInvalidRoute, to, sortedKeys(b.pathMap))}
+				}
+				dst = d
+			} else if !slices.Contains(b.targets, to) {
+				return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: router returned %q, which is not among its declared targets %v", ErrInvalidRoute, to, b.targets)}
+			}
+			r.next.addNode(dst)
+		}
+		for _, s := range route.Sends {
+			if !slices.Contains(b.targets, s.Node) || s.Node == End {
+				return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: router sent to %q, which is not among its declared targets %v", ErrInvalidRoute, s.Node, b.targets)}
+			}
+			r.next.sends = append(r.next.sends, s)
+		}
+	}
+	for _, to := range t.update.Goto {
+		if to != End && r.c.nodes[to] == nil {
+			return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: goto unknown node %q", ErrInvalidRoute, to)}
+		}
+		r.next.addNode(to)
+	}
+	for _, s := range t.update.Sends {
+		if r.c.nodes[s.Node] == nil {
+			return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: send to unknown node %q", ErrInvalidRoute, s.Node)}
+		}
+		r.next.sends = append(r.next.sends, s)
+	}
+	for _, ji := range r.c.joinsOf[t.name] {
+		for k, src := range r.c.joins[ji].srcs {
+			if src == t.name {
+				r.next.joins[ji][k] = true
+			}
+		}
+	}
+	return nil
+}
+
+// finishJoins schedules each join whose sources have all finished.
+func (r *run[S]) finishJoins() {
+	for ji, seen := range r.next.joins {
+		all := true
+		for _, s := range seen {
+			all = all && s
+		}
+		if all {
+			r.next.addNode(r.c.joins[ji].dst)
+			clear(seen)
+		}
+	}
+}
+
+func (r *run[S]) checkpointID() string {
+	if r.cp == nil {
+		return ""
+	}
+	return r.cp.id
+}

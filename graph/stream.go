@@ -1,0 +1,141 @@
+package graph
+
+import (
+	"context"
+	"strings"
+
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/state"
+)
+
+// Mode selects a kind of event of Stream. Modes combine with StreamModes.
+type Mode uint8
+
+// The stream modes.
+const (
+	// Values: the whole state after each step (and after the input).
+	Values Mode = 1 << iota
+	// Updates: each task's update, as soon as the task finishes.
+	Updates
+	// Tasks: each task's start and its result (LangGraph's debug/tasks).
+	Tasks
+	// Custom: what nodes emit with Emit.
+	Custom
+	// Messages: LLM token chunks from StreamingFunc, tagged with node and
+	// step.
+	Messages
+	// Checkpoints: each checkpoint as it is saved.
+	Checkpoints
+	// Interrupts: the interrupts that stopped the run.
+	Interrupts
+)
+
+func (m Mode) String() string {
+	names := []string{"values", "updates", "tasks", "custom", "messages", "checkpoints", "interrupts"}
+	var out []string
+	for i, n := range names {
+		if m&(1<<i) != 0 {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return "none"
+	}
+	return strings.Join(out, "|")
+}
+
+// Event is one item of a Stream, tagged with the mode that produced it.
+// Only the fields of its mode are set.
+type Event[S any] struct {
+	Mode Mode
+	// Namespace is "" for the graph itself and names the subgraph task
+	// for events of subgraphs (see WithSubgraphs).
+	Namespace string
+	Step      int
+	// Node and TaskID name the task, for Updates, Tasks, Custom and
+	// Messages events.
+	Node   string
+	TaskID string
+
+	// State is the state after the step (Values).
+	State S
+	// Update is what the task returned (Updates, and Tasks results).
+	Update state.Update[S]
+	// Task says whether a Tasks event is a start or a result, and the
+	// result's error.
+	Task *TaskEvent
+	// Custom is what the node emitted (Custom).
+	Custom any
+	// Chunk is a streamed LLM token chunk (Messages).
+	Chunk []byte
+	// Checkpoint is the config of the saved checkpoint (Checkpoints), and
+	// Metadata its metadata.
+	Checkpoint *checkpoint.Config
+	Metadata   *checkpoint.Metadata
+	// Interrupts are the pending interrupts (Interrupts).
+	Interrupts []Interruption
+}
+
+// TaskEvent describes a task's start or result.
+type TaskEvent struct {
+	Result   bool  // false: the task starts; true: it finished
+	Err      error // the task's error, on a result
+	Attempts int   // attempts made, on a result
+	Cached   bool  // the result came from saved writes (a resumed step)
+}
+
+// taskScope is what a running task carries in its context.
+type taskScope struct {
+	node   string
+	step   int
+	taskID string
+	ns     string
+	// checkpointID is the checkpoint holding the task ("" without one).
+	checkpointID string
+	emit         func(ev eventOut) // nil when nobody listens
+	modes  Mode
+	// interrupts
+	resume     []any // values to return from Interrupt calls, in order
+	interrupts []Interruption
+	counter    int
+	// run is the run's context for subgraphs: saver, thread, namespace.
+	parent *parentInfo
+}
+
+// eventOut is an event on its way from a task to the run's stream, with
+// the state type erased.
+type eventOut struct {
+	mode   Mode
+	custom any
+	chunk  []byte
+	sub    any // a subgraph's event, for WithSubgraphs
+}
+
+type scopeKey struct{}
+
+func scopeOf(ctx context.Context) *taskScope {
+	s, _ := ctx.Value(scopeKey{}).(*taskScope)
+	return s
+}
+
+// Emit sends v to the Custom stream of the run the node belongs to. It
+// does nothing outside a node or when nobody streams Custom.
+func Emit(ctx context.Context, v any) {
+	if s := scopeOf(ctx); s != nil && s.emit != nil && s.modes&Custom != 0 {
+		s.emit(eventOut{mode: Custom, custom: v})
+	}
+}
+
+// StreamingFunc returns a function for langchaingo's
+// llms.WithStreamingFunc that sends each chunk to the Messages stream,
+// tagged with the node and step. Outside a node it returns a func that
+// does nothing.
+func StreamingFunc(ctx context.Context) func(ctx context.Context, chunk []byte) error {
+	s := scopeOf(ctx)
+	return func(_ context.Context, chunk []byte) error {
+		if s != nil && s.emit != nil && s.modes&Messages != 0 {
+			s.emit(eventOut{mode: Messages, chunk: append([]byte(nil), chunk...)})
+		}
+		return nil
+	}
+}

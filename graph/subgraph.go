@@ -1,0 +1,123 @@
+package graph
+
+import (
+	"context"
+	"errors"
+
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/state"
+)
+
+// parentInfo is what a subgraph's run inherits from the task that runs it.
+type parentInfo struct {
+	saver        checkpoint.Saver
+	thread       string
+	ns           string // the namespace of the run it describes
+	parentNS     string // the namespace of the parent run
+	checkpointID string // the parent's checkpoint holding the task
+	limit        int
+	modes        Mode
+	subgraphs    bool
+}
+
+type parentKey struct{}
+
+// parentOf returns the parent info a subgraph run was started with.
+func parentOf(ctx context.Context) *parentInfo {
+	if ctx == nil {
+		return nil
+	}
+	p, _ := ctx.Value(parentKey{}).(*parentInfo)
+	return p
+}
+
+// parentInfo describes this run to subgraphs its tasks start.
+func (r *run[S]) parentInfo() *parentInfo {
+	p := &parentInfo{thread: r.o.thread, ns: r.ns, limit: r.o.limit, modes: r.o.modes, subgraphs: r.o.subgraphs}
+	if r.cp != nil {
+		p.saver = r.cp.saver
+	}
+	return p
+}
+
+// subgraph marks a node that is a compiled graph, for drawing.
+type subgraph interface {
+	mermaidBody(prefix, indent string, styles bool) []string
+}
+
+// asNode runs the compiled graph as a node of a parent over the same
+// state: from the parent's state, in the namespace of the task, resuming
+// its own checkpoints when the parent's task runs again.
+func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
+	return func(ctx context.Context, in S) (state.Update[S], error) {
+		sc := scopeOf(ctx)
+		pi := &parentInfo{limit: DefaultRecursionLimit}
+		var opts []RunOption
+		if sc != nil && sc.parent != nil {
+			pp := sc.parent
+			*pi = parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.ns, limit: pp.limit, modes: pp.modes, subgraphs: pp.subgraphs}
+			pi.ns = name + ":" + sc.taskID
+			if sc.ns != "" {
+				pi.ns = sc.ns + "|" + pi.ns
+			}
+			if len(sc.resume) > 0 {
+				opts = append(opts, Resume(sc.resume[len(sc.resume)-1]))
+			}
+		}
+		if sc != nil {
+			pi.checkpointID = sc.checkpointID
+		}
+		opts = append(opts, WithThread(pi.thread), WithRecursionLimit(pi.limit))
+		var out func(Event[S]) bool
+		if sc != nil && sc.emit != nil && pi.subgraphs {
+			opts = append(opts, StreamModes(pi.modes))
+			emit := sc.emit
+			out = func(ev Event[S]) bool { emit(eventOut{sub: ev}); return true }
+		}
+		o := c.options(opts)
+		r, err := c.newRun(context.WithValue(ctx, parentKey{}, pi), o, out)
+		if err != nil {
+			return state.Update[S]{}, err
+		}
+		defer r.close()
+		r.st = in
+		if err := r.startSub(); err != nil {
+			return state.Update[S]{}, err
+		}
+		err = r.loop()
+		if r.cp != nil {
+			if ferr := r.cp.flush(); err == nil {
+				err = ferr
+			}
+		}
+		var ie *InterruptError
+		if errors.As(err, &ie) && sc != nil {
+			sc.interrupts = append(sc.interrupts, ie.Interrupts...)
+			return state.Update[S]{}, errInterrupt
+		}
+		if err != nil {
+			return state.Update[S]{}, err
+		}
+		return state.Update[S]{Writes: c.schema.Diff(&in, &r.st)}, nil
+	}
+}
+
+// startSub starts a subgraph run: it resumes the namespace's checkpoint if
+// there is one, and otherwise starts from the parent's state.
+func (r *run[S]) startSub() error {
+	in := r.st
+	if r.cp != nil {
+		loaded, err := r.cp.load(state.Update[S]{})
+		if err != nil {
+			return err
+		}
+		if loaded {
+			return nil
+		}
+		r.st = in
+		for i := range r.cp.dirty {
+			r.cp.dirty[i] = true
+		}
+	}
+	return r.applyInput(state.Update[S]{})
+}

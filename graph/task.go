@@ -1,0 +1,131 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime/debug"
+	"time"
+
+	"github.com/stategraph/stategraph/state"
+)
+
+// RetryPolicy says how a node's failures are retried. The zero value of
+// each field takes the default given.
+type RetryPolicy struct {
+	// MaxAttempts is the most times the node runs, the first included
+	// (default 3).
+	MaxAttempts int
+	// InitialInterval is the wait before the first retry (default 500ms).
+	InitialInterval time.Duration
+	// BackoffFactor multiplies the wait after each retry (default 2).
+	BackoffFactor float64
+	// MaxInterval caps the wait (default 128s).
+	MaxInterval time.Duration
+	// Jitter, when set, randomizes each wait between half and all of it.
+	Jitter bool
+	// RetryOn says which errors to retry (default: all but context
+	// cancellation and interrupts).
+	RetryOn func(error) bool
+}
+
+func (p *RetryPolicy) attempts() int {
+	if p == nil {
+		return 1
+	}
+	if p.MaxAttempts <= 0 {
+		return 3
+	}
+	return p.MaxAttempts
+}
+
+// wait returns the pause before retry number n (1-based).
+func (p *RetryPolicy) wait(n int) time.Duration {
+	d := p.InitialInterval
+	if d == 0 {
+		d = 500 * time.Millisecond
+	}
+	f := p.BackoffFactor
+	if f == 0 {
+		f = 2
+	}
+	maxD := p.MaxInterval
+	if maxD == 0 {
+		maxD = 128 * time.Second
+	}
+	w := float64(d)
+	for i := 1; i < n; i++ {
+		w *= f
+		if w >= float64(maxD) {
+			w = float64(maxD)
+			break
+		}
+	}
+	if p.Jitter {
+		w = w/2 + rand.Float64()*w/2
+	}
+	return time.Duration(w)
+}
+
+func (p *RetryPolicy) retries(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, errInterrupt) {
+		return false
+	}
+	if p.RetryOn != nil {
+		return p.RetryOn(err)
+	}
+	return true
+}
+
+// execute runs a task's node under its retry policy and timeout, turning a
+// panic into a *NodeError. ctx carries the task's scope.
+func (r *run[S]) execute(ctx context.Context, t *task[S], in S) {
+	n := t.node
+	max := n.retry.attempts()
+	for attempt := 1; ; attempt++ {
+		t.attempts = attempt
+		upd, err, pv, stack := call(ctx, n, in)
+		if err == nil {
+			t.update, t.err = upd, nil
+			return
+		}
+		if pv == nil && attempt < max && ctx.Err() == nil && n.retry.retries(err) {
+			timer := time.NewTimer(n.retry.wait(attempt))
+			select {
+			case <-timer.C:
+				continue
+			case <-ctx.Done():
+				timer.Stop()
+			}
+		}
+		if errors.Is(err, errInterrupt) {
+			t.err = err
+			return
+		}
+		t.err = &NodeError{Node: t.name, Step: r.step, TaskID: t.id, Attempts: attempt, Err: err, Panic: pv, Stack: stack}
+		return
+	}
+}
+
+func call[S any](ctx context.Context, n *node[S], in S) (upd state.Update[S], err error, panicValue any, stack []byte) {
+	if n.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, n.timeout)
+		defer cancel()
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			panicValue, stack = v, debug.Stack()
+			err = fmt.Errorf("panic: %v", v)
+		}
+	}()
+	upd, err = n.fn(ctx, in)
+	if n.timeout > 0 && ctx.Err() == context.DeadlineExceeded && (err == nil || errors.Is(err, context.DeadlineExceeded)) {
+		err = fmt.Errorf("%w after %v", ErrNodeTimeout, n.timeout)
+	}
+	if s := scopeOf(ctx); s != nil && len(s.interrupts) > 0 && !errors.Is(err, errInterrupt) {
+		err = errInterrupt
+	}
+	return upd, err, nil, nil
+}
