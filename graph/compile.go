@@ -19,8 +19,8 @@ type Compiled[S any] struct {
 	name            string
 	schema          *state.Schema[S]
 	nodes           map[string]*node[S]
-	order           []string             // node names as added
-	static          map[string][]string  // src → dsts (End dropped), in declaration order
+	order           []string            // node names as added
+	static          map[string][]string // src → dsts (End dropped), in declaration order
 	branches        map[string][]*branch[S]
 	joins           []join
 	joinsOf         map[string][]int // src → joins it belongs to

@@ -93,7 +93,7 @@ type taskScope struct {
 	// checkpointID is the checkpoint holding the task ("" without one).
 	checkpointID string
 	emit         func(ev eventOut) // nil when nobody listens
-	modes  Mode
+	modes        Mode
 	// interrupts
 	resume     []any // values to return from Interrupt calls, in order
 	interrupts []Interruption

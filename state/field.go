@@ -79,6 +79,7 @@ type fieldOps[S any] interface {
 	decode(s *S, snapshot []byte, deltas [][]byte, c Codec) error
 	decodeValue(data []byte, c Codec) (any, error)
 	equal(a, b *S) bool
+	diff(from, to *S) (Write[S], bool)
 }
 
 // Key is a typed field of S holding a T. It makes the writes a node
@@ -87,6 +88,7 @@ type Key[S, T any] struct {
 	base[S]
 	get    func(*S) *T
 	reduce func(old, update T) T // nil for KindValue
+	minus  func(a, b T) T        // Sum only: a - b
 }
 
 // Name returns the field's stable name.
@@ -152,7 +154,9 @@ type Number interface {
 
 // Sum declares a numeric field whose writes are added to it.
 func Sum[S any, T Number](name string, get func(*S) *T) *Key[S, T] {
-	return newKey(name, KindSum, get, func(old, update T) T { return old + update })
+	k := newKey(name, KindSum, get, func(old, update T) T { return old + update })
+	k.minus = func(a, b T) T { return a - b }
+	return k
 }
 
 // Reduce declares a field with a custom reducer. fn must not modify old:

@@ -119,3 +119,23 @@ func (o keyOps[S, T]) decodeValue(data []byte, c Codec) (any, error) {
 func (o keyOps[S, T]) equal(a, b *S) bool {
 	return reflect.DeepEqual(*o.k.get(a), *o.k.get(b))
 }
+
+func (o keyOps[S, T]) diff(from, to *S) (Write[S], bool) {
+	k := o.k
+	a, b := *k.get(from), *k.get(to)
+	if reflect.DeepEqual(a, b) {
+		return Write[S]{}, false
+	}
+	switch k.kind {
+	case KindValue:
+		return k.Set(b), true
+	case KindSum:
+		return k.Set(k.minus(b, a)), true
+	case KindAppend:
+		ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
+		if rb.Len() >= ra.Len() && reflect.DeepEqual(rb.Slice(0, ra.Len()).Interface(), ra.Slice(0, ra.Len()).Interface()) {
+			return Write[S]{key: &k.base, value: rb.Slice(ra.Len(), rb.Len()).Interface()}, true
+		}
+	}
+	return k.Overwrite(b), true
+}

@@ -166,3 +166,17 @@ func (sc *Schema[S]) DecodeState(m map[string][]byte, c Codec) (S, error) {
 	}
 	return s, nil
 }
+
+// Diff returns the writes that take from to to: the new value of a
+// last-value field, the appended tail of an append field, the difference
+// of a sum field, and an overwrite for anything else that changed. It is
+// how a subgraph's result becomes its parent's update.
+func (sc *Schema[S]) Diff(from, to *S) []Write[S] {
+	var out []Write[S]
+	for _, f := range sc.fields {
+		if w, ok := f.ops.diff(from, to); ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}

@@ -177,3 +177,38 @@ type jsonCodec struct{}
 
 func (jsonCodec) Marshal(v any) ([]byte, error)      { return json.Marshal(v) }
 func (jsonCodec) Unmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
+
+func TestDiffReplaysAsTheSameState(t *testing.T) {
+	t.Parallel()
+	from := doc{Title: "a", Tags: []string{"x"}, Meta: map[string]int{"k": 1}, Count: 2, Best: 5}
+	cases := []struct {
+		name string
+		to   doc
+		over []string // fields expected as overwrites
+	}{
+		{"nothing changed", from, nil},
+		{"append tail and sum delta", doc{Title: "b", Tags: []string{"x", "y"}, Meta: map[string]int{"k": 1}, Count: 7, Best: 5}, nil},
+		{"append rewritten", doc{Title: "a", Tags: []string{"z"}, Meta: map[string]int{"k": 1}, Count: 2, Best: 5}, []string{"tags"}},
+		{"merge and custom changed", doc{Title: "a", Tags: []string{"x"}, Meta: map[string]int{"j": 1}, Count: 2, Best: 1}, []string{"meta", "best"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ws := schema.Diff(&from, &c.to)
+			var over []string
+			for _, w := range ws {
+				if w.IsOverwrite() {
+					over = append(over, w.Field())
+				}
+			}
+			require.Equal(t, c.over, over)
+			got := from
+			got.Tags = append([]string(nil), from.Tags...)
+			a := schema.NewApplier()
+			require.NoError(t, a.Add("sub", ws))
+			_, err := a.Apply(&got, false)
+			require.NoError(t, err)
+			require.Equal(t, c.to, got)
+		})
+	}
+}
