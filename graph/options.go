@@ -74,6 +74,9 @@ type runOptions struct {
 	subgraphs       bool
 	interruptBefore []string
 	interruptAfter  []string
+	filter          map[string]any
+	before          string
+	historyLimit    int
 }
 
 // DefaultRecursionLimit is the number of supersteps one call may run

@@ -108,6 +108,7 @@ func (p *persist[S]) load(input state.Update[S]) (bool, error) {
 			return false, err
 		}
 		if !zero {
+			r.step = tup.Metadata.Step + 2
 			return false, nil
 		}
 		// Replay: a fork of the pinned checkpoint starts a new branch; the
@@ -126,6 +127,7 @@ func (p *persist[S]) load(input state.Update[S]) (bool, error) {
 	}
 	r.step = latest.Metadata.Step + 1
 	if !zero {
+		r.step++ // the input checkpoint takes the next step number
 		return false, nil
 	}
 	p.pending = map[string][]checkpoint.PendingWrite{}

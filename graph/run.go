@@ -33,7 +33,18 @@ func (c *Compiled[S]) Invoke(ctx context.Context, input state.Update[S], opts ..
 	if err == nil {
 		err = r.loop()
 	}
-	return r.st, err
+	return r.st, r.finish(err)
+}
+
+// finish stores what DurabilityExit held back and returns err, or the
+// flush's error.
+func (r *run[S]) finish(err error) error {
+	if r.cp != nil {
+		if ferr := r.cp.flush(); ferr != nil && err == nil {
+			err = ferr
+		}
+	}
+	return err
 }
 
 // Stream runs the graph like Invoke and yields its events as they happen,
@@ -67,6 +78,7 @@ func (c *Compiled[S]) Stream(ctx context.Context, input state.Update[S], opts ..
 		if err == nil {
 			err = r.loop()
 		}
+		err = r.finish(err)
 		var ie *InterruptError
 		if errors.As(err, &ie) {
 			if o.modes&Interrupts != 0 {
@@ -217,6 +229,8 @@ func (r *run[S]) start(input state.Update[S]) error {
 // applyInput applies the input as the writes of Start, schedules Start's
 // successors, and saves the input checkpoint.
 func (r *run[S]) applyInput(input state.Update[S]) error {
+	clear(r.scratch)
+	r.markOverwrites(input.Writes)
 	if err := r.applier.Add("input", input.Writes); err != nil {
 		return err
 	}
@@ -230,7 +244,7 @@ func (r *run[S]) applyInput(input state.Update[S]) error {
 		return err
 	}
 	if r.cp != nil {
-		if err := r.cp.save(checkpoint.SourceInput, r.step-1, touched, nil); err != nil {
+		if err := r.cp.save(checkpoint.SourceInput, r.step-1, touched, r.scratch); err != nil {
 			return err
 		}
 	}
@@ -444,13 +458,7 @@ func (r *run[S]) finishStep() error {
 	}
 	clear(r.scratch)
 	for _, t := range r.tasks {
-		for _, w := range t.update.Writes {
-			if w.IsOverwrite() {
-				if i := r.c.schema.IndexOf(w); i >= 0 {
-					r.scratch[i] = true
-				}
-			}
-		}
+		r.markOverwrites(t.update.Writes)
 		if err := r.applier.Add(t.name, t.update.Writes); err != nil {
 			r.applier.Apply(new(S), true) // drop what was queued
 			return fmt.Errorf("graph: step %d: %w", r.step, err)
@@ -560,4 +568,16 @@ func (r *run[S]) checkpointID() string {
 		return ""
 	}
 	return r.cp.id
+}
+
+// markOverwrites flags the fields the writes overwrite, so their new value
+// is saved whole rather than as a delta.
+func (r *run[S]) markOverwrites(ws []state.Write[S]) {
+	for _, w := range ws {
+		if w.IsOverwrite() {
+			if i := r.c.schema.IndexOf(w); i >= 0 {
+				r.scratch[i] = true
+			}
+		}
+	}
 }

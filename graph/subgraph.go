@@ -84,12 +84,7 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		if err := r.startSub(); err != nil {
 			return state.Update[S]{}, err
 		}
-		err = r.loop()
-		if r.cp != nil {
-			if ferr := r.cp.flush(); err == nil {
-				err = ferr
-			}
-		}
+		err = r.finish(r.loop())
 		var ie *InterruptError
 		if errors.As(err, &ie) && sc != nil {
 			sc.interrupts = append(sc.interrupts, ie.Interrupts...)
