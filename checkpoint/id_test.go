@@ -24,7 +24,7 @@ func TestNewIDIsStrictlyIncreasing(t *testing.T) {
 func TestNextCarries(t *testing.T) {
 	t.Parallel()
 	u := uuid.MustParse("01890000-0000-7fff-bfff-ffffffffffff")
-	n := next(u)
+	n := uuid.UUID(next(u))
 	require.Greater(t, n.String(), u.String())
 	require.Equal(t, uuid.Version(7), n.Version())
 	require.Equal(t, uuid.RFC4122, n.Variant())
@@ -48,5 +48,23 @@ func TestMetadataMatches(t *testing.T) {
 	}
 	for _, c := range cases {
 		require.Equal(t, c.want, md.Matches(c.filter), "%v", c.filter)
+	}
+}
+
+func TestDeriveIDIsStable(t *testing.T) {
+	t.Parallel()
+	a := DeriveID("cp", "", "3", "node")
+	require.Equal(t, a, DeriveID("cp", "", "3", "node"))
+	require.NotEqual(t, a, DeriveID("cp", "", "3", "other"))
+	require.NotEqual(t, DeriveID("ab", "c"), DeriveID("a", "bc"))
+	u, err := uuid.Parse(a)
+	require.NoError(t, err)
+	require.Equal(t, uuid.Version(5), u.Version())
+}
+
+func BenchmarkNewID(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = NewID()
 	}
 }

@@ -33,6 +33,7 @@ type node[S any] struct {
 	timeout      time.Duration
 	destinations []string // declared goto/Send targets, for validation and drawing
 	sub          subgraph // set when the node is a compiled graph
+	wire         wiring[S] // set by Compile
 }
 
 type edge struct{ src, dst string }

@@ -24,6 +24,7 @@ type Compiled[S any] struct {
 	branches        map[string][]*branch[S]
 	joins           []join
 	joinsOf         map[string][]int // src → joins it belongs to
+	start           wiring[S]        // what follows Start
 	edges           []edge           // as declared, for drawing
 	saver           checkpoint.Saver
 	ser             checkpoint.Serializer
@@ -31,6 +32,7 @@ type Compiled[S any] struct {
 	interruptAfter  map[string]bool
 	durability      Durability
 	threads         threadLocks
+	pool            sync.Pool // *buffers[S]
 }
 
 // Compile validates the graph and returns it ready to run. Every problem
@@ -92,7 +94,7 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 	c := &Compiled[S]{
 		name:            o.name,
 		schema:          g.schema,
-		nodes:           maps.Clone(g.nodes),
+		nodes:           make(map[string]*node[S], len(g.nodes)),
 		order:           slices.Clone(g.order),
 		static:          map[string][]string{},
 		branches:        map[string][]*branch[S]{},
@@ -108,6 +110,10 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 	if c.ser == nil {
 		c.ser = checkpoint.JSON
 	}
+	for name, n := range g.nodes {
+		cp := *n
+		c.nodes[name] = &cp
+	}
 	for _, e := range g.edges {
 		if e.dst != End && !slices.Contains(c.static[e.src], e.dst) {
 			c.static[e.src] = append(c.static[e.src], e.dst)
@@ -121,6 +127,10 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 			c.joinsOf[s] = append(c.joinsOf[s], i)
 		}
 	}
+	for name, n := range c.nodes {
+		n.wire = wiring[S]{static: c.static[name], branches: c.branches[name], joins: c.joinsOf[name]}
+	}
+	c.start = wiring[S]{static: c.static[Start], branches: c.branches[Start]}
 	if len(c.static[Start]) == 0 && len(c.branches[Start]) == 0 {
 		errs = append(errs, errors.New("the graph has no entry point: add an edge from graph.Start"))
 	} else if len(errs) == 0 {
@@ -179,6 +189,24 @@ func (c *Compiled[S]) unreachable() []string {
 		}
 	}
 	return out
+}
+
+// wiring is what follows a node: its edges, routers and joins.
+type wiring[S any] struct {
+	static   []string
+	branches []*branch[S]
+	joins    []int
+}
+
+// wireOf returns what follows the named node (or Start).
+func (c *Compiled[S]) wireOf(name string) *wiring[S] {
+	if n := c.nodes[name]; n != nil {
+		return &n.wire
+	}
+	if name == Start {
+		return &c.start
+	}
+	return &wiring[S]{}
 }
 
 // Schema returns the graph's state schema.

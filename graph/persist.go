@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/state"
 )
@@ -37,8 +36,6 @@ const (
 // O(1) amortized and a read O(length).
 const minSnapshotGap = 64
 
-var taskNS = uuid.MustParse("0d5c0e51-3b2f-4a7e-9c55-2f1b8e7a9d40")
-
 // persist connects a run to its checkpointer.
 type persist[S any] struct {
 	r        *run[S]
@@ -54,6 +51,8 @@ type persist[S any] struct {
 	parents  map[string]string
 	dirty    []bool // fields changed since the last Put (DurabilityExit)
 	nodes    []string
+	schedBuf []byte
+	names    []string
 }
 
 type appendTrack struct {
@@ -179,19 +178,13 @@ func (p *persist[S]) restore(tup *checkpoint.Tuple) error {
 // taskID derives a task's id from the checkpoint that holds it, the
 // namespace, the step, the node and, for a Send, its position.
 func (p *persist[S]) taskID(step int, t *task[S]) string {
-	var b strings.Builder
-	b.WriteString(p.id)
-	b.WriteByte(0)
-	b.WriteString(p.cfg.Namespace)
-	b.WriteByte(0)
-	b.WriteString(strconv.Itoa(step))
-	b.WriteByte(0)
-	b.WriteString(t.name)
+	var num [20]byte
+	st := strconv.AppendInt(num[:0], int64(step), 10)
 	if t.push {
-		b.WriteString("\x00send\x00")
-		b.WriteString(strconv.Itoa(t.index))
+		var idx [20]byte
+		return checkpoint.DeriveID(p.id, p.cfg.Namespace, string(st), t.name, "send", string(strconv.AppendInt(idx[:0], int64(t.index), 10)))
 	}
-	return uuid.NewSHA1(taskNS, []byte(b.String())).String()
+	return checkpoint.DeriveID(p.id, p.cfg.Namespace, string(st), t.name)
 }
 
 // restoreTasks re-attaches saved writes to the tasks of the first step
@@ -329,7 +322,7 @@ func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, ove
 	for _, i := range touched {
 		p.dirty[i] = true
 	}
-	p.nodes = p.nodes[:0]
+	p.nodes = nil
 	for _, t := range p.r.tasks {
 		if source == checkpoint.SourceLoop && !slices.Contains(p.nodes, t.name) {
 			p.nodes = append(p.nodes, t.name)
@@ -386,13 +379,15 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 		return p.errorf("step %d: encode schedule: %w", step, err)
 	}
 	if !bytes.Equal(sched, p.sched) || versions[nextChannel] == "" {
+		sched = bytes.Clone(sched) // the saver keeps it
 		versions[nextChannel] = id
 		blobs[nextChannel] = checkpoint.Blob{Version: id, Data: sched}
 		p.sched = sched
 	}
 	md := checkpoint.Metadata{Source: source, Step: step, RunID: r.o.runID, Parents: p.parents, Extra: r.o.metadata}
 	if len(p.nodes) > 0 {
-		md.Nodes = slices.Clone(p.nodes)
+		md.Nodes = p.nodes
+		p.nodes = nil // the saver keeps it
 	}
 	req := checkpoint.PutRequest{
 		Config:     checkpoint.Config{ThreadID: p.cfg.ThreadID, Namespace: p.cfg.Namespace, CheckpointID: p.id},
@@ -432,8 +427,23 @@ func joinKey(j join) string { return strings.Join(j.srcs, ",") + ">" + j.dst }
 
 func (p *persist[S]) encodeSched() ([]byte, error) {
 	r := p.r
-	if r.next.empty() && !anyJoin(r.next.joins) {
-		return []byte("{}"), nil
+	if len(r.next.sends) == 0 && !anyJoin(r.next.joins) {
+		// The common case, written by hand: {"nodes":["a","b"]}.
+		b := p.schedBuf[:0]
+		b = append(b, '{')
+		if len(r.next.nodes) > 0 {
+			b = append(b, `"nodes":[`...)
+			for i, n := range sortedCopy(r.next.nodes, &p.names) {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendQuote(b, n)
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
+		p.schedBuf = b
+		return b, nil
 	}
 	var s schedJSON
 	s.Nodes = slices.Sorted(slices.Values(r.next.nodes))
@@ -459,6 +469,13 @@ func (p *persist[S]) encodeSched() ([]byte, error) {
 		}
 	}
 	return json.Marshal(s)
+}
+
+// sortedCopy returns names sorted, in *buf's memory.
+func sortedCopy(names []string, buf *[]string) []string {
+	*buf = append((*buf)[:0], names...)
+	slices.Sort(*buf)
+	return *buf
 }
 
 func anyJoin(joins [][]bool) bool {

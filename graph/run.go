@@ -113,6 +113,8 @@ type run[S any] struct {
 	release func()
 
 	st       S
+	pre      S // the state before the step's writes (scratch)
+	view     S // a task's own view for its routers (scratch)
 	step     int // the step whose tasks run next
 	stepsRun int
 	next     schedule[S]
@@ -121,10 +123,10 @@ type run[S any] struct {
 	taskBuf  []task[S]
 	scratch  []bool // per field: overwritten this step
 	inline   *taskScope
-	inlineCx context.Context
 	resuming bool // the first step of a resumed run skips interrupt-before
 
-	cp *persist[S] // nil without a checkpointer
+	cp   *persist[S] // nil without a checkpointer
+	bufs *buffers[S]
 }
 
 // schedule is what runs next: nodes triggered by edges (unique), Sends,
@@ -156,14 +158,59 @@ type task[S any] struct {
 	cached   bool // restored from saved writes, not run
 	resume   []any
 	scope    *taskScope
+	wire     *wiring[S]
+}
+
+// buffers are a run's reusable memory, pooled across runs of a graph.
+type buffers[S any] struct {
+	applier *state.Applier[S]
+	scratch []bool
+	taskBuf []task[S]
+	tasks   []*task[S]
+	nodes   []string
+	sends   []state.Send[S]
+	joins   [][]bool
+}
+
+func (c *Compiled[S]) getBuffers() *buffers[S] {
+	if b, ok := c.pool.Get().(*buffers[S]); ok {
+		return b
+	}
+	b := &buffers[S]{applier: c.schema.NewApplier(), scratch: make([]bool, c.schema.Len()), joins: make([][]bool, len(c.joins))}
+	for i, j := range c.joins {
+		b.joins[i] = make([]bool, len(j.srcs))
+	}
+	return b
+}
+
+// useBuffers gives the run pooled memory.
+func (r *run[S]) useBuffers(b *buffers[S]) {
+	r.bufs = b
+	r.applier, r.scratch, r.taskBuf, r.tasks = b.applier, b.scratch, b.taskBuf, b.tasks[:0]
+	r.next.nodes, r.next.sends, r.next.joins = b.nodes[:0], b.sends[:0], b.joins
+	for _, j := range b.joins {
+		clear(j)
+	}
+}
+
+// putBuffers returns the run's memory to the pool, dropping what it
+// referenced.
+func (r *run[S]) putBuffers() {
+	b := r.bufs
+	if b == nil {
+		return
+	}
+	r.bufs = nil
+	clear(r.taskBuf[:cap(r.taskBuf)])
+	clear(r.tasks[:cap(r.tasks)])
+	clear(r.next.sends[:cap(r.next.sends)])
+	b.taskBuf, b.tasks, b.nodes, b.sends = r.taskBuf[:0], r.tasks[:0], r.next.nodes[:0], r.next.sends[:0]
+	r.c.pool.Put(b)
 }
 
 func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S]) bool) (*run[S], error) {
-	r := &run[S]{c: c, o: o, out: out, applier: c.schema.NewApplier(), scratch: make([]bool, c.schema.Len())}
-	r.next.joins = make([][]bool, len(c.joins))
-	for i, j := range c.joins {
-		r.next.joins[i] = make([]bool, len(j.srcs))
-	}
+	r := &run[S]{c: c, o: o, out: out}
+	r.useBuffers(c.getBuffers())
 	parent := parentOf(ctx)
 	if parent != nil {
 		r.ns = parent.ns
@@ -175,17 +222,18 @@ func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S
 	}
 	if saver == nil {
 		if o.thread == "" && (o.checkpointID != "" || len(o.resume) > 0 || o.resumeByID != nil) {
+			r.close()
 			return nil, errors.New("graph: resuming or replaying needs a checkpointer (graph.WithCheckpointer)")
 		}
 	} else {
 		if o.thread == "" {
-			r.cancel(nil)
+			r.close()
 			return nil, ErrThreadRequired
 		}
 		if parent == nil {
 			release, err := c.threads.acquire(ctx, o.thread, o.wait)
 			if err != nil {
-				r.cancel(nil)
+				r.close()
 				return nil, err
 			}
 			r.release = release
@@ -195,17 +243,17 @@ func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S
 	if r.o.runID == "" {
 		r.o.runID = uuid.Must(uuid.NewV7()).String()
 	}
-	r.inline = &taskScope{modes: o.modes}
+	r.inline = &taskScope{Context: r.ctx, modes: o.modes}
 	if out != nil {
 		r.inline.emit = r.emitFrom(r.inline)
 	}
 	r.inline.parent = r.parentInfo()
-	r.inlineCx = context.WithValue(r.ctx, scopeKey{}, r.inline)
 	return r, nil
 }
 
 func (r *run[S]) close() {
 	r.cancel(context.Canceled)
+	r.putBuffers()
 	if r.release != nil {
 		r.release()
 	}
@@ -239,8 +287,8 @@ func (r *run[S]) applyInput(input state.Update[S]) error {
 		return fmt.Errorf("graph: input: %w", err)
 	}
 	r.next.nodes, r.next.sends = r.next.nodes[:0], r.next.sends[:0]
-	t := &task[S]{name: Start, update: input}
-	if err := r.route(t, r.st); err != nil {
+	t := &task[S]{name: Start, update: input, wire: &r.c.start}
+	if err := r.route(t, &r.st); err != nil {
 		return err
 	}
 	if r.cp != nil {
@@ -309,12 +357,14 @@ func (r *run[S]) prepare() {
 	r.tasks = r.tasks[:0]
 	for i, name := range r.next.nodes {
 		t := &r.taskBuf[i]
-		*t = task[S]{name: name, node: r.c.nodes[name]}
+		n := r.c.nodes[name]
+		*t = task[S]{name: name, node: n, wire: &n.wire}
 		r.tasks = append(r.tasks, t)
 	}
 	for i, s := range r.next.sends {
 		t := &r.taskBuf[len(r.next.nodes)+i]
-		*t = task[S]{name: s.Node, node: r.c.nodes[s.Node], push: true, index: i, arg: s.Arg}
+		n := r.c.nodes[s.Node]
+		*t = task[S]{name: s.Node, node: n, wire: &n.wire, push: true, index: i, arg: s.Arg}
 		r.tasks = append(r.tasks, t)
 	}
 	if r.cp != nil {
@@ -341,13 +391,13 @@ func (r *run[S]) runTasks() error {
 		t := todo[0]
 		r.emitTaskStart(t)
 		sc := r.inline
-		*sc = taskScope{node: t.name, step: r.step, taskID: t.id, ns: r.ns, emit: sc.emit, modes: sc.modes, parent: sc.parent, resume: t.resume, checkpointID: r.checkpointID()}
+		*sc = taskScope{Context: r.ctx, node: t.name, step: r.step, taskID: t.id, ns: r.ns, emit: sc.emit, modes: sc.modes, parent: sc.parent, resume: t.resume, checkpointID: r.checkpointID()}
 		t.scope = sc
 		in := r.st
 		if t.push {
 			in = t.arg
 		}
-		r.execute(r.inlineCx, t, in)
+		r.execute(sc, t, in)
 		r.afterTask(t)
 		r.emitTaskDone(t)
 	} else if len(todo) > 1 {
@@ -371,7 +421,7 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 	var wg sync.WaitGroup
 	for i, t := range todo {
 		r.emitTaskStart(t)
-		sc := &taskScope{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, resume: t.resume, parent: r.inline.parent, checkpointID: r.checkpointID()}
+		sc := &taskScope{Context: r.ctx, node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, resume: t.resume, parent: r.inline.parent, checkpointID: r.checkpointID()}
 		if r.out != nil {
 			sc.emit = func(ev eventOut) { msgs <- taskMsg{idx: i, ev: ev} }
 		}
@@ -391,7 +441,7 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 					return
 				}
 			}
-			r.execute(context.WithValue(r.ctx, scopeKey{}, sc), t, in)
+			r.execute(sc, t, in)
 			r.afterTask(t)
 			msgs <- taskMsg{idx: i, done: true}
 		})
@@ -452,9 +502,8 @@ func (r *run[S]) stepError() error {
 // saves the checkpoint and emits the new state.
 func (r *run[S]) finishStep() error {
 	needView := len(r.tasks) > 1
-	var pre S
 	if needView {
-		pre = r.st
+		r.pre = r.st
 	}
 	clear(r.scratch)
 	for _, t := range r.tasks {
@@ -470,15 +519,16 @@ func (r *run[S]) finishStep() error {
 	}
 	r.next.nodes, r.next.sends = r.next.nodes[:0], r.next.sends[:0]
 	for _, t := range r.tasks {
-		view := r.st
-		if needView && len(r.c.branches[t.name]) > 0 {
-			view = pre
+		view := &r.st
+		if needView && len(t.wire.branches) > 0 {
+			r.view = r.pre
 			if err := r.applier.Add(t.name, t.update.Writes); err != nil {
 				return err
 			}
-			if _, err := r.applier.Apply(&view, true); err != nil {
+			if _, err := r.applier.Apply(&r.view, true); err != nil {
 				return err
 			}
+			view = &r.view
 		}
 		if err := r.route(t, view); err != nil {
 			return err
@@ -498,12 +548,13 @@ func (r *run[S]) finishStep() error {
 
 // route schedules what follows task t: its node's static edges, routers,
 // gotos and Sends, and its part in joins.
-func (r *run[S]) route(t *task[S], view S) error {
-	for _, d := range r.c.static[t.name] {
+func (r *run[S]) route(t *task[S], view *S) error {
+	w := t.wire
+	for _, d := range w.static {
 		r.next.addNode(d)
 	}
-	for _, b := range r.c.branches[t.name] {
-		route, err := b.router(r.ctx, view)
+	for _, b := range w.branches {
+		route, err := b.router(r.ctx, *view)
 		if err != nil {
 			return &RouteError{Node: t.name, Step: r.step, Err: err}
 		}
@@ -539,7 +590,7 @@ func (r *run[S]) route(t *task[S], view S) error {
 		}
 		r.next.sends = append(r.next.sends, s)
 	}
-	for _, ji := range r.c.joinsOf[t.name] {
+	for _, ji := range w.joins {
 		for k, src := range r.c.joins[ji].srcs {
 			if src == t.name {
 				r.next.joins[ji][k] = true

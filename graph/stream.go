@@ -84,8 +84,11 @@ type TaskEvent struct {
 	Cached   bool  // the result came from saved writes (a resumed step)
 }
 
-// taskScope is what a running task carries in its context.
+// taskScope is what a running task carries in its context. It is the
+// task's context itself (saving an allocation per task): Value answers
+// scopeKey with the scope.
 type taskScope struct {
+	context.Context
 	node   string
 	step   int
 	taskID string
@@ -112,6 +115,15 @@ type eventOut struct {
 }
 
 type scopeKey struct{}
+
+// Value returns the scope for scopeKey, and defers to the parent context
+// for anything else.
+func (s *taskScope) Value(key any) any {
+	if key == (scopeKey{}) {
+		return s
+	}
+	return s.Context.Value(key)
+}
 
 func scopeOf(ctx context.Context) *taskScope {
 	s, _ := ctx.Value(scopeKey{}).(*taskScope)

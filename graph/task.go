@@ -79,53 +79,96 @@ func (p *RetryPolicy) retries(err error) bool {
 }
 
 // execute runs a task's node under its retry policy and timeout, turning a
-// panic into a *NodeError. ctx carries the task's scope.
+// panic into a *NodeError. ctx carries the task's scope. The slow paths
+// live in functions of their own to keep this frame small: tasks run on
+// fresh goroutines, whose stacks start small.
 func (r *run[S]) execute(ctx context.Context, t *task[S], in S) {
 	n := t.node
-	max := n.retry.attempts()
 	for attempt := 1; ; attempt++ {
 		t.attempts = attempt
-		upd, err, pv, stack := call(ctx, n, in)
+		upd, err, pv := call(ctx, n, in)
 		if err == nil {
 			t.update, t.err = upd, nil
 			return
 		}
-		if pv == nil && attempt < max && ctx.Err() == nil && n.retry.retries(err) {
-			timer := time.NewTimer(n.retry.wait(attempt))
-			select {
-			case <-timer.C:
-				continue
-			case <-ctx.Done():
-				timer.Stop()
-			}
+		if pv == nil && retryAfter(ctx, n.retry, attempt, err) {
+			continue
 		}
-		if errors.Is(err, errInterrupt) {
-			t.err = err
-			return
-		}
-		t.err = &NodeError{Node: t.name, Step: r.step, TaskID: t.id, Attempts: attempt, Err: err, Panic: pv, Stack: stack}
+		r.fail(t, attempt, err, pv)
 		return
 	}
 }
 
-func call[S any](ctx context.Context, n *node[S], in S) (upd state.Update[S], err error, panicValue any, stack []byte) {
-	if n.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, n.timeout)
-		defer cancel()
+// retryAfter reports whether attempt's error is retried, after waiting
+// the policy's backoff.
+//
+//go:noinline
+func retryAfter(ctx context.Context, p *RetryPolicy, attempt int, err error) bool {
+	if attempt >= p.attempts() || ctx.Err() != nil || !p.retries(err) {
+		return false
 	}
-	defer func() {
-		if v := recover(); v != nil {
-			panicValue, stack = v, debug.Stack()
-			err = fmt.Errorf("panic: %v", v)
-		}
-	}()
+	timer := time.NewTimer(p.wait(attempt))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+//go:noinline
+func (r *run[S]) fail(t *task[S], attempt int, err error, pv *panicked) {
+	if errors.Is(err, errInterrupt) {
+		t.err = err
+		return
+	}
+	ne := &NodeError{Node: t.name, Step: r.step, TaskID: t.id, Attempts: attempt, Err: err}
+	if pv != nil {
+		ne.Panic, ne.Stack = pv.value, pv.stack
+	}
+	t.err = ne
+}
+
+// panicked is a recovered panic and the stack it happened on.
+type panicked struct {
+	value any
+	stack []byte
+}
+
+func call[S any](ctx context.Context, n *node[S], in S) (upd state.Update[S], err error, pv *panicked) {
+	if n.timeout > 0 {
+		return callWithTimeout(ctx, n, in)
+	}
+	defer recoverInto(&err, &pv)
 	upd, err = n.fn(ctx, in)
-	if n.timeout > 0 && ctx.Err() == context.DeadlineExceeded && (err == nil || errors.Is(err, context.DeadlineExceeded)) {
+	if err == nil {
+		if s := scopeOf(ctx); s != nil && len(s.interrupts) > 0 {
+			err = errInterrupt
+		}
+	}
+	return upd, err, nil
+}
+
+//go:noinline
+func callWithTimeout[S any](ctx context.Context, n *node[S], in S) (upd state.Update[S], err error, pv *panicked) {
+	ctx, cancel := context.WithTimeout(ctx, n.timeout)
+	defer cancel()
+	defer recoverInto(&err, &pv)
+	upd, err = n.fn(ctx, in)
+	if ctx.Err() == context.DeadlineExceeded && (err == nil || errors.Is(err, context.DeadlineExceeded)) {
 		err = fmt.Errorf("%w after %v", ErrNodeTimeout, n.timeout)
 	}
 	if s := scopeOf(ctx); s != nil && len(s.interrupts) > 0 && !errors.Is(err, errInterrupt) {
 		err = errInterrupt
 	}
-	return upd, err, nil, nil
+	return upd, err, nil
+}
+
+// recoverInto turns a panic into an error and the recovered value.
+func recoverInto(err *error, pv **panicked) {
+	if v := recover(); v != nil {
+		*pv = &panicked{value: v, stack: debug.Stack()}
+		*err = fmt.Errorf("panic: %v", v)
+	}
 }

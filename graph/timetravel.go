@@ -244,7 +244,7 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 	r.markOverwrites(update.Writes)
 	if asNode != "" {
 		r.next.nodes, r.next.sends = r.next.nodes[:0], r.next.sends[:0]
-		if err := r.route(&task[S]{name: asNode, update: update}, r.st); err != nil {
+		if err := r.route(&task[S]{name: asNode, update: update, wire: c.wireOf(asNode)}, &r.st); err != nil {
 			return checkpoint.Config{}, err
 		}
 		r.finishJoins()
