@@ -31,8 +31,8 @@ type node[S any] struct {
 	fn           NodeFunc[S]
 	retry        *RetryPolicy
 	timeout      time.Duration
-	destinations []string // declared goto/Send targets, for validation and drawing
-	sub          subgraph // set when the node is a compiled graph
+	destinations []string  // declared goto/Send targets, for validation and drawing
+	sub          subgraph  // set when the node is a compiled graph
 	wire         wiring[S] // set by Compile
 }
 

@@ -113,8 +113,8 @@ type run[S any] struct {
 	release func()
 
 	st       S
-	pre      S // the state before the step's writes (scratch)
-	view     S // a task's own view for its routers (scratch)
+	pre      S   // the state before the step's writes (scratch)
+	view     S   // a task's own view for its routers (scratch)
 	step     int // the step whose tasks run next
 	stepsRun int
 	next     schedule[S]
