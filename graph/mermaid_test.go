@@ -4,7 +4,9 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
 )
 
@@ -83,4 +85,41 @@ func TestMermaidGolden(t *testing.T) {
 			require.Equal(t, c.want, mustCompile(t, c.g).Mermaid(c.opts...))
 		})
 	}
+}
+
+func TestMermaidPathFollowsTheThread(t *testing.T) {
+	t.Parallel()
+	g := graph.New(schema).
+		AddNode("planner", visit("planner")).AddNode("agent", visit("agent")).AddNode("replan", visit("replan")).
+		AddEdge(graph.Start, "planner").AddEdge("planner", "agent").AddEdge("agent", "replan").
+		AddConditionalEdges("replan", graph.Choose(func(ctx context.Context, s counter) (string, error) {
+			if len(s.Trail) < 5 {
+				return "agent", nil
+			}
+			return graph.End, nil
+		}), "agent", graph.End)
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()), graph.WithInterruptBefore("replan"))
+	_, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+	require.ErrorIs(t, err, graph.ErrInterrupted)
+	path, err := c.MermaidPath(t.Context(), graph.WithThread("t"))
+	require.NoError(t, err)
+	require.Equal(t, "graph TD;\n"+
+		"\t__start__([<p>__start__</p>]):::first\n"+
+		"\ts0_planner[\"planner · step 0\"]\n"+
+		"\ts1_agent[\"agent · step 1\"]\n"+
+		"\ts2_replan[\"replan · step 2 (pending)\"]:::pending\n"+
+		"\t__start__ --> s0_planner;\n"+
+		"\ts0_planner --> s1_agent;\n"+
+		"\ts1_agent -.-> s2_replan;\n"+
+		"\tclassDef first fill-opacity:0\n"+
+		"\tclassDef last fill:#bfb6fc\n"+
+		"\tclassDef pending stroke-dasharray:5 5\n", path)
+	_, err = c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+	require.ErrorIs(t, err, graph.ErrInterrupted) // before replan at step 4
+	_, err = c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+	require.NoError(t, err)
+	path, err = c.MermaidPath(t.Context(), graph.WithThread("t"))
+	require.NoError(t, err)
+	require.Contains(t, path, "\ts4_replan --> __end__;\n")
+	require.Contains(t, path, "\ts3_agent --> s4_replan;\n")
 }

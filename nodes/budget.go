@@ -1,0 +1,141 @@
+package nodes
+
+import (
+	"fmt"
+	"time"
+)
+
+// Budget bounds a run. A zero limit means no limit, except
+// MaxRoundsWithoutProgress, where zero means the default of 2 and a negative
+// value means no limit.
+type Budget struct {
+	MaxModelCalls            int           `json:"max_model_calls,omitempty"`
+	MaxToolCalls             int           `json:"max_tool_calls,omitempty"`
+	MaxToolCallsPerStep      int           `json:"max_tool_calls_per_step,omitempty"`
+	MaxReplans               int           `json:"max_replans,omitempty"`
+	MaxWall                  time.Duration `json:"max_wall,omitempty"`
+	MaxRoundsWithoutProgress int           `json:"max_rounds_without_progress,omitempty"`
+}
+
+// DefaultRoundsWithoutProgress is the stop after rounds that made no progress
+// when Budget.MaxRoundsWithoutProgress is zero.
+const DefaultRoundsWithoutProgress = 2
+
+// Names of the budgets, as StopReason.Budget.
+const (
+	BudgetModelCalls            = "max_model_calls"
+	BudgetToolCalls             = "max_tool_calls"
+	BudgetToolCallsPerStep      = "max_tool_calls_per_step"
+	BudgetReplans               = "max_replans"
+	BudgetWall                  = "max_wall"
+	BudgetRoundsWithoutProgress = "max_rounds_without_progress"
+)
+
+// Usage is what a run has spent. It is a plain value for graph state; Add
+// merges the deltas of parallel tasks.
+type Usage struct {
+	Start                 time.Time `json:"start,omitzero"`
+	ModelCalls            int       `json:"model_calls"`
+	ToolCalls             int       `json:"tool_calls"`
+	Replans               int       `json:"replans"`
+	Rounds                int       `json:"rounds"`
+	RoundsWithoutProgress int       `json:"rounds_without_progress"`
+	PromptTokens          int       `json:"prompt_tokens,omitempty"`
+	CompletionTokens      int       `json:"completion_tokens,omitempty"`
+	TotalTokens           int       `json:"total_tokens,omitempty"`
+}
+
+// Add returns u plus d: counters summed, the earlier non-zero Start kept.
+// RoundsWithoutProgress is a streak, not a sum: d's value wins when d counted
+// a round.
+func (u Usage) Add(d Usage) Usage {
+	if u.Start.IsZero() || (!d.Start.IsZero() && d.Start.Before(u.Start)) {
+		u.Start = d.Start
+	}
+	u.ModelCalls += d.ModelCalls
+	u.ToolCalls += d.ToolCalls
+	u.Replans += d.Replans
+	if d.Rounds > 0 {
+		u.RoundsWithoutProgress = d.RoundsWithoutProgress
+	}
+	u.Rounds += d.Rounds
+	u.PromptTokens += d.PromptTokens
+	u.CompletionTokens += d.CompletionTokens
+	u.TotalTokens += d.TotalTokens
+	return u
+}
+
+// AddTokens adds a model call's token counts.
+func (u Usage) AddTokens(t Tokens) Usage {
+	u.PromptTokens += t.Prompt
+	u.CompletionTokens += t.Completion
+	u.TotalTokens += t.Total
+	return u
+}
+
+// EndRound counts a finished round; progressed resets the no-progress streak.
+func (u Usage) EndRound(progressed bool) Usage {
+	u.Rounds++
+	if progressed {
+		u.RoundsWithoutProgress = 0
+	} else {
+		u.RoundsWithoutProgress++
+	}
+	return u
+}
+
+// StopReason says which budget ended a run, with its limit and what was used.
+type StopReason struct {
+	Budget string `json:"budget"`
+	Limit  string `json:"limit"`
+	Used   string `json:"used"`
+}
+
+// Error makes a StopReason usable as an error.
+func (r *StopReason) Error() string {
+	return fmt.Sprintf("nodes: stopped by budget %s: used %s of %s", r.Budget, r.Used, r.Limit)
+}
+
+// String is Error.
+func (r *StopReason) String() string { return r.Error() }
+
+// Check returns why the run must stop before spending more, or nil. A
+// counter stops the run once it has reached its limit (no more calls are
+// allowed); replans stop it only when over the limit, since Decide refuses a
+// replan that would exceed it. Wall time counts from u.Start (if set).
+// MaxToolCallsPerStep is not checked here: the Executor enforces it per step.
+func (b Budget) Check(u Usage, now time.Time) *StopReason {
+	itoa := func(n int) string { return fmt.Sprint(n) }
+	switch {
+	case b.MaxWall > 0 && !u.Start.IsZero() && now.Sub(u.Start) >= b.MaxWall:
+		return &StopReason{Budget: BudgetWall, Limit: b.MaxWall.String(), Used: now.Sub(u.Start).Round(time.Millisecond).String()}
+	case b.MaxModelCalls > 0 && u.ModelCalls >= b.MaxModelCalls:
+		return &StopReason{Budget: BudgetModelCalls, Limit: itoa(b.MaxModelCalls), Used: itoa(u.ModelCalls)}
+	case b.MaxToolCalls > 0 && u.ToolCalls >= b.MaxToolCalls:
+		return &StopReason{Budget: BudgetToolCalls, Limit: itoa(b.MaxToolCalls), Used: itoa(u.ToolCalls)}
+	case b.MaxReplans > 0 && u.Replans > b.MaxReplans:
+		return &StopReason{Budget: BudgetReplans, Limit: itoa(b.MaxReplans), Used: itoa(u.Replans)}
+	}
+	if n := b.roundsWithoutProgress(); n > 0 && u.RoundsWithoutProgress >= n {
+		return &StopReason{Budget: BudgetRoundsWithoutProgress, Limit: itoa(n), Used: itoa(u.RoundsWithoutProgress)}
+	}
+	return nil
+}
+
+// CanReplan returns a stop reason when one more replan would exceed MaxReplans.
+func (b Budget) CanReplan(u Usage) *StopReason {
+	if b.MaxReplans > 0 && u.Replans >= b.MaxReplans {
+		return &StopReason{Budget: BudgetReplans, Limit: fmt.Sprint(b.MaxReplans), Used: fmt.Sprint(u.Replans)}
+	}
+	return nil
+}
+
+func (b Budget) roundsWithoutProgress() int {
+	switch {
+	case b.MaxRoundsWithoutProgress == 0:
+		return DefaultRoundsWithoutProgress
+	case b.MaxRoundsWithoutProgress < 0:
+		return 0
+	}
+	return b.MaxRoundsWithoutProgress
+}

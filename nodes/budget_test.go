@@ -1,0 +1,67 @@
+package nodes
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestBudgetCheckNamesEachBudget(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2024, 6, 4, 9, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		budget Budget
+		usage  Usage
+		now    time.Time
+		want   string // budget name, "" for no stop
+		msg    string
+	}{
+		{"nothing spent", Budget{MaxModelCalls: 3, MaxToolCalls: 3, MaxReplans: 1, MaxWall: time.Minute}, Usage{Start: t0}, t0, "", ""},
+		{"zero budget means unlimited", Budget{MaxRoundsWithoutProgress: -1}, Usage{Start: t0, ModelCalls: 1e6, ToolCalls: 1e6, Replans: 1e6, RoundsWithoutProgress: 1e6}, t0.Add(1e6 * time.Hour), "", ""},
+		{"model calls", Budget{MaxModelCalls: 3}, Usage{ModelCalls: 3}, t0, BudgetModelCalls, "nodes: stopped by budget max_model_calls: used 3 of 3"},
+		{"tool calls", Budget{MaxToolCalls: 20}, Usage{ToolCalls: 21}, t0, BudgetToolCalls, "used 21 of 20"},
+		{"replans over the limit", Budget{MaxReplans: 2}, Usage{Replans: 3}, t0, BudgetReplans, "used 3 of 2"},
+		{"replans at the limit do not stop", Budget{MaxReplans: 2}, Usage{Replans: 2}, t0, "", ""},
+		{"wall time", Budget{MaxWall: 5 * time.Minute}, Usage{Start: t0}, t0.Add(5 * time.Minute), BudgetWall, "used 5m0s of 5m0s"},
+		{"rounds without progress, default 2", Budget{}, Usage{RoundsWithoutProgress: 2}, t0, BudgetRoundsWithoutProgress, "used 2 of 2"},
+		{"rounds without progress, one allowed", Budget{MaxRoundsWithoutProgress: 1}, Usage{RoundsWithoutProgress: 1}, t0, BudgetRoundsWithoutProgress, "used 1 of 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r := tt.budget.Check(tt.usage, tt.now)
+			if tt.want == "" {
+				require.Nil(t, r)
+				return
+			}
+			require.NotNil(t, r)
+			require.Equal(t, tt.want, r.Budget)
+			require.Contains(t, r.Error(), tt.msg)
+		})
+	}
+}
+
+func TestBudgetCanReplan(t *testing.T) {
+	t.Parallel()
+	require.Nil(t, Budget{}.CanReplan(Usage{Replans: 100}))
+	require.Nil(t, Budget{MaxReplans: 2}.CanReplan(Usage{Replans: 1}))
+	r := Budget{MaxReplans: 2}.CanReplan(Usage{Replans: 2})
+	require.Equal(t, BudgetReplans, r.Budget)
+}
+
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	t0 := time.Unix(100, 0)
+	u := Usage{Start: t0.Add(time.Second), ModelCalls: 1}.Add(Usage{Start: t0, ToolCalls: 2, PromptTokens: 5})
+	require.Equal(t, Usage{Start: t0, ModelCalls: 1, ToolCalls: 2, PromptTokens: 5}, u)
+	u = u.EndRound(false).EndRound(false)
+	require.Equal(t, 2, u.RoundsWithoutProgress)
+	u = u.EndRound(true)
+	require.Equal(t, 0, u.RoundsWithoutProgress)
+	require.Equal(t, 3, u.Rounds)
+	u = u.AddTokens(Tokens{Prompt: 1, Completion: 2, Total: 3})
+	require.Equal(t, 6, u.PromptTokens)
+	require.Equal(t, 3, u.TotalTokens)
+}

@@ -1,0 +1,220 @@
+package nodes
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/tools"
+)
+
+// pureRun is the agent loop in plain Go, as the graph will run it:
+// planner → (execute ready steps → replan)* → respond.
+type pureRun struct {
+	Planner   Planner
+	Executor  *Executor
+	Replanner Replanner
+	Responder Responder
+	Tools     []tools.Tool
+	Guards    []Guard
+	Budget    Budget
+	Now       func() time.Time
+}
+
+type pureResult struct {
+	Plan      Plan
+	Initial   Plan
+	Outcomes  []StepOutcome
+	Decisions []Decision
+	Rounds    [][]string // step ids run in each round
+	Usage     Usage
+	Response  Response
+}
+
+func (r pureRun) run(t *testing.T, req PlanRequest) pureResult {
+	t.Helper()
+	ctx := t.Context()
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	var res pureResult
+	res.Usage.Start = now()
+	p, info, err := r.Planner.Plan(ctx, req)
+	require.NoError(t, err)
+	res.Usage.ModelCalls += info.ModelCalls
+	res.Initial = p
+	var stop *StopReason
+	var blocked string
+	for range 50 {
+		ready := p.Ready()
+		var ids []string
+		for _, s := range ready {
+			ids = append(ids, s.ID)
+		}
+		res.Rounds = append(res.Rounds, ids)
+		outs := r.Executor.RunSteps(ctx, ready, p.Results())
+		progressed := Progressed(p, outs)
+		p = p.Apply(outs...)
+		res.Outcomes = append(res.Outcomes, outs...)
+		res.Usage.ToolCalls += ToolCalls(outs)
+		res.Usage = res.Usage.EndRound(progressed)
+		d, err := ReplanRound(ctx, RoundInput{Plan: p, Outcomes: outs, Budget: r.Budget, Usage: res.Usage, Now: now()}, r.Replanner, r.Tools, r.Guards...)
+		require.NoError(t, err)
+		res.Decisions = append(res.Decisions, d)
+		switch d.Action {
+		case ActionContinue:
+			continue
+		case ActionRevise:
+			p = *d.Plan
+			res.Usage.Replans++
+			res.Usage.ModelCalls += d.Info.ModelCalls
+			continue
+		case ActionStop:
+			stop = d.Stop
+		case ActionBlocked:
+			blocked = d.Reason
+		}
+		break
+	}
+	res.Plan = p
+	resp, err := r.Responder.Respond(ctx, RespondRequest{Plan: p, Outcomes: res.Outcomes, Stop: stop, Blocked: blocked})
+	require.NoError(t, err)
+	res.Response = resp
+	return res
+}
+
+func deliveryAgent(c *DeliveryCase) pureRun {
+	ts := c.Tools()
+	return pureRun{
+		Planner:   &AdaptivePlanner{Templates: &TemplatePlanner{Templates: []PlanTemplate{c.Template()}, Tools: ts}},
+		Executor:  &Executor{Tools: ts, Checker: c.Checker()},
+		Replanner: AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: PartialReplan{Template: c.ReplanTemplate}},
+		Responder: c.Responder(),
+		Tools:     ts,
+		Guards:    []Guard{ReadOnlyGuard(ts)},
+		Budget:    Budget{MaxToolCalls: 20, MaxModelCalls: 30, MaxReplans: 2, MaxWall: time.Minute},
+	}
+}
+
+func TestDeliveryCaseEndToEnd(t *testing.T) {
+	t.Parallel()
+	c := NewDeliveryCase()
+	res := deliveryAgent(c).run(t, c.Request())
+
+	// The initial plan: order → stock at A → deliver from A → answer, zero model calls.
+	require.Equal(t, []string{"order", "stock_a", "deliver_a", "answer"}, stepIDs(res.Initial))
+	require.Zero(t, res.Usage.ModelCalls)
+
+	// Round 1 looks the order up, round 2 finds A blocked: the step succeeded.
+	require.Equal(t, []string{"order"}, res.Rounds[0])
+	require.Equal(t, []string{"stock_a"}, res.Rounds[1])
+	stockA := outcomeOf(t, res.Outcomes, "stock_a")
+	require.Equal(t, StatusCompleted, stockA.Status)
+	require.True(t, stockA.Blocked)
+	require.Contains(t, stockA.BlockReason, "restocks Saturday 10:00")
+	require.Contains(t, stockA.BlockReason, "next Monday 18:00")
+	require.Equal(t, ActionRevise, res.Decisions[1].Action)
+	require.Equal(t, TriggerBlocked, res.Decisions[1].Trigger.Kind)
+	require.Equal(t, "adaptive:partial:template", res.Decisions[1].Info.Strategy)
+	require.Equal(t, []string{"order", "stock_a"}, res.Decisions[1].Info.Kept)
+	require.Equal(t, []string{"deliver_a", "answer"}, res.Decisions[1].Info.Removed)
+
+	// Round 3 evaluates warehouse B: three independent steps in one round.
+	require.Equal(t, []string{"b_stock", "b_express", "b_standard"}, res.Rounds[2])
+	require.Equal(t, []string{"recommend"}, res.Rounds[3])
+	require.Equal(t, ActionFinish, res.Decisions[len(res.Decisions)-1].Action)
+	require.True(t, res.Plan.Done())
+	require.Equal(t, 1, res.Usage.Replans)
+	require.Equal(t, 5, res.Usage.ToolCalls)
+
+	// The completed steps kept their evidence through the replan.
+	kept, _ := res.Plan.Step("stock_a")
+	require.Equal(t, StatusCompleted, kept.Status)
+	require.NotEmpty(t, kept.Evidence)
+	require.Contains(t, kept.Evidence[0], "stock_check A: 0 available")
+
+	// Never a side effect, never the original route's quote.
+	require.Zero(t, c.Calls(ToolChangeOrder))
+	require.Equal(t, 2, c.Calls(ToolShippingQuote))
+
+	txt := res.Response.Text
+	require.True(t, res.Response.Complete)
+	for _, want := range []string{
+		"Warehouse A cannot make it: no stock (0 available), restock Saturday 10:00, so delivery would be next Monday 18:00, after Friday 18:00.",
+		"Evidence: stock_check A: 0 available, restock Saturday 10:00, earliest arrival next Monday 18:00",
+		"warehouse B, express: arrives Thursday 18:00, extra 35 — excluded: extra cost 35 > 20 (the cap)",
+		"warehouse B, standard: arrives Friday 16:00, extra 10 — candidate",
+		"Recommendation: switch to warehouse B, standard shipping: extra 10, arrives Friday 16:00",
+		"Confirm by Tuesday 16:00",
+		"Nothing was changed",
+	} {
+		require.Contains(t, txt, want)
+	}
+	require.NotContains(t, txt, "Stopped early")
+}
+
+func TestDeliveryReplanRefusesMutatingTool(t *testing.T) {
+	t.Parallel()
+	c := NewDeliveryCase()
+	ts := c.Tools()
+	p, _, err := (&TemplatePlanner{Templates: []PlanTemplate{c.Template()}, Tools: ts}).Plan(t.Context(), c.Request())
+	require.NoError(t, err)
+	ex := &Executor{Tools: ts, Checker: c.Checker()}
+	for _, id := range []string{"order", "stock_a"} {
+		s, _ := p.Step(id)
+		p = p.Apply(ex.Run(t.Context(), s, p.Results()))
+	}
+	// A replanner that "solves" it by changing the order violates "query only".
+	sneaky := PartialReplan{Template: func(ReplanRequest) ([]Step, error) {
+		return []Step{{ID: "switch", Description: "move the order to B", Tool: ToolChangeOrder, Input: []byte(`{"warehouse":"B"}`)},
+			{ID: "done", Description: "answer", DependsOn: []string{"switch"}}}, nil
+	}}
+	req := ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerBlocked, StepID: "stock_a"}, Tools: ts}
+	_, _, err = Revise(t.Context(), sneaky, req, ReadOnlyGuard(ts))
+	require.ErrorIs(t, err, ErrRevisionRejected)
+	require.ErrorContains(t, err, `tool "change_order" changes things, but the request is query-only`)
+	require.Zero(t, c.Calls(ToolChangeOrder))
+}
+
+func TestDeliveryStopsOnToolBudgetAndSaysWhy(t *testing.T) {
+	t.Parallel()
+	c := NewDeliveryCase()
+	a := deliveryAgent(c)
+	a.Budget = Budget{MaxToolCalls: 3}
+	res := a.run(t, c.Request())
+	last := res.Decisions[len(res.Decisions)-1]
+	require.Equal(t, ActionStop, last.Action)
+	require.Equal(t, BudgetToolCalls, last.Stop.Budget)
+	require.False(t, res.Response.Complete)
+	require.Contains(t, res.Response.Text, "Stopped early: nodes: stopped by budget max_tool_calls: used 5 of 3")
+	require.Contains(t, res.Response.Text, "Not done: recommend")
+	require.Contains(t, res.Response.Text, "Nothing was changed")
+}
+
+func TestDeliveryLabels(t *testing.T) {
+	t.Parallel()
+	c := NewDeliveryCase()
+	require.Equal(t, "Tuesday 09:00", c.Label(c.Now))
+	require.Equal(t, "Friday 18:00", c.Label(c.Deadline))
+	require.Equal(t, "next Monday 18:00", c.Label(*c.Stock["A"].EarliestArrival))
+}
+
+func stepIDs(p Plan) []string {
+	var ids []string
+	for _, s := range p.Steps {
+		ids = append(ids, s.ID)
+	}
+	return ids
+}
+
+func outcomeOf(t *testing.T, outs []StepOutcome, id string) StepOutcome {
+	t.Helper()
+	for _, o := range outs {
+		if o.StepID == id {
+			return o
+		}
+	}
+	t.Fatalf("no outcome for %q", id)
+	return StepOutcome{}
+}

@@ -1,0 +1,251 @@
+package nodes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/tools"
+)
+
+func tool(name string, fn func(ctx context.Context, in string) (string, error)) tools.Tool {
+	return FuncTool{ToolName: name, ToolDescription: name, Fn: fn}
+}
+
+func fixedClock() func() time.Time {
+	var n atomic.Int64
+	t0 := time.Date(2024, 6, 4, 9, 0, 0, 0, time.UTC)
+	return func() time.Time { return t0.Add(time.Duration(n.Add(1)) * time.Millisecond) }
+}
+
+func TestRunStepResolvesCallsAndAudits(t *testing.T) {
+	t.Parallel()
+	var got string
+	ts := []tools.Tool{tool("echo", func(_ context.Context, in string) (string, error) { got = in; return `{"ok":true}`, nil })}
+	results := Results{"a": {ID: "a", Status: StatusCompleted, Result: `{"w":"A"}`}}
+	ex := &Executor{Tools: ts, Now: fixedClock()}
+	o := ex.Run(t.Context(), st("b", "echo", `{"warehouse":"{{a.result.w}}"}`, "a"), results)
+	require.Equal(t, StatusCompleted, o.Status)
+	require.Equal(t, `{"warehouse":"A"}`, got)
+	require.Equal(t, `{"ok":true}`, o.Output)
+	require.False(t, o.Blocked)
+	require.Equal(t, []string{`echo({"warehouse":"A"}) → {"ok":true}`}, o.Evidence)
+	require.Len(t, o.Audit, 1)
+	a := o.Audit[0]
+	require.Equal(t, AuditRecord{StepID: "b", Tool: "echo", Attempt: 1, Input: `{"warehouse":"A"}`, Output: `{"ok":true}`,
+		Start: a.Start, End: a.End, Duration: time.Millisecond, Status: AuditOK}, a)
+
+	// A JSON string input reaches the tool as its contents.
+	o = RunStep(t.Context(), st("c", "echo", `"O1001"`), ts, nil)
+	require.Equal(t, StatusCompleted, o.Status)
+	require.Equal(t, "O1001", got)
+}
+
+func TestRunStepBlockedIsNotFailure(t *testing.T) {
+	t.Parallel()
+	blocked := tool("stock", func(context.Context, string) (string, error) {
+		return `{"available":0,"blocked":true,"reason":"no stock until Saturday","impact":"the delivery step loses its premise","conclusion":"A cannot deliver","evidence":"stock A: 0"}`, nil
+	})
+	failing := tool("down", func(context.Context, string) (string, error) { return "", errors.New("connection refused") })
+	ts := []tools.Tool{blocked, failing}
+
+	o := RunStep(t.Context(), st("s", "stock", ""), ts, nil)
+	require.Equal(t, StatusCompleted, o.Status)
+	require.True(t, o.Blocked)
+	require.Equal(t, "no stock until Saturday", o.BlockReason)
+	require.Equal(t, "the delivery step loses its premise", o.Impact)
+	require.Equal(t, "A cannot deliver", o.Conclusion)
+	require.Equal(t, []string{"stock A: 0"}, o.Evidence)
+	require.Empty(t, o.Err)
+
+	o = RunStep(t.Context(), st("d", "down", ""), ts, nil)
+	require.Equal(t, StatusFailed, o.Status)
+	require.False(t, o.Blocked)
+	require.Equal(t, "connection refused", o.Err)
+	require.Equal(t, ErrKindOther, o.ErrKind)
+	require.Equal(t, AuditError, o.Audit[0].Status)
+}
+
+func TestRunStepChecker(t *testing.T) {
+	t.Parallel()
+	ts := []tools.Tool{tool("stock", func(context.Context, string) (string, error) { return `{"available":0}`, nil })}
+	ex := &Executor{Tools: ts, Checker: func(s Step, out string) Verdict {
+		var v struct{ Available int }
+		_ = json.Unmarshal([]byte(out), &v)
+		if v.Available == 0 {
+			return Verdict{Blocked: true, Reason: "out of stock", Evidence: []string{"E1"}}
+		}
+		return Verdict{}
+	}}
+	o := ex.Run(t.Context(), st("s", "stock", ""), nil)
+	require.True(t, o.Blocked)
+	require.Equal(t, "out of stock", o.BlockReason)
+	require.Equal(t, []string{"E1"}, o.Evidence)
+}
+
+func TestRunStepFailurePolicies(t *testing.T) {
+	t.Parallel()
+	flaky := func(failures int) (tools.Tool, *atomic.Int32) {
+		var n atomic.Int32
+		return tool("flaky", func(context.Context, string) (string, error) {
+			if int(n.Add(1)) <= failures {
+				return "", fmt.Errorf("attempt %d: %w", n.Load(), ErrBadInput)
+			}
+			return "ok", nil
+		}), &n
+	}
+	tests := []struct {
+		name     string
+		policy   FailurePolicy
+		perStep  int
+		failures int
+		status   StepStatus
+		calls    int32
+		kind     ErrorKind
+	}{
+		{"replan by default", FailurePolicy{}, 0, 1, StatusFailed, 1, ErrKindBadInput},
+		{"skip", FailurePolicy{Action: OnFailureSkip}, 0, 1, StatusSkipped, 1, ErrKindBadInput},
+		{"retry succeeds", FailurePolicy{Action: OnFailureRetry, Retries: 2}, 0, 2, StatusCompleted, 3, ""},
+		{"retry exhausted", FailurePolicy{Action: OnFailureRetry, Retries: 2}, 0, 5, StatusFailed, 3, ErrKindBadInput},
+		{"retry bounded per step", FailurePolicy{Action: OnFailureRetry, Retries: 5}, 2, 5, StatusFailed, 2, ErrKindBadInput},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tl, n := flaky(tt.failures)
+			ex := &Executor{Tools: []tools.Tool{tl}, Policy: tt.policy, MaxToolCallsPerStep: tt.perStep}
+			o := ex.Run(t.Context(), st("s", "flaky", ""), nil)
+			require.Equal(t, tt.status, o.Status)
+			require.Equal(t, tt.calls, n.Load())
+			require.Len(t, o.Audit, int(tt.calls))
+			require.Equal(t, int(tt.calls), o.Attempts)
+			require.Equal(t, tt.kind, o.ErrKind)
+		})
+	}
+}
+
+func TestRunStepFailsWithoutCallingTool(t *testing.T) {
+	t.Parallel()
+	var called atomic.Bool
+	ts := []tools.Tool{tool("t", func(context.Context, string) (string, error) { called.Store(true); return "", nil })}
+	o := RunStep(t.Context(), st("s", "nope", ""), ts, nil)
+	require.Equal(t, StatusFailed, o.Status)
+	require.Equal(t, ErrKindUnknownTool, o.ErrKind)
+	require.Contains(t, o.Err, `unknown tool "nope" (available: t)`)
+
+	o = RunStep(t.Context(), st("s", "t", `"{{a.result}}"`), ts, Results{"a": {ID: "a"}})
+	require.Equal(t, StatusFailed, o.Status)
+	require.Equal(t, ErrKindReference, o.ErrKind)
+	require.Contains(t, o.Err, `step "s": reference {{a.result}}: step "a" is pending, not completed`)
+	require.False(t, called.Load())
+	require.Empty(t, o.Audit)
+}
+
+func TestRunStepRecoversToolPanic(t *testing.T) {
+	t.Parallel()
+	ts := []tools.Tool{tool("p", func(context.Context, string) (string, error) { panic("kaboom") })}
+	o := RunStep(t.Context(), st("s", "p", ""), ts, nil)
+	require.Equal(t, StatusFailed, o.Status)
+	require.Contains(t, o.Err, `tool "p" panicked: kaboom`)
+}
+
+func TestRunStepCanceledContext(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	ts := []tools.Tool{tool("t", func(ctx context.Context, _ string) (string, error) { return "", ctx.Err() })}
+	ex := &Executor{Tools: ts, Policy: FailurePolicy{Action: OnFailureRetry, Retries: 3}}
+	o := ex.Run(ctx, st("s", "t", ""), nil)
+	require.Equal(t, StatusFailed, o.Status)
+	require.Equal(t, ErrKindCanceled, o.ErrKind)
+	require.Empty(t, o.Audit)
+}
+
+func TestSynthesisStep(t *testing.T) {
+	t.Parallel()
+	res := Results{"a": {ID: "a", Status: StatusCompleted, Result: "ra", Evidence: []string{"ea"}}, "b": {ID: "b", Status: StatusCompleted, Result: "rb"}}
+	o := RunStep(t.Context(), Step{ID: "z", Description: "answer", DependsOn: []string{"a", "b"}}, nil, res)
+	require.Equal(t, StatusCompleted, o.Status)
+	require.Equal(t, "a: ra\nb: rb", o.Output)
+	require.Equal(t, []string{"ea"}, o.Evidence)
+	require.Empty(t, o.Audit)
+}
+
+// Two independent ready steps run at the same time: each tool waits until
+// the other has been called, which only works if they run concurrently.
+func TestRunStepsRunsReadyStepsInParallel(t *testing.T) {
+	t.Parallel()
+	arrived := make(chan string, 2)
+	both := make(chan struct{})
+	var gate atomic.Int32
+	wait := func(name string) tools.Tool {
+		return tool(name, func(ctx context.Context, _ string) (string, error) {
+			arrived <- name
+			if gate.Add(1) == 2 {
+				close(both)
+			}
+			select {
+			case <-both:
+				return name + " done", nil
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+		})
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	p := Plan{Steps: []Step{st("root", "", ""), st("x", "x", "", "root"), st("y", "y", "", "root"), st("z", "", "", "x", "y")}}
+	p = p.Apply(RunStep(ctx, p.Steps[0], nil, p.Results()))
+	ready := p.Ready()
+	require.Equal(t, []string{"x", "y"}, stepIDs(Plan{Steps: ready}))
+	outs := (&Executor{Tools: []tools.Tool{wait("x"), wait("y")}}).RunSteps(ctx, ready, p.Results())
+	require.Equal(t, "x", outs[0].StepID)
+	require.Equal(t, "y", outs[1].StepID)
+	require.Equal(t, StatusCompleted, outs[0].Status)
+	require.Equal(t, StatusCompleted, outs[1].Status)
+	p = p.Apply(outs...)
+	require.Equal(t, []string{"z"}, stepIDs(Plan{Steps: p.Ready()}))
+}
+
+func TestClassifyError(t *testing.T) {
+	t.Parallel()
+	for err, want := range map[error]ErrorKind{
+		fmt.Errorf("x: %w", ErrBadInput):           ErrKindBadInput,
+		fmt.Errorf("open: %w", ErrMissingFile):     ErrKindMissingFile,
+		errors.New("open /x: no such file or dir"): ErrKindMissingFile,
+		errors.New("文件不存在"):                        ErrKindMissingFile,
+		errors.New("unknown tool \"x\""):           ErrKindUnknownTool,
+		errors.New("permission denied"):            ErrKindPermission,
+		context.DeadlineExceeded:                   ErrKindTimeout,
+		errors.New("boom"):                         ErrKindOther,
+	} {
+		require.Equal(t, want, ClassifyError(err), err.Error())
+	}
+}
+
+func TestAuditLogJSON(t *testing.T) {
+	t.Parallel()
+	var empty AuditLog
+	b, err := empty.JSON()
+	require.NoError(t, err)
+	require.Equal(t, "[]", string(b))
+
+	t0 := time.Date(2024, 6, 4, 9, 0, 0, 0, time.UTC)
+	log := AuditLog{
+		{StepID: "a", Tool: "t", Attempt: 1, Input: "i", Output: "o", Start: t0, End: t0.Add(time.Second), Duration: time.Second, Status: AuditOK},
+		{StepID: "b", Tool: "t", Attempt: 1, Start: t0, End: t0, Status: AuditError, Error: "boom"},
+	}
+	b, err = log.JSON()
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"duration_ns": 1000000000`)
+	var back AuditLog
+	require.NoError(t, json.Unmarshal(b, &back))
+	require.Equal(t, log, back)
+	require.Len(t, log.ForStep("a"), 1)
+	require.Equal(t, "boom", log.Errors()[0].Error)
+}

@@ -1,0 +1,301 @@
+package nodes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/tools"
+)
+
+// ErrNoTemplate is returned by TemplatePlanner when no template matches the goal.
+var ErrNoTemplate = errors.New("nodes: no plan template matches the goal")
+
+// ErrPlanRejected is matched (errors.Is) by a *RejectedError: the model's
+// plans were still invalid or below the threshold after every attempt.
+var ErrPlanRejected = errors.New("nodes: plan rejected")
+
+// PlanRequest is what a planner plans for.
+type PlanRequest struct {
+	Goal        string   `json:"goal"`
+	Constraints []string `json:"constraints,omitempty"`
+	// Context is what is already known (e.g. completed work, for a full replan).
+	Context string `json:"context,omitempty"`
+}
+
+// Tokens are a model call's token counts, where the provider reports them.
+type Tokens struct {
+	Prompt     int `json:"prompt"`
+	Completion int `json:"completion"`
+	Total      int `json:"total"`
+}
+
+// Add returns t + u.
+func (t Tokens) Add(u Tokens) Tokens {
+	return Tokens{t.Prompt + u.Prompt, t.Completion + u.Completion, t.Total + u.Total}
+}
+
+// TokensOf reads token counts from langchaingo's GenerationInfo
+// (PromptTokens/CompletionTokens/TotalTokens as OpenAI reports them,
+// InputTokens/OutputTokens as Anthropic does), summed over choices.
+func TokensOf(resp *llms.ContentResponse) Tokens {
+	var t Tokens
+	if resp == nil {
+		return t
+	}
+	for _, c := range resp.Choices {
+		if c == nil {
+			continue
+		}
+		info := c.GenerationInfo
+		p := firstInt(info, "PromptTokens", "InputTokens", "input_tokens", "prompt_tokens")
+		q := firstInt(info, "CompletionTokens", "OutputTokens", "output_tokens", "completion_tokens")
+		tot := firstInt(info, "TotalTokens", "total_tokens")
+		if tot == 0 {
+			tot = p + q
+		}
+		t = t.Add(Tokens{p, q, tot})
+	}
+	return t
+}
+
+func firstInt(m map[string]any, keys ...string) int {
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case int:
+			return v
+		case int32:
+			return int(v)
+		case int64:
+			return int(v)
+		case float64:
+			return int(v)
+		}
+	}
+	return 0
+}
+
+// PlanInfo says how a plan was made.
+type PlanInfo struct {
+	Source     string      `json:"source"` // "template:<name>" or "model"
+	Attempts   int         `json:"attempts"`
+	ModelCalls int         `json:"model_calls"`
+	Tokens     Tokens      `json:"tokens"`
+	Score      Score       `json:"score"`
+	Rejected   [][]Problem `json:"rejected,omitempty"` // the problems of each rejected attempt
+}
+
+// Planner turns a goal into a plan.
+type Planner interface {
+	Plan(ctx context.Context, req PlanRequest) (Plan, PlanInfo, error)
+}
+
+// RejectedError is returned when every attempt produced an unusable plan.
+type RejectedError struct {
+	Attempts int
+	Problems []Problem // of the last attempt
+}
+
+// Error implements error.
+func (e *RejectedError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.String()
+	}
+	return fmt.Sprintf("nodes: plan rejected after %d attempts: %s", e.Attempts, strings.Join(parts, "; "))
+}
+
+// Is makes errors.Is(err, ErrPlanRejected) true.
+func (e *RejectedError) Is(target error) bool { return target == ErrPlanRejected }
+
+// LLMPlanner asks a model for a JSON plan, parses, validates and scores it,
+// and asks again with the problems listed until a plan is valid and scores at
+// least Threshold, at most MaxAttempts times.
+type LLMPlanner struct {
+	Model       llms.Model
+	Tools       []tools.Tool
+	MaxAttempts int     // default 3
+	Threshold   float64 // default 0.7
+	Options     []llms.CallOption
+}
+
+// DefaultThreshold is the score a model plan needs when LLMPlanner.Threshold is zero.
+const DefaultThreshold = 0.7
+
+// Plan implements Planner. A model error (transport, context) ends it at once,
+// wrapped; bad plans are re-asked; after MaxAttempts it returns a
+// *RejectedError listing the last problems. PlanInfo counts calls and tokens
+// in every case.
+func (pl *LLMPlanner) Plan(ctx context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+	info := PlanInfo{Source: "model"}
+	data := PlannerPromptData{Goal: req.Goal, Constraints: req.Constraints, Context: req.Context, Tools: Infos(pl.Tools), Schema: PlanSchema}
+	p, err := askForPlan(ctx, pl.Model, pl.MaxAttempts, pl.Threshold, pl.Options, &info,
+		func(problems []Problem, previous string) (string, error) {
+			data.Problems, data.Previous = problems, previous
+			return render(PlannerTemplate, data)
+		},
+		func(p Plan) Score {
+			p = normalizeNew(p, req)
+			return ScorePlan(p, pl.Tools)
+		})
+	if err != nil {
+		return Plan{}, info, err
+	}
+	return normalizeNew(p, req), info, nil
+}
+
+// normalizeNew makes a model's plan a fresh plan for req: the request's goal
+// and constraints, every step pending with no result.
+func normalizeNew(p Plan, req PlanRequest) Plan {
+	p = p.Clone()
+	if req.Goal != "" {
+		p.Goal = req.Goal
+	}
+	p.Constraints = slices.Clone(req.Constraints)
+	for i := range p.Steps {
+		s := &p.Steps[i]
+		s.Status, s.Result, s.Error, s.Evidence = StatusPending, "", "", nil
+	}
+	return p
+}
+
+// askForPlan is the ask → parse → score → re-ask loop shared by the planner
+// and the partial replanner.
+func askForPlan(ctx context.Context, model llms.Model, attempts int, threshold float64, opts []llms.CallOption,
+	info *PlanInfo, prompt func(problems []Problem, previous string) (string, error), score func(Plan) Score,
+) (Plan, error) {
+	if model == nil {
+		return Plan{}, errors.New("nodes: no model configured")
+	}
+	if attempts <= 0 {
+		attempts = 3
+	}
+	if threshold <= 0 {
+		threshold = DefaultThreshold
+	}
+	var problems []Problem
+	var previous string
+	for a := 1; a <= attempts; a++ {
+		text, err := prompt(problems, previous)
+		if err != nil {
+			return Plan{}, fmt.Errorf("nodes: render prompt: %w", err)
+		}
+		info.Attempts = a
+		reply, tok, err := generate(ctx, model, text, opts...)
+		info.ModelCalls++
+		info.Tokens = info.Tokens.Add(tok)
+		if err != nil {
+			return Plan{}, fmt.Errorf("nodes: model call %d: %w", a, err)
+		}
+		p, err := ParsePlan(reply)
+		if err != nil {
+			problems = []Problem{{Kind: ProblemParse, Message: err.Error()}}
+		} else {
+			s := score(p)
+			info.Score = s
+			if s.Passes(threshold) {
+				return p, nil
+			}
+			problems = s.Problems
+			if s.Valid() {
+				problems = append(problems, Problem{Kind: ProblemIncomplete, Message: fmt.Sprintf("plan scored %.2f, below the threshold %.2f", s.Overall, threshold)})
+			}
+		}
+		info.Rejected = append(info.Rejected, problems)
+		previous = truncate(reply, 4000)
+	}
+	return Plan{}, &RejectedError{Attempts: attempts, Problems: problems}
+}
+
+// generate makes one single-prompt model call and returns the first choice's
+// text and the call's tokens.
+func generate(ctx context.Context, model llms.Model, prompt string, opts ...llms.CallOption) (string, Tokens, error) {
+	resp, err := model.GenerateContent(ctx, []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, prompt)}, opts...)
+	if err != nil {
+		return "", Tokens{}, err
+	}
+	tok := TokensOf(resp)
+	if len(resp.Choices) == 0 || resp.Choices[0] == nil {
+		return "", tok, errors.New("empty response from model")
+	}
+	return resp.Choices[0].Content, tok, nil
+}
+
+// PlanTemplate is a plan written by hand for a kind of goal.
+type PlanTemplate struct {
+	Name string
+	// Keywords match when every one appears in the goal (case-insensitive).
+	Keywords []string
+	// Match, if set, is used instead of Keywords.
+	Match func(goal string) bool
+	// Build returns the plan for a request that matched.
+	Build func(req PlanRequest) (Plan, error)
+}
+
+func (t PlanTemplate) matches(goal string) bool {
+	if t.Match != nil {
+		return t.Match(goal)
+	}
+	if len(t.Keywords) == 0 {
+		return false
+	}
+	g := strings.ToLower(goal)
+	for _, k := range t.Keywords {
+		if !strings.Contains(g, strings.ToLower(k)) {
+			return false
+		}
+	}
+	return true
+}
+
+// TemplatePlanner plans without a model: the first template that matches
+// the goal builds the plan, which is validated against Tools (if set).
+type TemplatePlanner struct {
+	Templates []PlanTemplate
+	Tools     []tools.Tool
+}
+
+// Plan implements Planner; it returns ErrNoTemplate when nothing matches.
+func (tp *TemplatePlanner) Plan(_ context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+	for _, t := range tp.Templates {
+		if !t.matches(req.Goal) {
+			continue
+		}
+		info := PlanInfo{Source: "template:" + t.Name}
+		p, err := t.Build(req)
+		if err != nil {
+			return Plan{}, info, fmt.Errorf("nodes: template %q: %w", t.Name, err)
+		}
+		p = normalizeNew(p, req)
+		info.Score = ScorePlan(p, tp.Tools)
+		if err := Validate(p, tp.Tools); err != nil {
+			return Plan{}, info, fmt.Errorf("nodes: template %q: %w", t.Name, err)
+		}
+		return p, info, nil
+	}
+	return Plan{}, PlanInfo{}, ErrNoTemplate
+}
+
+// AdaptivePlanner tries templates first (zero model calls) and asks the
+// model only when none matches.
+type AdaptivePlanner struct {
+	Templates *TemplatePlanner
+	Model     Planner // typically *LLMPlanner; nil means templates only
+}
+
+// Plan implements Planner.
+func (ap *AdaptivePlanner) Plan(ctx context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+	if ap.Templates != nil {
+		p, info, err := ap.Templates.Plan(ctx, req)
+		if !errors.Is(err, ErrNoTemplate) {
+			return p, info, err
+		}
+	}
+	if ap.Model == nil {
+		return Plan{}, PlanInfo{}, ErrNoTemplate
+	}
+	return ap.Model.Plan(ctx, req)
+}

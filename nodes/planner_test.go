@@ -1,0 +1,200 @@
+package nodes
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/llms/openai"
+)
+
+const goodPlan = "Here you go:\n```json\n" + `{"goal":"x","steps":[
+ {"id":"s1","description":"search it","tool":"search","input":{"q":"go"}},
+ {"id":"s2","description":"answer","tool":"","depends_on":["s1"]}]}` + "\n```"
+
+func TestLLMPlannerReasksWithProblems(t *testing.T) {
+	t.Parallel()
+	m := &scriptedModel{replies: []string{
+		"I think you should search the web.",                                   // not JSON
+		`{"steps":[{"id":"s1","description":"x","tool":"serch","input":{}},]}`, // trailing comma
+		`{"steps":[{"id":"s1","description":"x","tool":"serch","input":{}}]}`,  // unknown tool
+		goodPlan,
+	}}
+	pl := &LLMPlanner{Model: m, Tools: testTools("search"), MaxAttempts: 4}
+	p, info, err := pl.Plan(t.Context(), PlanRequest{Goal: "find go", Constraints: []string{"be quick"}})
+	require.NoError(t, err)
+	require.Equal(t, "find go", p.Goal)
+	require.Equal(t, []string{"be quick"}, p.Constraints)
+	require.Equal(t, []string{"s1", "s2"}, stepIDs(p))
+	require.Equal(t, StatusPending, p.Steps[0].Status)
+	require.Equal(t, 4, info.Attempts)
+	require.Equal(t, 4, info.ModelCalls)
+	require.Equal(t, Tokens{Prompt: 400, Completion: 80, Total: 480}, info.Tokens)
+	require.Len(t, info.Rejected, 3)
+	require.InDelta(t, 1.0, info.Score.Overall, 1e-9)
+
+	require.Contains(t, m.prompts[0], "- search: the search tool")
+	require.Contains(t, m.prompts[0], "- be quick")
+	require.Contains(t, m.prompts[0], `"required": ["goal", "steps"]`)
+	require.NotContains(t, m.prompts[0], "previous plan was rejected")
+	require.Contains(t, m.prompts[1], `no JSON object with "steps"`)
+	require.Contains(t, m.prompts[1], "I think you should search the web.")
+	require.Contains(t, m.prompts[2], "line 1, column 66 (offset 65): trailing comma before ']'")
+	require.Contains(t, m.prompts[3], `step "s1": unknown tool "serch" (available: search); did you mean "search"?`)
+	require.Contains(t, m.prompts[3], "no final step answers the goal")
+}
+
+func TestLLMPlannerGivesUpWithClearError(t *testing.T) {
+	t.Parallel()
+	bad := `{"steps":[{"id":"a","description":"x","tool":"nope","depends_on":["a"]}]}`
+	m := &scriptedModel{replies: []string{bad, bad, bad, goodPlan}}
+	_, info, err := (&LLMPlanner{Model: m, Tools: testTools("search")}).Plan(t.Context(), PlanRequest{Goal: "g"})
+	require.ErrorIs(t, err, ErrPlanRejected)
+	var re *RejectedError
+	require.True(t, errors.As(err, &re))
+	require.Equal(t, 3, re.Attempts)
+	require.ErrorContains(t, err, `nodes: plan rejected after 3 attempts: step "a": unknown tool "nope" (available: search); step "a": depends on itself`)
+	require.Equal(t, 3, m.calls(), "default MaxAttempts is 3")
+	require.Equal(t, 3, info.ModelCalls)
+}
+
+func TestLLMPlannerThreshold(t *testing.T) {
+	t.Parallel()
+	// Valid, but with no answer step: completeness 0.6, overall 0.87.
+	noAnswer := `{"steps":[{"id":"a","description":"look","tool":"search"},{"id":"b","description":"look more","tool":"search","depends_on":["a"]}]}`
+	m := &scriptedModel{replies: []string{noAnswer, goodPlan}}
+	p, info, err := (&LLMPlanner{Model: m, Tools: testTools("search"), Threshold: 0.9}).Plan(t.Context(), PlanRequest{Goal: "g"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"s1", "s2"}, stepIDs(p))
+	require.Equal(t, 2, info.ModelCalls)
+	require.Contains(t, m.prompts[1], "plan scored 0.87, below the threshold 0.90")
+
+	m = &scriptedModel{replies: []string{noAnswer}}
+	_, _, err = (&LLMPlanner{Model: m, Tools: testTools("search"), Threshold: 0.8}).Plan(t.Context(), PlanRequest{Goal: "g"})
+	require.NoError(t, err, "0.87 passes a 0.8 threshold")
+}
+
+func TestLLMPlannerModelErrorIsReturned(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("connection reset")
+	_, info, err := (&LLMPlanner{Model: &scriptedModel{err: boom}}).Plan(t.Context(), PlanRequest{Goal: "g"})
+	require.ErrorIs(t, err, boom)
+	require.Equal(t, 1, info.ModelCalls)
+	_, _, err = (&LLMPlanner{}).Plan(t.Context(), PlanRequest{Goal: "g"})
+	require.ErrorContains(t, err, "no model configured")
+}
+
+func TestTemplateAndAdaptivePlanners(t *testing.T) {
+	t.Parallel()
+	c := NewDeliveryCase()
+	ts := c.Tools()
+	tp := &TemplatePlanner{Tools: ts, Templates: []PlanTemplate{
+		{Name: "kw", Keywords: []string{"weather", "tomorrow"}, Build: func(req PlanRequest) (Plan, error) {
+			return Plan{Steps: []Step{{ID: "w", Description: "answer", Tool: ""}}}, nil
+		}},
+		c.Template(),
+	}}
+	p, info, err := tp.Plan(t.Context(), c.Request())
+	require.NoError(t, err)
+	require.Equal(t, "template:delivery-check", info.Source)
+	require.Zero(t, info.ModelCalls)
+	require.Equal(t, c.Goal(), p.Goal)
+	require.Equal(t, c.Constraints(), p.Constraints)
+
+	_, info, err = tp.Plan(t.Context(), PlanRequest{Goal: "Weather for TOMORROW?"})
+	require.NoError(t, err)
+	require.Equal(t, "template:kw", info.Source)
+
+	_, _, err = tp.Plan(t.Context(), PlanRequest{Goal: "weather today"})
+	require.ErrorIs(t, err, ErrNoTemplate)
+
+	// A template that does not validate is an error naming it.
+	broken := &TemplatePlanner{Tools: ts, Templates: []PlanTemplate{{Name: "broken", Keywords: []string{"x"}, Build: func(PlanRequest) (Plan, error) {
+		return Plan{Steps: []Step{{ID: "a", Tool: "nope"}}}, nil
+	}}}}
+	_, _, err = broken.Plan(t.Context(), PlanRequest{Goal: "x"})
+	require.ErrorContains(t, err, `template "broken"`)
+	require.ErrorIs(t, err, ErrInvalidPlan)
+
+	m := &scriptedModel{replies: []string{goodPlan}}
+	ap := &AdaptivePlanner{Templates: tp, Model: &LLMPlanner{Model: m, Tools: testTools("search")}}
+	_, info, err = ap.Plan(t.Context(), c.Request())
+	require.NoError(t, err)
+	require.Zero(t, m.calls(), "a matching template costs no model call")
+	require.Equal(t, "template:delivery-check", info.Source)
+	p, info, err = ap.Plan(t.Context(), PlanRequest{Goal: "find go"})
+	require.NoError(t, err)
+	require.Equal(t, "model", info.Source)
+	require.Equal(t, 1, m.calls())
+	require.Len(t, p.Steps, 2)
+
+	_, _, err = (&AdaptivePlanner{Templates: tp}).Plan(t.Context(), PlanRequest{Goal: "nothing"})
+	require.ErrorIs(t, err, ErrNoTemplate)
+}
+
+// chatServer speaks enough of the OpenAI chat-completions protocol for
+// langchaingo's client: it answers each POST /chat/completions with the next
+// scripted reply and records the requests.
+type chatServer struct {
+	mu       sync.Mutex
+	replies  []string
+	requests []map[string]any
+}
+
+func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/chat/completions" {
+		http.Error(w, "not found: "+r.URL.Path, http.StatusNotFound)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	var req map[string]any
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	if len(s.replies) == 0 {
+		s.mu.Unlock()
+		http.Error(w, `{"error":{"message":"no more replies"}}`, http.StatusInternalServerError)
+		return
+	}
+	reply := s.replies[0]
+	s.replies = s.replies[1:]
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "test",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": reply}}},
+		"usage": map[string]any{"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
+	})
+}
+
+func TestLLMPlannerThroughOpenAIClient(t *testing.T) {
+	t.Parallel()
+	cs := &chatServer{replies: []string{"```json\n{\"steps\": [{\"id\": \"s1\",}]}\n```", goodPlan}}
+	srv := httptest.NewServer(cs)
+	t.Cleanup(srv.Close)
+	llm, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithToken("test"), openai.WithModel("test"))
+	require.NoError(t, err)
+
+	p, info, err := (&LLMPlanner{Model: llm, Tools: testTools("search")}).Plan(t.Context(), PlanRequest{Goal: "find go"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"s1", "s2"}, stepIDs(p))
+	require.Equal(t, `{"q":"go"}`, string(p.Steps[0].Input))
+	require.Equal(t, 2, info.ModelCalls)
+	require.Equal(t, Tokens{Prompt: 100, Completion: 20, Total: 120}, info.Tokens)
+
+	require.Len(t, cs.requests, 2)
+	require.Equal(t, "test", cs.requests[0]["model"])
+	msgs := cs.requests[1]["messages"].([]any)
+	content := msgs[0].(map[string]any)["content"]
+	text, _ := json.Marshal(content)
+	require.Contains(t, string(text), "trailing comma before '}'")
+}

@@ -1,0 +1,334 @@
+package nodes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tmc/langchaingo/tools"
+)
+
+// Action is the replan node's decision after a round.
+type Action string
+
+// Actions. Stop is a budget stop (Decision.Stop names the budget); Blocked
+// means the plan cannot go on and no strategy could revise it.
+const (
+	ActionContinue Action = "continue"
+	ActionRevise   Action = "revise"
+	ActionFinish   Action = "finish"
+	ActionBlocked  Action = "blocked"
+	ActionStop     Action = "stop"
+)
+
+// TriggerKind says what made a revision necessary.
+type TriggerKind string
+
+// Trigger kinds.
+const (
+	TriggerBlocked TriggerKind = "blocked" // a step succeeded and showed the route is blocked
+	TriggerFailed  TriggerKind = "failed"  // a step failed
+	TriggerStuck   TriggerKind = "stuck"   // pending steps can never become ready
+)
+
+// Trigger is the event a revision answers.
+type Trigger struct {
+	Kind        TriggerKind `json:"kind"`
+	StepID      string      `json:"step_id"`
+	Tool        string      `json:"tool,omitempty"`
+	ErrKind     ErrorKind   `json:"error_kind,omitempty"`
+	Error       string      `json:"error,omitempty"`
+	BlockReason string      `json:"block_reason,omitempty"`
+	Impact      string      `json:"impact,omitempty"`
+}
+
+// Summary renders the trigger in one line.
+func (t Trigger) Summary() string {
+	switch t.Kind {
+	case TriggerBlocked:
+		s := "succeeded and showed the route is blocked: " + t.BlockReason
+		if t.Impact != "" {
+			s += " (impact: " + t.Impact + ")"
+		}
+		return s
+	case TriggerFailed:
+		return fmt.Sprintf("failed (%s): %s", t.ErrKind, t.Error)
+	}
+	return "cannot run: " + t.Error
+}
+
+// RoundInput is what the replan node sees after an execution round.
+type RoundInput struct {
+	Plan     Plan          // with the round's outcomes applied
+	Outcomes []StepOutcome // the round's outcomes
+	Budget   Budget
+	Usage    Usage // including the round (see Usage.EndRound)
+	Now      time.Time
+}
+
+// Decision is the replan node's output.
+type Decision struct {
+	Action  Action      `json:"action"`
+	Reason  string      `json:"reason"`
+	Trigger *Trigger    `json:"trigger,omitempty"`
+	Stop    *StopReason `json:"stop,omitempty"`
+	// Plan and Info are set by ReplanRound when Action is revise.
+	Plan *Plan       `json:"plan,omitempty"`
+	Info *ReplanInfo `json:"info,omitempty"`
+}
+
+// Decide chooses what follows a round, without calling anything:
+//
+//   - finish when every step is completed or skipped;
+//   - stop when a budget is spent (Budget.Check), naming it;
+//   - revise when a step showed the route is blocked, a step failed, or
+//     pending steps can never run (a dependency failed or was skipped) —
+//     or stop, when one more replan would exceed MaxReplans;
+//   - continue when steps are ready;
+//   - blocked otherwise.
+func Decide(in RoundInput) Decision {
+	p := in.Plan
+	if p.Done() {
+		return Decision{Action: ActionFinish, Reason: "every step is completed or skipped"}
+	}
+	if stop := in.Budget.Check(in.Usage, in.Now); stop != nil {
+		return Decision{Action: ActionStop, Reason: stop.Error(), Stop: stop}
+	}
+	if t := findTrigger(in); t != nil {
+		if stop := in.Budget.CanReplan(in.Usage); stop != nil {
+			return Decision{Action: ActionStop, Reason: fmt.Sprintf("step %q needs a replan, but %s", t.StepID, stop.Error()), Stop: stop, Trigger: t}
+		}
+		return Decision{Action: ActionRevise, Reason: fmt.Sprintf("step %q %s", t.StepID, t.Summary()), Trigger: t}
+	}
+	if len(p.Ready()) > 0 {
+		return Decision{Action: ActionContinue, Reason: fmt.Sprintf("%d step(s) ready", len(p.Ready()))}
+	}
+	if len(p.Steps) == 0 {
+		return Decision{Action: ActionBlocked, Reason: "the plan has no steps"}
+	}
+	return Decision{Action: ActionBlocked, Reason: "no step is ready and none failed"}
+}
+
+func findTrigger(in RoundInput) *Trigger {
+	for _, o := range in.Outcomes {
+		if o.Blocked && o.Status == StatusCompleted {
+			return &Trigger{Kind: TriggerBlocked, StepID: o.StepID, Tool: o.Tool, BlockReason: o.BlockReason, Impact: o.Impact}
+		}
+	}
+	for _, s := range in.Plan.Steps {
+		if s.Status == StatusFailed {
+			t := &Trigger{Kind: TriggerFailed, StepID: s.ID, Tool: s.Tool, Error: s.Error, ErrKind: ClassifyErrorText(s.Error)}
+			for _, o := range in.Outcomes {
+				if o.StepID == s.ID && o.ErrKind != "" {
+					t.ErrKind = o.ErrKind
+				}
+			}
+			return t
+		}
+	}
+	if in.Plan.Stuck() {
+		st := in.Plan.Results()
+		for _, s := range in.Plan.Steps {
+			if s.Status.orPending() != StatusPending {
+				continue
+			}
+			for _, d := range s.DependsOn {
+				if ds, ok := st[d]; !ok || ds.Status == StatusSkipped || ds.Status == StatusFailed {
+					why := "does not exist"
+					if ok {
+						why = "was " + string(ds.Status)
+					}
+					return &Trigger{Kind: TriggerStuck, StepID: s.ID, Tool: s.Tool, Error: fmt.Sprintf("dependency %q %s", d, why)}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// ErrNoFix is returned by a strategy that cannot handle the trigger; the
+// adaptive replanner then tries the next one.
+var ErrNoFix = errors.New("nodes: no fix for this failure")
+
+// ErrRevisionRejected is matched by the error of a revision that broke an
+// invariant: it dropped completed work, relaxed a constraint, changed the
+// goal, failed validation or a guard.
+var ErrRevisionRejected = errors.New("nodes: revision rejected")
+
+// ReplanRequest is what a replan strategy works from.
+type ReplanRequest struct {
+	Plan    Plan // current plan, outcomes applied; Goal and Constraints included
+	Trigger Trigger
+	Tools   []tools.Tool
+}
+
+// ReplanInfo says what a revision did.
+type ReplanInfo struct {
+	Strategy   string   `json:"strategy"`
+	ModelCalls int      `json:"model_calls"`
+	Tokens     Tokens   `json:"tokens"`
+	Kept       []string `json:"kept,omitempty"`    // completed or skipped steps carried over
+	Removed    []string `json:"removed,omitempty"` // steps no longer in the plan (never completed ones)
+	Added      []string `json:"added,omitempty"`
+	Changed    []string `json:"changed,omitempty"` // same id, different tool/input/dependencies
+}
+
+// Replanner revises a plan.
+type Replanner interface {
+	Replan(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error)
+}
+
+// Guard checks a plan against a user constraint and lists the violations.
+type Guard func(p Plan) []Problem
+
+// SideEffecter is an optional interface for tools: SideEffects reports
+// whether calling the tool changes the world (places an order, writes a file).
+type SideEffecter interface {
+	SideEffects() bool
+}
+
+// ReadOnlyGuard enforces "query only, change nothing": no step that has not
+// run yet may use a tool whose SideEffects reports true.
+func ReadOnlyGuard(ts []tools.Tool) Guard {
+	return func(p Plan) []Problem {
+		var probs []Problem
+		for _, s := range p.Steps {
+			if s.Status == StatusCompleted || s.Status == StatusSkipped {
+				continue
+			}
+			if t, ok := FindTool(ts, s.Tool); ok {
+				if se, ok := t.(SideEffecter); ok && se.SideEffects() {
+					probs = append(probs, Problem{StepID: s.ID, Kind: ProblemConstraint, Message: fmt.Sprintf("tool %q changes things, but the request is query-only", s.Tool)})
+				}
+			}
+		}
+		return probs
+	}
+}
+
+// CheckRevision enforces the replan invariants and returns a *PlanError
+// (matching ErrInvalidPlan and ErrRevisionRejected) listing every violation:
+// the goal is unchanged; every constraint of old is in revised, verbatim;
+// every completed step of old is in revised, still completed, with the same
+// tool, input and result and all its evidence; revised passes Validate and
+// every guard.
+func CheckRevision(old, revised Plan, ts []tools.Tool, guards ...Guard) error {
+	var probs []Problem
+	if revised.Goal != old.Goal {
+		probs = append(probs, Problem{Kind: ProblemConstraint, Message: fmt.Sprintf("goal changed from %q to %q", old.Goal, revised.Goal)})
+	}
+	for _, c := range old.Constraints {
+		if !slices.Contains(revised.Constraints, c) {
+			probs = append(probs, Problem{Kind: ProblemConstraint, Message: fmt.Sprintf("constraint dropped or altered: %q", c)})
+		}
+	}
+	for _, s := range old.Steps {
+		if s.Status != StatusCompleted {
+			continue
+		}
+		n, ok := revised.Step(s.ID)
+		switch {
+		case !ok:
+			probs = append(probs, Problem{StepID: s.ID, Kind: ProblemDroppedWork, Message: "completed step dropped"})
+		case n.Status != StatusCompleted || n.Result != s.Result || n.Tool != s.Tool || string(n.Input) != string(s.Input):
+			probs = append(probs, Problem{StepID: s.ID, Kind: ProblemDroppedWork, Message: "completed step altered (status, tool, input or result)"})
+		default:
+			for _, e := range s.Evidence {
+				if !slices.Contains(n.Evidence, e) {
+					probs = append(probs, Problem{StepID: s.ID, Kind: ProblemDroppedWork, Message: fmt.Sprintf("evidence dropped: %q", truncate(e, 80))})
+				}
+			}
+		}
+	}
+	probs = append(probs, Check(revised, ts)...)
+	for _, g := range guards {
+		probs = append(probs, g(revised)...)
+	}
+	if len(probs) > 0 {
+		return &revisionError{PlanError{Problems: probs}}
+	}
+	return nil
+}
+
+// revisionError is the *PlanError of a rejected revision.
+type revisionError struct{ PlanError }
+
+// Error implements error.
+func (e *revisionError) Error() string { return "nodes: revision rejected: " + e.PlanError.Error() }
+
+// Is matches ErrRevisionRejected and ErrInvalidPlan.
+func (e *revisionError) Is(target error) bool {
+	return target == ErrRevisionRejected || target == ErrInvalidPlan
+}
+
+// As exposes the embedded *PlanError to errors.As.
+func (e *revisionError) As(target any) bool {
+	if pe, ok := target.(**PlanError); ok {
+		*pe = &e.PlanError
+		return true
+	}
+	return false
+}
+
+// Revise runs a strategy and enforces the invariants (CheckRevision) on its
+// result; it also fills Kept/Removed/Added/Changed in the info.
+func Revise(ctx context.Context, r Replanner, req ReplanRequest, guards ...Guard) (Plan, ReplanInfo, error) {
+	p, info, err := r.Replan(ctx, req)
+	if err != nil {
+		return Plan{}, info, err
+	}
+	if err := CheckRevision(req.Plan, p, req.Tools, guards...); err != nil {
+		return Plan{}, info, err
+	}
+	info.Kept, info.Removed, info.Added, info.Changed = diffPlans(req.Plan, p)
+	return p, info, nil
+}
+
+func diffPlans(old, revised Plan) (kept, removed, added, changed []string) {
+	for _, s := range old.Steps {
+		n, ok := revised.Step(s.ID)
+		switch {
+		case !ok:
+			removed = append(removed, s.ID)
+		case s.Status == StatusCompleted || s.Status == StatusSkipped:
+			kept = append(kept, s.ID)
+		case n.Tool != s.Tool || string(n.Input) != string(s.Input) || !slices.Equal(n.DependsOn, s.DependsOn):
+			changed = append(changed, s.ID)
+		}
+	}
+	for _, s := range revised.Steps {
+		if _, ok := old.Step(s.ID); !ok {
+			added = append(added, s.ID)
+		}
+	}
+	return
+}
+
+// ReplanRound is the replan node in one call: Decide, and when the decision
+// is revise, Revise with r. A strategy that cannot help (ErrNoFix) or whose
+// revisions are rejected turns the decision into blocked, with the reason; any
+// other error (a model transport error) is returned. The caller adds
+// Decision.Info.ModelCalls and one replan to its Usage.
+func ReplanRound(ctx context.Context, in RoundInput, r Replanner, ts []tools.Tool, guards ...Guard) (Decision, error) {
+	d := Decide(in)
+	if d.Action != ActionRevise {
+		return d, nil
+	}
+	if r == nil {
+		d.Action, d.Reason = ActionBlocked, d.Reason+"; no replanner configured"
+		return d, nil
+	}
+	p, info, err := Revise(ctx, r, ReplanRequest{Plan: in.Plan, Trigger: *d.Trigger, Tools: ts}, guards...)
+	d.Info = &info
+	switch {
+	case err == nil:
+		d.Plan = &p
+		return d, nil
+	case errors.Is(err, ErrNoFix), errors.Is(err, ErrRevisionRejected), errors.Is(err, ErrPlanRejected):
+		d.Action, d.Reason = ActionBlocked, fmt.Sprintf("%s; could not revise: %v", d.Reason, err)
+		return d, nil
+	}
+	return d, err
+}

@@ -1,0 +1,281 @@
+package nodes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/tools"
+)
+
+func done(s Step, result string, evidence ...string) Step {
+	s.Status, s.Result, s.Evidence = StatusCompleted, result, evidence
+	return s
+}
+
+func TestDecide(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1000, 0)
+	a := done(st("a", "t", ""), "ra")
+	b := st("b", "t", "", "a")
+	failed := st("b", "t", "", "a")
+	failed.Status, failed.Error = StatusFailed, "unknown tool \"t\""
+	skipped := st("b", "t", "", "a")
+	skipped.Status = StatusSkipped
+	tests := []struct {
+		name     string
+		plan     Plan
+		outcomes []StepOutcome
+		budget   Budget
+		usage    Usage
+		action   Action
+		trigger  TriggerKind
+		stop     string
+	}{
+		{"continue", Plan{Steps: []Step{a, b}}, nil, Budget{}, Usage{}, ActionContinue, "", ""},
+		{"finish", Plan{Steps: []Step{a, done(b, "rb")}}, nil, Budget{}, Usage{}, ActionFinish, "", ""},
+		{"finish beats a spent budget", Plan{Steps: []Step{a}}, nil, Budget{MaxToolCalls: 1}, Usage{ToolCalls: 5}, ActionFinish, "", ""},
+		{"blocked route → revise", Plan{Steps: []Step{a, b}}, []StepOutcome{{StepID: "a", Status: StatusCompleted, Blocked: true, BlockReason: "no stock"}}, Budget{}, Usage{}, ActionRevise, TriggerBlocked, ""},
+		{"failed step → revise", Plan{Steps: []Step{a, failed}}, nil, Budget{}, Usage{}, ActionRevise, TriggerFailed, ""},
+		{"stuck behind a skipped step → revise", Plan{Steps: []Step{a, skipped, st("c", "t", "", "b")}}, nil, Budget{}, Usage{}, ActionRevise, TriggerStuck, ""},
+		{"revise refused by replan budget", Plan{Steps: []Step{a, failed}}, nil, Budget{MaxReplans: 1}, Usage{Replans: 1}, ActionStop, TriggerFailed, BudgetReplans},
+		{"tool budget", Plan{Steps: []Step{a, b}}, nil, Budget{MaxToolCalls: 2}, Usage{ToolCalls: 2}, ActionStop, "", BudgetToolCalls},
+		{"model budget", Plan{Steps: []Step{a, b}}, nil, Budget{MaxModelCalls: 2}, Usage{ModelCalls: 2}, ActionStop, "", BudgetModelCalls},
+		{"wall budget", Plan{Steps: []Step{a, b}}, nil, Budget{MaxWall: time.Second}, Usage{Start: now.Add(-time.Hour)}, ActionStop, "", BudgetWall},
+		{"no progress", Plan{Steps: []Step{a, b}}, nil, Budget{}, Usage{RoundsWithoutProgress: 2}, ActionStop, "", BudgetRoundsWithoutProgress},
+		{"empty plan", Plan{}, nil, Budget{}, Usage{}, ActionBlocked, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := Decide(RoundInput{Plan: tt.plan, Outcomes: tt.outcomes, Budget: tt.budget, Usage: tt.usage, Now: now})
+			require.Equal(t, tt.action, d.Action, d.Reason)
+			require.NotEmpty(t, d.Reason)
+			if tt.trigger != "" {
+				require.Equal(t, tt.trigger, d.Trigger.Kind)
+			}
+			if tt.stop != "" {
+				require.Equal(t, tt.stop, d.Stop.Budget)
+				require.Contains(t, d.Reason, tt.stop)
+			}
+		})
+	}
+}
+
+func failedPlan(kind ErrorKind, step Step) (ReplanRequest, []tools.Tool) {
+	ts := testTools("search", "read_file", "find_file")
+	step.Status, step.Error = StatusFailed, "boom"
+	p := Plan{Goal: "g", Constraints: []string{"c"}, Steps: []Step{done(st("a", "search", `"q"`), "ra", "ea"), step, st("z", "", "", step.ID)}}
+	return ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerFailed, StepID: step.ID, ErrKind: kind, Error: "boom"}, Tools: ts}, ts
+}
+
+func TestIncrementalFix(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		kind  ErrorKind
+		step  Step
+		fix   IncrementalFix
+		want  []Step // the steps that replace the failed one
+		noFix bool
+	}{
+		{"unknown tool → closest", ErrKindUnknownTool, st("b", "serach", `"x"`, "a"), IncrementalFix{},
+			[]Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`"x"`), DependsOn: []string{"a"}, Status: StatusPending}}, false},
+		{"unknown tool, nothing close", ErrKindUnknownTool, st("b", "weather", "", "a"), IncrementalFix{}, nil, true},
+		{"bad input: stringified JSON with trailing comma", ErrKindBadInput, st("b", "search", `"{\"q\": 1,}"`, "a"), IncrementalFix{},
+			[]Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`{"q": 1}`), DependsOn: []string{"a"}, Status: StatusPending}}, false},
+		{"bad input: one-field object unwrapped", ErrKindBadInput, st("b", "search", `{"query":"x"}`, "a"), IncrementalFix{},
+			[]Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`"x"`), DependsOn: []string{"a"}, Status: StatusPending}}, false},
+		{"bad input, nothing to repair", ErrKindBadInput, st("b", "search", `{"a":1,"b":2}`, "a"), IncrementalFix{}, nil, true},
+		{"missing file → find it first", ErrKindMissingFile, st("b", "read_file", `{"path":"/data/sales.csv"}`, "a"), IncrementalFix{FileFinder: "find_file"},
+			[]Step{
+				{ID: "b_find", Description: `find the file "sales.csv" that b needs`, Tool: "find_file", Input: json.RawMessage(`{"name":"sales.csv"}`), DependsOn: []string{"a"}, Status: StatusPending},
+				{ID: "b", Description: "do b", Tool: "read_file", Input: json.RawMessage(`{"path":"{{b_find.result}}"}`), DependsOn: []string{"a", "b_find"}, Status: StatusPending},
+			}, false},
+		{"missing file without a finder", ErrKindMissingFile, st("b", "read_file", `{"path":"x"}`, "a"), IncrementalFix{}, nil, true},
+		{"other errors are not incremental", ErrKindOther, st("b", "search", "", "a"), IncrementalFix{}, nil, true},
+		{"extra fix", ErrKindOther, st("b", "search", "", "a"), IncrementalFix{Extra: []Fix{func(_ ReplanRequest, s Step) ([]Step, bool) {
+			s.Input = json.RawMessage(`"fixed"`)
+			return []Step{s}, true
+		}}}, []Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`"fixed"`), DependsOn: []string{"a"}, Status: StatusPending}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			req, ts := failedPlan(tt.kind, tt.step)
+			p, info, err := Revise(t.Context(), tt.fix, req)
+			if tt.noFix {
+				require.ErrorIs(t, err, ErrNoFix)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, "incremental", info.Strategy)
+			require.Zero(t, info.ModelCalls)
+			require.Equal(t, req.Plan.Steps[0], p.Steps[0], "completed step untouched")
+			require.Equal(t, tt.want, p.Steps[1:len(p.Steps)-1])
+			require.NoError(t, Validate(p, ts))
+		})
+	}
+}
+
+func TestPartialReplanKeepsCompletedWork(t *testing.T) {
+	t.Parallel()
+	ts := testTools("search", "fetch")
+	p := Plan{Goal: "g", Constraints: []string{"budget ≤ 20"}, Steps: []Step{
+		done(st("a", "search", `"q"`), "ra", "ea"),
+		{ID: "b", Description: "blocked", Tool: "search", DependsOn: []string{"a"}, Status: StatusCompleted, Result: "rb", Evidence: []string{"eb"}},
+		st("c", "fetch", "", "b"), st("d", "", "", "c"),
+	}}
+	req := ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerBlocked, StepID: "b", BlockReason: "route blocked"}, Tools: ts}
+
+	t.Run("template", func(t *testing.T) {
+		t.Parallel()
+		r := PartialReplan{Template: func(ReplanRequest) ([]Step, error) {
+			return []Step{st("e", "fetch", `"{{a.result}}"`, "a"), st("f", "", "", "e", "b")}, nil
+		}}
+		np, info, err := Revise(t.Context(), r, req)
+		require.NoError(t, err)
+		require.Equal(t, []string{"a", "b", "e", "f"}, stepIDs(np))
+		require.Equal(t, p.Steps[:2], np.Steps[:2])
+		require.Equal(t, []string{"a", "b"}, info.Kept)
+		require.Equal(t, []string{"c", "d"}, info.Removed)
+		require.Equal(t, []string{"e", "f"}, info.Added)
+		require.Equal(t, p.Constraints, np.Constraints)
+	})
+
+	t.Run("model, re-asked after a clash with a completed id", func(t *testing.T) {
+		t.Parallel()
+		m := &scriptedModel{replies: []string{
+			`{"steps":[{"id":"b","description":"again","tool":"fetch","depends_on":["a"]},{"id":"f","description":"answer","tool":"","depends_on":["b"]}]}`,
+			"```json\n" + `{"steps":[{"id":"a","description":"repeat","tool":"search","input":"q"},{"id":"e","description":"fetch","tool":"fetch","input":"{{b.result}}","depends_on":["b"]},{"id":"f","description":"answer","tool":"","depends_on":["e"]}]}` + "\n```",
+		}}
+		np, info, err := Revise(t.Context(), PartialReplan{Model: m}, req)
+		require.NoError(t, err)
+		require.Equal(t, "partial:model", info.Strategy)
+		require.Equal(t, 2, info.ModelCalls)
+		require.Equal(t, Tokens{Prompt: 200, Completion: 40, Total: 240}, info.Tokens)
+		require.Equal(t, []string{"a", "b", "e", "f"}, stepIDs(np), "the repeated completed step is dropped, not duplicated")
+		require.Contains(t, m.prompts[0], "- b [search] blocked\n  result: rb\n  evidence: eb")
+		require.Contains(t, m.prompts[0], "What happened: step b — succeeded and showed the route is blocked: route blocked")
+		require.Contains(t, m.prompts[0], "- budget ≤ 20")
+		require.Contains(t, m.prompts[1], `step "b": duplicate id: steps 2 and 3 share it`)
+	})
+}
+
+func TestFullReplanKeepsCompletedStepsAndRenames(t *testing.T) {
+	t.Parallel()
+	ts := testTools("search", "fetch")
+	p := Plan{Goal: "g", Steps: []Step{done(st("s1", "search", `"q"`), "r1", "e1"), {ID: "s2", Description: "x", Tool: "fetch", Status: StatusFailed, Error: "boom", DependsOn: []string{"s1"}}}}
+	planner := &LLMPlanner{Model: &scriptedModel{replies: []string{
+		`{"steps":[{"id":"s1","description":"fetch it","tool":"fetch","input":"x"},{"id":"s2","description":"answer","tool":"","input":"{{s1.result}}","depends_on":["s1"]}]}`,
+	}}, Tools: ts}
+	np, info, err := Revise(t.Context(), FullReplan{Planner: planner}, ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerFailed, StepID: "s2", Error: "boom"}, Tools: ts})
+	require.NoError(t, err)
+	require.Equal(t, "full", info.Strategy)
+	require.Equal(t, 1, info.ModelCalls)
+	require.Equal(t, []string{"s1", "s1_2", "s2"}, stepIDs(np))
+	require.Equal(t, p.Steps[0], np.Steps[0])
+	s2, _ := np.Step("s2")
+	require.Equal(t, []string{"s1_2"}, s2.DependsOn)
+	require.Equal(t, `"{{s1_2.result}}"`, string(s2.Input))
+	require.Equal(t, StatusPending, s2.Status)
+}
+
+func TestAdaptiveReplannerChooses(t *testing.T) {
+	t.Parallel()
+	mk := func(done, total int, trig Trigger) ReplanRequest {
+		var steps []Step
+		for i := range total {
+			s := st(string(rune('a'+i)), "t", "")
+			if i < done {
+				s.Status = StatusCompleted
+			}
+			steps = append(steps, s)
+		}
+		return ReplanRequest{Plan: Plan{Steps: steps}, Trigger: trig}
+	}
+	a := AdaptiveReplanner{}
+	require.Equal(t, []string{"incremental", "full", "partial"}, a.Choose(mk(0, 10, Trigger{Kind: TriggerFailed, ErrKind: ErrKindUnknownTool})))
+	require.Equal(t, []string{"full", "partial"}, a.Choose(mk(1, 10, Trigger{Kind: TriggerFailed, ErrKind: ErrKindOther})))
+	require.Equal(t, []string{"partial", "full"}, a.Choose(mk(5, 10, Trigger{Kind: TriggerFailed, ErrKind: ErrKindOther})))
+	require.Equal(t, []string{"partial", "full"}, a.Choose(mk(8, 10, Trigger{Kind: TriggerFailed, ErrKind: ErrKindTimeout})))
+	require.Equal(t, []string{"partial", "full"}, a.Choose(mk(0, 10, Trigger{Kind: TriggerBlocked})))
+
+	// Incremental has no fix for an unknown tool with nothing close: partial takes over.
+	req, _ := failedPlan(ErrKindUnknownTool, st("b", "weather", "", "a"))
+	partial := PartialReplan{Template: func(ReplanRequest) ([]Step, error) {
+		return []Step{st("n", "search", "", "a"), st("m", "", "", "n")}, nil
+	}}
+	p, info, err := Revise(t.Context(), AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: partial, EarlyFraction: 0.1}, req)
+	require.NoError(t, err)
+	require.Equal(t, "adaptive:partial:template", info.Strategy)
+	require.Equal(t, []string{"a", "n", "m"}, stepIDs(p))
+
+	// No strategy can help: ErrNoFix.
+	_, _, err = Revise(t.Context(), AdaptiveReplanner{Incremental: IncrementalFix{}}, req)
+	require.ErrorIs(t, err, ErrNoFix)
+}
+
+func TestCheckRevisionInvariants(t *testing.T) {
+	t.Parallel()
+	ts := testTools("search", "change")
+	ts[1] = FuncTool{ToolName: "change", ToolDescription: "mutates", Mutates: true, Fn: func(context.Context, string) (string, error) { return "", nil }}
+	old := Plan{Goal: "g", Constraints: []string{"cost ≤ 20", "query only"}, Steps: []Step{done(st("a", "search", `"q"`), "ra", "e1", "e2"), st("b", "search", "", "a")}}
+	tests := []struct {
+		name   string
+		mutate func(p *Plan)
+		kind   ProblemKind
+		msg    string
+	}{
+		{"completed step dropped", func(p *Plan) { p.Steps = p.Steps[1:]; p.Steps[0].DependsOn = nil }, ProblemDroppedWork, `step "a": completed step dropped`},
+		{"completed step reset", func(p *Plan) { p.Steps[0].Status = StatusPending }, ProblemDroppedWork, "completed step altered"},
+		{"completed result changed", func(p *Plan) { p.Steps[0].Result = "other" }, ProblemDroppedWork, "completed step altered"},
+		{"evidence dropped", func(p *Plan) { p.Steps[0].Evidence = []string{"e1"} }, ProblemDroppedWork, `evidence dropped: "e2"`},
+		{"constraint relaxed", func(p *Plan) { p.Constraints[0] = "cost ≤ 40" }, ProblemConstraint, `constraint dropped or altered: "cost ≤ 20"`},
+		{"constraint dropped", func(p *Plan) { p.Constraints = p.Constraints[:1] }, ProblemConstraint, `constraint dropped or altered: "query only"`},
+		{"goal changed", func(p *Plan) { p.Goal = "easier" }, ProblemConstraint, `goal changed from "g" to "easier"`},
+		{"invalid revision", func(p *Plan) { p.Steps[1].Tool = "nope" }, ProblemUnknownTool, `unknown tool "nope"`},
+		{"guard: side effects in a query-only run", func(p *Plan) { p.Steps[1].Tool = "change" }, ProblemConstraint, `tool "change" changes things`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := old.Clone()
+			tt.mutate(&p)
+			err := CheckRevision(old, p, ts, ReadOnlyGuard(ts))
+			require.ErrorIs(t, err, ErrRevisionRejected)
+			require.ErrorIs(t, err, ErrInvalidPlan)
+			var pe *PlanError
+			require.True(t, errors.As(err, &pe))
+			require.True(t, pe.Has(tt.kind), "%v", pe.Problems)
+			require.ErrorContains(t, err, tt.msg)
+		})
+	}
+	// Adding a constraint and more evidence is fine.
+	p := old.Clone()
+	p.Constraints = append(p.Constraints, "new")
+	p.Steps[0].Evidence = append(p.Steps[0].Evidence, "e3")
+	require.NoError(t, CheckRevision(old, p, ts, ReadOnlyGuard(ts)))
+}
+
+func TestReplanRoundBlockedWhenNothingHelps(t *testing.T) {
+	t.Parallel()
+	req, ts := failedPlan(ErrKindOther, st("b", "search", "", "a"))
+	d, err := ReplanRound(t.Context(), RoundInput{Plan: req.Plan, Now: time.Now()}, IncrementalFix{}, ts)
+	require.NoError(t, err)
+	require.Equal(t, ActionBlocked, d.Action)
+	require.Contains(t, d.Reason, "could not revise")
+
+	d, err = ReplanRound(t.Context(), RoundInput{Plan: req.Plan, Now: time.Now()}, nil, ts)
+	require.NoError(t, err)
+	require.Equal(t, ActionBlocked, d.Action)
+	require.Contains(t, d.Reason, "no replanner configured")
+
+	// A transport error is returned, not hidden.
+	boom := errors.New("503")
+	_, err = ReplanRound(t.Context(), RoundInput{Plan: req.Plan, Now: time.Now()}, PartialReplan{Model: &scriptedModel{err: boom}}, ts)
+	require.ErrorIs(t, err, boom)
+}

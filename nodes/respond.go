@@ -1,0 +1,144 @@
+package nodes
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tmc/langchaingo/llms"
+)
+
+// RespondRequest is what the responder answers from.
+type RespondRequest struct {
+	Plan     Plan          // final plan: goal, constraints, steps with results and evidence
+	Outcomes []StepOutcome // every outcome of the run (past steps), in order
+	// Stop and Blocked say why the run ended early; both empty when it finished.
+	Stop    *StopReason
+	Blocked string
+}
+
+// Early reports whether the run ended before the plan was done, and why.
+func (r RespondRequest) Early() (bool, string) {
+	switch {
+	case r.Stop != nil:
+		return true, r.Stop.Error()
+	case r.Blocked != "":
+		return true, r.Blocked
+	case !r.Plan.Done():
+		return true, "the plan did not finish"
+	}
+	return false, ""
+}
+
+// Missing lists the steps not completed, with their state.
+func (r RespondRequest) Missing() []string {
+	var out []string
+	for _, s := range r.Plan.Steps {
+		if s.Status == StatusCompleted {
+			continue
+		}
+		m := fmt.Sprintf("%s: %s (%s)", s.ID, s.Description, s.Status.orPending())
+		if s.Error != "" {
+			m += ": " + s.Error
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// Response is the final answer.
+type Response struct {
+	Text       string   `json:"text"`
+	Complete   bool     `json:"complete"`          // the plan finished
+	Missing    []string `json:"missing,omitempty"` // when not complete
+	ModelCalls int      `json:"model_calls"`
+	Tokens     Tokens   `json:"tokens"`
+}
+
+// Responder writes the answer.
+type Responder interface {
+	Respond(ctx context.Context, req RespondRequest) (Response, error)
+}
+
+// TemplateResponder writes the answer without a model: with Format when set
+// (a domain answer built from results), otherwise a generic report of each
+// completed step's conclusion and evidence; when the run ended early it says
+// what was done, what is missing and why.
+type TemplateResponder struct {
+	Format func(req RespondRequest) (string, error)
+}
+
+// Respond implements Responder.
+func (t TemplateResponder) Respond(_ context.Context, req RespondRequest) (Response, error) {
+	early, why := req.Early()
+	resp := Response{Complete: !early}
+	if early {
+		resp.Missing = req.Missing()
+	}
+	if t.Format != nil {
+		text, err := t.Format(req)
+		if err != nil {
+			return resp, err
+		}
+		resp.Text = text
+		return resp, nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Goal: %s\n", req.Plan.Goal)
+	conclusions := map[string]StepOutcome{}
+	for _, o := range req.Outcomes {
+		conclusions[o.StepID] = o
+	}
+	b.WriteString("Done:\n")
+	for _, s := range req.Plan.Steps {
+		if s.Status != StatusCompleted {
+			continue
+		}
+		line := s.Result
+		if o, ok := conclusions[s.ID]; ok && o.Conclusion != "" {
+			line = o.Conclusion
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", s.Description, truncate(line, 300))
+		for _, e := range s.Evidence {
+			fmt.Fprintf(&b, "  evidence: %s\n", e)
+		}
+	}
+	if early {
+		fmt.Fprintf(&b, "Stopped early: %s\nNot done:\n", why)
+		for _, m := range resp.Missing {
+			fmt.Fprintf(&b, "- %s\n", m)
+		}
+	}
+	resp.Text = strings.TrimRight(b.String(), "\n")
+	return resp, nil
+}
+
+// LLMResponder asks a model to write the answer from the results and
+// evidence (ResponderTemplate); when the run ended early the prompt lists
+// what is missing and why, and asks the model to say so.
+type LLMResponder struct {
+	Model   llms.Model
+	Options []llms.CallOption
+}
+
+// Respond implements Responder.
+func (l LLMResponder) Respond(ctx context.Context, req RespondRequest) (Response, error) {
+	early, why := req.Early()
+	resp := Response{Complete: !early}
+	data := ResponderPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Outcomes: req.Outcomes, Steps: req.Plan.Steps}
+	if early {
+		resp.Missing = req.Missing()
+		data.Stopped, data.Missing = why, resp.Missing
+	}
+	prompt, err := render(ResponderTemplate, data)
+	if err != nil {
+		return resp, fmt.Errorf("nodes: render prompt: %w", err)
+	}
+	text, tok, err := generate(ctx, l.Model, prompt, l.Options...)
+	resp.ModelCalls, resp.Tokens = 1, tok
+	if err != nil {
+		return resp, fmt.Errorf("nodes: responder model call: %w", err)
+	}
+	resp.Text = strings.TrimSpace(text)
+	return resp, nil
+}

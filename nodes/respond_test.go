@@ -1,0 +1,52 @@
+package nodes
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func respondPlan() Plan {
+	return Plan{Goal: "find go", Constraints: []string{"be quick"}, Steps: []Step{
+		done(st("a", "search", `"go"`), `{"hits":3}`, "search(go) → 3 hits"),
+		{ID: "b", Description: "fetch the first hit", Tool: "fetch", DependsOn: []string{"a"}, Status: StatusFailed, Error: "timeout"},
+		st("c", "", "", "b"),
+	}}
+}
+
+func TestTemplateResponder(t *testing.T) {
+	t.Parallel()
+	p := respondPlan()
+	stop := &StopReason{Budget: BudgetToolCalls, Limit: "2", Used: "2"}
+	resp, err := TemplateResponder{}.Respond(t.Context(), RespondRequest{Plan: p, Outcomes: []StepOutcome{{StepID: "a", Conclusion: "3 hits found"}}, Stop: stop})
+	require.NoError(t, err)
+	require.False(t, resp.Complete)
+	require.Equal(t, "Goal: find go\nDone:\n- do a: 3 hits found\n  evidence: search(go) → 3 hits\n"+
+		"Stopped early: nodes: stopped by budget max_tool_calls: used 2 of 2\nNot done:\n"+
+		"- b: fetch the first hit (failed): timeout\n- c: do c (pending)", resp.Text)
+	require.Equal(t, []string{"b: fetch the first hit (failed): timeout", "c: do c (pending)"}, resp.Missing)
+
+	p.Steps = p.Steps[:1]
+	resp, err = TemplateResponder{}.Respond(t.Context(), RespondRequest{Plan: p})
+	require.NoError(t, err)
+	require.True(t, resp.Complete)
+	require.NotContains(t, resp.Text, "Stopped early")
+}
+
+func TestLLMResponder(t *testing.T) {
+	t.Parallel()
+	m := &scriptedModel{replies: []string{"  Partial answer.  "}}
+	resp, err := LLMResponder{Model: m}.Respond(t.Context(), RespondRequest{Plan: respondPlan(), Blocked: "no replanner could fix b"})
+	require.NoError(t, err)
+	require.Equal(t, "Partial answer.", resp.Text)
+	require.False(t, resp.Complete)
+	require.Equal(t, 1, resp.ModelCalls)
+	require.Equal(t, 120, resp.Tokens.Total)
+	prompt := m.prompts[0]
+	for _, want := range []string{
+		"Request: find go", "- be quick", "- a (completed) do a\n  result: {\"hits\":3}\n  evidence: search(go) → 3 hits",
+		"  error: timeout", "The work stopped early: no replanner could fix b", "- c: do c (pending)", "Say what was done, what is missing and why.",
+	} {
+		require.Contains(t, prompt, want)
+	}
+}

@@ -1,0 +1,347 @@
+package nodes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/tmc/langchaingo/llms"
+)
+
+// Fix repairs one failed step without a model: it returns the steps that
+// replace it (the step itself, changed, possibly preceded by new steps), or
+// false when it does not apply.
+type Fix func(req ReplanRequest, failed Step) ([]Step, bool)
+
+// IncrementalFix repairs known error kinds with no model call, keeping the
+// rest of the plan as it is:
+//
+//   - unknown tool: the step's tool becomes the closest available name;
+//   - bad input: a string input holding JSON with trailing commas is
+//     repaired, and a one-field object input is replaced by its value;
+//   - missing file: with FileFinder set (a tool that finds a file by name),
+//     a step is inserted that looks the file up by its base name, and the
+//     failed step's "path"/"file"/"filename" field references its result.
+//
+// Extra fixes are tried first. It returns ErrNoFix when nothing applies.
+type IncrementalFix struct {
+	FileFinder string
+	Extra      []Fix
+}
+
+// Replan implements Replanner.
+func (f IncrementalFix) Replan(_ context.Context, req ReplanRequest) (Plan, ReplanInfo, error) {
+	info := ReplanInfo{Strategy: "incremental"}
+	t := req.Trigger
+	failed, ok := req.Plan.Step(t.StepID)
+	if t.Kind != TriggerFailed || !ok {
+		return Plan{}, info, fmt.Errorf("%w: incremental fixes apply to failed steps only", ErrNoFix)
+	}
+	fixes := slices.Clone(f.Extra)
+	switch t.ErrKind {
+	case ErrKindUnknownTool:
+		fixes = append(fixes, fixUnknownTool)
+	case ErrKindBadInput:
+		fixes = append(fixes, fixBadInput)
+	case ErrKindMissingFile:
+		if f.FileFinder != "" {
+			fixes = append(fixes, f.fixMissingFile)
+		}
+	}
+	for _, fix := range fixes {
+		repl, ok := fix(req, failed.clone())
+		if !ok {
+			continue
+		}
+		p := req.Plan.Clone()
+		i := p.Index(failed.ID)
+		for k := range repl {
+			if repl[k].ID == failed.ID || p.Index(repl[k].ID) < 0 {
+				repl[k].Status, repl[k].Result, repl[k].Error = StatusPending, "", ""
+			}
+		}
+		p.Steps = slices.Concat(p.Steps[:i], repl, p.Steps[i+1:])
+		return p, info, nil
+	}
+	return Plan{}, info, fmt.Errorf("%w: step %q failed with %s: %s", ErrNoFix, failed.ID, t.ErrKind, t.Error)
+}
+
+func fixUnknownTool(req ReplanRequest, s Step) ([]Step, bool) {
+	c := ClosestName(s.Tool, ToolNames(req.Tools))
+	if c == "" || c == s.Tool {
+		return nil, false
+	}
+	s.Tool = c
+	return []Step{s}, true
+}
+
+var trailingComma = regexp.MustCompile(`,(\s*[}\]])`)
+
+func fixBadInput(_ ReplanRequest, s Step) ([]Step, bool) {
+	var str string
+	if json.Unmarshal(s.Input, &str) == nil {
+		t := strings.TrimSpace(str)
+		if strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+			fixed := trailingComma.ReplaceAllString(t, "$1")
+			if json.Valid([]byte(fixed)) && fixed != t {
+				s.Input = json.RawMessage(fixed)
+				return []Step{s}, true
+			}
+		}
+		return nil, false
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(s.Input, &obj) == nil && len(obj) == 1 {
+		for _, v := range obj {
+			s.Input = v
+		}
+		return []Step{s}, true
+	}
+	return nil, false
+}
+
+func (f IncrementalFix) fixMissingFile(req ReplanRequest, s Step) ([]Step, bool) {
+	if _, ok := FindTool(req.Tools, f.FileFinder); !ok {
+		return nil, false
+	}
+	var obj map[string]any
+	if json.Unmarshal(s.Input, &obj) != nil {
+		return nil, false
+	}
+	for _, key := range []string{"path", "file", "filename"} {
+		p, ok := obj[key].(string)
+		if !ok || strings.Contains(p, "{{") {
+			continue
+		}
+		find := Step{
+			ID:          s.ID + "_find",
+			Description: fmt.Sprintf("find the file %q that %s needs", path.Base(p), s.ID),
+			Tool:        f.FileFinder,
+			DependsOn:   slices.Clone(s.DependsOn),
+		}
+		for req.Plan.Index(find.ID) >= 0 {
+			find.ID += "_"
+		}
+		find.Input, _ = json.Marshal(map[string]string{"name": path.Base(p)})
+		obj[key] = "{{" + find.ID + ".result}}"
+		in, err := marshalCompact(obj)
+		if err != nil {
+			return nil, false
+		}
+		s.Input = in
+		s.DependsOn = append(s.DependsOn, find.ID)
+		return []Step{find, s}, true
+	}
+	return nil, false
+}
+
+// keptSteps returns the completed and skipped steps: work a revision keeps.
+func keptSteps(p Plan) []Step {
+	var out []Step
+	for _, s := range p.Steps {
+		if s.Status == StatusCompleted || s.Status == StatusSkipped {
+			out = append(out, s.clone())
+		}
+	}
+	return out
+}
+
+// PartialReplan keeps the completed (and skipped) steps with their results and
+// evidence and replaces every other step: with Template's steps when set
+// (zero model calls), else with steps the Model writes from the completed
+// work, the trigger and the tools, re-asked with the problems listed like
+// LLMPlanner. New steps that repeat a kept step (same id, tool and input) are
+// dropped; other id clashes are problems the model must fix.
+type PartialReplan struct {
+	Template    func(req ReplanRequest) ([]Step, error)
+	Model       llms.Model
+	MaxAttempts int
+	Threshold   float64
+	Options     []llms.CallOption
+}
+
+// Replan implements Replanner.
+func (r PartialReplan) Replan(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error) {
+	kept := keptSteps(req.Plan)
+	merge := func(steps []Step) Plan {
+		p := Plan{Goal: req.Plan.Goal, Constraints: slices.Clone(req.Plan.Constraints), Steps: slices.Clone(kept)}
+		for _, s := range steps {
+			if k, ok := p.Step(s.ID); ok && k.Tool == s.Tool && string(k.Input) == string(s.Input) {
+				continue
+			}
+			s = s.clone()
+			s.Status, s.Result, s.Error, s.Evidence = StatusPending, "", "", nil
+			p.Steps = append(p.Steps, s)
+		}
+		return p
+	}
+	if r.Template != nil {
+		info := ReplanInfo{Strategy: "partial:template"}
+		steps, err := r.Template(req)
+		if err != nil {
+			return Plan{}, info, err
+		}
+		return merge(steps), info, nil
+	}
+	info := ReplanInfo{Strategy: "partial:model"}
+	var remaining []Step
+	for _, s := range req.Plan.Steps {
+		if s.Status != StatusCompleted && s.Status != StatusSkipped {
+			remaining = append(remaining, s)
+		}
+	}
+	data := ReplannerPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Completed: kept, Remaining: remaining,
+		Trigger: req.Trigger, Tools: Infos(req.Tools), Schema: PlanSchema}
+	var pi PlanInfo
+	np, err := askForPlan(ctx, r.Model, r.MaxAttempts, r.Threshold, r.Options, &pi,
+		func(problems []Problem, previous string) (string, error) {
+			data.Problems, data.Previous = problems, previous
+			return render(ReplannerTemplate, data)
+		},
+		func(p Plan) Score { return ScorePlan(merge(p.Steps), req.Tools) })
+	info.ModelCalls, info.Tokens = pi.ModelCalls, pi.Tokens
+	if err != nil {
+		return Plan{}, info, err
+	}
+	return merge(np.Steps), info, nil
+}
+
+// FullReplan plans again from the goal with Planner, telling it what was
+// learned. Completed steps are not thrown away: they stay in the plan, with
+// their evidence, ahead of the new steps; a new step whose id clashes with a
+// kept one is renamed (with its dependencies and references). The new steps
+// are self-contained: they do not depend on the kept ones.
+type FullReplan struct {
+	Planner Planner
+}
+
+// Replan implements Replanner.
+func (r FullReplan) Replan(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error) {
+	info := ReplanInfo{Strategy: "full"}
+	if r.Planner == nil {
+		return Plan{}, info, fmt.Errorf("%w: no planner for a full replan", ErrNoFix)
+	}
+	kept := keptSteps(req.Plan)
+	var b strings.Builder
+	for _, s := range kept {
+		fmt.Fprintf(&b, "- %s (%s): %s\n", s.Description, s.Status, truncate(s.Result, 300))
+	}
+	fmt.Fprintf(&b, "The previous plan was abandoned: step %q %s\n", req.Trigger.StepID, req.Trigger.Summary())
+	np, pi, err := r.Planner.Plan(ctx, PlanRequest{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Context: b.String()})
+	info.ModelCalls, info.Tokens = pi.ModelCalls, pi.Tokens
+	if err != nil {
+		return Plan{}, info, err
+	}
+	taken := map[string]bool{}
+	for _, s := range kept {
+		taken[s.ID] = true
+	}
+	p := Plan{Goal: req.Plan.Goal, Constraints: slices.Clone(req.Plan.Constraints), Steps: kept}
+	p.Steps = append(p.Steps, renameSteps(np.Steps, taken)...)
+	return p, info, nil
+}
+
+// renameSteps renames steps whose ids are taken (suffix _2, _3, …),
+// rewriting dependencies and references among the steps.
+func renameSteps(steps []Step, taken map[string]bool) []Step {
+	rename := map[string]string{}
+	for _, s := range steps {
+		if !taken[s.ID] {
+			continue
+		}
+		for n := 2; ; n++ {
+			id := fmt.Sprintf("%s_%d", s.ID, n)
+			if !taken[id] && !slices.ContainsFunc(steps, func(o Step) bool { return o.ID == id }) {
+				rename[s.ID] = id
+				taken[id] = true
+				break
+			}
+		}
+	}
+	out := make([]Step, len(steps))
+	for i, s := range steps {
+		s = s.clone()
+		if n, ok := rename[s.ID]; ok {
+			s.ID = n
+		}
+		for j, d := range s.DependsOn {
+			if n, ok := rename[d]; ok {
+				s.DependsOn[j] = n
+			}
+		}
+		if len(rename) > 0 && len(s.Input) > 0 {
+			in := string(s.Input)
+			for _, ref := range FindRefs(in) {
+				if n, ok := rename[ref.StepID]; ok {
+					in = strings.ReplaceAll(in, ref.Raw, strings.Replace(ref.Raw, ref.StepID+".result", n+".result", 1))
+				}
+			}
+			s.Input = json.RawMessage(in)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// AdaptiveReplanner picks a strategy by error kind and by how far the plan got:
+// a failure IncrementalFix knows (unknown tool, bad input, missing file) goes
+// to Incremental first; a blocked route goes to Partial (the completed
+// findings are the reason to revise); otherwise a plan less than
+// EarlyFraction done (default 0.3) goes to Full, and the rest to Partial.
+// When the chosen strategy is nil or says ErrNoFix, the next one is tried
+// (Partial, then Full).
+type AdaptiveReplanner struct {
+	Incremental   Replanner
+	Partial       Replanner
+	Full          Replanner
+	EarlyFraction float64
+}
+
+// Choose returns the order in which strategies are tried for req, by name.
+func (a AdaptiveReplanner) Choose(req ReplanRequest) []string {
+	early := a.EarlyFraction
+	if early <= 0 {
+		early = 0.3
+	}
+	var order []string
+	t := req.Trigger
+	if t.Kind == TriggerFailed && (t.ErrKind == ErrKindUnknownTool || t.ErrKind == ErrKindBadInput || t.ErrKind == ErrKindMissingFile) {
+		order = append(order, "incremental")
+	}
+	if t.Kind != TriggerBlocked && req.Plan.Progress().Fraction() < early {
+		order = append(order, "full", "partial")
+	} else {
+		order = append(order, "partial", "full")
+	}
+	return order
+}
+
+// Replan implements Replanner.
+func (a AdaptiveReplanner) Replan(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error) {
+	by := map[string]Replanner{"incremental": a.Incremental, "partial": a.Partial, "full": a.Full}
+	var total ReplanInfo
+	var lastErr error = ErrNoFix
+	for _, name := range a.Choose(req) {
+		r := by[name]
+		if r == nil {
+			continue
+		}
+		p, info, err := r.Replan(ctx, req)
+		total.ModelCalls += info.ModelCalls
+		total.Tokens = total.Tokens.Add(info.Tokens)
+		total.Strategy = "adaptive:" + info.Strategy
+		if err == nil {
+			return p, total, nil
+		}
+		lastErr = err
+		if !errors.Is(err, ErrNoFix) {
+			return Plan{}, total, err
+		}
+	}
+	return Plan{}, total, lastErr
+}
