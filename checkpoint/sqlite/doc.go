@@ -1,0 +1,73 @@
+// Package sqlite is the embedded, default checkpoint.Saver: every thread's
+// checkpoints, channel values and pending writes in one SQLite file,
+// through modernc.org/sqlite (pure Go, no cgo).
+//
+//	saver, err := sqlite.Open("checkpoints.db")
+//	if err != nil { … }
+//	defer saver.Close()
+//
+// # What it stores
+//
+// A checkpoint row holds its thread, namespace, id, parent id, creation
+// time, metadata (JSON) and channel versions (a JSON object from channel
+// to version). Channel values live apart, one row per (thread, namespace,
+// channel, version), so a channel that did not change in a step is not
+// written again: the checkpoint only names the version it already has.
+// An append-only channel is stored as deltas: a row whose delta flag is
+// set holds only the elements appended since its base version, so a step
+// costs one small row however long the history. Get and List rebuild a
+// value by walking the chain back to the newest full snapshot in one
+// recursive query, and return it as checkpoint.Value{Snapshot, Deltas}.
+// Pending writes are rows per (thread, namespace, checkpoint, task,
+// index). Blob data and write values carry a CRC-32C, so a damaged row is
+// reported as checkpoint.ErrCorrupt (naming the thread and checkpoint)
+// rather than handed to the deserializer.
+//
+// # Schema
+//
+// Open applies the migrations that the table schema_migrations(version,
+// applied_at) does not list yet, each in its own transaction, so opening
+// a file twice, or from two processes at once, is safe. Version 1 makes:
+//
+//	checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata)
+//	    PRIMARY KEY (thread_id, ns, id)
+//	blobs (thread_id, ns, channel, version, delta, base, crc, data)
+//	    PRIMARY KEY (thread_id, ns, channel, version)
+//	writes (thread_id, ns, checkpoint_id, task_id, idx, channel, crc, value)
+//	    PRIMARY KEY (thread_id, ns, checkpoint_id, task_id, idx)
+//
+// all WITHOUT ROWID, so a thread's rows sit together in key order and the
+// head of a thread is the last key of its range.
+//
+// # WAL and durability
+//
+// The file is in WAL mode: readers never block the writer nor each other.
+// WithSynchronous chooses what a commit survives. SyncNormal (the
+// default) survives a crash of the process, since a commit is in the OS
+// once Put returns; a power loss may lose the last commits but never
+// corrupts the file. SyncFull also survives a power loss: every commit
+// waits for an fsync of the log.
+//
+// # Concurrency
+//
+// A Saver is safe for concurrent use. Writes go through one connection,
+// one at a time, each in a BEGIN IMMEDIATE transaction; reads use a pool
+// of connections (WithMaxReaders), each call in one read transaction, so
+// it sees one snapshot. Put reads the head of (thread, namespace) and
+// inserts the checkpoint in the same write transaction, holding SQLite's
+// write lock, so of two writers with the same ExpectHead — in one process,
+// or in two processes or handles on one file — one wins and the other
+// gets checkpoint.ErrConflict. A writer from another handle that holds
+// the lock longer than WithBusyTimeout makes Put fail with SQLite's busy
+// error, never with a silent fork.
+//
+// List reads a page of checkpoints at a time (growing from 8 to 512
+// rows), then the blobs and pending writes of the whole page in one query
+// each. Filters on "source", "step", "run_id" and string values of
+// Metadata.Extra run in SQL (json_extract); others are matched in Go with
+// checkpoint.Metadata.Matches.
+//
+// The Saver implements checkpoint.Copier and checkpoint.Pruner. Prune
+// keeps every blob that a kept checkpoint names and the whole delta chain
+// behind it.
+package sqlite

@@ -1,0 +1,252 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/stategraph/stategraph/checkpoint"
+)
+
+// cpRow is a checkpoints row, decoded.
+type cpRow struct {
+	id, parent string
+	created    int64
+	versions   map[string]string
+	md         checkpoint.Metadata
+}
+
+// blobKey names a blob within a thread and namespace.
+type blobKey struct{ channel, version string }
+
+// blobRow is a blobs row as read.
+type blobRow struct {
+	delta bool
+	base  string
+	data  []byte
+	bad   bool // the data does not match its checksum
+}
+
+// scanCheckpoint scans and decodes a row of checkpointCols.
+func scanCheckpoint(scan func(...any) error, thread, ns string) (cpRow, error) {
+	var r cpRow
+	var versions, md []byte
+	if err := scan(&r.id, &r.parent, &r.created, &versions, &md); err != nil {
+		return r, err
+	}
+	var err error
+	if r.versions, err = decodeVersions(versions); err != nil {
+		return r, corruptError(thread, ns, r.id, "%v", err)
+	}
+	if r.md, err = decodeMetadata(md); err != nil {
+		return r, corruptError(thread, ns, r.id, "%v", err)
+	}
+	return r, nil
+}
+
+// Get returns the checkpoint cfg names, or the latest of its thread and
+// namespace when cfg.CheckpointID is "", with every channel's value and
+// the pending writes saved against it. No such checkpoint is
+// checkpoint.ErrNotFound; a row that cannot be read back, or a blob that
+// is missing, is checkpoint.ErrCorrupt naming the checkpoint.
+func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
+	thread, ns := cfg.ThreadID, cfg.Namespace
+	var tup *checkpoint.Tuple
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		var row *sql.Row
+		if cfg.CheckpointID == "" {
+			row = tx.StmtContext(ctx, s.st.getLatest).QueryRowContext(ctx, thread, ns)
+		} else {
+			row = tx.StmtContext(ctx, s.st.getByID).QueryRowContext(ctx, thread, ns, cfg.CheckpointID)
+		}
+		r, err := scanCheckpoint(row.Scan, thread, ns)
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFoundError(cfg)
+		}
+		if err != nil {
+			return err
+		}
+		tups, err := s.load(ctx, tx, thread, ns, []cpRow{r})
+		if err != nil {
+			return err
+		}
+		tup = tups[0]
+		return nil
+	})
+	if err != nil {
+		return nil, wrapRead(ctx, err, "get", cfg)
+	}
+	return tup, nil
+}
+
+// wrapRead adds context to an error of a read, unless it carries it.
+func wrapRead(ctx context.Context, err error, op string, cfg checkpoint.Config) error {
+	if isOurs(err) {
+		return err
+	}
+	err = fmt.Errorf("sqlite: %s thread %q namespace %q: %w", op, cfg.ThreadID, cfg.Namespace, err)
+	return withCtx(ctx, err)
+}
+
+// withCtx makes an error that a cancelled context caused (SQLite reports
+// an interrupted statement) wrap the context's error.
+func withCtx(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w (%w)", err, cerr)
+	}
+	return err
+}
+
+// load turns checkpoint rows of one thread and namespace into tuples: it
+// fetches the blobs of all of them, delta chains included, in one query
+// and their pending writes in another.
+func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []cpRow) ([]*checkpoint.Tuple, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	blobs, err := s.loadBlobs(ctx, tx, thread, ns, rows)
+	if err != nil {
+		return nil, err
+	}
+	writes, err := s.loadWrites(ctx, tx, thread, ns, rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*checkpoint.Tuple, len(rows))
+	for i, r := range rows {
+		values := make(map[string]checkpoint.Value, len(r.versions))
+		for ch, v := range r.versions {
+			val, err := rebuild(blobs, ch, v)
+			if err != nil {
+				return nil, corruptError(thread, ns, r.id, "channel %q version %q: %v", ch, v, err)
+			}
+			values[ch] = val
+		}
+		tup := &checkpoint.Tuple{
+			Config: checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: r.id},
+			Checkpoint: checkpoint.Checkpoint{
+				ID:        r.id,
+				CreatedAt: decodeTime(r.created),
+				Versions:  r.versions,
+				Values:    values,
+			},
+			Metadata:      r.md,
+			PendingWrites: writes[r.id],
+		}
+		if r.parent != "" {
+			tup.Parent = &checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: r.parent}
+		}
+		out[i] = tup
+	}
+	return out, nil
+}
+
+// loadBlobs fetches every blob the rows' versions name, with the delta
+// chains behind them.
+func (s *Saver) loadBlobs(ctx context.Context, tx *sql.Tx, thread, ns string, rows []cpRow) (map[blobKey]*blobRow, error) {
+	var keys []blobKey
+	seen := make(map[blobKey]struct{})
+	for _, r := range rows {
+		for ch, v := range r.versions {
+			k := blobKey{ch, v}
+			if _, ok := seen[k]; !ok {
+				seen[k] = struct{}{}
+				keys = append(keys, k)
+			}
+		}
+	}
+	blobs := make(map[blobKey]*blobRow, len(keys))
+	if len(keys) == 0 {
+		return blobs, nil
+	}
+	rs, err := tx.StmtContext(ctx, s.st.chain).QueryContext(ctx, thread, ns, seedsJSON(keys))
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var k blobKey
+		var b blobRow
+		var crc int64
+		if err := rs.Scan(&k.channel, &k.version, &b.delta, &b.base, &crc, &b.data); err != nil {
+			if k.channel == "" || k.version == "" {
+				return nil, corruptError(thread, ns, rows[0].id, "a blob cannot be read: %v", err)
+			}
+			// Reported by rebuild, naming the checkpoint that needs it.
+			b = blobRow{bad: true}
+		}
+		b.bad = b.bad || checksum(b.data) != crc
+		blobs[k] = &b
+	}
+	return blobs, rs.Err()
+}
+
+// loadWrites fetches the pending writes of the rows, by checkpoint id,
+// ordered by task id then index.
+func (s *Saver) loadWrites(ctx context.Context, tx *sql.Tx, thread, ns string, rows []cpRow) (map[string][]checkpoint.PendingWrite, error) {
+	var rs *sql.Rows
+	var err error
+	if len(rows) == 1 {
+		rs, err = tx.StmtContext(ctx, s.st.writesOne).QueryContext(ctx, thread, ns, rows[0].id)
+	} else {
+		ids := make([]string, len(rows))
+		for i, r := range rows {
+			ids[i] = r.id
+		}
+		rs, err = tx.StmtContext(ctx, s.st.writesPage).QueryContext(ctx, thread, ns, idsJSON(ids))
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	out := make(map[string][]checkpoint.PendingWrite)
+	for rs.Next() {
+		var id string
+		var w checkpoint.PendingWrite
+		var crc int64
+		if err := rs.Scan(&id, &w.TaskID, &w.Index, &w.Channel, &crc, &w.Value); err != nil {
+			return nil, corruptError(thread, ns, id, "pending write of task %q: %v", w.TaskID, err)
+		}
+		if checksum(w.Value) != crc {
+			return nil, corruptError(thread, ns, id, "pending write %d of task %q: value does not match its checksum", w.Index, w.TaskID)
+		}
+		out[id] = append(out[id], w)
+	}
+	return out, rs.Err()
+}
+
+// rebuild returns the value of channel ch at version v: the newest full
+// snapshot at or behind v and the deltas after it, oldest first. A delta
+// with no base extends the empty value.
+func rebuild(blobs map[blobKey]*blobRow, ch, v string) (checkpoint.Value, error) {
+	out := checkpoint.Value{Version: v}
+	cur := v
+	for n := 0; ; n++ {
+		if n > len(blobs) {
+			return out, fmt.Errorf("the delta chain loops at version %q", cur)
+		}
+		b, ok := blobs[blobKey{ch, cur}]
+		if !ok {
+			if cur == v {
+				return out, errors.New("blob missing")
+			}
+			return out, fmt.Errorf("base version %q of the delta chain missing", cur)
+		}
+		if b.bad {
+			return out, fmt.Errorf("blob of version %q cannot be read or does not match its checksum", cur)
+		}
+		if !b.delta {
+			out.Snapshot = b.data
+			break
+		}
+		out.Deltas = append(out.Deltas, b.data)
+		if b.base == "" {
+			break
+		}
+		cur = b.base
+	}
+	slices.Reverse(out.Deltas)
+	return out, nil
+}

@@ -1,0 +1,135 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/stategraph/stategraph/checkpoint"
+)
+
+// Put stores a checkpoint and its new blobs in one transaction, as a
+// compare-and-set on the head (the greatest id) of its thread and
+// namespace: if the head is not req.ExpectHead, it stores nothing and
+// returns an error wrapping checkpoint.ErrConflict. The checkpoint's id
+// must be greater than the head's, as checkpoint.NewID makes it.
+func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.Config, error) {
+	cfg, cp := req.Config, req.Checkpoint
+	thread, ns := cfg.ThreadID, cfg.Namespace
+	if thread == "" {
+		return checkpoint.Config{}, errors.New("sqlite: put: empty thread id")
+	}
+	if cp.ID == "" {
+		return checkpoint.Config{}, fmt.Errorf("sqlite: put on thread %q namespace %q: empty checkpoint id", thread, ns)
+	}
+	versions, err := encodeVersions(cp.Versions)
+	if err != nil {
+		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q: versions: %w", cp.ID, thread, err)
+	}
+	md, err := json.Marshal(req.Metadata)
+	if err != nil {
+		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q: metadata: %w", cp.ID, thread, err)
+	}
+	for ch, b := range cp.New {
+		if blobVersion(ch, b, cp.Versions) == "" {
+			return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q: blob of channel %q has no version", cp.ID, thread, ch)
+		}
+	}
+
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		var head string
+		err := tx.StmtContext(ctx, s.st.head).QueryRowContext(ctx, thread, ns).Scan(&head)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		if head != req.ExpectHead {
+			return conflictError(thread, ns, req.ExpectHead, head)
+		}
+		if cp.ID <= head {
+			return fmt.Errorf("checkpoint id is not greater than the head %q", head)
+		}
+		if _, err := tx.StmtContext(ctx, s.st.insertCheckpoint).ExecContext(ctx,
+			thread, ns, cp.ID, cfg.CheckpointID, encodeTime(cp.CreatedAt), versions, md); err != nil {
+			return err
+		}
+		if len(cp.New) == 0 {
+			return nil
+		}
+		ins := tx.StmtContext(ctx, s.st.insertBlob)
+		for ch, b := range cp.New {
+			if _, err := ins.ExecContext(ctx, thread, ns, ch, blobVersion(ch, b, cp.Versions),
+				b.Delta, b.Base, checksum(b.Data), b.Data); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, checkpoint.ErrConflict) || isOurs(err) {
+			return checkpoint.Config{}, err
+		}
+		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q namespace %q: %w", cp.ID, thread, ns, err)
+	}
+	return checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: cp.ID}, nil
+}
+
+// blobVersion is the version a new blob is stored under: its own, or else
+// the checkpoint's version of its channel.
+func blobVersion(ch string, b checkpoint.Blob, versions map[string]string) string {
+	if b.Version != "" {
+		return b.Version
+	}
+	return versions[ch]
+}
+
+// PutWrites stores a task's writes against the checkpoint cfg names,
+// stamped with taskID. A write with a non-negative index is stored once
+// (a second one with the same task and index is ignored); one with a
+// negative index replaces the earlier one. A checkpoint that does not
+// exist is checkpoint.ErrNotFound.
+func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID string, writes []checkpoint.PendingWrite) error {
+	if cfg.CheckpointID == "" {
+		return notFoundError(cfg)
+	}
+	thread, ns, id := cfg.ThreadID, cfg.Namespace, cfg.CheckpointID
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.StmtContext(ctx, s.st.existsW).QueryRowContext(ctx, thread, ns, id).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return notFoundError(cfg)
+		}
+		var ins, ups *sql.Stmt
+		for _, w := range writes {
+			var stmt *sql.Stmt
+			if w.Index >= 0 {
+				if ins == nil {
+					ins = tx.StmtContext(ctx, s.st.insertWrite)
+				}
+				stmt = ins
+			} else {
+				if ups == nil {
+					ups = tx.StmtContext(ctx, s.st.upsertWrite)
+				}
+				stmt = ups
+			}
+			if _, err := stmt.ExecContext(ctx, thread, ns, id, taskID, w.Index, w.Channel, checksum(w.Value), w.Value); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil && !isOurs(err) {
+		return fmt.Errorf("sqlite: put writes of task %q on thread %q namespace %q checkpoint %q: %w", taskID, thread, ns, id, err)
+	}
+	return err
+}
+
+// isOurs reports whether err already carries this package's context.
+func isOurs(err error) bool {
+	return errors.Is(err, checkpoint.ErrNotFound) || errors.Is(err, checkpoint.ErrConflict) ||
+		errors.Is(err, checkpoint.ErrCorrupt)
+}

@@ -1,0 +1,162 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// lockSQL writes nothing but takes SQLite's write lock: a write
+// transaction that does not begin IMMEDIATE runs it first, so that its
+// reads see the newest commit and no other writer can commit before it.
+const lockSQL = `UPDATE schema_migrations SET version = version WHERE 0`
+
+// The statements the hot paths use, prepared once.
+const (
+	sqlHead = `SELECT id FROM checkpoints WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1`
+
+	sqlInsertCheckpoint = `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata)
+VALUES (?, ?, ?, ?, ?, ?, ?)`
+
+	sqlInsertBlob = `INSERT INTO blobs (thread_id, ns, channel, version, delta, base, crc, data)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+
+	sqlExists = `SELECT count(*) FROM checkpoints WHERE thread_id = ? AND ns = ? AND id = ?`
+
+	sqlInsertWrite = `INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, idx, channel, crc, value)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+
+	sqlUpsertWrite = `INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, idx, channel, crc, value)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (thread_id, ns, checkpoint_id, task_id, idx)
+DO UPDATE SET channel = excluded.channel, crc = excluded.crc, value = excluded.value`
+
+	checkpointCols = `id, parent_id, created_at, versions, metadata`
+
+	sqlGetLatest = `SELECT ` + checkpointCols + ` FROM checkpoints
+WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1`
+
+	sqlGetByID = `SELECT ` + checkpointCols + ` FROM checkpoints
+WHERE thread_id = ? AND ns = ? AND id = ?`
+
+	// sqlChain returns every blob that the (channel, version) pairs in ?3
+	// (a JSON array of two-element arrays) name, and every blob behind a
+	// delta among them, back to the newest full snapshot: one query for
+	// the whole chain of every channel, however long.
+	sqlChain = `WITH RECURSIVE
+seed (channel, version) AS MATERIALIZED (
+	SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?3)
+),
+chain (channel, version, delta, base) AS (
+	SELECT b.channel, b.version, b.delta, b.base
+	FROM seed s CROSS JOIN blobs b
+		ON b.thread_id = ?1 AND b.ns = ?2 AND b.channel = s.channel AND b.version = s.version
+	UNION
+	SELECT b.channel, b.version, b.delta, b.base
+	FROM chain c CROSS JOIN blobs b
+		ON b.thread_id = ?1 AND b.ns = ?2 AND b.channel = c.channel AND b.version = c.base
+	WHERE c.delta <> 0
+)
+SELECT b.channel, b.version, b.delta, b.base, b.crc, b.data
+FROM chain c CROSS JOIN blobs b
+	ON b.thread_id = ?1 AND b.ns = ?2 AND b.channel = c.channel AND b.version = c.version`
+
+	writeCols = `checkpoint_id, task_id, idx, channel, crc, value`
+
+	sqlWritesOne = `SELECT ` + writeCols + ` FROM writes
+WHERE thread_id = ? AND ns = ? AND checkpoint_id = ?
+ORDER BY task_id, idx`
+
+	// sqlWritesPage takes the checkpoint ids as a JSON array in ?3.
+	sqlWritesPage = `SELECT ` + writeCols + ` FROM writes
+WHERE thread_id = ?1 AND ns = ?2 AND checkpoint_id IN (SELECT value FROM json_each(?3))
+ORDER BY checkpoint_id, task_id, idx`
+)
+
+// stmts holds the prepared statements. Write statements are prepared on
+// the write handle, the others on the read handle.
+type stmts struct {
+	lock, head, insertCheckpoint, insertBlob, existsW, insertWrite, upsertWrite *sql.Stmt
+	getLatest, getByID, chain, writesOne, writesPage                            *sql.Stmt
+	all                                                                         []*sql.Stmt
+
+	// listMu guards list, the statements of List queries by SQL text,
+	// prepared on the read handle as they are first used.
+	listMu sync.Mutex
+	list   map[string]*sql.Stmt
+	rdb    *sql.DB
+}
+
+// maxListStmts caps the List statements kept prepared; queries beyond it
+// are prepared for each page.
+const maxListStmts = 64
+
+// listStmt returns the prepared statement for a List query, or nil when
+// too many are kept already.
+func (st *stmts) listStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	st.listMu.Lock()
+	defer st.listMu.Unlock()
+	if stmt, ok := st.list[query]; ok {
+		return stmt, nil
+	}
+	if len(st.list) >= maxListStmts {
+		return nil, nil
+	}
+	stmt, err := st.rdb.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st.list == nil {
+		st.list = make(map[string]*sql.Stmt)
+	}
+	st.list[query] = stmt
+	return stmt, nil
+}
+
+func (st *stmts) prepare(ctx context.Context, rdb, wdb *sql.DB) error {
+	st.rdb = rdb
+	list := []struct {
+		dst **sql.Stmt
+		db  *sql.DB
+		sql string
+	}{
+		{&st.lock, wdb, lockSQL},
+		{&st.head, wdb, sqlHead},
+		{&st.insertCheckpoint, wdb, sqlInsertCheckpoint},
+		{&st.insertBlob, wdb, sqlInsertBlob},
+		{&st.existsW, wdb, sqlExists},
+		{&st.insertWrite, wdb, sqlInsertWrite},
+		{&st.upsertWrite, wdb, sqlUpsertWrite},
+		{&st.getLatest, rdb, sqlGetLatest},
+		{&st.getByID, rdb, sqlGetByID},
+		{&st.chain, rdb, sqlChain},
+		{&st.writesOne, rdb, sqlWritesOne},
+		{&st.writesPage, rdb, sqlWritesPage},
+	}
+	for _, p := range list {
+		stmt, err := p.db.PrepareContext(ctx, p.sql)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", p.sql, err)
+		}
+		*p.dst = stmt
+		st.all = append(st.all, stmt)
+	}
+	return nil
+}
+
+func (st *stmts) close() error {
+	var errs []error
+	for _, s := range st.all {
+		errs = append(errs, s.Close())
+	}
+	st.all = nil
+	st.listMu.Lock()
+	for _, s := range st.list {
+		errs = append(errs, s.Close())
+	}
+	st.list = nil
+	st.listMu.Unlock()
+	return errors.Join(errs...)
+}

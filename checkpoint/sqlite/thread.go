@@ -1,0 +1,125 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/stategraph/stategraph/checkpoint"
+)
+
+// DeleteThread removes every checkpoint, blob and pending write of the
+// thread, in every namespace, in one transaction. Deleting a thread that
+// does not exist is not an error.
+func (s *Saver) DeleteThread(ctx context.Context, threadID string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		for _, q := range []string{
+			`DELETE FROM writes WHERE thread_id = ?`,
+			`DELETE FROM blobs WHERE thread_id = ?`,
+			`DELETE FROM checkpoints WHERE thread_id = ?`,
+		} {
+			if _, err := tx.ExecContext(ctx, q, threadID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return withCtx(ctx, fmt.Errorf("sqlite: delete thread %q: %w", threadID, err))
+	}
+	return nil
+}
+
+// CopyThread copies every checkpoint of src, in every namespace, with its
+// blobs and pending writes, into dst, keeping the checkpoint ids. It fails
+// if dst has checkpoints, and with checkpoint.ErrNotFound if src has none.
+func (s *Saver) CopyThread(ctx context.Context, src, dst string) error {
+	if src == dst {
+		return fmt.Errorf("sqlite: copy thread %q onto itself", src)
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM checkpoints WHERE thread_id = ?`, dst).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return fmt.Errorf("the destination thread %q has %d checkpoints", dst, n)
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata)
+SELECT ?, ns, id, parent_id, created_at, versions, metadata FROM checkpoints WHERE thread_id = ?`, dst, src)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return fmt.Errorf("sqlite: copy thread %q: %w", src, checkpoint.ErrNotFound)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO blobs (thread_id, ns, channel, version, delta, base, crc, data)
+SELECT ?, ns, channel, version, delta, base, crc, data FROM blobs WHERE thread_id = ?
+ON CONFLICT DO NOTHING`, dst, src); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, idx, channel, crc, value)
+SELECT ?, ns, checkpoint_id, task_id, idx, channel, crc, value FROM writes WHERE thread_id = ?`, dst, src)
+		return err
+	})
+	if err != nil && !isOurs(err) {
+		return withCtx(ctx, fmt.Errorf("sqlite: copy thread %q to %q: %w", src, dst, err))
+	}
+	return err
+}
+
+// sqlPruneBlobs deletes the blobs of thread ?1 that no checkpoint left
+// needs: those its versions name and the delta chains behind them.
+const sqlPruneBlobs = `WITH RECURSIVE need (ns, channel, version) AS (
+	SELECT c.ns, j.key, j.value FROM checkpoints c, json_each(c.versions) j WHERE c.thread_id = ?1
+	UNION
+	SELECT b.ns, b.channel, b.base
+	FROM need n JOIN blobs b
+		ON b.thread_id = ?1 AND b.ns = n.ns AND b.channel = n.channel AND b.version = n.version
+	WHERE b.delta <> 0 AND b.base <> ''
+)
+DELETE FROM blobs
+WHERE thread_id = ?1 AND (ns, channel, version) NOT IN (SELECT ns, channel, version FROM need)`
+
+// Prune keeps the newest keep checkpoints of each namespace of the thread
+// and deletes the others, with their pending writes and every blob that
+// no kept checkpoint needs (a kept checkpoint needs the blobs its
+// versions name and the whole delta chain behind them). keep must be at
+// least 1; pruning an unknown thread is not an error.
+func (s *Saver) Prune(ctx context.Context, threadID string, keep int) error {
+	if keep < 1 {
+		return fmt.Errorf("sqlite: prune thread %q: keep must be at least 1, not %d", threadID, keep)
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM checkpoints WHERE thread_id = ?1 AND (ns, id) IN (
+	SELECT ns, id FROM (
+		SELECT ns, id, row_number() OVER (PARTITION BY ns ORDER BY id DESC) AS rn
+		FROM checkpoints WHERE thread_id = ?1
+	) WHERE rn > ?2
+)`, threadID, keep)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM writes WHERE thread_id = ?1 AND NOT EXISTS (
+	SELECT 1 FROM checkpoints c
+	WHERE c.thread_id = ?1 AND c.ns = writes.ns AND c.id = writes.checkpoint_id
+)`, threadID); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, sqlPruneBlobs, threadID)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, checkpoint.ErrCorrupt) {
+			return err
+		}
+		return withCtx(ctx, fmt.Errorf("sqlite: prune thread %q: %w", threadID, err))
+	}
+	return nil
+}
