@@ -49,7 +49,8 @@ type Blob struct {
 	// Delta marks Data as the elements appended since Base rather than
 	// the whole value.
 	Delta bool `json:"delta,omitempty"`
-	// Base is the version this delta extends (set only with Delta).
+	// Base is the version this delta extends (set only with Delta). A
+	// delta with an empty Base extends the empty value.
 	Base string `json:"base,omitempty"`
 }
 
@@ -134,7 +135,9 @@ type PutRequest struct {
 	Metadata   Metadata
 	// ExpectHead is the id the thread's newest checkpoint in this namespace
 	// must have for the put to succeed ("" when the namespace must be
-	// empty). A mismatch is ErrConflict and stores nothing.
+	// empty). A mismatch is ErrConflict and stores nothing. The new
+	// checkpoint's id must sort after the head's; a saver may refuse one
+	// that does not, so that the head stays the greatest id.
 	ExpectHead string
 }
 

@@ -6,8 +6,9 @@ import (
 )
 
 // Flatten returns the metadata as the flat map that List filters match:
-// "source", "step", "run_id", "parents", "nodes" and every key of Extra,
-// each value as a JSON round trip leaves it (numbers are float64).
+// "source", "step", "run_id" (when set) and every key of Extra, each value
+// as a JSON round trip leaves it (numbers are float64). Parents and Nodes
+// are not filterable.
 func (m Metadata) Flatten() map[string]any {
 	out := make(map[string]any, 3+len(m.Extra))
 	for k, v := range m.Extra {
