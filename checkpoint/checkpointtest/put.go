@@ -1,0 +1,296 @@
+package checkpointtest
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/stategraph/stategraph/checkpoint"
+)
+
+var putTests = []test{
+	{"RoundTripsEveryValueKind", testPutRoundTripsEveryValueKind},
+	{"RoundTripsCheckpointFields", testPutRoundTripsCheckpointFields},
+	{"RoundTripsMetadata", testPutRoundTripsMetadata},
+	{"NamespacesAreSeparateHeads", testPutNamespacesAreSeparateHeads},
+	{"ReturnsParentInTuple", testPutReturnsParentInTuple},
+	{"StoresOnlyChangedChannels", testPutStoresOnlyChangedChannels},
+	{"ChannelAddedAndRemoved", testPutChannelAddedAndRemoved},
+	{"RebuildsDeltaChains", testPutRebuildsDeltaChains},
+	{"BranchesReadTheirOwnBlobs", testPutBranchesReadTheirOwnBlobs},
+}
+
+// valueKinds are channel values of every shape a serializer produces.
+func valueKinds() map[string]string {
+	binary := make([]byte, 256)
+	for i := range binary {
+		binary[i] = byte(i)
+	}
+	return map[string]string{
+		"string":        `"hello"`,
+		"unicode":       `"héllo wörld ✓ \u0000 \"quoted\" \n"`,
+		"int":           `42`,
+		"negative":      `-7`,
+		"float":         `3.14159e-10`,
+		"bool":          `true`,
+		"null":          `null`,
+		"empty-string":  `""`,
+		"empty-list":    `[]`,
+		"empty-object":  `{}`,
+		"zero-length":   ``,
+		"nested":        `{"a":[1,2,{"b":null,"c":"d"}],"e":{"f":{"g":[true,false]}}}`,
+		"binary":        string(binary),
+		"large":         `"` + strings.Repeat("x", 1<<20) + `"`,
+		"many-elements": `[` + strings.TrimSuffix(strings.Repeat(`"item",`, 10000), ",") + `]`,
+	}
+}
+
+func testPutRoundTripsEveryValueKind(t *testing.T, s checkpoint.Saver) {
+	thread := newThreadID()
+	blobs := map[string]checkpoint.Blob{}
+	want := map[string]val{}
+	for ch, data := range valueKinds() {
+		blobs[ch] = full("v1-"+ch, data)
+		want[ch] = val{version: "v1-" + ch, snapshot: data}
+	}
+	id := mustPut(t, s, thread, step{blobs: blobs})
+
+	tup := mustGet(t, s, checkpoint.Config{ThreadID: thread, CheckpointID: id})
+	requireValues(t, want, tup.Checkpoint.Values, "get by id")
+	tup = mustGet(t, s, checkpoint.Config{ThreadID: thread})
+	requireValues(t, want, tup.Checkpoint.Values, "get latest")
+	list := collect(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{})
+	require.Len(t, list, 1)
+	requireValues(t, want, list[0].Checkpoint.Values, "list")
+}
+
+func testPutRoundTripsCheckpointFields(t *testing.T, s checkpoint.Saver) {
+	thread := newThreadID()
+	req := step{blobs: map[string]checkpoint.Blob{"a": full("1", `"a"`), "b": full("1", `"b"`)}}.request(thread)
+	cfg, err := s.Put(context.Background(), req)
+	require.NoError(t, err)
+	require.Equal(t, checkpoint.Config{ThreadID: thread, CheckpointID: req.Checkpoint.ID}, cfg)
+
+	tup := mustGet(t, s, cfg)
+	require.Equal(t, cfg, tup.Config)
+	require.Equal(t, req.Checkpoint.ID, tup.Checkpoint.ID)
+	require.True(t, req.Checkpoint.CreatedAt.Equal(tup.Checkpoint.CreatedAt),
+		"CreatedAt: put %s, got %s", req.Checkpoint.CreatedAt, tup.Checkpoint.CreatedAt)
+	require.Equal(t, map[string]string{"a": "1", "b": "1"}, tup.Checkpoint.Versions)
+	require.Nil(t, tup.Checkpoint.New, "Get leaves Checkpoint.New nil")
+	require.Nil(t, tup.Parent, "the first checkpoint has no parent")
+	require.Empty(t, tup.PendingWrites)
+}
+
+func testPutRoundTripsMetadata(t *testing.T, s checkpoint.Saver) {
+	cases := []struct {
+		name string
+		md   checkpoint.Metadata
+	}{
+		{"input", checkpoint.Metadata{Source: checkpoint.SourceInput, Step: -1}},
+		{"loop", checkpoint.Metadata{Source: checkpoint.SourceLoop, Step: 3, RunID: "run-1", Nodes: []string{"b", "a"}}},
+		{"update", checkpoint.Metadata{Source: checkpoint.SourceUpdate, Step: 7, Nodes: []string{"human"}}},
+		{"fork", checkpoint.Metadata{Source: checkpoint.SourceFork, Step: 2}},
+		{"subgraph", checkpoint.Metadata{Source: checkpoint.SourceLoop, Step: 0, Parents: map[string]string{"": checkpoint.NewID(), "outer:1": checkpoint.NewID()}}},
+		{"extra", checkpoint.Metadata{Source: checkpoint.SourceLoop, Step: 1, RunID: "run-2", Extra: map[string]any{
+			"user":   "ann",
+			"score":  42,
+			"ratio":  0.5,
+			"ok":     true,
+			"none":   nil,
+			"tags":   []any{"x", 1.0},
+			"nested": map[string]any{"k": []any{1, "two", map[string]any{"three": 3}}},
+		}}},
+	}
+	for _, c := range cases {
+		thread := newThreadID()
+		id := mustPut(t, s, thread, step{blobs: map[string]checkpoint.Blob{"a": full("1", "1")}, md: c.md})
+		requireMetadata(t, c.md, mustGet(t, s, checkpoint.Config{ThreadID: thread, CheckpointID: id}).Metadata)
+		list := collect(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{})
+		require.Len(t, list, 1, c.name)
+		requireMetadata(t, c.md, list[0].Metadata)
+	}
+}
+
+func testPutNamespacesAreSeparateHeads(t *testing.T, s checkpoint.Saver) {
+	thread := newThreadID()
+	root := mustPut(t, s, thread, step{blobs: map[string]checkpoint.Blob{"x": full("r1", `"root"`)}})
+	// The child namespace is empty, so its first put expects head "".
+	child := mustPut(t, s, thread, step{ns: "child:1", blobs: map[string]checkpoint.Blob{"x": full("c1", `"child"`)}})
+	root2 := mustPut(t, s, thread, step{parent: root, blobs: map[string]checkpoint.Blob{"x": full("r2", `"root2"`)}})
+
+	got := mustGet(t, s, checkpoint.Config{ThreadID: thread})
+	require.Equal(t, root2, got.Checkpoint.ID)
+	require.Equal(t, "", got.Config.Namespace)
+	requireValues(t, map[string]val{"x": {"r2", `"root2"`, nil}}, got.Checkpoint.Values)
+
+	got = mustGet(t, s, checkpoint.Config{ThreadID: thread, Namespace: "child:1"})
+	require.Equal(t, child, got.Checkpoint.ID)
+	require.Equal(t, "child:1", got.Config.Namespace)
+	requireValues(t, map[string]val{"x": {"c1", `"child"`, nil}}, got.Checkpoint.Values)
+}
+
+func testPutReturnsParentInTuple(t *testing.T, s checkpoint.Saver) {
+	for _, ns := range []string{"", "child:1"} {
+		thread := newThreadID()
+		ids := putChain(t, s, thread, ns, 3, nil)
+		for i, id := range ids {
+			tup := mustGet(t, s, checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: id})
+			if i == 0 {
+				require.Nil(t, tup.Parent, "ns %q: first checkpoint", ns)
+				continue
+			}
+			require.NotNil(t, tup.Parent, "ns %q: checkpoint %d", ns, i)
+			require.Equal(t, checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: ids[i-1]}, *tup.Parent)
+		}
+	}
+}
+
+func testPutStoresOnlyChangedChannels(t *testing.T, s checkpoint.Saver) {
+	thread := newThreadID()
+	first := mustPut(t, s, thread, step{blobs: map[string]checkpoint.Blob{
+		"a": full("a1", `"a one"`),
+		"b": full("b1", `"b one"`),
+		"c": full("c1", `"c one"`),
+	}})
+	// Only b changed: its new blob is the only one handed over.
+	second := mustPut(t, s, thread, step{
+		parent:   first,
+		versions: map[string]string{"a": "a1", "b": "b2", "c": "c1"},
+		blobs:    map[string]checkpoint.Blob{"b": full("b2", `"b two"`)},
+	})
+	// Then nothing changed at all.
+	third := mustPut(t, s, thread, step{
+		parent:   second,
+		versions: map[string]string{"a": "a1", "b": "b2", "c": "c1"},
+	})
+
+	want1 := map[string]val{"a": {"a1", `"a one"`, nil}, "b": {"b1", `"b one"`, nil}, "c": {"c1", `"c one"`, nil}}
+	want2 := map[string]val{"a": {"a1", `"a one"`, nil}, "b": {"b2", `"b two"`, nil}, "c": {"c1", `"c one"`, nil}}
+	requireValues(t, want1, mustGet(t, s, checkpoint.Config{ThreadID: thread, CheckpointID: first}).Checkpoint.Values, "first")
+	requireValues(t, want2, mustGet(t, s, checkpoint.Config{ThreadID: thread, CheckpointID: second}).Checkpoint.Values, "second")
+	requireValues(t, want2, mustGet(t, s, checkpoint.Config{ThreadID: thread, CheckpointID: third}).Checkpoint.Values, "third")
+	requireValues(t, want2, mustGet(t, s, checkpoint.Config{ThreadID: thread}).Checkpoint.Values, "latest")
+}
+
+func testPutChannelAddedAndRemoved(t *testing.T, s checkpoint.Saver) {
+	thread := newThreadID()
+	first := mustPut(t, s, thread, step{blobs: map[string]checkpoint.Blob{"a": full("a1", "1"), "b": full("b1", "2")}})
+	// b is removed (absent from Versions), c is added.
+	second := mustPut(t, s, thread, step{
+		parent:   first,
+		versions: map[string]string{"a": "a1", "c": "c1"},
+		blobs:    map[string]checkpoint.Blob{"c": full("c1", "3")},
+	})
+	// b comes back with a new version.
+	third := mustPut(t, s, thread, step{
+		parent:   second,
+		versions: map[string]string{"a": "a1", "b": "b2", "c": "c1"},
+		blobs:    map[string]checkpoint.Blob{"b": full("b2", "4")},
+	})
+	// Everything is removed.
+	fourth := mustPut(t, s, thread, step{parent: third, versions: map[string]string{}})
+
+	cases := []struct {
+		id   string
+		want map[string]val
+	}{
+		{first, map[string]val{"a": {"a1", "1", nil}, "b": {"b1", "2", nil}}},
+		{second, map[string]val{"a": {"a1", "1", nil}, "c": {"c1", "3", nil}}},
+		{third, map[string]val{"a": {"a1", "1", nil}, "b": {"b2", "4", nil}, "c": {"c1", "3", nil}}},
+		{fourth, map[string]val{}},
+	}
+	for i, c := range cases {
+		tup := mustGet(t, s, checkpoint.Config{ThreadID: thread, CheckpointID: c.id})
+		requireValues(t, c.want, tup.Checkpoint.Values, "checkpoint %d", i)
+		require.Len(t, tup.Checkpoint.Versions, len(c.want), "checkpoint %d", i)
+	}
+}
+
+func testPutRebuildsDeltaChains(t *testing.T, s checkpoint.Saver) {
+	thread := newThreadID()
+	// snapshot → delta → delta → new snapshot → delta, with an unchanged
+	// last-value channel alongside.
+	steps := []struct {
+		blob checkpoint.Blob
+		want val
+	}{
+		{full("v1", `["a"]`), val{"v1", `["a"]`, nil}},
+		{delta("v2", "v1", `["b"]`), val{"v2", `["a"]`, []string{`["b"]`}}},
+		{delta("v3", "v2", `["c"]`), val{"v3", `["a"]`, []string{`["b"]`, `["c"]`}}},
+		{full("v4", `["a","b","c","d"]`), val{"v4", `["a","b","c","d"]`, nil}},
+		{delta("v5", "v4", `["e"]`), val{"v5", `["a","b","c","d"]`, []string{`["e"]`}}},
+		{delta("v6", "v5", `[]`), val{"v6", `["a","b","c","d"]`, []string{`["e"]`, `[]`}}},
+	}
+	ids := make([]string, len(steps))
+	parent := ""
+	for i, st := range steps {
+		blobs := map[string]checkpoint.Blob{"items": st.blob}
+		if i == 0 {
+			blobs["name"] = full("n1", `"fixed"`)
+		}
+		parent = mustPut(t, s, thread, step{
+			parent:   parent,
+			versions: map[string]string{"items": st.blob.Version, "name": "n1"},
+			blobs:    blobs,
+		})
+		ids[i] = parent
+	}
+	for i, st := range steps {
+		want := map[string]val{"items": st.want, "name": {"n1", `"fixed"`, nil}}
+		tup := mustGet(t, s, checkpoint.Config{ThreadID: thread, CheckpointID: ids[i]})
+		requireValues(t, want, tup.Checkpoint.Values, "get checkpoint %d", i)
+	}
+	list := collect(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{})
+	require.Len(t, list, len(steps))
+	for i, tup := range list {
+		j := len(steps) - 1 - i
+		want := map[string]val{"items": steps[j].want, "name": {"n1", `"fixed"`, nil}}
+		requireValues(t, want, tup.Checkpoint.Values, "list checkpoint %d", j)
+	}
+}
+
+func testPutBranchesReadTheirOwnBlobs(t *testing.T, s checkpoint.Saver) {
+	thread := newThreadID()
+	root := mustPut(t, s, thread, step{blobs: map[string]checkpoint.Blob{
+		"x":     full("x1", `"root"`),
+		"items": full("i1", `["r"]`),
+	}})
+	// Two children of root: the second is a fork (its parent is root, the
+	// head is the first child). Versions are unique across branches.
+	left := mustPut(t, s, thread, step{parent: root, blobs: map[string]checkpoint.Blob{
+		"x":     full("x2-left", `"left"`),
+		"items": delta("i2-left", "i1", `["L"]`),
+	}})
+	right := mustPut(t, s, thread, step{parent: root, head: &left, md: checkpoint.Metadata{Source: checkpoint.SourceFork}, blobs: map[string]checkpoint.Blob{
+		"x":     full("x2-right", `"right"`),
+		"items": delta("i2-right", "i1", `["R"]`),
+	}})
+	leftChild := mustPut(t, s, thread, step{parent: left, head: &right, blobs: map[string]checkpoint.Blob{
+		"x":     full("x3-left", `"left again"`),
+		"items": delta("i3-left", "i2-left", `["L2"]`),
+	}})
+
+	cases := []struct {
+		name   string
+		id     string
+		parent string
+		want   map[string]val
+	}{
+		{"root", root, "", map[string]val{"x": {"x1", `"root"`, nil}, "items": {"i1", `["r"]`, nil}}},
+		{"left", left, root, map[string]val{"x": {"x2-left", `"left"`, nil}, "items": {"i2-left", `["r"]`, []string{`["L"]`}}}},
+		{"right", right, root, map[string]val{"x": {"x2-right", `"right"`, nil}, "items": {"i2-right", `["r"]`, []string{`["R"]`}}}},
+		{"left child", leftChild, left, map[string]val{"x": {"x3-left", `"left again"`, nil}, "items": {"i3-left", `["r"]`, []string{`["L"]`, `["L2"]`}}}},
+	}
+	for _, c := range cases {
+		tup := mustGet(t, s, checkpoint.Config{ThreadID: thread, CheckpointID: c.id})
+		requireValues(t, c.want, tup.Checkpoint.Values, c.name)
+		if c.parent != "" {
+			require.NotNil(t, tup.Parent, c.name)
+			require.Equal(t, c.parent, tup.Parent.CheckpointID, c.name)
+		}
+	}
+	require.Equal(t, leftChild, mustGet(t, s, checkpoint.Config{ThreadID: thread}).Checkpoint.ID, "the newest checkpoint is the head")
+}

@@ -1,0 +1,320 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stategraph/stategraph/checkpoint"
+)
+
+// Saver is an in-memory checkpoint.Saver. The zero value is not usable;
+// call New.
+type Saver struct {
+	mu      sync.RWMutex
+	threads map[string]*thread
+}
+
+// thread holds a thread's namespaces.
+type thread struct {
+	spaces map[string]*space
+}
+
+// space holds the checkpoints of one (thread, namespace) in id order, and
+// the blobs they refer to.
+type space struct {
+	records []*record // ascending by id; the last is the head
+	blobs   map[blobKey]*entry
+}
+
+type blobKey struct {
+	channel, version string
+}
+
+// entry is a stored blob, linked to the entry its delta extends, so that
+// rebuilding a value walks pointers, not the map. Entries are immutable.
+type entry struct {
+	blob  checkpoint.Blob
+	base  *entry // the blob a delta extends; nil for a snapshot
+	depth int    // deltas from the snapshot: 0 for a snapshot
+	// broken is set when a delta's base was not stored; Get reports
+	// ErrCorrupt.
+	broken bool
+}
+
+// channel is a channel of a checkpoint with its stored value.
+type channel struct {
+	name, version string
+	entry         *entry // nil if no blob was stored for the version
+}
+
+// record is one stored checkpoint. Everything but writes and pruned is
+// immutable once stored; writes is replaced, never modified in place,
+// under the lock.
+type record struct {
+	id        string
+	parent    string
+	createdAt time.Time
+	channels  []channel
+	metadata  checkpoint.Metadata
+	writes    []checkpoint.PendingWrite // ordered by task id, then index
+	pruned    bool
+}
+
+var (
+	_ checkpoint.Saver  = (*Saver)(nil)
+	_ checkpoint.Copier = (*Saver)(nil)
+	_ checkpoint.Pruner = (*Saver)(nil)
+)
+
+// New returns an empty Saver.
+func New() *Saver {
+	return &Saver{threads: map[string]*thread{}}
+}
+
+// space returns the (thread, namespace) space, or nil. Callers hold mu.
+func (s *Saver) space(threadID, ns string) *space {
+	th := s.threads[threadID]
+	if th == nil {
+		return nil
+	}
+	return th.spaces[ns]
+}
+
+// find returns the index of the checkpoint id in sp, or -1.
+func (sp *space) find(id string) int {
+	i, ok := slices.BinarySearchFunc(sp.records, id, func(r *record, id string) int { return strings.Compare(r.id, id) })
+	if !ok {
+		return -1
+	}
+	return i
+}
+
+// head returns the id of the newest checkpoint, or "".
+func (sp *space) head() string {
+	if sp == nil || len(sp.records) == 0 {
+		return ""
+	}
+	return sp.records[len(sp.records)-1].id
+}
+
+// Put stores a checkpoint and its new blobs if the head of its thread and
+// namespace is req.ExpectHead; otherwise it returns checkpoint.ErrConflict
+// and stores nothing.
+func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.Config, error) {
+	cfg := req.Config
+	cp := req.Checkpoint
+	if err := ctx.Err(); err != nil {
+		return checkpoint.Config{}, fmt.Errorf("memory: put checkpoint %s on thread %q ns %q: %w", cp.ID, cfg.ThreadID, cfg.Namespace, err)
+	}
+	if cp.ID == "" {
+		return checkpoint.Config{}, fmt.Errorf("memory: put on thread %q ns %q: checkpoint has no id", cfg.ThreadID, cfg.Namespace)
+	}
+	rec := &record{
+		id:        cp.ID,
+		parent:    cfg.CheckpointID,
+		createdAt: cp.CreatedAt,
+		channels:  make([]channel, 0, len(cp.Versions)),
+		metadata:  cloneMetadata(req.Metadata),
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	th := s.threads[cfg.ThreadID]
+	var sp *space
+	if th != nil {
+		sp = th.spaces[cfg.Namespace]
+	}
+	if head := sp.head(); head != req.ExpectHead {
+		return checkpoint.Config{}, fmt.Errorf("memory: put checkpoint %s on thread %q ns %q: head is %q, expected %q: %w",
+			cp.ID, cfg.ThreadID, cfg.Namespace, head, req.ExpectHead, checkpoint.ErrConflict)
+	}
+	if head := sp.head(); head != "" && cp.ID <= head && sp.find(cp.ID) >= 0 {
+		return checkpoint.Config{}, fmt.Errorf("memory: put checkpoint %s on thread %q ns %q: id already stored: %w",
+			cp.ID, cfg.ThreadID, cfg.Namespace, checkpoint.ErrConflict)
+	}
+	if th == nil {
+		th = &thread{spaces: map[string]*space{}}
+		s.threads[cfg.ThreadID] = th
+	}
+	if sp == nil {
+		sp = &space{blobs: make(map[blobKey]*entry, len(cp.New))}
+		th.spaces[cfg.Namespace] = sp
+	}
+	for ch, b := range cp.New {
+		if b.Version == "" {
+			b.Version = cp.Versions[ch]
+		}
+		k := blobKey{ch, b.Version}
+		if _, ok := sp.blobs[k]; !ok {
+			sp.blobs[k] = sp.newEntry(ch, b)
+		}
+	}
+	for ch, v := range cp.Versions {
+		rec.channels = append(rec.channels, channel{name: ch, version: v, entry: sp.blobs[blobKey{ch, v}]})
+	}
+	if head := sp.head(); head == "" || head < cp.ID {
+		sp.records = append(sp.records, rec)
+	} else {
+		// An id older than the head (made by another clock): keep id
+		// order without touching the slice concurrent Lists iterate.
+		i, _ := slices.BinarySearchFunc(sp.records, cp.ID, func(r *record, id string) int { return strings.Compare(r.id, id) })
+		sp.records = slices.Concat(sp.records[:i], []*record{rec}, sp.records[i:])
+	}
+	return checkpoint.Config{ThreadID: cfg.ThreadID, Namespace: cfg.Namespace, CheckpointID: cp.ID}, nil
+}
+
+// PutWrites stores a task's writes against the checkpoint named by cfg:
+// checkpoint.ErrNotFound if there is none. A write with a non-negative
+// index is kept once; one with a negative index replaces an earlier one.
+func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID string, writes []checkpoint.PendingWrite) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("memory: put writes of task %q on thread %q ns %q checkpoint %s: %w", taskID, cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := s.record(cfg)
+	if rec == nil {
+		return fmt.Errorf("memory: put writes of task %q: thread %q ns %q checkpoint %s: %w", taskID, cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, checkpoint.ErrNotFound)
+	}
+	if len(writes) == 0 {
+		return nil
+	}
+	// Copy on write: Lists in flight may hold the old slice.
+	merged := make([]checkpoint.PendingWrite, len(rec.writes), len(rec.writes)+len(writes))
+	copy(merged, rec.writes)
+	for _, w := range writes {
+		w.TaskID = taskID
+		i, found := slices.BinarySearchFunc(merged, w, compareWrites)
+		switch {
+		case !found:
+			merged = slices.Insert(merged, i, w)
+		case w.Index < 0:
+			merged[i] = w
+		}
+	}
+	rec.writes = merged
+	return nil
+}
+
+func compareWrites(a, b checkpoint.PendingWrite) int {
+	if c := strings.Compare(a.TaskID, b.TaskID); c != 0 {
+		return c
+	}
+	return a.Index - b.Index
+}
+
+// record returns the checkpoint named by cfg (the head when its id is
+// empty), or nil. Callers hold mu.
+func (s *Saver) record(cfg checkpoint.Config) *record {
+	sp := s.space(cfg.ThreadID, cfg.Namespace)
+	if sp == nil || len(sp.records) == 0 {
+		return nil
+	}
+	if head := sp.records[len(sp.records)-1]; cfg.CheckpointID == "" || cfg.CheckpointID == head.id {
+		return head
+	}
+	i := sp.find(cfg.CheckpointID)
+	if i < 0 {
+		return nil
+	}
+	return sp.records[i]
+}
+
+// Get returns the checkpoint named by cfg, or the latest of its thread and
+// namespace when cfg.CheckpointID is empty.
+func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memory: get thread %q ns %q checkpoint %q: %w", cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	rec := s.record(cfg)
+	if rec == nil {
+		return nil, fmt.Errorf("memory: get thread %q ns %q checkpoint %q: %w", cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, checkpoint.ErrNotFound)
+	}
+	return tuple(cfg.ThreadID, cfg.Namespace, rec)
+}
+
+// newEntry links blob b of channel ch to the entry its delta extends.
+func (sp *space) newEntry(ch string, b checkpoint.Blob) *entry {
+	e := &entry{blob: b}
+	if !b.Delta || b.Base == "" {
+		return e
+	}
+	base := sp.blobs[blobKey{ch, b.Base}]
+	if base == nil {
+		e.broken = true
+		return e
+	}
+	e.base, e.depth = base, base.depth+1
+	return e
+}
+
+// tuple builds the tuple of rec. Callers hold mu.
+func tuple(threadID, ns string, rec *record) (*checkpoint.Tuple, error) {
+	values := make(map[string]checkpoint.Value, len(rec.channels))
+	versions := make(map[string]string, len(rec.channels))
+	for _, ch := range rec.channels {
+		val, err := ch.value()
+		if err != nil {
+			return nil, fmt.Errorf("memory: thread %q ns %q checkpoint %s: %w", threadID, ns, rec.id, err)
+		}
+		values[ch.name] = val
+		versions[ch.name] = ch.version
+	}
+	tup := &checkpoint.Tuple{
+		Config: checkpoint.Config{ThreadID: threadID, Namespace: ns, CheckpointID: rec.id},
+		Checkpoint: checkpoint.Checkpoint{
+			ID:        rec.id,
+			CreatedAt: rec.createdAt,
+			Versions:  versions,
+			Values:    values,
+		},
+		Metadata:      cloneMetadata(rec.metadata),
+		PendingWrites: slices.Clone(rec.writes),
+	}
+	if rec.parent != "" {
+		tup.Parent = &checkpoint.Config{ThreadID: threadID, Namespace: ns, CheckpointID: rec.parent}
+	}
+	return tup, nil
+}
+
+// value rebuilds the channel's value: the newest snapshot at or before its
+// version, then the deltas after that snapshot, oldest first.
+func (ch channel) value() (checkpoint.Value, error) {
+	e := ch.entry
+	if e == nil {
+		return checkpoint.Value{}, fmt.Errorf("channel %q version %q: no blob: %w", ch.name, ch.version, checkpoint.ErrCorrupt)
+	}
+	if !e.blob.Delta {
+		return checkpoint.Value{Version: ch.version, Snapshot: e.blob.Data}, nil
+	}
+	deltas := make([][]byte, e.depth+1)
+	for i := e.depth; ; i-- {
+		if e.broken {
+			return checkpoint.Value{}, fmt.Errorf("channel %q version %q: no blob for base %q: %w", ch.name, e.blob.Version, e.blob.Base, checkpoint.ErrCorrupt)
+		}
+		if !e.blob.Delta {
+			return checkpoint.Value{Version: ch.version, Snapshot: e.blob.Data, Deltas: deltas[1:]}, nil
+		}
+		deltas[i] = e.blob.Data
+		if e.base == nil { // a delta of nothing
+			return checkpoint.Value{Version: ch.version, Deltas: deltas}, nil
+		}
+		e = e.base
+	}
+}
+
+// cloneMetadata copies the maps and slices of md (not the values inside
+// Extra).
+func cloneMetadata(md checkpoint.Metadata) checkpoint.Metadata {
+	md.Parents = maps.Clone(md.Parents)
+	md.Nodes = slices.Clone(md.Nodes)
+	md.Extra = maps.Clone(md.Extra)
+	return md
+}
