@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// Errors returned by every Saver. Check them with errors.Is.
+// Errors returned by every Saver. Check them with errors.Is. Their
+// messages name the thread (and the checkpoint, where there is one).
 var (
 	// ErrNotFound: no checkpoint matches the config (unknown thread,
 	// namespace or checkpoint id).
@@ -149,7 +150,8 @@ type ListOptions struct {
 	Filter map[string]any
 	// Before keeps checkpoints older than this id.
 	Before string
-	// Limit caps the number of checkpoints (0: no limit).
+	// Limit caps the number of checkpoints that match Filter (0: no
+	// limit).
 	Limit int
 }
 
@@ -157,8 +159,11 @@ type ListOptions struct {
 // use. The runtime owns task bookkeeping, retries and locking; a Saver only
 // stores and reads.
 //
-// Byte slices are shared, not copied: a caller must not modify a slice
-// after handing it to Put or PutWrites, nor one that Get or List returned.
+// Put takes ownership of what its request holds: the byte slices, the
+// Versions and New maps and the Metadata's maps and slices are the
+// saver's after the call, and the caller must not modify them. Byte
+// slices that Get or List return are shared too and must not be modified;
+// their maps and slices are the caller's.
 //
 // Pending writes with a non-negative Index are stored once: a second
 // PutWrites of the same (checkpoint, task, index) keeps the first. Writes
@@ -172,15 +177,17 @@ type Saver interface {
 	// checkpoint.
 	Put(ctx context.Context, req PutRequest) (Config, error)
 	// PutWrites stores a task's writes against the checkpoint named by
-	// cfg. It is idempotent per (task, index): storing the same writes
-	// again changes nothing.
+	// cfg, each with its TaskID set to taskID. It is idempotent per (task,
+	// index): storing the same writes again changes nothing. A checkpoint
+	// that does not exist is ErrNotFound.
 	PutWrites(ctx context.Context, cfg Config, taskID string, writes []PendingWrite) error
 	// Get returns the checkpoint named by cfg, or the latest of the
 	// thread and namespace when cfg.CheckpointID is "". ErrNotFound when
 	// there is none.
 	Get(ctx context.Context, cfg Config) (*Tuple, error)
 	// List yields the checkpoints of a thread and namespace, newest
-	// first. If cfg.CheckpointID is set, only that checkpoint is listed.
+	// first. If cfg.CheckpointID is set, only that checkpoint is listed
+	// (nothing when it does not exist).
 	List(ctx context.Context, cfg Config, opts ListOptions) iter.Seq2[*Tuple, error]
 	// DeleteThread removes every checkpoint, blob and write of a thread
 	// in every namespace.
@@ -189,8 +196,9 @@ type Saver interface {
 
 // Copier is implemented by savers that can copy a thread.
 type Copier interface {
-	// CopyThread copies every checkpoint of src into dst, which must not
-	// exist.
+	// CopyThread copies every checkpoint of src into dst, keeping their
+	// ids. It fails with ErrNotFound when src has no checkpoint and with
+	// ErrConflict when dst has one.
 	CopyThread(ctx context.Context, src, dst string) error
 }
 
@@ -198,6 +206,7 @@ type Copier interface {
 type Pruner interface {
 	// Prune keeps the newest keep checkpoints of each namespace of the
 	// thread and deletes the rest, with the blobs and writes only they
-	// used.
+	// used (the blobs a kept checkpoint reads, delta chains included, stay).
+	// A negative keep is an error.
 	Prune(ctx context.Context, threadID string, keep int) error
 }

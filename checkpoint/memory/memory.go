@@ -119,7 +119,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 		parent:    cfg.CheckpointID,
 		createdAt: cp.CreatedAt,
 		channels:  make([]channel, 0, len(cp.Versions)),
-		metadata:  cloneMetadata(req.Metadata),
+		metadata:  req.Metadata, // the saver owns it now (see checkpoint.Saver)
 	}
 
 	s.mu.Lock()

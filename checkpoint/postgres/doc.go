@@ -1,0 +1,67 @@
+// Package postgres is a checkpoint.Saver on PostgreSQL (pgx/v5), for graphs
+// run by many processes on many machines against one database.
+//
+// # What it stores
+//
+// Four tables, all named stategraph_* (in the schema WithSchema names, or
+// wherever the search_path puts them):
+//
+//   - stategraph_checkpoints: one row per checkpoint, keyed by (thread_id,
+//     ns, id), with its parent id, creation time, channel versions, the
+//     metadata as JSONB, and the flattened metadata (checkpoint.Metadata's
+//     Flatten) in a JSONB column "filter" with a GIN (jsonb_path_ops)
+//     index. List filters run in the database as containment on it.
+//   - stategraph_blobs: one row per (thread_id, ns, channel, version) with
+//     the serialized value, or with delta set the elements appended since
+//     base. Put writes only the blobs of its checkpoint's new versions, so
+//     a channel that did not change is never written again, and an
+//     append-only channel costs one small delta per step.
+//   - stategraph_writes: the pending writes of tasks, keyed by (thread_id,
+//     ns, checkpoint_id, task_id, idx); they go with their checkpoint.
+//   - stategraph_heads: the newest checkpoint id of each (thread_id, ns).
+//
+// Get rebuilds every channel's value in the database in one recursive
+// query that walks each delta chain back to its newest full snapshot. Get,
+// and each page of List, is one round trip: the checkpoints, their blobs
+// and their writes are read in one batch inside one read-only snapshot,
+// never one query per checkpoint. A blob that is missing, a broken delta
+// chain or undecodable data is an error wrapping checkpoint.ErrCorrupt that
+// names the thread and checkpoint.
+//
+// # One writer per thread, across processes
+//
+// Put is a compare-and-set on the thread's head, enforced by PostgreSQL in
+// the same statement that stores the checkpoint: the head row is updated
+// only where it still equals PutRequest.ExpectHead (or inserted, for the
+// first checkpoint of a namespace), and the checkpoint and its blobs are
+// inserted only if that happened. Row locks serialize concurrent puts on
+// one thread, whichever process or machine they come from; the loser gets
+// an error wrapping checkpoint.ErrConflict that names the thread, the
+// namespace, the head it expected and the head the thread has, and stores
+// nothing. The statement is one round trip and one commit: with
+// synchronous_commit on (the default), a durable step costs one WAL flush.
+//
+// # Migrations
+//
+// Call Migrate before first use, from every process if you like: it runs in
+// one transaction under a transaction-scoped advisory lock whose key is
+// fixed for the schema, records what it applied in stategraph_migrations
+// (version, applied_at), and does nothing when the schema is up to date.
+//
+// # Retention
+//
+// Checkpoints are kept until deleted. DeleteThread removes a thread in one
+// transaction. Saver also implements checkpoint.Pruner: Prune keeps the
+// newest checkpoints of each namespace and deletes the rest, with their
+// pending writes and every blob no kept checkpoint needs (blobs behind a
+// kept delta chain are kept). Prune holds the thread's heads while it
+// runs; do not prune checkpoints a run may still fork from. And
+// checkpoint.Copier: CopyThread copies a thread from one consistent
+// snapshot.
+//
+// Errors from the database, including a connection killed mid-call, are
+// returned wrapped (errors.As finds the *pgconn.PgError) with the thread
+// they concern; a cancelled context gives an error wrapping
+// context.Canceled. The pool replaces dead connections, so the next call
+// works once the database is reachable.
+package postgres

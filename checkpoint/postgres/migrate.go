@@ -1,0 +1,114 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// migrations are applied in order; migration i has version i+1. Append
+// new ones; never edit one that has shipped. "{heads}" and the like are
+// replaced by the table names.
+var migrations = []string{
+	// 1: the initial schema.
+	`
+CREATE TABLE IF NOT EXISTS {heads} (
+	thread_id text COLLATE "C" NOT NULL,
+	ns        text COLLATE "C" NOT NULL,
+	head      text COLLATE "C" NOT NULL,
+	PRIMARY KEY (thread_id, ns)
+);
+CREATE TABLE IF NOT EXISTS {checkpoints} (
+	thread_id  text COLLATE "C" NOT NULL,
+	ns         text COLLATE "C" NOT NULL,
+	id         text COLLATE "C" NOT NULL,
+	parent_id  text COLLATE "C",
+	created_at timestamptz NOT NULL,
+	versions   jsonb NOT NULL,
+	metadata   jsonb NOT NULL,
+	filter     jsonb NOT NULL,
+	PRIMARY KEY (thread_id, ns, id)
+);
+CREATE INDEX IF NOT EXISTS {checkpoints_filter_idx} ON {checkpoints} USING gin (filter jsonb_path_ops);
+CREATE TABLE IF NOT EXISTS {blobs} (
+	thread_id text COLLATE "C" NOT NULL,
+	ns        text COLLATE "C" NOT NULL,
+	channel   text COLLATE "C" NOT NULL,
+	version   text COLLATE "C" NOT NULL,
+	data      bytea,
+	delta     boolean NOT NULL DEFAULT false,
+	base      text COLLATE "C" NOT NULL DEFAULT '',
+	PRIMARY KEY (thread_id, ns, channel, version)
+);
+CREATE TABLE IF NOT EXISTS {writes} (
+	thread_id     text COLLATE "C" NOT NULL,
+	ns            text COLLATE "C" NOT NULL,
+	checkpoint_id text COLLATE "C" NOT NULL,
+	task_id       text COLLATE "C" NOT NULL,
+	idx           integer NOT NULL,
+	channel       text COLLATE "C" NOT NULL,
+	value         bytea,
+	PRIMARY KEY (thread_id, ns, checkpoint_id, task_id, idx),
+	FOREIGN KEY (thread_id, ns, checkpoint_id) REFERENCES {checkpoints} (thread_id, ns, id) ON DELETE CASCADE
+);
+`,
+}
+
+// SchemaVersion is the schema version this package migrates to.
+const SchemaVersion = 1
+
+// Migrate creates or upgrades the tables to SchemaVersion. It is
+// idempotent, and safe when several processes call it at once: it runs in
+// one transaction that first takes a transaction-scoped advisory lock
+// (pg_advisory_xact_lock) on a key fixed for the schema, then applies the
+// migrations that stategraph_migrations does not list yet. A database
+// migrated by a newer version of this package is left as it is.
+func (s *Saver) Migrate(ctx context.Context) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", s.lock); err != nil {
+			return err
+		}
+		if s.schema != "" {
+			if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{s.schema}.Sanitize()); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+s.t.migrations+` (
+	version    integer PRIMARY KEY,
+	applied_at timestamptz NOT NULL DEFAULT now()
+)`); err != nil {
+			return err
+		}
+		var current int
+		if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM "+s.t.migrations).Scan(&current); err != nil {
+			return err
+		}
+		for v := current + 1; v <= len(migrations); v++ {
+			if _, err := tx.Exec(ctx, s.expand(migrations[v-1])); err != nil {
+				return fmt.Errorf("version %d: %w", v, err)
+			}
+			if _, err := tx.Exec(ctx, "INSERT INTO "+s.t.migrations+" (version) VALUES ($1)", v); err != nil {
+				return fmt.Errorf("version %d: %w", v, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	return nil
+}
+
+// expand replaces the table placeholders of a migration.
+func (s *Saver) expand(sql string) string {
+	idx := pgx.Identifier{"stategraph_checkpoints_filter_idx"}.Sanitize()
+	return strings.NewReplacer(
+		"{heads}", s.t.heads,
+		"{checkpoints}", s.t.checkpoints,
+		"{checkpoints_filter_idx}", idx,
+		"{blobs}", s.t.blobs,
+		"{writes}", s.t.writes,
+	).Replace(sql)
+}

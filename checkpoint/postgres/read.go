@@ -1,0 +1,333 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/stategraph/stategraph/checkpoint"
+)
+
+// pageSize is how many checkpoints List reads per round trip.
+const pageSize = 100
+
+// Get returns the checkpoint cfg names, or the newest of its thread and
+// namespace when cfg.CheckpointID is "", with Values rebuilt for every
+// channel in Versions and its pending writes. It costs one round trip.
+func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
+	page, err := s.page(ctx, cfg, pageFilter{id: cfg.CheckpointID, limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	if len(page) == 0 {
+		if cfg.CheckpointID == "" {
+			return nil, fmt.Errorf("postgres: get thread %q ns %q: no checkpoint: %w", cfg.ThreadID, cfg.Namespace, checkpoint.ErrNotFound)
+		}
+		return nil, fmt.Errorf("postgres: get thread %q ns %q checkpoint %q: %w", cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, checkpoint.ErrNotFound)
+	}
+	return page[0], nil
+}
+
+// List yields the checkpoints of cfg's thread and namespace, newest first.
+// It reads them a page at a time, each page with its blobs and writes in
+// one round trip (one snapshot), so there is no query per checkpoint. The
+// metadata filter runs in the database as JSONB containment.
+func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint.ListOptions) iter.Seq2[*checkpoint.Tuple, error] {
+	return func(yield func(*checkpoint.Tuple, error) bool) {
+		f, err := newPageFilter(opts.Filter)
+		if err != nil {
+			yield(nil, fmt.Errorf("postgres: list thread %q ns %q: %w", cfg.ThreadID, cfg.Namespace, err))
+			return
+		}
+		f.id = cfg.CheckpointID
+		f.before = opts.Before
+		remaining := opts.Limit
+		for {
+			f.limit = pageSize
+			if remaining > 0 && remaining < f.limit {
+				f.limit = remaining
+			}
+			page, err := s.page(ctx, cfg, f)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, tup := range page {
+				if !yield(tup, nil) {
+					return
+				}
+			}
+			if remaining > 0 {
+				remaining -= len(page)
+				if remaining <= 0 {
+					return
+				}
+			}
+			if len(page) < f.limit || f.id != "" {
+				return
+			}
+			f.before = page[len(page)-1].Checkpoint.ID
+		}
+	}
+}
+
+// pageFilter selects a page of checkpoints of one thread and namespace.
+type pageFilter struct {
+	id       string // only this checkpoint
+	before   string // only checkpoints older than this id
+	contains string // JSON object the filter column must contain
+	equal    [][2]string
+	limit    int
+}
+
+// newPageFilter turns a ListOptions.Filter into conditions on the filter
+// column, which holds checkpoint.Metadata.Flatten. Every key goes into one
+// containment test (served by the GIN index); since containment of arrays
+// and objects is looser than equality, keys with such values also get an
+// equality test, so the result is exactly checkpoint.Metadata.Matches.
+func newPageFilter(filter map[string]any) (pageFilter, error) {
+	var f pageFilter
+	if len(filter) == 0 {
+		return f, nil
+	}
+	raw, err := json.Marshal(filter)
+	if err != nil {
+		return f, fmt.Errorf("filter: %w", err)
+	}
+	var norm map[string]any
+	if err := json.Unmarshal(raw, &norm); err != nil {
+		return f, fmt.Errorf("filter: %w", err)
+	}
+	// Marshal the JSON round trip again: numbers as float64, as Flatten
+	// stores them.
+	raw, err = json.Marshal(norm)
+	if err != nil {
+		return f, fmt.Errorf("filter: %w", err)
+	}
+	f.contains = string(raw)
+	for k, v := range norm {
+		switch v.(type) {
+		case map[string]any, []any:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return f, fmt.Errorf("filter %q: %w", k, err)
+			}
+			f.equal = append(f.equal, [2]string{k, string(b)})
+		}
+	}
+	return f, nil
+}
+
+// sql returns the page query's WHERE and ORDER BY clauses and arguments,
+// numbering its parameters from $1 (thread) and $2 (namespace).
+func (f pageFilter) sql(cfg checkpoint.Config) (string, []any) {
+	args := []any{cfg.ThreadID, cfg.Namespace}
+	var b strings.Builder
+	b.WriteString(" WHERE thread_id = $1 AND ns = $2")
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if f.id != "" {
+		b.WriteString(" AND id = " + arg(f.id) + "::text")
+	}
+	if f.before != "" {
+		b.WriteString(" AND id < " + arg(f.before) + "::text")
+	}
+	if f.contains != "" {
+		b.WriteString(" AND filter @> " + arg(f.contains) + "::jsonb")
+	}
+	for _, kv := range f.equal {
+		b.WriteString(" AND filter -> " + arg(kv[0]) + "::text = " + arg(kv[1]) + "::jsonb")
+	}
+	b.WriteString(" ORDER BY id DESC LIMIT " + arg(f.limit) + "::integer")
+	return b.String(), args
+}
+
+// blobKey names a stored blob of a thread and namespace.
+type blobKey struct{ channel, version string }
+
+// blobRow is a stored blob.
+type blobRow struct {
+	data  []byte
+	delta bool
+	base  string
+}
+
+// page reads the checkpoints f selects, with their blobs and pending
+// writes, in one round trip and one snapshot: the three queries run in a
+// read-only repeatable-read transaction sent as one batch.
+func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter) ([]*checkpoint.Tuple, error) {
+	pageSQL, blobsSQL, writesSQL, args := s.pageQueries(cfg, f)
+	var (
+		tuples []*checkpoint.Tuple
+		raw    [][2][]byte // versions and metadata of each tuple
+		blobs  = map[blobKey]blobRow{}
+		writes = map[string][]checkpoint.PendingWrite{}
+	)
+	batch := &pgx.Batch{}
+	batch.Queue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+	batch.Queue(pageSQL, args...).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var (
+				id        string
+				parent    *string
+				createdAt time.Time
+				versions  []byte
+				md        []byte
+			)
+			if err := rows.Scan(&id, &parent, &createdAt, &versions, &md); err != nil {
+				return err
+			}
+			tup := &checkpoint.Tuple{
+				Config:     checkpoint.Config{ThreadID: cfg.ThreadID, Namespace: cfg.Namespace, CheckpointID: id},
+				Checkpoint: checkpoint.Checkpoint{ID: id, CreatedAt: createdAt},
+			}
+			if parent != nil && *parent != "" {
+				tup.Parent = &checkpoint.Config{ThreadID: cfg.ThreadID, Namespace: cfg.Namespace, CheckpointID: *parent}
+			}
+			tuples = append(tuples, tup)
+			raw = append(raw, [2][]byte{versions, md})
+		}
+		return rows.Err()
+	})
+	batch.Queue(blobsSQL, args...).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var k blobKey
+			var b blobRow
+			if err := rows.Scan(&k.channel, &k.version, &b.data, &b.delta, &b.base); err != nil {
+				return err
+			}
+			blobs[k] = b
+		}
+		return rows.Err()
+	})
+	batch.Queue(writesSQL, args...).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var id string
+			var w checkpoint.PendingWrite
+			var idx int32
+			if err := rows.Scan(&id, &w.TaskID, &idx, &w.Channel, &w.Value); err != nil {
+				return err
+			}
+			w.Index = int(idx)
+			writes[id] = append(writes[id], w)
+		}
+		return rows.Err()
+	})
+	batch.Queue("COMMIT")
+	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+		if f.id != "" {
+			return nil, fmt.Errorf("postgres: read thread %q ns %q checkpoint %q: %w", cfg.ThreadID, cfg.Namespace, f.id, err)
+		}
+		return nil, fmt.Errorf("postgres: read thread %q ns %q: %w", cfg.ThreadID, cfg.Namespace, err)
+	}
+
+	for i, tup := range tuples {
+		cp := &tup.Checkpoint
+		corrupt := func(format string, a ...any) error {
+			return fmt.Errorf("postgres: thread %q ns %q checkpoint %s: %s: %w",
+				cfg.ThreadID, cfg.Namespace, cp.ID, fmt.Sprintf(format, a...), checkpoint.ErrCorrupt)
+		}
+		if err := json.Unmarshal(raw[i][0], &cp.Versions); err != nil {
+			return nil, corrupt("versions: %v", err)
+		}
+		if err := json.Unmarshal(raw[i][1], &tup.Metadata); err != nil {
+			return nil, corrupt("metadata: %v", err)
+		}
+		cp.Values = make(map[string]checkpoint.Value, len(cp.Versions))
+		for ch, v := range cp.Versions {
+			val, err := rebuild(blobs, ch, v)
+			if err != nil {
+				return nil, corrupt("%v", err)
+			}
+			cp.Values[ch] = val
+		}
+		tup.PendingWrites = writes[cp.ID]
+	}
+	return tuples, nil
+}
+
+// pageQueries returns the three queries of a page — its checkpoints,
+// their blobs with the delta chains behind them, and their pending
+// writes — and their shared arguments.
+func (s *Saver) pageQueries(cfg checkpoint.Config, f pageFilter) (pageSQL, blobsSQL, writesSQL string, args []any) {
+	where, args := f.sql(cfg)
+	t := s.t
+	pageSQL = `SELECT id, parent_id, created_at, versions, metadata FROM ` + t.checkpoints + where
+	// The blob lookups are LATERAL primary-key probes (LIMIT 1 keeps the
+	// planner from flattening them into joins), so even a generic plan
+	// that guesses one row per thread walks the index rather than
+	// scanning the thread's blobs once per step of a delta chain.
+	blobsSQL = `WITH RECURSIVE page AS (SELECT versions FROM ` + t.checkpoints + where + `),
+want AS (
+	SELECT DISTINCT v.key COLLATE "C" AS channel, v.value COLLATE "C" AS version
+	FROM page, jsonb_each_text(CASE WHEN jsonb_typeof(page.versions) = 'object' THEN page.versions ELSE '{}'::jsonb END) AS v
+),
+chain (channel, version, delta, base) AS (
+	SELECT b.channel, b.version, b.delta, b.base
+	FROM want w CROSS JOIN LATERAL (
+		SELECT b.channel, b.version, b.delta, b.base FROM ` + t.blobs + ` b
+		WHERE b.thread_id = $1 AND b.ns = $2 AND b.channel = w.channel AND b.version = w.version
+		LIMIT 1
+	) b
+	UNION
+	SELECT b.channel, b.version, b.delta, b.base
+	FROM chain c CROSS JOIN LATERAL (
+		SELECT b.channel, b.version, b.delta, b.base FROM ` + t.blobs + ` b
+		WHERE b.thread_id = $1 AND b.ns = $2 AND b.channel = c.channel AND b.version = c.base
+		LIMIT 1
+	) b
+	WHERE c.delta
+)
+SELECT b.channel, b.version, b.data, b.delta, b.base
+FROM chain c CROSS JOIN LATERAL (
+	SELECT b.channel, b.version, b.data, b.delta, b.base FROM ` + t.blobs + ` b
+	WHERE b.thread_id = $1 AND b.ns = $2 AND b.channel = c.channel AND b.version = c.version
+	LIMIT 1
+) b`
+	writesSQL = `WITH page AS (SELECT id FROM ` + t.checkpoints + where + `)
+SELECT p.id, w.task_id, w.idx, w.channel, w.value
+FROM page p CROSS JOIN LATERAL (
+	SELECT w.task_id, w.idx, w.channel, w.value FROM ` + t.writes + ` w
+	WHERE w.thread_id = $1 AND w.ns = $2 AND w.checkpoint_id = p.id
+	OFFSET 0
+) w
+ORDER BY p.id, w.task_id, w.idx`
+	return pageSQL, blobsSQL, writesSQL, args
+}
+
+// rebuild returns the value of channel ch at version: the newest full
+// snapshot at or before it, and the deltas after that snapshot, oldest
+// first.
+func rebuild(blobs map[blobKey]blobRow, ch, version string) (checkpoint.Value, error) {
+	var deltas [][]byte
+	v := version
+	for range len(blobs) + 1 {
+		b, ok := blobs[blobKey{ch, v}]
+		if !ok {
+			if v == version {
+				return checkpoint.Value{}, fmt.Errorf("channel %q version %q: blob missing", ch, v)
+			}
+			return checkpoint.Value{}, fmt.Errorf("channel %q version %q: base version %q of its delta chain missing", ch, version, v)
+		}
+		if !b.delta {
+			for i, j := 0, len(deltas)-1; i < j; i, j = i+1, j-1 {
+				deltas[i], deltas[j] = deltas[j], deltas[i]
+			}
+			return checkpoint.Value{Version: version, Snapshot: b.data, Deltas: deltas}, nil
+		}
+		if b.base == "" {
+			return checkpoint.Value{}, fmt.Errorf("channel %q version %q: delta %q has no base", ch, version, v)
+		}
+		deltas = append(deltas, b.data)
+		v = b.base
+	}
+	return checkpoint.Value{}, fmt.Errorf("channel %q version %q: delta chain has a cycle", ch, version)
+}
