@@ -3,11 +3,13 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/memory"
+	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
 )
@@ -177,4 +179,19 @@ func BenchmarkW5TimeTravel(b *testing.B) {
 			}
 		}
 	})
+}
+
+// W6: W2 on SQLite in WAL mode, at synchronous=NORMAL (survives a process
+// crash) and FULL (survives a power loss).
+func BenchmarkW6Chain100SQLite(b *testing.B) {
+	for _, sync := range []sqlite.Synchronous{sqlite.SyncNormal, sqlite.SyncFull} {
+		b.Run(sync.String(), func(b *testing.B) {
+			saver, err := sqlite.Open(filepath.Join(b.TempDir(), "w6.db"), sqlite.WithSynchronous(sync))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer saver.Close()
+			benchDurableChain(b, chain100(b, graph.WithCheckpointer(saver)))
+		})
+	}
 }

@@ -255,8 +255,16 @@ func (p *persist[S]) decodeTaskWrites(ws []checkpoint.PendingWrite) (state.Updat
 
 // saveTask stores a finished task's writes, or its error, or its
 // interrupts with the resume values it was given.
+//
+// A step's only task that succeeded saves nothing here: the step's
+// checkpoint, stored right after it, records its writes, so a durable
+// sequential step costs one commit. A crash in between re-runs the task,
+// exactly as a crash before its writes were saved would.
 func (p *persist[S]) saveTask(t *task[S]) error {
 	if p.r.c.durability == DurabilityExit || p.id == "" {
+		return nil
+	}
+	if t.err == nil && len(p.r.tasks) == 1 {
 		return nil
 	}
 	var ws []checkpoint.PendingWrite
