@@ -56,9 +56,50 @@ type persist[S any] struct {
 }
 
 type appendTrack struct {
-	lastLen int // length at the last save
-	snapLen int // length at the last full snapshot
-	chain   int // elements stored as deltas since that snapshot
+	lastLen int   // length at the last save
+	snapLen int   // length at the last full snapshot
+	chain   int   // elements stored as deltas since that snapshot
+	segs    []seg // this run's deltas since the snapshot, oldest first
+}
+
+// seg is one delta blob of an append field: the elements from start on,
+// extending base. Deltas are merged like the levels of an LSM tree: when
+// the newest mergeFanout deltas share a level, the next delta is written
+// as one blob covering all of them (from their base), a level up. Reading
+// the newest value then follows O(log n) blobs, and each element is
+// written O(log n) times.
+type seg struct {
+	base  string
+	start int
+	level int
+}
+
+// mergeFanout is how many deltas of one level are merged into one.
+const mergeFanout = 8
+
+// nextDelta returns the base and start of the delta to write for an
+// append field that grew from lastLen, merging levels when due.
+func (tr *appendTrack) nextDelta(prevVersion string) (base string, start int) {
+	s := seg{base: prevVersion, start: tr.lastLen}
+	for {
+		k := len(tr.segs)
+		if k < mergeFanout-1 {
+			break
+		}
+		lvl := tr.segs[k-1].level
+		same := true
+		for _, x := range tr.segs[k-(mergeFanout-1):] {
+			same = same && x.level == lvl
+		}
+		if !same || s.level != lvl {
+			break
+		}
+		first := tr.segs[k-(mergeFanout-1)]
+		s = seg{base: first.base, start: first.start, level: lvl + 1}
+		tr.segs = tr.segs[:k-(mergeFanout-1)]
+	}
+	tr.segs = append(tr.segs, s)
+	return s.base, s.start
 }
 
 func newPersist[S any](r *run[S], saver checkpoint.Saver) *persist[S] {
@@ -365,12 +406,14 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 			added := n - tr.lastLen
 			base, hasBase := p.versions[name]
 			if hasBase && added >= 0 && (overwritten == nil || !overwritten[i]) && tr.chain+added < max(minSnapshotGap, tr.snapLen) && r.c.durability != DurabilityExit {
-				blob.Data, err = sc.EncodeTail(&r.st, i, tr.lastLen, r.c.ser)
-				blob.Delta, blob.Base = true, base
+				from := 0
+				blob.Base, from = tr.nextDelta(base)
+				blob.Data, err = sc.EncodeTail(&r.st, i, from, r.c.ser)
+				blob.Delta = true
 				tr.chain += added
 			} else {
 				blob.Data, err = sc.Encode(&r.st, i, r.c.ser)
-				tr.snapLen, tr.chain = n, 0
+				tr.snapLen, tr.chain, tr.segs = n, 0, tr.segs[:0]
 			}
 			tr.lastLen = n
 		} else {
