@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
@@ -168,4 +169,27 @@ func join(s []string) string {
 		out += x
 	}
 	return out
+}
+
+func TestStreamCheckpointsMode(t *testing.T) {
+	t.Parallel()
+	g := graph.New(schema).AddNode("a", visit("a")).AddNode("b", visit("b")).
+		AddEdge(graph.Start, "a").AddEdge("a", "b")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
+	var steps []int
+	var ids []string
+	for ev, err := range c.Stream(t.Context(), state.Update[counter]{}, graph.WithThread("t"), graph.StreamModes(graph.Checkpoints)) {
+		require.NoError(t, err)
+		require.Equal(t, graph.Checkpoints, ev.Mode)
+		require.Equal(t, "t", ev.Checkpoint.ThreadID)
+		steps = append(steps, ev.Metadata.Step)
+		ids = append(ids, ev.Checkpoint.CheckpointID)
+	}
+	require.Equal(t, []int{-1, 0, 1}, steps)
+	var hist []string
+	for s, err := range c.History(t.Context(), graph.WithThread("t")) {
+		require.NoError(t, err)
+		hist = append([]string{s.Config.CheckpointID}, hist...)
+	}
+	require.Equal(t, ids, hist)
 }
