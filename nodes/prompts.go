@@ -182,8 +182,12 @@ type ResponderPromptData struct {
 	Constraints []string
 	Outcomes    []StepOutcome
 	Steps       []Step
-	Stopped     string   // why the run stopped early, "" when it finished
-	Missing     []string // steps not done
+	// Findings are what each step concluded (its last outcome's
+	// conclusion, and the reason when it showed the route is blocked), by
+	// step id.
+	Findings map[string]string
+	Stopped  string   // why the run stopped early, "" when it finished
+	Missing  []string // steps not done
 }
 
 // ResponderTemplate is the responder's prompt.
@@ -204,6 +208,9 @@ Results:
 - {{.ID}} ({{.Status}}) {{.Description}}
 {{- if .Result}}
   result: {{.Result}}
+{{- end}}
+{{- with index $.Findings .ID}}
+  finding: {{.}}
 {{- end}}
 {{- range .Evidence}}
   evidence: {{.}}

@@ -125,7 +125,8 @@ type LLMResponder struct {
 func (l LLMResponder) Respond(ctx context.Context, req RespondRequest) (Response, error) {
 	early, why := req.Early()
 	resp := Response{Complete: !early}
-	data := ResponderPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Outcomes: req.Outcomes, Steps: req.Plan.Steps}
+	data := ResponderPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Outcomes: req.Outcomes, Steps: req.Plan.Steps,
+		Findings: findings(req.Outcomes)}
 	if early {
 		resp.Missing = req.Missing()
 		data.Stopped, data.Missing = why, resp.Missing
@@ -141,4 +142,25 @@ func (l LLMResponder) Respond(ctx context.Context, req RespondRequest) (Response
 	}
 	resp.Text = strings.TrimSpace(text)
 	return resp, nil
+}
+
+// findings maps each step to what its last outcome concluded, with the
+// reason when it showed the route is blocked.
+func findings(outcomes []StepOutcome) map[string]string {
+	m := map[string]string{}
+	for _, o := range outcomes {
+		f := o.Conclusion
+		if o.Blocked {
+			f = strings.TrimSpace(f + "; the route is blocked: " + o.BlockReason)
+			if o.Impact != "" {
+				f += " (impact: " + o.Impact + ")"
+			}
+		}
+		if f != "" {
+			m[o.StepID] = f
+		} else {
+			delete(m, o.StepID)
+		}
+	}
+	return m
 }

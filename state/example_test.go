@@ -59,4 +59,3 @@ func ExampleSchema_EncodeWrite() {
 	// !messages ["reset"]
 	// messages true [reset]
 }
-
