@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -329,4 +330,58 @@ func TestRouterSeesOwnWritesNotSiblings(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"in", "a"}, seen)
 	require.Equal(t, []string{"in", "a", "b"}, out.Trail)
+}
+
+// Tasks that block until all their siblings have started still all run:
+// the scheduler adds workers while a step makes no progress.
+func TestBlockingTasksAllRunConcurrently(t *testing.T) {
+	t.Parallel()
+	const n = 20
+	var started sync.WaitGroup
+	started.Add(n)
+	all := make(chan struct{})
+	go func() { started.Wait(); close(all) }()
+	g := graph.New(schema).AddNode("fan", visit("fan")).AddEdge(graph.Start, "fan")
+	for i := range n {
+		name := fmt.Sprint("w", i)
+		g.AddNode(name, func(ctx context.Context, s counter) (state.Update[counter], error) {
+			started.Done()
+			select {
+			case <-all:
+				return state.Writes(totalField.Set(1)), nil
+			case <-ctx.Done():
+				return state.Update[counter]{}, ctx.Err()
+			}
+		}).AddEdge("fan", name)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	out, err := mustCompile(t, g).Invoke(ctx, state.Update[counter]{})
+	require.NoError(t, err)
+	require.Equal(t, n, out.Total)
+}
+
+func TestMaxConcurrencyBoundsTasks(t *testing.T) {
+	t.Parallel()
+	var running, peak atomic.Int64
+	g := graph.New(schema).AddNode("fan", visit("fan")).AddEdge(graph.Start, "fan")
+	for i := range 12 {
+		name := fmt.Sprint("w", i)
+		g.AddNode(name, func(ctx context.Context, s counter) (state.Update[counter], error) {
+			now := running.Add(1)
+			for {
+				p := peak.Load()
+				if now <= p || peak.CompareAndSwap(p, now) {
+					break
+				}
+			}
+			time.Sleep(200 * time.Microsecond) // simulated work, not synchronisation
+			running.Add(-1)
+			return state.Writes(totalField.Set(1)), nil
+		}).AddEdge("fan", name)
+	}
+	out, err := mustCompile(t, g).Invoke(t.Context(), state.Update[counter]{}, graph.WithMaxConcurrency(3))
+	require.NoError(t, err)
+	require.Equal(t, 12, out.Total)
+	require.LessOrEqual(t, peak.Load(), int64(3))
 }

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stategraph/stategraph/checkpoint"
@@ -412,13 +415,19 @@ type taskMsg struct {
 	ev   eventOut
 }
 
+// runConcurrently runs several tasks at once. It starts one worker per
+// processor (at most MaxConcurrency); workers take tasks in order. While
+// tasks remain unstarted and none finished for stallInterval — they block,
+// on I/O or a model — it doubles the workers, up to one per task, so
+// blocking tasks all run concurrently while quick ones do not pay for a
+// goroutine each.
 func (r *run[S]) runConcurrently(todo []*task[S]) {
-	msgs := make(chan taskMsg, len(todo))
-	var sem chan struct{}
+	n := len(todo)
+	msgs := make(chan taskMsg, n)
+	limit := n
 	if r.o.maxConcurrency > 0 {
-		sem = make(chan struct{}, r.o.maxConcurrency)
+		limit = min(n, r.o.maxConcurrency)
 	}
-	var wg sync.WaitGroup
 	for i, t := range todo {
 		r.emitTaskStart(t)
 		sc := &taskScope{Context: r.ctx, node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, resume: t.resume, parent: r.inline.parent, checkpointID: r.checkpointID()}
@@ -426,38 +435,65 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 			sc.emit = func(ev eventOut) { msgs <- taskMsg{idx: i, ev: ev} }
 		}
 		t.scope = sc
-		in := r.st
-		if t.push {
-			in = t.arg
-		}
-		wg.Go(func() {
-			if sem != nil {
-				select {
-				case sem <- struct{}{}:
-					defer func() { <-sem }()
-				case <-r.ctx.Done():
-					t.err = &NodeError{Node: t.name, Step: r.step, TaskID: t.id, Err: r.ctx.Err()}
-					msgs <- taskMsg{idx: i, done: true}
-					return
-				}
-			}
-			r.execute(sc, t, in)
-			r.afterTask(t)
-			msgs <- taskMsg{idx: i, done: true}
-		})
 	}
-	for left := len(todo); left > 0; {
-		m := <-msgs
-		t := todo[m.idx]
-		if !m.done {
-			r.forward(t, m.ev)
-			continue
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= n {
+				return
+			}
+			t := todo[i]
+			if err := r.ctx.Err(); err != nil {
+				t.err = &NodeError{Node: t.name, Step: r.step, TaskID: t.id, Err: err}
+			} else {
+				in := r.st
+				if t.push {
+					in = t.arg
+				}
+				r.execute(t.scope, t, in)
+				r.afterTask(t)
+			}
+			msgs <- taskMsg{idx: i, done: true}
 		}
-		left--
-		r.emitTaskDone(t)
+	}
+	workers := min(limit, runtime.GOMAXPROCS(0))
+	for range workers {
+		wg.Go(work)
+	}
+	stall := time.NewTimer(stallInterval)
+	defer stall.Stop()
+	progressed := false
+	for left := n; left > 0; {
+		select {
+		case m := <-msgs:
+			t := todo[m.idx]
+			if !m.done {
+				r.forward(t, m.ev)
+				continue
+			}
+			left--
+			progressed = true
+			r.emitTaskDone(t)
+		case <-stall.C:
+			if !progressed && workers < limit && int(next.Load()) < n {
+				more := min(workers, limit-workers)
+				for range more {
+					wg.Go(work)
+				}
+				workers += more
+			}
+			progressed = false
+			stall.Reset(stallInterval)
+		}
 	}
 	wg.Wait()
 }
+
+// stallInterval is how long the tasks of a step may make no progress
+// before more workers start.
+const stallInterval = 50 * time.Microsecond
 
 // afterTask saves a finished task's writes (or its error or interrupts)
 // at once, so a crash later in the step does not lose them. It runs on the
