@@ -34,6 +34,7 @@ type node[S any] struct {
 	destinations []string  // declared goto/Send targets, for validation and drawing
 	sub          subgraph  // set when the node is a compiled graph
 	wire         wiring[S] // set by Compile
+	ord          int       // rank of the name among the graph's nodes, set by Compile
 }
 
 type edge struct{ src, dst string }

@@ -110,8 +110,9 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 	if c.ser == nil {
 		c.ser = checkpoint.JSON
 	}
-	for name, n := range g.nodes {
-		cp := *n
+	for i, name := range sortedKeys(g.nodes) {
+		cp := *g.nodes[name]
+		cp.ord = i // tasks run and apply in name order
 		c.nodes[name] = &cp
 	}
 	for _, e := range g.edges {
@@ -128,9 +129,9 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 		}
 	}
 	for name, n := range c.nodes {
-		n.wire = wiring[S]{static: c.static[name], branches: c.branches[name], joins: c.joinsOf[name]}
+		n.wire = c.wiringOf(name)
 	}
-	c.start = wiring[S]{static: c.static[Start], branches: c.branches[Start]}
+	c.start = c.wiringOf(Start)
 	if len(c.static[Start]) == 0 && len(c.branches[Start]) == 0 {
 		errs = append(errs, errors.New("the graph has no entry point: add an edge from graph.Start"))
 	} else if len(errs) == 0 {
@@ -193,9 +194,17 @@ func (c *Compiled[S]) unreachable() []string {
 
 // wiring is what follows a node: its edges, routers and joins.
 type wiring[S any] struct {
-	static   []string
+	static   []*node[S]
 	branches []*branch[S]
 	joins    []int
+}
+
+func (c *Compiled[S]) wiringOf(name string) wiring[S] {
+	w := wiring[S]{branches: c.branches[name], joins: c.joinsOf[name]}
+	for _, d := range c.static[name] {
+		w.static = append(w.static, c.nodes[d])
+	}
+	return w
 }
 
 // wireOf returns what follows the named node (or Start).

@@ -484,7 +484,7 @@ func (p *persist[S]) encodeSched() ([]byte, error) {
 		b = append(b, '{')
 		if len(r.next.nodes) > 0 {
 			b = append(b, `"nodes":[`...)
-			for i, n := range sortedCopy(r.next.nodes, &p.names) {
+			for i, n := range sortedNames(r.next.nodes, &p.names) {
 				if i > 0 {
 					b = append(b, ',')
 				}
@@ -497,7 +497,7 @@ func (p *persist[S]) encodeSched() ([]byte, error) {
 		return b, nil
 	}
 	var s schedJSON
-	s.Nodes = slices.Sorted(slices.Values(r.next.nodes))
+	s.Nodes = r.next.names()
 	for _, snd := range r.next.sends {
 		data, err := p.encodeSend(snd)
 		if err != nil {
@@ -522,9 +522,12 @@ func (p *persist[S]) encodeSched() ([]byte, error) {
 	return json.Marshal(s)
 }
 
-// sortedCopy returns names sorted, in *buf's memory.
-func sortedCopy(names []string, buf *[]string) []string {
-	*buf = append((*buf)[:0], names...)
+// sortedNames returns the nodes' names sorted, in *buf's memory.
+func sortedNames[S any](nodes []*node[S], buf *[]string) []string {
+	*buf = (*buf)[:0]
+	for _, n := range nodes {
+		*buf = append(*buf, n.name)
+	}
 	slices.Sort(*buf)
 	return *buf
 }
@@ -544,13 +547,13 @@ func (p *persist[S]) decodeSched(data []byte) error {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return err
 	}
-	r.next.nodes = r.next.nodes[:0]
-	r.next.sends = r.next.sends[:0]
+	r.next.reset()
 	for _, n := range s.Nodes {
-		if r.c.nodes[n] == nil {
+		nd := r.c.nodes[n]
+		if nd == nil {
 			return fmt.Errorf("scheduled node %q is not in the graph", n)
 		}
-		r.next.nodes = append(r.next.nodes, n)
+		r.next.add(nd)
 	}
 	for _, raw := range s.Sends {
 		snd, err := p.decodeSend(raw)

@@ -123,6 +123,7 @@ type run[S any] struct {
 	next     schedule[S]
 	applier  *state.Applier[S]
 	tasks    []*task[S]
+	todo     []*task[S] // the step's tasks without a saved result (scratch)
 	taskBuf  []task[S]
 	scratch  []bool // per field: overwritten this step
 	inline   *taskScope
@@ -135,16 +136,49 @@ type run[S any] struct {
 // schedule is what runs next: nodes triggered by edges (unique), Sends,
 // and the progress of each join.
 type schedule[S any] struct {
-	nodes []string
-	sends []state.Send[S]
-	joins [][]bool // per join of the graph: which sources have finished
+	nodes  []*node[S]
+	sends  []state.Send[S]
+	joins  [][]bool // per join of the graph: which sources have finished
+	marked []bool   // by node rank: in nodes already
 }
 
 func (s *schedule[S]) empty() bool { return len(s.nodes) == 0 && len(s.sends) == 0 }
 
-func (s *schedule[S]) addNode(n string) {
-	if n != End && !slices.Contains(s.nodes, n) {
+// add schedules n once.
+func (s *schedule[S]) add(n *node[S]) {
+	if !s.marked[n.ord] {
+		s.marked[n.ord] = true
 		s.nodes = append(s.nodes, n)
+	}
+}
+
+// reset empties the schedule of nodes and Sends (joins keep their
+// progress).
+func (s *schedule[S]) reset() {
+	for _, n := range s.nodes {
+		s.marked[n.ord] = false
+	}
+	clear(s.nodes)
+	s.nodes = s.nodes[:0]
+	clear(s.sends)
+	s.sends = s.sends[:0]
+}
+
+// names returns the scheduled nodes' names, in rank (name) order.
+func (s *schedule[S]) names() []string {
+	out := make([]string, len(s.nodes))
+	for i, n := range s.nodes {
+		out[i] = n.name
+	}
+	slices.Sort(out)
+	return out
+}
+
+// addName schedules the named node; End and unknown names are ignored
+// (routes are checked before they get here).
+func (r *run[S]) addName(name string) {
+	if n := r.c.nodes[name]; n != nil {
+		r.next.add(n)
 	}
 }
 
@@ -168,9 +202,10 @@ type task[S any] struct {
 type buffers[S any] struct {
 	applier *state.Applier[S]
 	scratch []bool
+	marked  []bool
 	taskBuf []task[S]
 	tasks   []*task[S]
-	nodes   []string
+	nodes   []*node[S]
 	sends   []state.Send[S]
 	joins   [][]bool
 }
@@ -179,7 +214,7 @@ func (c *Compiled[S]) getBuffers() *buffers[S] {
 	if b, ok := c.pool.Get().(*buffers[S]); ok {
 		return b
 	}
-	b := &buffers[S]{applier: c.schema.NewApplier(), scratch: make([]bool, c.schema.Len()), joins: make([][]bool, len(c.joins))}
+	b := &buffers[S]{applier: c.schema.NewApplier(), scratch: make([]bool, c.schema.Len()), marked: make([]bool, len(c.nodes)), joins: make([][]bool, len(c.joins))}
 	for i, j := range c.joins {
 		b.joins[i] = make([]bool, len(j.srcs))
 	}
@@ -190,7 +225,7 @@ func (c *Compiled[S]) getBuffers() *buffers[S] {
 func (r *run[S]) useBuffers(b *buffers[S]) {
 	r.bufs = b
 	r.applier, r.scratch, r.taskBuf, r.tasks = b.applier, b.scratch, b.taskBuf, b.tasks[:0]
-	r.next.nodes, r.next.sends, r.next.joins = b.nodes[:0], b.sends[:0], b.joins
+	r.next.nodes, r.next.sends, r.next.joins, r.next.marked = b.nodes[:0], b.sends[:0], b.joins, b.marked
 	for _, j := range b.joins {
 		clear(j)
 	}
@@ -207,6 +242,8 @@ func (r *run[S]) putBuffers() {
 	clear(r.taskBuf[:cap(r.taskBuf)])
 	clear(r.tasks[:cap(r.tasks)])
 	clear(r.next.sends[:cap(r.next.sends)])
+	clear(r.next.nodes[:cap(r.next.nodes)])
+	clear(r.next.marked)
 	b.taskBuf, b.tasks, b.nodes, b.sends = r.taskBuf[:0], r.tasks[:0], r.next.nodes[:0], r.next.sends[:0]
 	r.c.pool.Put(b)
 }
@@ -289,7 +326,7 @@ func (r *run[S]) applyInput(input state.Update[S]) error {
 	if err != nil {
 		return fmt.Errorf("graph: input: %w", err)
 	}
-	r.next.nodes, r.next.sends = r.next.nodes[:0], r.next.sends[:0]
+	r.next.reset()
 	t := &task[S]{name: Start, update: input, wire: &r.c.start}
 	if err := r.route(t, &r.st); err != nil {
 		return err
@@ -341,7 +378,7 @@ func (r *run[S]) stopErr(err error) error {
 }
 
 func (r *run[S]) pendingNames() []string {
-	names := slices.Clone(r.next.nodes)
+	names := r.next.names()
 	for _, s := range r.next.sends {
 		names = append(names, s.Node)
 	}
@@ -351,17 +388,16 @@ func (r *run[S]) pendingNames() []string {
 // prepare turns the schedule into the step's tasks: triggered nodes by
 // name, then Sends in order.
 func (r *run[S]) prepare() {
-	slices.Sort(r.next.nodes)
+	slices.SortFunc(r.next.nodes, func(a, b *node[S]) int { return a.ord - b.ord })
 	n := len(r.next.nodes) + len(r.next.sends)
 	if cap(r.taskBuf) < n {
 		r.taskBuf = make([]task[S], n)
 	}
 	r.taskBuf = r.taskBuf[:n]
 	r.tasks = r.tasks[:0]
-	for i, name := range r.next.nodes {
+	for i, n := range r.next.nodes {
 		t := &r.taskBuf[i]
-		n := r.c.nodes[name]
-		*t = task[S]{name: name, node: n, wire: &n.wire}
+		*t = task[S]{name: n.name, node: n, wire: &n.wire}
 		r.tasks = append(r.tasks, t)
 	}
 	for i, s := range r.next.sends {
@@ -381,7 +417,7 @@ func (r *run[S]) prepare() {
 // runTasks runs the step's tasks that have no saved result: one inline,
 // several concurrently. It returns the first failure in task order.
 func (r *run[S]) runTasks() error {
-	var todo []*task[S]
+	todo := r.todo[:0]
 	for _, t := range r.tasks {
 		if t.cached {
 			r.emitTaskStart(t)
@@ -406,6 +442,8 @@ func (r *run[S]) runTasks() error {
 	} else if len(todo) > 1 {
 		r.runConcurrently(todo)
 	}
+	clear(todo)
+	r.todo = todo[:0]
 	return r.stepError()
 }
 
@@ -553,7 +591,7 @@ func (r *run[S]) finishStep() error {
 	if err != nil {
 		return fmt.Errorf("graph: step %d: %w", r.step, err)
 	}
-	r.next.nodes, r.next.sends = r.next.nodes[:0], r.next.sends[:0]
+	r.next.reset()
 	for _, t := range r.tasks {
 		view := &r.st
 		if needView && len(t.wire.branches) > 0 {
@@ -587,7 +625,7 @@ func (r *run[S]) finishStep() error {
 func (r *run[S]) route(t *task[S], view *S) error {
 	w := t.wire
 	for _, d := range w.static {
-		r.next.addNode(d)
+		r.next.add(d)
 	}
 	for _, b := range w.branches {
 		route, err := b.router(r.ctx, *view)
@@ -605,7 +643,7 @@ func (r *run[S]) route(t *task[S], view *S) error {
 			} else if !slices.Contains(b.targets, to) {
 				return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: router returned %q, which is not among its declared targets %v", ErrInvalidRoute, to, b.targets)}
 			}
-			r.next.addNode(dst)
+			r.addName(dst)
 		}
 		for _, s := range route.Sends {
 			if !slices.Contains(b.targets, s.Node) || s.Node == End {
@@ -618,7 +656,7 @@ func (r *run[S]) route(t *task[S], view *S) error {
 		if to != End && r.c.nodes[to] == nil {
 			return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: goto unknown node %q", ErrInvalidRoute, to)}
 		}
-		r.next.addNode(to)
+		r.addName(to)
 	}
 	for _, s := range t.update.Sends {
 		if r.c.nodes[s.Node] == nil {
@@ -644,7 +682,7 @@ func (r *run[S]) finishJoins() {
 			all = all && s
 		}
 		if all {
-			r.next.addNode(r.c.joins[ji].dst)
+			r.addName(r.c.joins[ji].dst)
 			clear(seen)
 		}
 	}

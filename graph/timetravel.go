@@ -110,6 +110,7 @@ func (c *Compiled[S]) inspector(ctx context.Context, o runOptions, tup *checkpoi
 	for i, j := range c.joins {
 		r.next.joins[i] = make([]bool, len(j.srcs))
 	}
+	r.next.marked = make([]bool, len(c.nodes))
 	r.cp = newPersist(r, c.saver)
 	if err := r.cp.restore(tup); err != nil {
 		r.cancel(nil)
@@ -219,6 +220,7 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 		for i, j := range c.joins {
 			r.next.joins[i] = make([]bool, len(j.srcs))
 		}
+		r.next.marked = make([]bool, len(c.nodes))
 		r.cp = newPersist(r, c.saver)
 	} else {
 		if r, err = c.inspector(ctx, o, tup); err != nil {
@@ -243,7 +245,7 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 	}
 	r.markOverwrites(update.Writes)
 	if asNode != "" {
-		r.next.nodes, r.next.sends = r.next.nodes[:0], r.next.sends[:0]
+		r.next.reset()
 		if err := r.route(&task[S]{name: asNode, update: update, wire: c.wireOf(asNode)}, &r.st); err != nil {
 			return checkpoint.Config{}, err
 		}
