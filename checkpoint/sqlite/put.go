@@ -39,32 +39,45 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	}
 
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		var head string
-		err := tx.StmtContext(ctx, s.st.head).QueryRowContext(ctx, thread, ns).Scan(&head)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		res, err := tx.StmtContext(ctx, s.st.insertCheckpoint).ExecContext(ctx,
+			thread, ns, cp.ID, cfg.CheckpointID, encodeTime(cp.CreatedAt), versions, md, req.ExpectHead)
+		if err != nil {
 			return err
 		}
-		if head != req.ExpectHead {
-			return conflictError(thread, ns, req.ExpectHead, head)
-		}
-		if cp.ID <= head {
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			var head string
+			err := tx.StmtContext(ctx, s.st.head).QueryRowContext(ctx, thread, ns).Scan(&head)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			if head != req.ExpectHead {
+				return conflictError(thread, ns, req.ExpectHead, head)
+			}
 			return fmt.Errorf("checkpoint id is not greater than the head %q", head)
-		}
-		if _, err := tx.StmtContext(ctx, s.st.insertCheckpoint).ExecContext(ctx,
-			thread, ns, cp.ID, cfg.CheckpointID, encodeTime(cp.CreatedAt), versions, md); err != nil {
-			return err
 		}
 		if len(cp.New) == 0 {
 			return nil
 		}
-		ins := tx.StmtContext(ctx, s.st.insertBlob)
+		args := make([]any, 0, 8*min(len(cp.New), maxBlobRows))
+		flush := func() error {
+			if len(args) == 0 {
+				return nil
+			}
+			_, err := tx.StmtContext(ctx, s.st.insertBlobs(len(args)/8)).ExecContext(ctx, args...)
+			args = args[:0]
+			return err
+		}
 		for ch, b := range cp.New {
-			if _, err := ins.ExecContext(ctx, thread, ns, ch, blobVersion(ch, b, cp.Versions),
-				b.Delta, b.Base, checksum(b.Data), b.Data); err != nil {
-				return err
+			args = append(args, thread, ns, ch, blobVersion(ch, b, cp.Versions), b.Delta, b.Base, checksum(b.Data), b.Data)
+			if len(args) == 8*maxBlobRows {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
 		}
-		return nil
+		return flush()
 	})
 	if err != nil {
 		if errors.Is(err, checkpoint.ErrConflict) || isOurs(err) {

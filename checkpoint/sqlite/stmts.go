@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -17,11 +18,20 @@ const lockSQL = `UPDATE schema_migrations SET version = version WHERE 0`
 const (
 	sqlHead = `SELECT id FROM checkpoints WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1`
 
+	// sqlInsertCheckpoint inserts only when the head is still ?8 and the
+	// new id sorts after it: the compare-and-set and the insert in one
+	// statement. No row inserted means the caller lost the race (or the id
+	// is too old); it then reads the head to say which.
 	sqlInsertCheckpoint = `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata)
-VALUES (?, ?, ?, ?, ?, ?, ?)`
+SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
+WHERE coalesce((SELECT id FROM checkpoints WHERE thread_id = ?1 AND ns = ?2 ORDER BY id DESC LIMIT 1), '') = ?8
+	AND ?3 > ?8`
 
 	sqlInsertBlob = `INSERT INTO blobs (thread_id, ns, channel, version, delta, base, crc, data)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
+
+	// blobValuesRow is one more row of a multi-row blob insert.
+	blobValuesRow = `, (?, ?, ?, ?, ?, ?, ?, ?)`
 
 	sqlExists = `SELECT count(*) FROM checkpoints WHERE thread_id = ? AND ns = ? AND id = ?`
 
@@ -87,6 +97,26 @@ type stmts struct {
 	listMu sync.Mutex
 	list   map[string]*sql.Stmt
 	rdb    *sql.DB
+
+	// blobsN[n] inserts n blobs in one statement (2 <= n <= maxBlobRows).
+	blobsN [maxBlobRows + 1]*sql.Stmt
+}
+
+// maxBlobRows is the most blobs one insert statement takes.
+const maxBlobRows = 8
+
+// insertBlobs returns the statement inserting n blobs at once (1 <= n <=
+// maxBlobRows). They are all prepared by prepare: the write handle has one
+// connection, which a transaction holds while it needs them.
+func (st *stmts) insertBlobs(n int) *sql.Stmt {
+	if n == 1 {
+		return st.insertBlob
+	}
+	return st.blobsN[n]
+}
+
+func blobsSQL(n int) string {
+	return strings.TrimSuffix(sqlInsertBlob, " ON CONFLICT DO NOTHING") + strings.Repeat(blobValuesRow, n-1) + " ON CONFLICT DO NOTHING"
 }
 
 // maxListStmts caps the List statements kept prepared; queries beyond it
@@ -134,6 +164,13 @@ func (st *stmts) prepare(ctx context.Context, rdb, wdb *sql.DB) error {
 		{&st.chain, rdb, sqlChain},
 		{&st.writesOne, rdb, sqlWritesOne},
 		{&st.writesPage, rdb, sqlWritesPage},
+	}
+	for n := 2; n <= maxBlobRows; n++ {
+		list = append(list, struct {
+			dst **sql.Stmt
+			db  *sql.DB
+			sql string
+		}{&st.blobsN[n], wdb, blobsSQL(n)})
 	}
 	for _, p := range list {
 		stmt, err := p.db.PrepareContext(ctx, p.sql)
