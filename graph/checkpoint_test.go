@@ -429,3 +429,53 @@ func TestDurabilityExitStoresOnlyTheEnd(t *testing.T) {
 	require.Len(t, hist, 2) // the input and the end
 	require.Equal(t, out, hist[0].Values)
 }
+
+// A consumer that stops the stream right after a task's result does not
+// lose that task's work: the step's checkpoint is still saved, and resuming
+// does not run the node again.
+func TestBreakAfterTaskResultKeepsItsWork(t *testing.T) {
+	t.Parallel()
+	var aCalls atomic.Int64
+	g := graph.New(schema).AddNode("a", counted(&aCalls, visit("a"))).AddNode("b", visit("b")).
+		AddEdge(graph.Start, "a").AddEdge("a", "b")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
+	for ev, err := range c.Stream(t.Context(), state.Update[counter]{}, graph.WithThread("t"), graph.StreamModes(graph.Tasks)) {
+		require.NoError(t, err)
+		if ev.Node == "a" && ev.Task.Result {
+			break
+		}
+	}
+	out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b"}, out.Trail)
+	require.EqualValues(t, 1, aCalls.Load())
+}
+
+// The context a node receives may outlive the node: an HTTP transport
+// cancels a request's context from its own goroutine. Reusing it for the
+// next step would race.
+func TestNodeContextMayOutliveTheNode(t *testing.T) {
+	t.Parallel()
+	var kept []context.Context
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	g := graph.New(schema).AddNode("loop", func(ctx context.Context, s counter) (state.Update[counter], error) {
+		mu.Lock()
+		kept = append(kept, ctx)
+		mu.Unlock()
+		wg.Go(func() { _ = ctx.Err(); _ = ctx.Value(struct{}{}) })
+		return state.Writes(nField.Set(s.N + 1)), nil
+	}).AddEdge(graph.Start, "loop").
+		AddConditionalEdges("loop", graph.Choose(func(ctx context.Context, s counter) (string, error) {
+			if s.N < 20 {
+				return "loop", nil
+			}
+			return graph.End, nil
+		}), "loop", graph.End)
+	_, err := mustCompile(t, g).Invoke(t.Context(), state.Update[counter]{})
+	require.NoError(t, err)
+	wg.Wait()
+	for i := 1; i < len(kept); i++ {
+		require.NotSame(t, kept[i-1], kept[i])
+	}
+}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -354,7 +355,9 @@ func (p *persist[S]) saveTask(t *task[S]) error {
 	}
 	cfg := p.cfg
 	cfg.CheckpointID = p.id
-	if err := p.saver.PutWrites(p.r.ctx, cfg, t.id, ws); err != nil {
+	ctx, cancel := p.saveCtx()
+	defer cancel()
+	if err := p.saver.PutWrites(ctx, cfg, t.id, ws); err != nil {
 		return p.errorf("save writes of node %q at step %d: %w", t.name, p.r.step, err)
 	}
 	return nil
@@ -446,13 +449,26 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 		Metadata:   md,
 		ExpectHead: p.head,
 	}
-	cfg, err := p.saver.Put(r.ctx, req)
+	ctx, cancel := p.saveCtx()
+	defer cancel()
+	cfg, err := p.saver.Put(ctx, req)
 	if err != nil {
 		return p.errorf("save checkpoint at step %d: %w", step, err)
 	}
 	p.id, p.head, p.versions = id, id, versions
 	r.emitCheckpoint(cfg, md)
 	return nil
+}
+
+// saveTimeout bounds a save that runs after the run was cancelled.
+const saveTimeout = 30 * time.Second
+
+// saveCtx is the context of a save. Finished work is stored even while
+// the run is being cancelled (a Stream consumer stopped, Ctrl-C): the save
+// ignores the run's cancellation, within saveTimeout. The run stops right
+// after it.
+func (p *persist[S]) saveCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(p.r.ctx), saveTimeout)
 }
 
 // flush stores the final checkpoint of a DurabilityExit run.

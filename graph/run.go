@@ -126,7 +126,7 @@ type run[S any] struct {
 	todo     []*task[S] // the step's tasks without a saved result (scratch)
 	taskBuf  []task[S]
 	scratch  []bool // per field: overwritten this step
-	inline   *taskScope
+	parent   *parentInfo // what subgraphs started by this run's tasks inherit
 	resuming bool // the first step of a resumed run skips interrupt-before
 
 	cp   *persist[S] // nil without a checkpointer
@@ -283,11 +283,7 @@ func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S
 	if r.o.runID == "" {
 		r.o.runID = uuid.Must(uuid.NewV7()).String()
 	}
-	r.inline = &taskScope{Context: r.ctx, modes: o.modes}
-	if out != nil {
-		r.inline.emit = r.emitFrom(r.inline)
-	}
-	r.inline.parent = r.parentInfo()
+	r.parent = r.parentInfo()
 	return r, nil
 }
 
@@ -429,8 +425,13 @@ func (r *run[S]) runTasks() error {
 	if len(todo) == 1 {
 		t := todo[0]
 		r.emitTaskStart(t)
-		sc := r.inline
-		*sc = taskScope{Context: r.ctx, node: t.name, step: r.step, taskID: t.id, ns: r.ns, emit: sc.emit, modes: sc.modes, parent: sc.parent, resume: t.resume, checkpointID: r.checkpointID()}
+		// A scope of its own, never reused: it is the node's context, which
+		// may outlive the node (an HTTP transport cancels a request's
+		// context from its own goroutine after the response).
+		sc := &taskScope{Context: r.ctx, node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, parent: r.parent, resume: t.resume, checkpointID: r.checkpointID()}
+		if r.out != nil {
+			sc.emit = r.emitFrom(sc)
+		}
 		t.scope = sc
 		in := r.st
 		if t.push {
@@ -468,7 +469,7 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 	}
 	for i, t := range todo {
 		r.emitTaskStart(t)
-		sc := &taskScope{Context: r.ctx, node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, resume: t.resume, parent: r.inline.parent, checkpointID: r.checkpointID()}
+		sc := &taskScope{Context: r.ctx, node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, resume: t.resume, parent: r.parent, checkpointID: r.checkpointID()}
 		if r.out != nil {
 			sc.emit = func(ev eventOut) { msgs <- taskMsg{idx: i, ev: ev} }
 		}

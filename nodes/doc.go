@@ -1,6 +1,39 @@
-// Package nodes holds the building blocks of a plan-and-execute agent on
-// langchaingo: the plan model and the decision logic that the graph nodes
-// planner → execute → replan → respond call. Everything here is plain Go:
+// Package nodes is a plan-and-execute agent on langchaingo, built as an
+// ordinary graph.StateGraph, and the building blocks it is made of: the plan
+// model and the decision logic that its nodes planner → execute → replan →
+// respond call.
+//
+// # The agent
+//
+// NewAgent builds the graph from an AgentConfig (a Planner, any langchaingo
+// tools.Tool, a Replanner, a Responder, a Budget, a FailurePolicy; a
+// llms.Model fills in the parts left out):
+//
+//	start → planner ⇒ execute → replan ⇒ execute | respond → end
+//
+// The planner plans for the goal and marks the ready steps running; a
+// FanOut router sends each running step to execute as its own task
+// (graph.SendTo with the step in AgentState.Current), so independent steps
+// run in parallel in one superstep. Each execute task appends its
+// StepOutcome to PastSteps and its AuditRecords to Audit, and adds what it
+// spent to Usage; the tasks of a round join into one replan run, which
+// records the outcomes on the plan, decides with ReplanRound (continue,
+// revise, finish, blocked, or a budget stop) and fans the next ready steps
+// out, or goes to respond. The responder's answer names any stop or block.
+//
+// The state, AgentState, is declared field by field (StatePlan,
+// StatePastSteps, …, AgentSchema) and marshals to JSON, so the agent can be
+// compiled with a checkpointer, paused (graph.InterruptAfter(NodeReplan)),
+// inspected, and resumed on its thread without asking the model again or
+// calling a tool again for work already done. Agent.Graph returns the
+// builder so users can add nodes and edges before Agent.Compile. NewInput
+// makes a run's input; AgentState.Answer reads the answer. WithReAct runs
+// steps described in words (no tool) with ReActExecutor, a small tool-calling
+// loop bounded per step. Evaluate runs a compiled agent over cases and
+// reports success rate, time, steps, replans, model and tool calls and
+// tokens.
+//
+// Everything below the agent is plain Go:
 // pure functions over plain values where possible, taking a context.Context
 // where a model or a tool is called, so it can be tested without a graph and
 // every value can live in checkpointed state (all types marshal to JSON).
@@ -53,5 +86,6 @@
 // and why.
 //
 // DeliveryCase is the seed documents' delivery question as simulated tools,
-// with its template plan, checker, rule-based replan and responder.
+// with its template plan, checker, rule-based replan and responder;
+// DeliveryCase.AgentConfig assembles them into the offline agent.
 package nodes

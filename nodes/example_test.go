@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/stategraph/stategraph/checkpoint/memory"
+	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/nodes"
 )
 
@@ -57,4 +60,50 @@ func ExampleTemplatePlanner() {
 	// deliver_a [shipping_quote] Arrange delivery from the order's warehouse: quote standard shipping
 	// answer [] Answer: can it arrive before the deadline, with the evidence
 	// ready: order
+}
+
+// The delivery agent as a graph, offline: template planner, rule-based
+// replan, template responder, no model. The answer's key lines, then the
+// graph.
+func ExampleNewAgent() {
+	c := nodes.NewDeliveryCase()
+	agent, err := nodes.NewAgent(c.AgentConfig())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	app, err := agent.Compile(graph.WithCheckpointer(memory.New()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, err := app.Invoke(context.Background(), nodes.InputFor(c.Request()), graph.WithThread("O1001"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, line := range strings.Split(out.Answer(), "\n") {
+		if strings.HasPrefix(line, "Warehouse A") || strings.HasPrefix(line, "- warehouse B") ||
+			strings.HasPrefix(line, "Recommendation") || strings.HasPrefix(line, "Confirm") || strings.HasPrefix(line, "Nothing") {
+			fmt.Println(line)
+		}
+	}
+	fmt.Printf("rounds %d, replans %d, tool calls %d, model calls %d\n",
+		out.Usage.Rounds, out.Usage.Replans, out.Usage.ToolCalls, out.Usage.ModelCalls)
+	fmt.Print(app.Mermaid())
+	// Output:
+	// Warehouse A cannot make it: no stock (0 available), restock Saturday 10:00, so delivery would be next Monday 18:00, after Friday 18:00.
+	// - warehouse B, express: arrives Thursday 18:00, extra 35 — excluded: extra cost 35 > 20 (the cap)
+	// - warehouse B, standard: arrives Friday 16:00, extra 10 — candidate: arrives Friday 16:00, extra 10
+	// Recommendation: switch to warehouse B, standard shipping: extra 10, arrives Friday 16:00 (estimated; 4 in stock there).
+	// Confirm by Tuesday 16:00; re-check stock and the quote when confirming.
+	// Nothing was changed: this was a query only; the order was not modified and no stock was reserved.
+	// rounds 4, replans 1, tool calls 5, model calls 0
+	// graph TD;
+	// 	__start__ --> planner;
+	// 	execute --> replan;
+	// 	planner -.-> execute;
+	// 	replan -.-> execute;
+	// 	replan -.-> respond;
+	// 	respond --> __end__;
 }

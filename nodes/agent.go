@@ -1,0 +1,380 @@
+package nodes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/state"
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/tools"
+)
+
+// The agent's node names.
+const (
+	NodePlanner = "planner"
+	NodeExecute = "execute"
+	NodeReplan  = "replan"
+	NodeRespond = "respond"
+)
+
+// AgentConfig is what the agent is made of. Tools is required, and either
+// Planner or Model; everything else has a default.
+type AgentConfig struct {
+	// Planner makes the first plan. Default: an LLMPlanner over Model.
+	Planner Planner
+	// Tools are the tools steps may call (any langchaingo tools.Tool).
+	Tools []tools.Tool
+	// Replanner revises the plan when a step fails or shows the route is
+	// blocked. Default: an AdaptiveReplanner with IncrementalFix, and with
+	// Model also a model PartialReplan and a FullReplan over the planner.
+	Replanner Replanner
+	// Responder writes the answer. Default: an LLMResponder over Model, or
+	// a TemplateResponder without one.
+	Responder Responder
+	// Budget bounds the run; every stop is named in the response.
+	Budget Budget
+	// FailurePolicy says what to do when a tool fails (default: replan).
+	FailurePolicy FailurePolicy
+	// Checker, optional, judges successful steps (blocked route, evidence).
+	Checker Checker
+	// Guards, optional, check every revision (e.g. ReadOnlyGuard).
+	Guards []Guard
+	// Model, optional, is the model of the default planner, replanner and
+	// responder (any llms.Model).
+	Model llms.Model
+}
+
+// AgentOption adjusts an agent being built.
+type AgentOption func(*agentOptions)
+
+type agentOptions struct {
+	now      func() time.Time
+	react    *ReActExecutor
+	reactFor func(Step) bool
+	nodeOpts map[string][]graph.NodeOption
+}
+
+// WithClock sets the clock for wall-time budgets and audit records (default
+// time.Now).
+func WithClock(now func() time.Time) AgentOption { return func(o *agentOptions) { o.now = now } }
+
+// WithReAct runs some steps with r's inner ReAct loop instead of a single
+// tool call: by default the steps that have no tool and no dependencies (a
+// task described in words, which cannot be a synthesis step); select decides
+// instead when it is not nil. r.Tools defaults to the agent's tools and
+// r.MaxToolCalls to Budget.MaxToolCallsPerStep.
+func WithReAct(r *ReActExecutor, selectStep func(Step) bool) AgentOption {
+	return func(o *agentOptions) { o.react, o.reactFor = r, selectStep }
+}
+
+// WithNodeOptions adds graph node options (retry policy, timeout) to one of
+// the agent's nodes.
+func WithNodeOptions(node string, opts ...graph.NodeOption) AgentOption {
+	return func(o *agentOptions) {
+		if o.nodeOpts == nil {
+			o.nodeOpts = map[string][]graph.NodeOption{}
+		}
+		o.nodeOpts[node] = append(o.nodeOpts[node], opts...)
+	}
+}
+
+// Agent is the plan-and-execute agent as an ordinary StateGraph:
+//
+//	start → planner ⇒ execute → replan ⇒ execute | respond → end
+//
+// where ⇒ fans the ready steps out, one execute task per step, so
+// independent steps run in parallel in one superstep; the execute tasks of
+// a round join into one replan run. Graph returns the builder so users can
+// add nodes and edges before compiling.
+//
+// A round takes two supersteps (execute, replan), so the graph's default
+// recursion limit (graph.DefaultRecursionLimit) allows about eleven rounds;
+// pass graph.WithRecursionLimit to a call for longer plans. Budgets are
+// checked by the replan node after each round.
+type Agent struct {
+	cfg      AgentConfig
+	exec     *Executor
+	react    *ReActExecutor
+	reactFor func(Step) bool
+	now      func() time.Time
+	g        *graph.StateGraph[AgentState]
+}
+
+// ErrNoPlanner is returned by NewAgent when neither a Planner nor a Model
+// is configured.
+var ErrNoPlanner = errors.New("nodes: the agent needs a Planner or a Model")
+
+// NewAgent builds the agent's graph from cfg.
+func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
+	var o agentOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	if cfg.Planner == nil {
+		if cfg.Model == nil {
+			return nil, ErrNoPlanner
+		}
+		cfg.Planner = &LLMPlanner{Model: cfg.Model, Tools: cfg.Tools}
+	}
+	if cfg.Replanner == nil {
+		ar := AdaptiveReplanner{Incremental: IncrementalFix{}}
+		if cfg.Model != nil {
+			ar.Partial = PartialReplan{Model: cfg.Model}
+			ar.Full = FullReplan{Planner: cfg.Planner}
+		}
+		cfg.Replanner = ar
+	}
+	if cfg.Responder == nil {
+		if cfg.Model != nil {
+			cfg.Responder = LLMResponder{Model: cfg.Model}
+		} else {
+			cfg.Responder = TemplateResponder{}
+		}
+	}
+	a := &Agent{
+		cfg: cfg,
+		exec: &Executor{Tools: cfg.Tools, Policy: cfg.FailurePolicy, Checker: cfg.Checker,
+			MaxToolCallsPerStep: cfg.Budget.MaxToolCallsPerStep, Now: o.now},
+		now: o.now,
+	}
+	if o.react != nil {
+		r := *o.react
+		if r.Tools == nil {
+			r.Tools = cfg.Tools
+		}
+		if r.MaxToolCalls == 0 {
+			r.MaxToolCalls = cfg.Budget.MaxToolCallsPerStep
+		}
+		if r.Now == nil {
+			r.Now = o.now
+		}
+		a.react, a.reactFor = &r, o.reactFor
+		if a.reactFor == nil {
+			a.reactFor = func(s Step) bool { return s.Tool == "" && len(s.DependsOn) == 0 }
+		}
+	}
+	a.g = graph.New(AgentSchema).
+		AddNode(NodePlanner, a.plan, o.nodeOpts[NodePlanner]...).
+		AddNode(NodeExecute, a.execute, o.nodeOpts[NodeExecute]...).
+		AddNode(NodeReplan, a.replan, o.nodeOpts[NodeReplan]...).
+		AddNode(NodeRespond, a.respond, o.nodeOpts[NodeRespond]...).
+		AddEdge(graph.Start, NodePlanner).
+		AddConditionalEdges(NodePlanner, graph.FanOut(sendRunning), NodeExecute).
+		AddEdge(NodeExecute, NodeReplan).
+		AddConditionalEdges(NodeReplan, afterReplan, NodeExecute, NodeRespond).
+		AddEdge(NodeRespond, graph.End)
+	return a, nil
+}
+
+// Graph returns the agent's graph builder, to extend before compiling.
+func (a *Agent) Graph() *graph.StateGraph[AgentState] { return a.g }
+
+// Config returns the configuration with its defaults filled in.
+func (a *Agent) Config() AgentConfig { return a.cfg }
+
+// Compile compiles the agent's graph (see graph.StateGraph.Compile).
+func (a *Agent) Compile(opts ...graph.CompileOption) (*graph.Compiled[AgentState], error) {
+	return a.g.Compile(opts...)
+}
+
+// plan is the planner node: it plans for the goal and marks the ready steps
+// running. A planner failure (a model error, a plan still rejected after
+// its attempts, no template) fails the node with a clear error.
+func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
+	ctx, cancel := ownContext(ctx)
+	defer cancel()
+	delta := Usage{}
+	if s.Usage.Start.IsZero() {
+		delta.Start = a.now()
+	}
+	req := PlanRequest{Goal: s.Goal, Constraints: s.Constraints}
+	p, info, err := a.cfg.Planner.Plan(ctx, req)
+	if err != nil {
+		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: %w", err)
+	}
+	delta.ModelCalls = info.ModelCalls
+	delta = delta.AddTokens(info.Tokens)
+	if p.Goal == "" {
+		p.Goal = s.Goal
+	}
+	for _, c := range s.Constraints {
+		if !slices.Contains(p.Constraints, c) {
+			p.Constraints = append(p.Constraints, c)
+		}
+	}
+	p, running := startRound(p)
+	if running == 0 {
+		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: the plan has no step ready to run (%d steps; empty, or every step waits on another)", len(p.Steps))
+	}
+	return state.Writes(StatePlan.Set(p), StateUsage.Set(delta), StateApplied.Set(len(s.PastSteps))), nil
+}
+
+// startRound marks the plan's ready steps running and counts them.
+func startRound(p Plan) (Plan, int) {
+	ready := p.Ready()
+	if len(ready) == 0 {
+		return p, 0
+	}
+	p = p.Clone()
+	for _, r := range ready {
+		p.Steps[p.Index(r.ID)].Status = StatusRunning
+	}
+	return p, len(ready)
+}
+
+// sendRunning sends each running step to execute as its own task.
+func sendRunning(_ context.Context, s AgentState) ([]graph.Send[AgentState], error) {
+	var sends []graph.Send[AgentState]
+	for _, st := range s.Plan.Steps {
+		if st.Status == StatusRunning {
+			sends = append(sends, graph.SendTo(NodeExecute, AgentState{Goal: s.Goal, Plan: s.Plan, Current: st.ID}))
+		}
+	}
+	return sends, nil
+}
+
+// afterReplan fans the running steps out to execute, or goes to respond
+// when the plan finished, stopped or is blocked.
+func afterReplan(ctx context.Context, s AgentState) (graph.Route[AgentState], error) {
+	if s.Stop == nil && s.Blocked == "" {
+		sends, _ := sendRunning(ctx, s)
+		if len(sends) > 0 {
+			return graph.Route[AgentState]{Sends: sends}, nil
+		}
+	}
+	return graph.Route[AgentState]{To: []string{NodeRespond}}, nil
+}
+
+// execute is the execute node: one task per step (s.Current), which
+// appends its outcome and audit records and adds its usage.
+func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
+	ctx, cancel := ownContext(ctx)
+	defer cancel()
+	step, ok := s.Plan.Step(s.Current)
+	if !ok {
+		return state.Update[AgentState]{}, fmt.Errorf("nodes: execute: no step %q in the plan (execute runs from a Send carrying the step)", s.Current)
+	}
+	step.Status = StatusPending
+	results := s.Plan.Results()
+	var out StepOutcome
+	var delta Usage
+	if a.react != nil && a.reactFor(step) {
+		var info ReActInfo
+		out, info = a.react.Run(ctx, step, results)
+		delta.ModelCalls = info.ModelCalls
+		delta = delta.AddTokens(info.Tokens)
+	} else {
+		out = a.exec.Run(ctx, step, results)
+	}
+	if err := ctx.Err(); err != nil && out.Status != StatusCompleted {
+		// Cancelled: fail the task, so a resume runs the step again rather
+		// than recording a failure the step did not cause.
+		return state.Update[AgentState]{}, err
+	}
+	audit := out.Audit
+	out.Audit = nil
+	delta.ToolCalls = len(audit)
+	return state.Writes(
+		StatePastSteps.Set([]StepOutcome{out}),
+		StateAudit.Set(audit),
+		StateUsage.Set(delta),
+	), nil
+}
+
+// replan is the replan node: it records the round's outcomes on the plan,
+// decides (ReplanRound) and starts the next round, or ends the run with a
+// stop or blocked reason for the responder.
+func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
+	ctx, cancel := ownContext(ctx)
+	defer cancel()
+	from := min(s.Applied, len(s.PastSteps))
+	outs := s.PastSteps[from:]
+	before := s.Plan
+	p := before.Apply(outs...)
+	for i := range p.Steps {
+		if p.Steps[i].Status == StatusRunning { // sent, but no outcome came back
+			p.Steps[i].Status = StatusPending
+		}
+	}
+	progressed := Progressed(before, outs)
+	u := s.Usage.EndRound(progressed)
+	delta := Usage{Rounds: 1, RoundsWithoutProgress: u.RoundsWithoutProgress}
+	d, err := ReplanRound(ctx, RoundInput{Plan: p, Outcomes: outs, Budget: a.cfg.Budget, Usage: u, Now: a.now()},
+		a.cfg.Replanner, a.cfg.Tools, a.cfg.Guards...)
+	if err != nil {
+		return state.Update[AgentState]{}, fmt.Errorf("nodes: replan: %w", err)
+	}
+	if d.Info != nil {
+		delta.ModelCalls += d.Info.ModelCalls
+		delta = delta.AddTokens(d.Info.Tokens)
+	}
+	ws := []state.Write[AgentState]{StateApplied.Set(len(s.PastSteps))}
+	switch d.Action {
+	case ActionContinue:
+		p, _ = startRound(p)
+	case ActionRevise:
+		delta.Replans = 1
+		var n int
+		p, n = startRound(*d.Plan)
+		if n == 0 {
+			d.Action, d.Reason = ActionBlocked, d.Reason+"; the revised plan has no step ready to run"
+		}
+	}
+	switch d.Action {
+	case ActionStop:
+		ws = append(ws, StateStop.Set(d.Stop))
+	case ActionBlocked:
+		ws = append(ws, StateBlocked.Set(d.Reason))
+	}
+	d.Plan = nil
+	ws = append(ws, StatePlan.Set(p), StateUsage.Set(delta), StateDecisions.Set([]Decision{d}))
+	return state.Writes(ws...), nil
+}
+
+// respond is the respond node. When the model-call budget is spent, a
+// responder other than a TemplateResponder is replaced by the generic
+// TemplateResponder, so answering never exceeds the budget. A stop or a
+// blocked plan is always named in the answer.
+func (a *Agent) respond(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
+	ctx, cancel := ownContext(ctx)
+	defer cancel()
+	r := a.cfg.Responder
+	if _, tmpl := r.(TemplateResponder); !tmpl && a.cfg.Budget.MaxModelCalls > 0 && s.Usage.ModelCalls >= a.cfg.Budget.MaxModelCalls {
+		r = TemplateResponder{}
+	}
+	req := RespondRequest{Plan: s.Plan, Outcomes: s.PastSteps, Stop: s.Stop, Blocked: s.Blocked}
+	resp, err := r.Respond(ctx, req)
+	if err != nil {
+		return state.Update[AgentState]{}, fmt.Errorf("nodes: respond: %w", err)
+	}
+	if early, why := req.Early(); early && !containsFold(resp.Text, why) {
+		if resp.Text != "" {
+			resp.Text += "\n"
+		}
+		resp.Text += "Stopped early: " + why + "."
+	}
+	delta := Usage{ModelCalls: resp.ModelCalls}.AddTokens(resp.Tokens)
+	return state.Writes(StateResponse.Set(resp), StateUsage.Set(delta)), nil
+}
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
+
+// ownContext gives a node a context of its own, cancelled when the node
+// returns. Models and tools may leave goroutines behind that still touch
+// the contexts they were given (net/http cancels a request's context from
+// its connection's read loop after the call returned); this keeps those
+// goroutines off the runtime's task context, which the runtime reuses for
+// the next step's task.
+func ownContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithCancel(ctx)
+}

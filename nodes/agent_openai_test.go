@@ -1,0 +1,145 @@
+package nodes
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/llms/openai"
+)
+
+// markerServer is a local server speaking OpenAI's chat-completions protocol:
+// it answers each request with the reply of the first rule whose marker the
+// request's body contains, and records the bodies.
+type markerServer struct {
+	*httptest.Server
+	mu     sync.Mutex
+	rules  []markerRule
+	bodies []string
+}
+
+type markerRule struct {
+	marker string // a substring of the request body
+	reply  string
+}
+
+func newMarkerServer(t *testing.T, rules ...markerRule) *markerServer {
+	t.Helper()
+	cs := &markerServer{rules: rules}
+	cs.Server = httptest.NewServer(http.HandlerFunc(cs.handle))
+	t.Cleanup(cs.Close)
+	return cs
+}
+
+func (cs *markerServer) handle(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
+		http.Error(w, "not found", http.StatusNotFound)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	cs.mu.Lock()
+	cs.bodies = append(cs.bodies, string(body))
+	cs.mu.Unlock()
+	reply, ok := "", false
+	for _, rule := range cs.rules {
+		if strings.Contains(string(body), rule.marker) {
+			reply, ok = rule.reply, true
+			break
+		}
+	}
+	if !ok {
+		http.Error(w, `{"error":{"message":"no scripted reply","type":"invalid_request_error"}}`, http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion", "created": 1717462800, "model": "test",
+		"choices": []any{map[string]any{
+			"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": reply},
+		}},
+		"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+	})
+}
+
+func (cs *markerServer) requests() []string {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	return append([]string(nil), cs.bodies...)
+}
+
+// The replies a model would give for the delivery case.
+const (
+	deliveryPlanReply = "Here is the plan:\n```json\n" + `{
+  "goal": "O1001 before Friday",
+  "steps": [
+    {"id": "order", "description": "Look up the order", "tool": "order_lookup", "input": {"order_id": "O1001"}, "depends_on": []},
+    {"id": "stock_a", "description": "Check stock at the order's warehouse", "tool": "stock_check",
+     "input": {"warehouse": "{{order.result.warehouse}}", "sku": "{{order.result.sku}}"}, "depends_on": ["order"]},
+    {"id": "deliver_a", "description": "Arrange delivery from the order's warehouse", "tool": "shipping_quote",
+     "input": {"order_id": "{{order.result.order_id}}", "warehouse": "{{order.result.warehouse}}", "method": "standard"}, "depends_on": ["order", "stock_a"]},
+    {"id": "answer", "description": "Answer with the evidence", "tool": "", "input": {}, "depends_on": ["deliver_a"]}
+  ]
+}` + "\n```"
+	deliveryReplanReply = `{"goal": "O1001 before Friday", "steps": [
+    {"id": "b_stock", "description": "Check stock at warehouse B", "tool": "stock_check", "input": {"warehouse": "B", "sku": "{{order.result.sku}}"}, "depends_on": ["order"]},
+    {"id": "b_express", "description": "Quote express from B", "tool": "shipping_quote", "input": {"order_id": "{{order.result.order_id}}", "warehouse": "B", "method": "express"}, "depends_on": ["order"]},
+    {"id": "b_standard", "description": "Quote standard from B", "tool": "shipping_quote", "input": {"order_id": "{{order.result.order_id}}", "warehouse": "B", "method": "standard"}, "depends_on": ["order"]},
+    {"id": "recommend", "description": "Recommend an alternative", "tool": "", "input": {}, "depends_on": ["b_stock", "b_express", "b_standard"]}
+  ]}`
+	deliveryAnswerReply = "Warehouse A cannot make it: no stock, restock Saturday 10:00, so delivery would be next Monday 18:00.\n" +
+		"Express from B (Thursday 18:00) costs 35 extra, over the cap of 20: excluded.\n" +
+		"Recommendation: switch to warehouse B, standard shipping: extra 10, arrives Friday 16:00. Confirm by Tuesday 16:00.\n" +
+		"Nothing was changed."
+)
+
+func TestAgentDeliveryThroughOpenAIClient(t *testing.T) {
+	t.Parallel()
+	srv := newMarkerServer(t,
+		markerRule{"You are a planner", deliveryPlanReply},
+		markerRule{"You are revising a plan", deliveryReplanReply},
+		markerRule{"Answer the user's request", deliveryAnswerReply},
+	)
+	llm, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithToken("test"), openai.WithModel("test"))
+	require.NoError(t, err)
+
+	c := NewDeliveryCase()
+	ts := c.Tools()
+	app := compileAgent(t, AgentConfig{
+		Model: llm, Tools: ts, Checker: c.Checker(), Guards: []Guard{ReadOnlyGuard(ts)},
+		Budget: Budget{MaxModelCalls: 10, MaxToolCalls: 20, MaxReplans: 2},
+	}, nil)
+	out, err := app.Invoke(t.Context(), InputFor(c.Request()))
+	require.NoError(t, err)
+
+	reqs := srv.requests()
+	require.Len(t, reqs, 3, "planner, replanner, responder: one call each")
+	require.Contains(t, reqs[0], "order_lookup", "the planner is shown the tools")
+	require.Contains(t, reqs[0], "extra total cost at most 20", "and the constraints")
+	require.Contains(t, reqs[1], "succeeded and showed the route is blocked")
+	require.Contains(t, reqs[1], "lost its premise")
+	require.Contains(t, reqs[2], "shipping_quote B express: arrives Thursday 18:00, extra 35")
+	require.Contains(t, reqs[2], "finding: excluded: extra cost 35 \\u003e 20 (the cap)", "the responder sees why express is excluded")
+	require.Contains(t, reqs[2], "the route is blocked: warehouse A has no stock")
+
+	// The model's plan ran; the blocked premise led to the model's revision.
+	require.Len(t, out.Decisions, 4)
+	require.Equal(t, ActionRevise, out.Decisions[1].Action)
+	require.Equal(t, "adaptive:partial:model", out.Decisions[1].Info.Strategy)
+	require.Equal(t, []string{"order", "stock_a", "b_stock", "b_express", "b_standard", "recommend"}, stepIDs(out.Plan))
+	require.Equal(t, c.Goal(), out.Plan.Goal, "the request's goal, whatever the model wrote")
+	require.Equal(t, c.Constraints(), out.Plan.Constraints)
+	require.Zero(t, c.Calls(ToolChangeOrder))
+
+	require.Equal(t, deliveryAnswerReply, out.Answer())
+	require.True(t, out.Response.Complete)
+	require.Equal(t, 3, out.Usage.ModelCalls)
+	require.Equal(t, 5, out.Usage.ToolCalls)
+	require.Equal(t, 360, out.Usage.TotalTokens, "tokens as the server reported them")
+	require.Equal(t, 300, out.Usage.PromptTokens)
+}

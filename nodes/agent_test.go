@@ -1,0 +1,192 @@
+package nodes
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stategraph/stategraph/checkpoint/memory"
+	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/state"
+	"github.com/stretchr/testify/require"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// compileAgent builds and compiles an agent, failing the test on error.
+func compileAgent(t *testing.T, cfg AgentConfig, copts []graph.CompileOption, opts ...AgentOption) *graph.Compiled[AgentState] {
+	t.Helper()
+	a, err := NewAgent(cfg, opts...)
+	require.NoError(t, err)
+	app, err := a.Compile(copts...)
+	require.NoError(t, err)
+	return app
+}
+
+// The delivery answer's key lines, shared by the graph tests.
+var deliveryAnswerLines = []string{
+	"Warehouse A cannot make it: no stock (0 available), restock Saturday 10:00, so delivery would be next Monday 18:00, after Friday 18:00.",
+	"Evidence: stock_check A: 0 available, restock Saturday 10:00, earliest arrival next Monday 18:00",
+	"warehouse B, express: arrives Thursday 18:00, extra 35 — excluded: extra cost 35 > 20 (the cap)",
+	"warehouse B, standard: arrives Friday 16:00, extra 10 — candidate",
+	"Recommendation: switch to warehouse B, standard shipping: extra 10, arrives Friday 16:00",
+	"Confirm by Tuesday 16:00",
+	"Nothing was changed",
+}
+
+func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
+	t.Parallel()
+	c := NewDeliveryCase()
+	app := compileAgent(t, c.AgentConfig(), nil)
+
+	var rounds [][]string // step ids of each execute superstep
+	var steps []int
+	var final AgentState
+	for ev, err := range app.Stream(t.Context(), InputFor(c.Request()), graph.StreamModes(graph.Tasks, graph.Values)) {
+		require.NoError(t, err)
+		switch {
+		case ev.Mode == graph.Values:
+			final = ev.State
+		case ev.Mode == graph.Tasks && ev.Node == NodeExecute && ev.Task.Result:
+			require.NoError(t, ev.Task.Err)
+			id := ev.Update.Writes[0].Value().([]StepOutcome)[0].StepID
+			if i := slices.Index(steps, ev.Step); i >= 0 {
+				rounds[i] = append(rounds[i], id)
+			} else {
+				steps, rounds = append(steps, ev.Step), append(rounds, []string{id})
+			}
+		}
+	}
+	for _, r := range rounds {
+		slices.Sort(r)
+	}
+
+	// The plan: order → stock at A → deliver from A → answer; no model.
+	require.Equal(t, []string{"order"}, rounds[0])
+	require.Equal(t, []string{"stock_a"}, rounds[1])
+	// The blocked premise: the stock check succeeded and showed A is blocked.
+	stockA := outcomeOf(t, final.PastSteps, "stock_a")
+	require.Equal(t, StatusCompleted, stockA.Status)
+	require.True(t, stockA.Blocked)
+	require.Contains(t, stockA.BlockReason, "next Monday 18:00")
+	require.Equal(t, "arranging delivery from warehouse A has lost its premise; evaluate other warehouses", stockA.Impact)
+	// The replan: deliver_a and answer replaced by the evaluation of B.
+	require.Len(t, final.Decisions, 4)
+	d := final.Decisions[1]
+	require.Equal(t, ActionRevise, d.Action)
+	require.Equal(t, TriggerBlocked, d.Trigger.Kind)
+	require.Equal(t, []string{"order", "stock_a"}, d.Info.Kept)
+	require.Equal(t, []string{"deliver_a", "answer"}, d.Info.Removed)
+	require.Nil(t, d.Plan, "decisions do not repeat the plan")
+	require.Equal(t, []string{"b_express", "b_standard", "b_stock"}, rounds[2], "independent steps in one superstep")
+	require.Equal(t, []string{"recommend"}, rounds[3])
+	require.Equal(t, ActionFinish, final.Decisions[3].Action)
+	require.Equal(t, []string{"order", "stock_a", "b_stock", "b_express", "b_standard", "recommend"}, stepIDs(final.Plan))
+	require.True(t, final.Plan.Done())
+
+	// Usage and audit.
+	require.Equal(t, Usage{Start: final.Usage.Start, ToolCalls: 5, Replans: 1, Rounds: 4}, final.Usage)
+	require.Len(t, final.Audit, 5)
+	require.Equal(t, 6, final.Applied)
+	require.Len(t, final.PastSteps, 6)
+	for _, o := range final.PastSteps {
+		require.Nil(t, o.Audit, "audit records live in Audit only")
+	}
+	require.Equal(t, []string{"order", "stock_a"}, []string{final.Audit[0].StepID, final.Audit[1].StepID})
+	require.Zero(t, c.Calls(ToolChangeOrder))
+	require.Equal(t, 2, c.Calls(ToolShippingQuote), "express excluded by its quote, never the original route's quote")
+
+	// The answer.
+	require.True(t, final.Response.Complete)
+	for _, want := range deliveryAnswerLines {
+		require.Contains(t, final.Answer(), want)
+	}
+	require.NotContains(t, final.Answer(), "Stopped early")
+	require.Nil(t, final.Stop)
+	require.Empty(t, final.Blocked)
+}
+
+func TestAgentRunsIndependentStepsInOneSuperstep(t *testing.T) {
+	t.Parallel()
+	c := NewDeliveryCase()
+	saver := memory.New()
+	app := compileAgent(t, c.AgentConfig(), []graph.CompileOption{graph.WithCheckpointer(saver)})
+	ctx := t.Context()
+	out, err := app.Invoke(ctx, InputFor(c.Request()), graph.WithThread("parallel"))
+	require.NoError(t, err)
+	require.True(t, out.Response.Complete)
+
+	// The checkpoint before the third execute step has three execute tasks
+	// pending: the three independent evaluations of warehouse B.
+	var fanned *graph.Snapshot[AgentState]
+	for snap, err := range app.History(ctx, graph.WithThread("parallel")) {
+		require.NoError(t, err)
+		if len(snap.Tasks) == 3 {
+			fanned = snap
+		}
+	}
+	require.NotNil(t, fanned, "a checkpoint with three pending tasks")
+	for _, task := range fanned.Tasks {
+		require.Equal(t, NodeExecute, task.Node)
+	}
+	require.Equal(t, []string{NodeExecute, NodeExecute, NodeExecute}, fanned.Next)
+	var running []string
+	for _, s := range fanned.Values.Plan.Steps {
+		if s.Status == StatusRunning {
+			running = append(running, s.ID)
+		}
+	}
+	require.Equal(t, []string{"b_stock", "b_express", "b_standard"}, running)
+
+	// The step after it ran replan once, though three tasks led to it.
+	var replans int
+	for snap, err := range app.History(ctx, graph.WithThread("parallel")) {
+		require.NoError(t, err)
+		if slices.Equal(snap.Next, []string{NodeReplan}) {
+			replans++
+		}
+	}
+	require.Equal(t, 4, replans, "one replan per round")
+}
+
+func TestAgentMermaid(t *testing.T) {
+	t.Parallel()
+	app := compileAgent(t, NewDeliveryCase().AgentConfig(), nil)
+	got := app.Mermaid()
+	golden := filepath.Join("testdata", "agent.mmd")
+	if *update {
+		require.NoError(t, os.MkdirAll("testdata", 0o755))
+		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err)
+	require.Equal(t, string(want), got)
+}
+
+func TestAgentGraphIsExtensible(t *testing.T) {
+	t.Parallel()
+	c := NewDeliveryCase()
+	a, err := NewAgent(c.AgentConfig())
+	require.NoError(t, err)
+	// A user adds a node after respond, e.g. to log the answer.
+	var logged string
+	a.Graph().AddNode("log", func(_ context.Context, s AgentState) (state.Update[AgentState], error) {
+		logged = s.Answer()
+		return state.Update[AgentState]{}, nil
+	}).AddEdge(NodeRespond, "log")
+	app, err := a.Compile()
+	require.NoError(t, err)
+	out, err := app.Invoke(t.Context(), InputFor(c.Request()))
+	require.NoError(t, err)
+	require.Equal(t, out.Answer(), logged)
+	require.Contains(t, app.Mermaid(), "respond --> log;")
+}
+
+func TestNewAgentNeedsAPlannerOrAModel(t *testing.T) {
+	t.Parallel()
+	_, err := NewAgent(AgentConfig{Tools: NewDeliveryCase().Tools()})
+	require.ErrorIs(t, err, ErrNoPlanner)
+}

@@ -1,0 +1,178 @@
+package nodes
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/tools"
+)
+
+// ReActExecutor runs one step as a small ReAct loop with langchaingo tool
+// calling: the model sees the step's description, the results of its
+// dependencies and the tools (llms.WithTools); each tool call it asks for is
+// run and answered, until it replies without tool calls — its reply is the
+// step's result. The loop is bounded per step by MaxModelCalls and
+// MaxToolCalls; running out fails the step, naming the budget, and the
+// replanner decides.
+type ReActExecutor struct {
+	Model llms.Model
+	// Tools the model may call (the agent's tools when used through WithReAct).
+	Tools []tools.Tool
+	// MaxModelCalls bounds the loop's iterations (default 5).
+	MaxModelCalls int
+	// MaxToolCalls bounds the step's tool calls (0: no bound).
+	MaxToolCalls int
+	// Options are passed to every model call, after the tools.
+	Options []llms.CallOption
+	// Now is the clock for audit records (default time.Now).
+	Now func() time.Time
+}
+
+// ReActInfo is what a ReAct step spent on the model.
+type ReActInfo struct {
+	ModelCalls int    `json:"model_calls"`
+	Tokens     Tokens `json:"tokens"`
+}
+
+// DefaultReActModelCalls bounds a ReAct step when MaxModelCalls is zero.
+const DefaultReActModelCalls = 5
+
+// Run runs the step. Like Executor.Run it never panics and reports every
+// failure in the outcome: a model error, an unknown tool (answered to the
+// model as an error, so it can correct itself), a spent per-step budget.
+func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (StepOutcome, ReActInfo) {
+	out := StepOutcome{StepID: step.ID, Tool: step.Tool}
+	var info ReActInfo
+	fail := func(kind ErrorKind, err error) (StepOutcome, ReActInfo) {
+		out.Status, out.Err, out.ErrKind = StatusFailed, err.Error(), kind
+		return out, info
+	}
+	if r.Model == nil {
+		return fail(ErrKindOther, fmt.Errorf("nodes: react step %q: no model configured", step.ID))
+	}
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	maxModel := r.MaxModelCalls
+	if maxModel <= 0 {
+		maxModel = DefaultReActModelCalls
+	}
+	defs := make([]llms.Tool, 0, len(r.Tools))
+	for _, t := range r.Tools {
+		defs = append(defs, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
+			Name: t.Name(), Description: t.Description(),
+			Parameters: map[string]any{
+				"type":       "object",
+				"properties": map[string]any{"input": map[string]any{"type": "string", "description": "the tool's input"}},
+				"required":   []string{"input"},
+			},
+		}})
+	}
+	opts := append([]llms.CallOption{llms.WithTools(defs)}, r.Options...)
+	msgs := []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeSystem, "You carry out one step of a plan. Call the tools you need, then reply with the step's result in plain text, without tool calls."),
+		llms.TextParts(llms.ChatMessageTypeHuman, reactPrompt(step, results)),
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return fail(ErrKindCanceled, err)
+		}
+		if info.ModelCalls >= maxModel {
+			return fail(ErrKindOther, fmt.Errorf("step %q: per-step model budget spent (%d calls) before a final answer", step.ID, maxModel))
+		}
+		resp, err := r.Model.GenerateContent(ctx, msgs, opts...)
+		info.ModelCalls++
+		info.Tokens = info.Tokens.Add(TokensOf(resp))
+		if err != nil {
+			return fail(ClassifyError(err), fmt.Errorf("step %q: model call %d: %w", step.ID, info.ModelCalls, err))
+		}
+		if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
+			return fail(ErrKindOther, fmt.Errorf("step %q: empty response from model", step.ID))
+		}
+		choice := resp.Choices[0]
+		if len(choice.ToolCalls) == 0 {
+			out.Status = StatusCompleted
+			out.Output = strings.TrimSpace(choice.Content)
+			out.Conclusion = truncate(out.Output, 200)
+			for _, a := range out.Audit {
+				if a.Status == AuditOK {
+					out.Evidence = append(out.Evidence, fmt.Sprintf("%s(%s) → %s", a.Tool, truncate(a.Input, 120), truncate(a.Output, 300)))
+				}
+			}
+			if len(out.Evidence) == 0 {
+				out.Evidence = []string{"model: " + truncate(out.Output, 300)}
+			}
+			return out, info
+		}
+		ai := llms.MessageContent{Role: llms.ChatMessageTypeAI}
+		if choice.Content != "" {
+			ai.Parts = append(ai.Parts, llms.TextContent{Text: choice.Content})
+		}
+		for _, tc := range choice.ToolCalls {
+			ai.Parts = append(ai.Parts, tc)
+		}
+		msgs = append(msgs, ai)
+		for _, tc := range choice.ToolCalls {
+			if r.MaxToolCalls > 0 && len(out.Audit) >= r.MaxToolCalls {
+				return fail(ErrKindOther, fmt.Errorf("step %q: stopped by budget %s: used %d of %d", step.ID, BudgetToolCallsPerStep, len(out.Audit), r.MaxToolCalls))
+			}
+			msgs = append(msgs, r.call(ctx, step.ID, tc, now, &out))
+		}
+	}
+}
+
+// call runs one tool call the model asked for, records it, and returns the
+// tool message that answers it.
+func (r *ReActExecutor) call(ctx context.Context, stepID string, tc llms.ToolCall, now func() time.Time, out *StepOutcome) llms.MessageContent {
+	name, args := "", ""
+	if tc.FunctionCall != nil {
+		name, args = tc.FunctionCall.Name, tc.FunctionCall.Arguments
+	}
+	input := args
+	var a struct {
+		Input *string `json:"input"`
+	}
+	if json.Unmarshal([]byte(args), &a) == nil && a.Input != nil {
+		input = *a.Input
+	}
+	rec := AuditRecord{StepID: stepID, Tool: name, Attempt: len(out.Audit) + 1, Input: input, Start: now()}
+	var result string
+	var err error
+	if t, ok := FindTool(r.Tools, name); ok {
+		result, err = callTool(ctx, t, input)
+	} else {
+		err = fmt.Errorf("unknown tool %q (available: %s)", name, strings.Join(ToolNames(r.Tools), ", "))
+	}
+	rec.End = now()
+	rec.Duration = rec.End.Sub(rec.Start)
+	rec.Output, rec.Status = result, AuditOK
+	if err != nil {
+		rec.Status, rec.Error = AuditError, err.Error()
+		result = "error: " + err.Error()
+	}
+	out.Audit = append(out.Audit, rec)
+	out.Attempts = len(out.Audit)
+	return llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
+		llms.ToolCallResponse{ToolCallID: tc.ID, Name: name, Content: result},
+	}}
+}
+
+// reactPrompt is the step's task with the results of its dependencies.
+func reactPrompt(step Step, results Results) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Step %s: %s\n", step.ID, step.Description)
+	if len(step.Input) > 0 {
+		fmt.Fprintf(&b, "Input: %s\n", step.Input)
+	}
+	for _, d := range step.DependsOn {
+		if r, ok := results[d]; ok && r.Status == StatusCompleted {
+			fmt.Fprintf(&b, "Result of %s (%s): %s\n", d, r.Description, truncate(r.Result, 2000))
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}

@@ -1,0 +1,182 @@
+package nodes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// toolCallingModel is a fake llms.Model that answers with scripted choices
+// (tool calls or text) and records the messages and tools it was given.
+type toolCallingModel struct {
+	mu      sync.Mutex
+	replies []*llms.ContentChoice
+	loop    *llms.ContentChoice // returned forever once replies run out
+	calls   [][]llms.MessageContent
+	tools   [][]llms.Tool
+}
+
+func (m *toolCallingModel) GenerateContent(_ context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var o llms.CallOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	m.calls = append(m.calls, append([]llms.MessageContent(nil), msgs...))
+	m.tools = append(m.tools, o.Tools)
+	var c *llms.ContentChoice
+	switch {
+	case len(m.replies) > 0:
+		c, m.replies = m.replies[0], m.replies[1:]
+	case m.loop != nil:
+		c = m.loop
+	default:
+		return nil, errors.New("tool-calling model: no more replies")
+	}
+	cp := *c
+	cp.GenerationInfo = map[string]any{"PromptTokens": 10, "CompletionTokens": 5, "TotalTokens": 15}
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{&cp}}, nil
+}
+
+func (m *toolCallingModel) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
+}
+
+func askTool(id, name, input string) *llms.ContentChoice {
+	args, _ := json.Marshal(map[string]string{"input": input})
+	return &llms.ContentChoice{ToolCalls: []llms.ToolCall{{ID: id, Type: "function",
+		FunctionCall: &llms.FunctionCall{Name: name, Arguments: string(args)}}}}
+}
+
+func TestReActExecutor(t *testing.T) {
+	t.Parallel()
+	step := Step{ID: "research", Description: "Find out whether warehouse B can ship SKU-01"}
+	tests := []struct {
+		name     string
+		model    *toolCallingModel
+		maxTools int
+		maxModel int
+		status   StepStatus
+		output   string
+		err      string
+		audit    int
+	}{{
+		name: "tool call then answer",
+		model: &toolCallingModel{replies: []*llms.ContentChoice{
+			askTool("c1", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+			{Content: " B has 4 units. "},
+		}},
+		status: StatusCompleted, output: "B has 4 units.", audit: 1,
+	}, {
+		name: "unknown tool is answered as an error and the model recovers",
+		model: &toolCallingModel{replies: []*llms.ContentChoice{
+			askTool("c1", "stock_chek", `{}`),
+			askTool("c2", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+			{Content: "B has 4 units."},
+		}},
+		status: StatusCompleted, output: "B has 4 units.", audit: 2,
+	}, {
+		name:     "per-step tool budget",
+		model:    &toolCallingModel{loop: askTool("c", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
+		maxTools: 2,
+		status:   StatusFailed, err: `step "research": stopped by budget max_tool_calls_per_step: used 2 of 2`, audit: 2,
+	}, {
+		name:     "per-step model budget",
+		model:    &toolCallingModel{loop: askTool("c", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
+		maxModel: 3,
+		status:   StatusFailed, err: `step "research": per-step model budget spent (3 calls) before a final answer`, audit: 3,
+	}, {
+		name:   "model error",
+		model:  &toolCallingModel{},
+		status: StatusFailed, err: "tool-calling model: no more replies",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := NewDeliveryCase()
+			r := &ReActExecutor{Model: tt.model, Tools: c.Tools(), MaxToolCalls: tt.maxTools, MaxModelCalls: tt.maxModel}
+			out, info := r.Run(t.Context(), step, nil)
+			require.Equal(t, tt.status, out.Status, out.Err)
+			require.Equal(t, tt.output, out.Output)
+			if tt.err != "" {
+				require.Contains(t, out.Err, tt.err)
+			}
+			require.Len(t, out.Audit, tt.audit)
+			require.Equal(t, len(tt.model.calls), info.ModelCalls)
+			require.Equal(t, 15*len(tt.model.calls)-15*boolInt(tt.name == "model error"), info.Tokens.Total)
+			require.Len(t, tt.model.tools[0], 4, "the tools are offered with llms.WithTools")
+			require.Equal(t, ToolOrderLookup, tt.model.tools[0][0].Function.Name)
+			require.Zero(t, c.Calls(ToolChangeOrder))
+		})
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestReActExecutorSendsToolResultsBack(t *testing.T) {
+	t.Parallel()
+	c := NewDeliveryCase()
+	m := &toolCallingModel{replies: []*llms.ContentChoice{
+		askTool("call-1", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+		{Content: "B has 4 units."},
+	}}
+	results := Results{"order": {ID: "order", Description: "look up", Status: StatusCompleted, Result: `{"sku":"SKU-01"}`}}
+	step := Step{ID: "research", Description: "Can B ship it?", DependsOn: []string{"order"}}
+	out, _ := (&ReActExecutor{Model: m, Tools: c.Tools()}).Run(t.Context(), step, results)
+	require.Equal(t, StatusCompleted, out.Status)
+	require.Equal(t, []string{`stock_check({"warehouse":"B","sku":"SKU-01"}) → {"warehouse":"B","sku":"SKU-01","available":4,"switch_allowed":true}`}, out.Evidence)
+
+	first := m.calls[0]
+	require.Equal(t, llms.ChatMessageTypeSystem, first[0].Role)
+	require.Contains(t, first[1].Parts[0].(llms.TextContent).Text, `Result of order (look up): {"sku":"SKU-01"}`)
+	second := m.calls[1]
+	require.Len(t, second, 4)
+	require.Equal(t, llms.ChatMessageTypeAI, second[2].Role)
+	require.Equal(t, "call-1", second[2].Parts[0].(llms.ToolCall).ID)
+	require.Equal(t, llms.ChatMessageTypeTool, second[3].Role)
+	resp := second[3].Parts[0].(llms.ToolCallResponse)
+	require.Equal(t, "call-1", resp.ToolCallID)
+	require.Contains(t, resp.Content, `"available":4`)
+}
+
+func TestAgentRunsDescribedStepsWithReAct(t *testing.T) {
+	t.Parallel()
+	c := NewDeliveryCase()
+	m := &toolCallingModel{replies: []*llms.ContentChoice{
+		askTool("c1", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+		{Content: "Warehouse B has 4 units of SKU-01."},
+	}}
+	cfg := c.AgentConfig()
+	cfg.Planner = plannerFunc(func(_ context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+		return Plan{Goal: req.Goal, Steps: []Step{
+			{ID: "research", Description: "Find out whether warehouse B has SKU-01"}, // no tool: ReAct
+			{ID: "order", Description: "Look up the order", Tool: ToolOrderLookup, Input: json.RawMessage(`{"order_id":"O1001"}`)},
+			{ID: "answer", Description: "Answer", DependsOn: []string{"research", "order"}}, // synthesis
+		}}, PlanInfo{}, nil
+	})
+	cfg.Responder = TemplateResponder{}
+	cfg.Budget = Budget{MaxToolCallsPerStep: 3}
+	app := compileAgent(t, cfg, nil, WithReAct(&ReActExecutor{Model: m}, nil))
+	out, err := app.Invoke(t.Context(), NewInput("Can B ship SKU-01?"))
+	require.NoError(t, err)
+	require.True(t, out.Response.Complete)
+	require.Len(t, m.calls, 2, "only the described step used the model")
+	require.Equal(t, Usage{Start: out.Usage.Start, ModelCalls: 2, ToolCalls: 2, Rounds: 2, PromptTokens: 20, CompletionTokens: 10, TotalTokens: 30}, out.Usage)
+	research := outcomeOf(t, out.PastSteps, "research")
+	require.Equal(t, "Warehouse B has 4 units of SKU-01.", research.Output)
+	require.Len(t, out.Audit.ForStep("research"), 1)
+	require.Contains(t, out.Answer(), "Warehouse B has 4 units of SKU-01.")
+	answer, _ := out.Plan.Step("answer")
+	require.Contains(t, answer.Result, "research: Warehouse B has 4 units of SKU-01.")
+}
