@@ -125,9 +125,9 @@ type run[S any] struct {
 	tasks    []*task[S]
 	todo     []*task[S] // the step's tasks without a saved result (scratch)
 	taskBuf  []task[S]
-	scratch  []bool // per field: overwritten this step
+	scratch  []bool      // per field: overwritten this step
 	parent   *parentInfo // what subgraphs started by this run's tasks inherit
-	resuming bool // the first step of a resumed run skips interrupt-before
+	resuming bool        // the first step of a resumed run skips interrupt-before
 
 	cp   *persist[S] // nil without a checkpointer
 	bufs *buffers[S]
