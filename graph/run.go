@@ -195,6 +195,7 @@ type task[S any] struct {
 	cached   bool // restored from saved writes, not run
 	resume   []any
 	scope    *taskScope
+	info     taskInfo // what scope points to
 	wire     *wiring[S]
 }
 
@@ -428,7 +429,8 @@ func (r *run[S]) runTasks() error {
 		// A scope of its own, never reused: it is the node's context, which
 		// may outlive the node (an HTTP transport cancels a request's
 		// context from its own goroutine after the response).
-		sc := &taskScope{Context: r.ctx, node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, parent: r.parent, resume: t.resume, checkpointID: r.checkpointID()}
+		t.info = taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, parent: r.parent, resume: t.resume, checkpointID: r.checkpointID()}
+		sc := &taskScope{Context: r.ctx, taskInfo: &t.info}
 		if r.out != nil {
 			sc.emit = r.emitFrom(sc)
 		}
@@ -469,7 +471,8 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 	}
 	for i, t := range todo {
 		r.emitTaskStart(t)
-		sc := &taskScope{Context: r.ctx, node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, resume: t.resume, parent: r.parent, checkpointID: r.checkpointID()}
+		t.info = taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, resume: t.resume, parent: r.parent, checkpointID: r.checkpointID()}
+		sc := &taskScope{Context: r.ctx, taskInfo: &t.info}
 		if r.out != nil {
 			sc.emit = func(ev eventOut) { msgs <- taskMsg{idx: i, ev: ev} }
 		}

@@ -86,9 +86,15 @@ type TaskEvent struct {
 
 // taskScope is what a running task carries in its context. It is the
 // task's context itself (saving an allocation per task): Value answers
-// scopeKey with the scope.
+// scopeKey with the scope. It is small and never changes once made, since
+// a node's context may outlive the node; what changes lives in taskInfo.
 type taskScope struct {
 	context.Context
+	*taskInfo
+}
+
+// taskInfo describes a running task, for Emit, Interrupt and subgraphs.
+type taskInfo struct {
 	node   string
 	step   int
 	taskID string
@@ -101,7 +107,7 @@ type taskScope struct {
 	resume     []any // values to return from Interrupt calls, in order
 	interrupts []Interruption
 	counter    int
-	// run is the run's context for subgraphs: saver, thread, namespace.
+	// parent is what subgraphs started by the task inherit.
 	parent *parentInfo
 }
 
