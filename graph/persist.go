@@ -468,6 +468,9 @@ const saveTimeout = 30 * time.Second
 // ignores the run's cancellation, within saveTimeout. The run stops right
 // after it.
 func (p *persist[S]) saveCtx() (context.Context, context.CancelFunc) {
+	if p.r.ctx.Err() == nil {
+		return p.r.ctx, func() {}
+	}
 	return context.WithTimeout(context.WithoutCancel(p.r.ctx), saveTimeout)
 }
 
