@@ -33,6 +33,7 @@ type Compiled[S any] struct {
 	durability      Durability
 	threads         threadLocks
 	pool            sync.Pool // *buffers[S]
+	cache           stateCache[S]
 }
 
 // Compile validates the graph and returns it ready to run. Every problem

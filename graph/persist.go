@@ -54,6 +54,7 @@ type persist[S any] struct {
 	nodes    []string
 	schedBuf []byte
 	names    []string
+	key      string // the state cache's key of the thread and namespace
 }
 
 type appendTrack struct {
@@ -112,6 +113,7 @@ func newPersist[S any](r *run[S], saver checkpoint.Saver) *persist[S] {
 		tracks:   make([]appendTrack, r.c.schema.Len()),
 		dirty:    make([]bool, r.c.schema.Len()),
 	}
+	p.key = cacheKey(p.cfg.ThreadID, p.cfg.Namespace)
 	if pi := parentOf(r.ctx); pi != nil && pi.checkpointID != "" {
 		p.parents = map[string]string{pi.parentNS: pi.checkpointID}
 	}
@@ -187,7 +189,7 @@ func (p *persist[S]) restore(tup *checkpoint.Tuple) error {
 	r := p.r
 	sc := r.c.schema
 	id := tup.Config.CheckpointID
-	var st S
+	st, hit := r.c.cache.get(p.key, id)
 	for name, v := range tup.Checkpoint.Values {
 		if name == nextChannel {
 			if err := p.decodeSched(v.Snapshot); err != nil {
@@ -200,8 +202,10 @@ func (p *persist[S]) restore(tup *checkpoint.Tuple) error {
 		if i < 0 {
 			continue // a field the schema no longer has
 		}
-		if err := sc.Decode(&st, i, v.Snapshot, v.Deltas, r.c.ser); err != nil {
-			return p.errorf("checkpoint %q: %w: %w", id, checkpoint.ErrCorrupt, err)
+		if !hit {
+			if err := sc.Decode(&st, i, v.Snapshot, v.Deltas, r.c.ser); err != nil {
+				return p.errorf("checkpoint %q: %w: %w", id, checkpoint.ErrCorrupt, err)
+			}
 		}
 		if sc.Kind(i) == state.KindAppend {
 			n := sc.FieldLen(&st, i)
@@ -456,6 +460,7 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 		return p.errorf("save checkpoint at step %d: %w", step, err)
 	}
 	p.id, p.head, p.versions = id, id, versions
+	r.c.cache.put(p.key, id, r.st)
 	r.emitCheckpoint(cfg, md)
 	return nil
 }
