@@ -479,3 +479,27 @@ func TestNodeContextMayOutliveTheNode(t *testing.T) {
 		require.NotSame(t, kept[i-1], kept[i])
 	}
 }
+
+// The state cache answers exactly what decoding the checkpoint answers.
+func TestCachedStateMatchesDecodedState(t *testing.T) {
+	t.Parallel()
+	saver := memory.New()
+	build := func() *graph.Compiled[counter] {
+		return w3Graph(t, 300, saver)
+	}
+	warm, cold := build(), build()
+	_, err := warm.Invoke(t.Context(), state.Writes(lastField.Set("x")), graph.WithThread("t"), graph.WithRecursionLimit(1000))
+	require.NoError(t, err)
+	a, err := warm.State(t.Context(), graph.WithThread("t"))
+	require.NoError(t, err)
+	b, err := cold.State(t.Context(), graph.WithThread("t"))
+	require.NoError(t, err)
+	require.Equal(t, b.Values, a.Values)
+	require.Len(t, a.Values.Items, 300)
+	var n int
+	for s, err := range cold.History(t.Context(), graph.WithThread("t"), graph.WithLimit(50)) {
+		require.NoError(t, err)
+		require.Len(t, s.Values.Items, 300-n/2)
+		n++
+	}
+}
