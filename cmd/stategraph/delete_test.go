@@ -1,0 +1,45 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestDeleteRemovesOnlyThatThread(t *testing.T) {
+	t.Parallel()
+	db := sqliteDB(t)
+	r := onDB(t, db, "delete", threadFailed)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "deleted thread failed-1 (3 checkpoints)\n", r.stdout)
+
+	gone := onDB(t, db, "history", threadFailed)
+	assert.Equal(t, 1, gone.code)
+	assert.Contains(t, gone.stderr, `unknown thread "failed-1"`)
+	rows := decode[[]threadRow](t, db, "threads")
+	assert.Len(t, rows, 3)
+
+	v := decode[deleteView](t, db, "delete", threadDone)
+	assert.Equal(t, deleteView{Thread: threadDone, Deleted: true, Checkpoints: 4}, v)
+}
+
+func TestPruneKeepsTheNewestCheckpoints(t *testing.T) {
+	t.Parallel()
+	db := sqliteDB(t)
+	before := decode[[]historyRow](t, db, "history", threadDone)
+
+	r := onDB(t, db, "prune", threadDone, "--keep", "2")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "pruned thread done-1: kept 2 of 4 checkpoints, removed 2\n", r.stdout)
+	after := decode[[]historyRow](t, db, "history", threadDone)
+	assert.Equal(t, before[:2], after)
+
+	// The state of the kept head is whole: values rebuilt after pruning.
+	v := decode[stateView](t, db, "state", threadDone)
+	assert.JSONEq(t, `["Go, draft 1","Go, draft 2"]`, string(v.Values["drafts"]))
+
+	// Flags may come first; -json after the command.
+	p := decode[pruneView](t, db, "prune", "-keep=1", threadDone)
+	assert.Equal(t, pruneView{Thread: threadDone, Keep: 1, Before: 2, After: 1, Removed: 1}, p)
+}

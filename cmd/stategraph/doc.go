@@ -1,0 +1,37 @@
+// Command stategraph inspects a checkpoint database written by stategraph
+// graphs: the threads it holds, each thread's history, the state at any
+// checkpoint, what changed between two checkpoints and the path a thread
+// took. It can also delete a thread or prune its old checkpoints. It needs
+// no knowledge of the program that wrote the database: values are shown as
+// the JSON they were stored as.
+//
+// Usage:
+//
+//	stategraph [-db PATH | -dsn DSN [-schema NAME]] [-json] COMMAND [ARGS]
+//
+// The database is a SQLite file (-db PATH, which must exist) or a
+// PostgreSQL database (-dsn DSN, or the environment variable
+// STATEGRAPH_POSTGRES_DSN; -schema names the schema of the tables when the
+// application used postgres.WithSchema). With -json every command prints
+// JSON for scripts instead of tables for people.
+//
+// Commands:
+//
+//	threads                        every thread: last step, status, checkpoints, updated time
+//	history THREAD                 one line per checkpoint, newest first
+//	state THREAD [CHECKPOINT]      values, next nodes, interrupts and task errors
+//	diff THREAD A B                the fields that changed from checkpoint A to B
+//	mermaid THREAD [CHECKPOINT]    the path the thread took, as a Mermaid flowchart
+//	delete THREAD                  delete every checkpoint of the thread
+//	prune THREAD --keep N          keep the newest N checkpoints of the thread
+//
+// A CHECKPOINT is a checkpoint id as history prints it, or a prefix or
+// suffix of one that matches a single checkpoint of the thread. The
+// -json flag may also follow the command.
+//
+// Exit status: 0 on success, 1 when the command failed (a missing
+// database, a wrong DSN, an unknown thread or checkpoint), 2 for a usage
+// error (an unknown command, a missing argument, a bad --keep).
+//
+// See docs/inspector.md for examples.
+package main

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestHistoryListsCheckpointsNewestFirst(t *testing.T) {
+	t.Parallel()
+	db := sqliteDB(t)
+	rows := decode[[]historyRow](t, db, "history", threadDone)
+	require.Len(t, rows, 4)
+	var steps, sources []any
+	for i, r := range rows {
+		steps, sources = append(steps, r.Step), append(sources, r.Source)
+		assert.NotEmpty(t, r.RunID)
+		if i+1 < len(rows) {
+			assert.Equal(t, rows[i+1].Checkpoint, r.Parent, "each checkpoint's parent is the one before it")
+			assert.Greater(t, r.Checkpoint, rows[i+1].Checkpoint)
+		}
+	}
+	assert.Equal(t, []any{2, 1, 0, -1}, steps)
+	assert.Equal(t, []any{"loop", "loop", "loop", "input"}, sources)
+	assert.Equal(t, []string{"review"}, rows[0].Nodes)
+	assert.Equal(t, []string{"write"}, rows[1].Nodes)
+	assert.Equal(t, []string{}, rows[3].Nodes)
+	assert.Empty(t, rows[3].Parent)
+
+	r := onDB(t, db, "history", threadDone)
+	require.Equal(t, 0, r.code, r.stderr)
+	out := lines(r.stdout)
+	require.Len(t, out, 5)
+	assert.Regexp(t, `^STEP\s+SOURCE\s+NODES\s+TIME\s+CHECKPOINT$`, out[0])
+	assert.Regexp(t, `^2\s+loop\s+review\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+`+rows[0].Checkpoint+`$`, out[1])
+	assert.Regexp(t, `^1\s+loop\s+write\s+.*`+rows[1].Checkpoint+`$`, out[2])
+	assert.Regexp(t, `^-1\s+input\s+-\s+.*`+rows[3].Checkpoint+`$`, out[4])
+}

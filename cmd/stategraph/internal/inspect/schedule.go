@@ -1,0 +1,80 @@
+package inspect
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/stategraph/stategraph/checkpoint"
+)
+
+// Schedule is what a checkpoint says runs in the next step: the value of
+// the reserved channel NextChannel.
+type Schedule struct {
+	// Nodes are the nodes scheduled by edges.
+	Nodes []string `json:"nodes"`
+	// Sends are the tasks scheduled by Send, each with its own input.
+	Sends []Send `json:"sends,omitempty"`
+	// Joins maps a join ("a,b>c") to the sources that have finished.
+	Joins map[string][]string `json:"joins,omitempty"`
+}
+
+// Send is one task scheduled by Send: its node and its input, field by
+// field, as JSON.
+type Send struct {
+	Node string                     `json:"node"`
+	Arg  map[string]json.RawMessage `json:"arg,omitempty"`
+}
+
+// Next returns the nodes of the next step: the scheduled nodes, then the
+// node of each Send.
+func (s Schedule) Next() []string {
+	out := make([]string, 0, len(s.Nodes)+len(s.Sends))
+	out = append(out, s.Nodes...)
+	for _, snd := range s.Sends {
+		out = append(out, snd.Node)
+	}
+	return out
+}
+
+// Done reports whether nothing is scheduled: the thread finished.
+func (s Schedule) Done() bool { return len(s.Nodes) == 0 && len(s.Sends) == 0 }
+
+// ParseSchedule decodes the schedule of a checkpoint read with Get. A
+// checkpoint without the channel has an empty schedule.
+func ParseSchedule(tup *checkpoint.Tuple) (Schedule, error) {
+	out := Schedule{Nodes: []string{}}
+	v, ok := tup.Checkpoint.Values[NextChannel]
+	if !ok || len(v.Snapshot) == 0 {
+		return out, nil
+	}
+	var raw struct {
+		Nodes []string `json:"nodes"`
+		Sends []struct {
+			Node string            `json:"node"`
+			Arg  map[string][]byte `json:"arg"`
+		} `json:"sends"`
+		Joins map[string][]string `json:"joins"`
+	}
+	if err := json.Unmarshal(v.Snapshot, &raw); err != nil {
+		return out, fmt.Errorf("checkpoint %q: schedule %s: %w: %w", tup.Config.CheckpointID, NextChannel, checkpoint.ErrCorrupt, err)
+	}
+	if raw.Nodes != nil {
+		out.Nodes = raw.Nodes
+	}
+	out.Joins = raw.Joins
+	for _, s := range raw.Sends {
+		snd := Send{Node: s.Node}
+		if len(s.Arg) > 0 {
+			snd.Arg = make(map[string]json.RawMessage, len(s.Arg))
+			for field, data := range s.Arg {
+				if json.Valid(data) {
+					snd.Arg[field] = compact(data)
+				} else {
+					snd.Arg[field] = opaque(data)
+				}
+			}
+		}
+		out.Sends = append(out.Sends, snd)
+	}
+	return out, nil
+}

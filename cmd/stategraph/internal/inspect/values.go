@@ -1,0 +1,99 @@
+package inspect
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/stategraph/stategraph/checkpoint"
+)
+
+// NextChannel is the reserved channel that holds the runtime's schedule:
+// what runs in the next step.
+const NextChannel = "__next__"
+
+// Values returns the state fields of a checkpoint read with Get, each as
+// JSON: a field stored as a snapshot and deltas is the concatenation of
+// the snapshot's elements and every delta's. A value that is not JSON (a
+// custom Serializer) is shown as {"base64": "..."}. Reserved channels
+// (names starting and ending with "__") are left out.
+func Values(tup *checkpoint.Tuple) (map[string]json.RawMessage, error) {
+	out := make(map[string]json.RawMessage, len(tup.Checkpoint.Values))
+	for name, v := range tup.Checkpoint.Values {
+		if isReserved(name) {
+			continue
+		}
+		raw, err := value(v)
+		if err != nil {
+			return nil, fmt.Errorf("checkpoint %q field %q: %w", tup.Config.CheckpointID, name, err)
+		}
+		out[name] = raw
+	}
+	return out, nil
+}
+
+// Fields returns the names of values, sorted.
+func Fields(values map[string]json.RawMessage) []string {
+	names := make([]string, 0, len(values))
+	for n := range values {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func isReserved(name string) bool {
+	return len(name) > 4 && name[:2] == "__" && name[len(name)-2:] == "__"
+}
+
+// value rebuilds one channel's value.
+func value(v checkpoint.Value) (json.RawMessage, error) {
+	if len(v.Deltas) == 0 {
+		if len(v.Snapshot) == 0 {
+			return json.RawMessage("null"), nil
+		}
+		if !json.Valid(v.Snapshot) {
+			return opaque(v.Snapshot), nil
+		}
+		return compact(v.Snapshot), nil
+	}
+	var elems []json.RawMessage
+	if s := bytes.TrimSpace(v.Snapshot); len(s) > 0 && !bytes.Equal(s, []byte("null")) {
+		if err := json.Unmarshal(s, &elems); err != nil {
+			return nil, fmt.Errorf("snapshot of an append field is not a JSON array: %w", err)
+		}
+	}
+	for i, d := range v.Deltas {
+		var more []json.RawMessage
+		if s := bytes.TrimSpace(d); len(s) > 0 && !bytes.Equal(s, []byte("null")) {
+			if err := json.Unmarshal(s, &more); err != nil {
+				return nil, fmt.Errorf("delta %d is not a JSON array: %w", i+1, err)
+			}
+		}
+		elems = append(elems, more...)
+	}
+	if elems == nil {
+		elems = []json.RawMessage{}
+	}
+	b, err := json.Marshal(elems)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func compact(b []byte) json.RawMessage {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return json.RawMessage(b)
+	}
+	return buf.Bytes()
+}
+
+// opaque wraps bytes that are not JSON.
+func opaque(b []byte) json.RawMessage {
+	out, _ := json.Marshal(map[string]string{"base64": base64.StdEncoding.EncodeToString(b)})
+	return out
+}

@@ -1,0 +1,99 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/stategraph/stategraph/checkpoint/sqlite"
+)
+
+// OpenSQLite opens the stategraph checkpoint database in the SQLite file
+// at path. The file must exist and hold the checkpoint tables: a missing
+// path is an error wrapping fs.ErrNotExist, never a new empty database,
+// and a file of another program is left untouched.
+func OpenSQLite(ctx context.Context, path string) (*Store, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("database file %q does not exist (give -db the path of a file a stategraph run wrote): %w", path, fs.ErrNotExist)
+	case err != nil:
+		return nil, fmt.Errorf("database file %q: %w", path, err)
+	case fi.IsDir():
+		return nil, fmt.Errorf("database file %q is a directory, not a SQLite file", path)
+	}
+
+	// A read-only connection of our own: it checks the schema before
+	// sqlite.Open may migrate anything, then lists threads.
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Add("_pragma", "busy_timeout(5000)")
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("database file %q: %w", path, err)
+	}
+	if err := checkSQLiteSchema(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("database file %q: %w", path, err)
+	}
+	saver, err := sqlite.Open(path)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &Store{
+		Saver:   saver,
+		Lister:  sqliteLister{db: db},
+		Name:    path,
+		closers: []func() error{db.Close, saver.Close},
+	}, nil
+}
+
+// checkSQLiteSchema reports an error unless db has the tables of
+// checkpoint/sqlite.
+func checkSQLiteSchema(ctx context.Context, db *sql.DB) error {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master
+WHERE type = 'table' AND name IN ('checkpoints', 'blobs', 'writes', 'schema_migrations')`).Scan(&n)
+	if err != nil {
+		return fmt.Errorf("not a readable SQLite database: %w", err)
+	}
+	if n != 4 {
+		return errors.New("not a stategraph checkpoint database (it has no checkpoints, blobs, writes and schema_migrations tables)")
+	}
+	return nil
+}
+
+// sqliteLister lists threads from the checkpoints table of
+// checkpoint/sqlite, whose created_at holds Unix nanoseconds.
+type sqliteLister struct{ db *sql.DB }
+
+func (l sqliteLister) Threads(ctx context.Context) ([]Thread, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT thread_id, count(*), max(created_at) FROM checkpoints
+WHERE ns = '' GROUP BY thread_id ORDER BY max(created_at) DESC, thread_id`)
+	if err != nil {
+		return nil, fmt.Errorf("list threads: %w", err)
+	}
+	defer rows.Close()
+	var out []Thread
+	for rows.Next() {
+		var t Thread
+		var ns int64
+		if err := rows.Scan(&t.ID, &t.Checkpoints, &ns); err != nil {
+			return nil, fmt.Errorf("list threads: %w", err)
+		}
+		if ns != 0 {
+			t.Updated = time.Unix(0, ns).UTC()
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list threads: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stategraph/stategraph/checkpoint/postgres"
+)
+
+// postgresDB returns the DSN of the test database and a fresh schema
+// holding the test threads, dropped when t ends. It skips t when
+// STATEGRAPH_POSTGRES_DSN is unset.
+func postgresDB(t *testing.T) (dsn, schema string) {
+	t.Helper()
+	dsn = os.Getenv(dsnEnv)
+	if dsn == "" {
+		t.Skip("set STATEGRAPH_POSTGRES_DSN=postgres://postgres@127.0.0.1:5432/test?sslmode=disable to run the PostgreSQL tests")
+	}
+	var b [6]byte
+	_, err := rand.Read(b[:])
+	require.NoError(t, err)
+	schema = "stategraph_cli_test_" + hex.EncodeToString(b[:])
+	ctx := context.Background()
+	saver, err := postgres.Open(ctx, dsn, postgres.WithSchema(schema))
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_, err := saver.Pool().Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+		assert.NoError(t, err)
+		saver.Close()
+	})
+	require.NoError(t, saver.Migrate(ctx))
+	populate(t, saver)
+	return dsn, schema
+}
+
+func TestPostgresEveryCommand(t *testing.T) {
+	t.Parallel()
+	dsn, schema := postgresDB(t)
+	run := func(args ...string) result {
+		t.Helper()
+		return cli(t, nil, append([]string{"-dsn", dsn, "-schema", schema}, args...)...)
+	}
+	decodePG := func(v any, args ...string) {
+		t.Helper()
+		r := run(append([]string{"-json"}, args...)...)
+		require.Equal(t, 0, r.code, r.stderr)
+		require.NoError(t, jsonUnmarshal(r.stdout, v), r.stdout)
+	}
+
+	var threads []threadRow
+	decodePG(&threads, "threads")
+	require.Len(t, threads, 4)
+	status := map[string]string{}
+	for _, r := range threads {
+		status[r.Thread] = r.Status
+	}
+	assert.Equal(t, map[string]string{threadDone: "done", threadPaused: "pending", threadInterrupted: "interrupted", threadFailed: "error"}, status)
+	r := run("threads")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `(?m)^done-1\s+2\s+done\s+4\s`, r.stdout)
+
+	var hist []historyRow
+	decodePG(&hist, "history", threadDone)
+	require.Len(t, hist, 4)
+	assert.Equal(t, 2, hist[0].Step)
+
+	var st stateView
+	decodePG(&st, "state", threadDone)
+	assert.JSONEq(t, `["Go, draft 1","Go, draft 2"]`, string(st.Values["drafts"]))
+	decodePG(&st, "state", threadInterrupted)
+	require.Len(t, st.Interrupts, 1)
+	decodePG(&st, "state", threadFailed)
+	require.Len(t, st.Errors, 1)
+
+	var d diffView
+	decodePG(&d, "diff", threadDone, hist[2].Checkpoint, hist[0].Checkpoint)
+	assert.Len(t, d.Changes, 3)
+
+	r = run("mermaid", threadPaused)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, ":::pending")
+
+	r = run("prune", threadDone, "--keep", "2")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "pruned thread done-1: kept 2 of 4 checkpoints, removed 2\n", r.stdout)
+
+	r = run("delete", threadDone)
+	require.Equal(t, 0, r.code, r.stderr)
+	r = run("state", threadDone)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `unknown thread "done-1"`)
+}
+
+func TestPostgresDSNFromTheEnvironmentAndAWrongSchema(t *testing.T) {
+	t.Parallel()
+	dsn, schema := postgresDB(t)
+	r := cli(t, []string{dsnEnv + "=" + dsn}, "-schema", schema, "history", threadPaused)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Len(t, lines(r.stdout), 4)
+
+	r = cli(t, []string{dsnEnv + "=" + dsn}, "-schema", schema+"_missing", "threads")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `no stategraph checkpoint tables in schema "`+schema+`_missing"`)
+}

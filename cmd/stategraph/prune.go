@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/cmd/stategraph/internal/inspect"
+)
+
+var pruneCmd = &command{
+	name:    "prune",
+	args:    "THREAD --keep N",
+	summary: "keep the newest N checkpoints of the thread, delete the rest",
+	min:     1, max: 1,
+	flags: func(fs *flag.FlagSet, e *env) {
+		fs.IntVar(&e.keep, "keep", -1, "how many checkpoints to keep (at least 1)")
+	},
+	check: func(c *command, e *env) error {
+		switch {
+		case e.keep == -1:
+			return usagef(c, "prune: --keep N is required")
+		case e.keep < 1:
+			return usagef(c, "prune: --keep must be at least 1, not %d (to remove a thread, use delete)", e.keep)
+		}
+		return nil
+	},
+	run: runPrune,
+}
+
+// pruneView is what prune prints with -json.
+type pruneView struct {
+	Thread  string `json:"thread"`
+	Keep    int    `json:"keep"`
+	Before  int    `json:"before"`
+	After   int    `json:"after"`
+	Removed int    `json:"removed"`
+}
+
+func runPrune(ctx context.Context, e *env, args []string) error {
+	thread := args[0]
+	p, ok := e.store.Saver.(checkpoint.Pruner)
+	if !ok {
+		return fmt.Errorf("%s: the checkpoint saver %T cannot prune (it does not implement checkpoint.Pruner)", e.store.Name, e.store.Saver)
+	}
+	before, err := inspect.History(ctx, e.store, thread)
+	if err != nil {
+		return err
+	}
+	if err := p.Prune(ctx, thread, e.keep); err != nil {
+		return fmt.Errorf("prune thread %q: %w", thread, err)
+	}
+	after, err := inspect.History(ctx, e.store, thread)
+	if err != nil {
+		return err
+	}
+	v := pruneView{Thread: thread, Keep: e.keep, Before: len(before), After: len(after), Removed: len(before) - len(after)}
+	if e.json {
+		return printJSON(e.out, v)
+	}
+	_, err = fmt.Fprintf(e.out, "pruned thread %s: kept %d of %d checkpoints, removed %d\n", thread, v.After, v.Before, v.Removed)
+	return err
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/stategraph/stategraph/cmd/stategraph/internal/inspect"
+)
+
+var threadsCmd = &command{
+	name:    "threads",
+	summary: "every thread: last step, status, checkpoints, updated time",
+	run:     runThreads,
+}
+
+// threadRow is one thread as threads prints it.
+type threadRow struct {
+	Thread      string    `json:"thread"`
+	Step        int       `json:"step"`
+	Status      string    `json:"status"`
+	Next        []string  `json:"next"`
+	Error       string    `json:"error,omitempty"`
+	Checkpoints int       `json:"checkpoints"`
+	Head        string    `json:"head"`
+	Updated     time.Time `json:"updated"`
+}
+
+func runThreads(ctx context.Context, e *env, _ []string) error {
+	threads, err := e.store.Lister.Threads(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: %w", e.store.Name, err)
+	}
+	rows := make([]threadRow, 0, len(threads))
+	var statuses []string
+	for _, t := range threads {
+		head, err := inspect.Head(ctx, e.store, t.ID)
+		if err != nil {
+			return err
+		}
+		st, err := inspect.StatusOf(head)
+		if err != nil {
+			return fmt.Errorf("thread %q: %w", t.ID, err)
+		}
+		next := st.Nodes
+		if next == nil {
+			next = []string{}
+		}
+		rows = append(rows, threadRow{
+			Thread: t.ID, Step: head.Metadata.Step, Status: st.State, Next: next, Error: st.Error,
+			Checkpoints: t.Checkpoints, Head: head.Config.CheckpointID, Updated: t.Updated,
+		})
+		statuses = append(statuses, st.String())
+	}
+	if e.json {
+		return printJSON(e.out, rows)
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintf(e.out, "no threads in %s\n", e.store.Name)
+		return err
+	}
+	tb := newTable(e.out, "THREAD", "STEP", "STATUS", "CHECKPOINTS", "UPDATED")
+	for i, r := range rows {
+		tb.row(r.Thread, strconv.Itoa(r.Step), statuses[i], strconv.Itoa(r.Checkpoints), when(r.Updated))
+	}
+	return tb.flush()
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestThreadsShowsEachThreadsStepAndStatus(t *testing.T) {
+	t.Parallel()
+	db := sqliteDB(t)
+
+	r := onDB(t, db, "threads")
+	require.Equal(t, 0, r.code, r.stderr)
+	out := lines(r.stdout)
+	require.Len(t, out, 5)
+	assert.Regexp(t, `^THREAD\s+STEP\s+STATUS\s+CHECKPOINTS\s+UPDATED$`, out[0])
+	rows := map[string]string{}
+	for _, l := range out[1:] {
+		rows[strings.Fields(l)[0]] = l
+	}
+	assert.Regexp(t, `^done-1\s+2\s+done\s+4\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`, rows[threadDone])
+	assert.Regexp(t, `^paused-1\s+1\s+pending review\s+3\s`, rows[threadPaused])
+	assert.Regexp(t, `^asking-1\s+1\s+interrupted \(review\)\s+3\s`, rows[threadInterrupted])
+	assert.Regexp(t, `^failed-1\s+1\s+error \(review: .*reviewer unavailable\)\s+3\s`, rows[threadFailed])
+	// Columns line up: every row's status starts where the header's does.
+	col := strings.Index(out[0], "STATUS")
+	for _, l := range out[1:] {
+		assert.NotEqual(t, ' ', rune(l[col]), l)
+		assert.Equal(t, ' ', rune(l[col-1]), l)
+	}
+}
+
+func TestThreadsJSON(t *testing.T) {
+	t.Parallel()
+	db := sqliteDB(t)
+	rows := decode[[]threadRow](t, db, "threads")
+	require.Len(t, rows, 4)
+	byID := map[string]threadRow{}
+	for _, r := range rows {
+		byID[r.Thread] = r
+		assert.NotEmpty(t, r.Head)
+		assert.False(t, r.Updated.IsZero())
+	}
+	// Most recently updated first: the threads were run in this order.
+	assert.Equal(t, []string{threadFailed, threadInterrupted, threadPaused, threadDone},
+		[]string{rows[0].Thread, rows[1].Thread, rows[2].Thread, rows[3].Thread})
+
+	assert.Equal(t, threadRow{Thread: threadDone, Step: 2, Status: "done", Next: []string{}, Checkpoints: 4},
+		withoutVolatile(byID[threadDone]))
+	assert.Equal(t, threadRow{Thread: threadPaused, Step: 1, Status: "pending", Next: []string{"review"}, Checkpoints: 3},
+		withoutVolatile(byID[threadPaused]))
+	assert.Equal(t, threadRow{Thread: threadInterrupted, Step: 1, Status: "interrupted", Next: []string{"review"}, Checkpoints: 3},
+		withoutVolatile(byID[threadInterrupted]))
+	failed := withoutVolatile(byID[threadFailed])
+	assert.Contains(t, failed.Error, reviewError)
+	failed.Error = ""
+	assert.Equal(t, threadRow{Thread: threadFailed, Step: 1, Status: "error", Next: []string{"review"}, Checkpoints: 3}, failed)
+}
+
+func TestThreadsOfAnEmptyDatabase(t *testing.T) {
+	t.Parallel()
+	db := emptyDB(t)
+	r := onDB(t, db, "threads")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "no threads in "+db+"\n", r.stdout)
+
+	r = onDB(t, db, "-json", "threads")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.JSONEq(t, `[]`, r.stdout)
+}
+
+// withoutVolatile clears the fields of a row that differ from run to run.
+func withoutVolatile(r threadRow) threadRow {
+	r.Head, r.Updated = "", time.Time{}
+	return r
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailed  = 1
+	exitUsage   = 2
+	progName    = "stategraph"
+	dsnEnv      = "STATEGRAPH_POSTGRES_DSN"
+	usageHeader = `usage: stategraph [-db PATH | -dsn DSN [-schema NAME]] [-json] COMMAND [ARGS]
+
+Inspect a stategraph checkpoint database.
+
+Database (one of):
+  -db PATH       a SQLite checkpoint file (it must exist)
+  -dsn DSN       a PostgreSQL database (default: $STATEGRAPH_POSTGRES_DSN)
+  -schema NAME   the PostgreSQL schema of the stategraph tables (default: search_path)
+Output:
+  -json          print JSON instead of tables
+
+Commands:
+`
+)
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct {
+	msg string
+	cmd *command // the command whose usage to show, or nil for all
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(cmd *command, format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...), cmd: cmd}
+}
+
+// printUsage writes the whole usage.
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, usageHeader)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-28s %s\n", c.synopsis(), c.summary)
+	}
+	fmt.Fprint(w, "\nCHECKPOINT is an id from history, or a unique prefix or suffix of one.\n")
+}
+
+// report prints err to w and returns the exit status it calls for.
+func report(w io.Writer, err error) int {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(w, "%s: %s\n", progName, ue.msg)
+		if ue.cmd != nil {
+			fmt.Fprintf(w, "usage: %s [database flags] %s\n", progName, ue.cmd.synopsis())
+		} else {
+			printUsage(w)
+		}
+		return exitUsage
+	}
+	fmt.Fprintf(w, "%s: %s\n", progName, err)
+	return exitFailed
+}
