@@ -215,6 +215,9 @@ func TestInterruptBeforeAndAfter(t *testing.T) {
 	snap, err := c.State(t.Context(), graph.WithThread("t"))
 	require.NoError(t, err)
 	require.Equal(t, []string{"b"}, snap.Next)
+	require.Len(t, snap.Interrupts, 1)
+	require.Equal(t, "before", snap.Interrupts[0].When)
+	require.Equal(t, ie.Interrupts[0].ID, snap.Interrupts[0].ID)
 
 	out, err = c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"), graph.InterruptAfter("b"))
 	require.ErrorAs(t, err, &ie)

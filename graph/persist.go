@@ -367,6 +367,30 @@ func (p *persist[S]) saveTask(t *task[S]) error {
 	return nil
 }
 
+// saveInterrupts records static interrupts before a step as pending
+// writes of the tasks they stopped, so that State and inspectors show
+// them. Resuming runs those tasks.
+func (p *persist[S]) saveInterrupts(ints []Interruption) error {
+	if p.r.c.durability == DurabilityExit || p.id == "" {
+		return nil
+	}
+	cfg := p.cfg
+	cfg.CheckpointID = p.id
+	ctx, cancel := p.saveCtx()
+	defer cancel()
+	for _, in := range ints {
+		data, err := json.Marshal([]Interruption{in})
+		if err != nil {
+			return p.errorf("save interrupt before node %q: %w", in.Node, err)
+		}
+		w := []checkpoint.PendingWrite{{TaskID: in.TaskID, Index: interruptIdx, Channel: checkpoint.InterruptChannel, Value: data}}
+		if err := p.saver.PutWrites(ctx, cfg, in.TaskID, w); err != nil {
+			return p.errorf("save interrupt before node %q at step %d: %w", in.Node, in.Step, err)
+		}
+	}
+	return nil
+}
+
 // taskError is the value of an ErrorChannel write.
 type taskError struct {
 	Node  string `json:"node"`

@@ -350,6 +350,11 @@ func (r *run[S]) loop() error {
 		r.prepare()
 		if !r.resuming {
 			if ints := r.interruptsBefore(); len(ints) > 0 {
+				if r.cp != nil {
+					if err := r.cp.saveInterrupts(ints); err != nil {
+						return err
+					}
+				}
 				return &InterruptError{Interrupts: ints}
 			}
 		}

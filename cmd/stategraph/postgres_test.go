@@ -61,7 +61,7 @@ func TestPostgresEveryCommand(t *testing.T) {
 	for _, r := range threads {
 		status[r.Thread] = r.Status
 	}
-	assert.Equal(t, map[string]string{threadDone: "done", threadPaused: "pending", threadInterrupted: "interrupted", threadFailed: "error"}, status)
+	assert.Equal(t, map[string]string{threadDone: "done", threadPaused: "interrupted", threadInterrupted: "interrupted", threadFailed: "error"}, status)
 	r := run("threads")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Regexp(t, `(?m)^done-1\s+2\s+done\s+4\s`, r.stdout)

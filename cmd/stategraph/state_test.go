@@ -44,7 +44,7 @@ func TestStateShowsNextNodesInterruptsAndErrors(t *testing.T) {
 	db := sqliteDB(t)
 
 	paused := decode[stateView](t, db, "state", threadPaused)
-	assert.Equal(t, "pending", paused.Status)
+	assert.Equal(t, "interrupted", paused.Status)
 	assert.Equal(t, []string{"review"}, paused.Next)
 	assert.JSONEq(t, `["Rust, draft 1","Rust, draft 2"]`, string(paused.Values["drafts"]))
 

@@ -23,7 +23,7 @@ func TestThreadsShowsEachThreadsStepAndStatus(t *testing.T) {
 		rows[strings.Fields(l)[0]] = l
 	}
 	assert.Regexp(t, `^done-1\s+2\s+done\s+4\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`, rows[threadDone])
-	assert.Regexp(t, `^paused-1\s+1\s+pending review\s+3\s`, rows[threadPaused])
+	assert.Regexp(t, `^paused-1\s+1\s+interrupted \(review\)\s+3\s`, rows[threadPaused])
 	assert.Regexp(t, `^asking-1\s+1\s+interrupted \(review\)\s+3\s`, rows[threadInterrupted])
 	assert.Regexp(t, `^failed-1\s+1\s+error \(review: .*reviewer unavailable\)\s+3\s`, rows[threadFailed])
 	// Columns line up: every row's status starts where the header's does.
@@ -51,7 +51,7 @@ func TestThreadsJSON(t *testing.T) {
 
 	assert.Equal(t, threadRow{Thread: threadDone, Step: 2, Status: "done", Next: []string{}, Checkpoints: 4},
 		withoutVolatile(byID[threadDone]))
-	assert.Equal(t, threadRow{Thread: threadPaused, Step: 1, Status: "pending", Next: []string{"review"}, Checkpoints: 3},
+	assert.Equal(t, threadRow{Thread: threadPaused, Step: 1, Status: "interrupted", Next: []string{"review"}, Checkpoints: 3},
 		withoutVolatile(byID[threadPaused]))
 	assert.Equal(t, threadRow{Thread: threadInterrupted, Step: 1, Status: "interrupted", Next: []string{"review"}, Checkpoints: 3},
 		withoutVolatile(byID[threadInterrupted]))
