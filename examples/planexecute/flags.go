@@ -1,0 +1,96 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFailed      = 1   // the run failed
+	exitUsage       = 2   // bad flags, or a model not configured or not reachable
+	exitDeclined    = 3   // the answer was declined at the approval prompt
+	exitInterrupted = 130 // Ctrl-C: the thread is resumable
+)
+
+// defaultDB is the checkpoint database when -db is not given.
+const defaultDB = "planexecute.db"
+
+// config is what the flags ask for.
+type config struct {
+	model   string // "", "openai" or "ollama"
+	thread  string
+	resume  bool
+	approve bool
+	db      string
+	mermaid string
+}
+
+// parseFlags reads the command line. It returns a code >= 0 when the
+// program should exit at once (after -h, or on bad flags), -1 otherwise.
+func parseFlags(args []string, stderr io.Writer) (config, int) {
+	var cfg config
+	fs := flag.NewFlagSet("planexecute", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.model, "model", "", "`name` of a real model provider, openai or ollama, to plan, replan and answer (default: none, offline)")
+	fs.StringVar(&cfg.thread, "thread", "", "the thread `ID` to run on (default: a new id, printed at start)")
+	fs.BoolVar(&cfg.resume, "resume", false, "continue the interrupted thread named by -thread instead of starting a run")
+	fs.BoolVar(&cfg.approve, "approve", false, "ask for approval (y/n on standard input) before the final answer")
+	fs.StringVar(&cfg.db, "db", defaultDB, "the SQLite checkpoint database `PATH`")
+	fs.StringVar(&cfg.mermaid, "mermaid", "", "write the graph and the path this run took to `FILE` (Markdown with Mermaid blocks)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: go run ./examples/planexecute [flags]")
+		fmt.Fprintln(stderr, "\nThe plan-and-execute agent on the delivery case (order O1001), checkpointed in SQLite.")
+		fmt.Fprintln(stderr, "Exit codes: 0 answered, 1 failed, 2 bad flags or model setup, 3 declined, 130 interrupted.")
+		fmt.Fprintln(stderr, "\nFlags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return cfg, exitOK
+		}
+		return cfg, exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "planexecute: unexpected arguments %q\n", fs.Args())
+		return cfg, exitUsage
+	}
+	switch cfg.model {
+	case "", "openai", "ollama":
+	default:
+		fmt.Fprintf(stderr, "planexecute: -model %q: want openai or ollama\n", cfg.model)
+		return cfg, exitUsage
+	}
+	if cfg.resume && cfg.thread == "" {
+		fmt.Fprintln(stderr, "planexecute: -resume needs -thread ID (the id printed when the run started)")
+		return cfg, exitUsage
+	}
+	if cfg.thread == "" {
+		cfg.thread = newThreadID()
+	}
+	return cfg, -1
+}
+
+// newThreadID returns a fresh thread id such as "o1001-3f9a2c1b".
+func newThreadID() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return "o1001-" + hex.EncodeToString(b)
+}
+
+// resumeCommand is the command that continues the thread.
+func (c config) resumeCommand() string {
+	cmd := "go run ./examples/planexecute -resume -thread " + c.thread
+	if c.db != defaultDB {
+		cmd += " -db " + c.db
+	}
+	if c.model != "" {
+		cmd += " -model " + c.model
+	}
+	return cmd
+}

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// bin is the example, built once by TestMain, run by the tests as a user
+// would run it.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "planexecute-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "planexecute")
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the example:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is what a run of the example printed and its exit code.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// env is the test process's environment without the variables the example
+// reads, plus extra.
+func env(extra ...string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "OLLAMA_") && !strings.HasPrefix(kv, "PLANEXECUTE_") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, extra...)
+}
+
+// command prepares the example in dir; it is killed if the test runs too long.
+func command(t *testing.T, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = env()
+	return cmd
+}
+
+// execute runs the prepared command with stdin and returns its output and exit code.
+func execute(t *testing.T, cmd *exec.Cmd, stdin string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		require.NoError(t, err)
+	}
+	return result{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+}
+
+// recommendation are the phrases the answer must reach.
+var recommendation = []string{
+	"Warehouse A cannot make it",
+	"Recommendation: switch to warehouse B, standard shipping: extra 10, arrives Friday 16:00",
+	"Confirm by Tuesday 16:00",
+	"Nothing was changed",
+}
+
+func requireRecommendation(t *testing.T, out string) {
+	t.Helper()
+	for _, want := range recommendation {
+		require.Contains(t, out, want)
+	}
+}
+
+// toolCalls lists the tool-call lines of a run's output ("→ tool input").
+func toolCalls(out string) []string {
+	return regexp.MustCompile(`→ (\w+ \{.*\})`).FindAllString(out, -1)
+}
+
+func TestDefaultRunReachesTheRecommendation(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	res := execute(t, command(t, dir), "")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	out := res.stdout
+	requireRecommendation(t, out)
+	// The progress: nodes starting and ending, the plan as a numbered
+	// list, the replan and why, the parallel round.
+	for _, want := range []string{
+		"thread o1001-",
+		"▶ planner", "✓ planner", "a plan of 4 steps",
+		"1.   order", "3.   deliver_a",
+		"✓ execute stock_a", "BLOCKED — warehouse A has no stock",
+		"REPLAN (adaptive:partial:template)", "why: step \"stock_a\" succeeded and showed the route is blocked",
+		"kept order, stock_a · removed deliver_a, answer · added b_stock, b_express, b_standard, recommend",
+		"revised plan:", "1. ✓ order",
+		"▶ execute b_stock, b_express, b_standard (in parallel",
+		"✓ respond", "4 rounds, 1 replan(s), 5 tool calls",
+	} {
+		require.Contains(t, out, want)
+	}
+	require.Len(t, toolCalls(out), 5)
+	require.NotContains(t, out, "change_order")
+	require.FileExists(t, filepath.Join(dir, defaultDB), "the checkpoints are in the working directory")
+}
+
+func TestCtrlCLeavesTheThreadResumable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "runs.db")
+
+	// The shipping quotes block until the run is cancelled, so the
+	// interrupt lands in the middle of the parallel round, after b_stock.
+	cmd := command(t, dir, "-thread", "t-ctrl-c", "-db", db)
+	cmd.Env = env(slowToolsEnv + "=shipping_quote")
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	var first strings.Builder
+	sc := bufio.NewScanner(stdout)
+	stockB, blocked := false, false
+	for !(stockB && blocked) && sc.Scan() {
+		line := sc.Text()
+		first.WriteString(line + "\n")
+		stockB = stockB || strings.Contains(line, "✓ execute b_stock")
+		blocked = blocked || strings.Contains(line, "(test hook) shipping_quote blocks")
+	}
+	require.True(t, stockB && blocked, "the run never reached the parallel round:\n%s", first.String())
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	rest, err := io.ReadAll(stdout)
+	require.NoError(t, err)
+	first.Write(rest)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	require.Equal(t, exitInterrupted, ee.ExitCode(), stderr.String())
+	out1 := first.String()
+	require.Contains(t, out1, "Interrupted. The thread is saved and resumable")
+	require.Contains(t, out1, "go run ./examples/planexecute -resume -thread t-ctrl-c -db "+db)
+	require.NotContains(t, out1, "Recommendation")
+
+	res := execute(t, command(t, dir, "-resume", "-thread", "t-ctrl-c", "-db", db), "")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	out2 := res.stdout
+	requireRecommendation(t, out2)
+	require.Contains(t, out2, "Resuming after step 4: next: execute ×3 (1 already done)")
+	require.Contains(t, out2, "✓ execute b_stock (saved before the interruption: not run again)")
+	// Nothing that finished runs again: no planning, no order lookup, no
+	// stock check; only the two quotes that were cut off.
+	require.NotContains(t, out2, "▶ planner")
+	calls := toolCalls(out2)
+	require.Len(t, calls, 2, out2)
+	for _, c := range calls {
+		require.Contains(t, c, "shipping_quote")
+	}
+	require.Contains(t, out2, "5 tool calls (2 by this process)")
+
+	// Resuming a finished thread prints its answer and runs nothing.
+	res = execute(t, command(t, dir, "-resume", "-thread", "t-ctrl-c", "-db", db), "")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Contains(t, res.stdout, "The thread has already finished")
+	requireRecommendation(t, res.stdout)
+	require.Empty(t, toolCalls(res.stdout))
+}
+
+func TestApproveOnStandardInput(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		stdin string
+		code  int
+		want  []string
+	}{
+		{"yes", "y\n", exitOK, append([]string{"Approval needed", "Write the answer? [y/n]", "▶ respond"}, recommendation...)},
+		{"yes after a bad reply", "maybe\nyes\n", exitOK, append([]string{"Please answer y or n."}, recommendation...)},
+		{"no", "n\n", exitDeclined, []string{"Declined: no answer was written", "-resume -thread t-approve", "-approve"}},
+		{"no input", "", exitDeclined, []string{"No approval (standard input ended)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			res := execute(t, command(t, dir, "-approve", "-thread", "t-approve"), tc.stdin)
+			require.Equal(t, tc.code, res.code, res.stderr)
+			for _, w := range tc.want {
+				require.Contains(t, res.stdout, w)
+			}
+			// The human sees the findings before deciding.
+			require.Contains(t, res.stdout, "b_standard: candidate: arrives Friday 16:00, extra 10")
+			if tc.code != exitOK {
+				require.NotContains(t, res.stdout, "Recommendation")
+				require.NotContains(t, res.stdout, "▶ respond")
+			}
+		})
+	}
+}
+
+func TestDeclinedThreadAsksAgainOnResume(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	res := execute(t, command(t, dir, "-approve", "-thread", "t-later"), "n\n")
+	require.Equal(t, exitDeclined, res.code, res.stderr)
+
+	// Without -approve: the thread was started with it, so it still asks.
+	res = execute(t, command(t, dir, "-resume", "-thread", "t-later"), "y\n")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Contains(t, res.stdout, "Approval needed")
+	requireRecommendation(t, res.stdout)
+	require.Empty(t, toolCalls(res.stdout), "approving does not run any step again")
+}
+
+func TestMermaidFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "run.md")
+	res := execute(t, command(t, dir, "-thread", "t-mermaid", "-mermaid", file), "")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Contains(t, res.stdout, "The graph and this run's path are in "+file)
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	md := string(b)
+	require.Equal(t, 2, strings.Count(md, "```mermaid\n"))
+	graphBlock, pathBlock, ok := strings.Cut(md, "## The path")
+	require.True(t, ok)
+	require.Contains(t, graphBlock, "__start__ --> planner;")
+	require.Contains(t, graphBlock, "replan -.-> respond;")
+	require.Contains(t, pathBlock, "thread t-mermaid")
+	require.Contains(t, pathBlock, "s4_replan --> s5_execute;")
+	require.Contains(t, pathBlock, "s9_respond --> __end__;")
+}
+
+func TestBadInvocations(t *testing.T) {
+	t.Parallel()
+	closed := closedAddr(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  []string
+		want string
+	}{
+		{"openai without a key", []string{"-model", "openai"}, nil, "-model openai needs OPENAI_API_KEY"},
+		{"ollama not running", []string{"-model", "ollama"}, []string{"OLLAMA_HOST=" + closed}, "cannot reach the Ollama server at http://" + closed},
+		{"unknown model", []string{"-model", "gpt"}, nil, `-model "gpt": want openai or ollama`},
+		{"resume without a thread", []string{"-resume"}, nil, "-resume needs -thread ID"},
+		{"unknown flag", []string{"-frobnicate"}, nil, "flag provided but not defined"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cmd := command(t, t.TempDir(), tc.args...)
+			cmd.Env = env(tc.env...)
+			res := execute(t, cmd, "")
+			require.Equal(t, exitUsage, res.code)
+			require.Contains(t, res.stderr, tc.want)
+			require.Empty(t, toolCalls(res.stdout))
+		})
+	}
+
+	t.Run("resume an unknown thread", func(t *testing.T) {
+		t.Parallel()
+		res := execute(t, command(t, t.TempDir(), "-resume", "-thread", "nope"), "")
+		require.Equal(t, exitUsage, res.code)
+		require.Contains(t, res.stdout, `There is no thread "nope"`)
+		require.Empty(t, toolCalls(res.stdout))
+	})
+}
+
+// closedAddr returns a local address nothing listens on.
+func closedAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return addr
+}

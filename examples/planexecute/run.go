@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/sqlite"
+	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/state"
+)
+
+// app is the compiled agent.
+type app = graph.Compiled[nodes.AgentState]
+
+// run runs (or resumes) the agent on the delivery case and returns the
+// exit code.
+func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
+	fail := func(code int, format string, args ...any) int {
+		fmt.Fprintf(stderr, "planexecute: "+format+"\n", args...)
+		return code
+	}
+	c := nodes.NewDeliveryCase()
+	acfg, setup, err := agentConfig(ctx, cfg.model, c, os.Getenv)
+	if err != nil {
+		var se *setupError
+		if errors.As(err, &se) {
+			return fail(exitUsage, "%v", err)
+		}
+		return fail(exitFailed, "%v", err)
+	}
+	acfg.Tools = watchTools(acfg.Tools, slowTools())
+	if cfg.resume {
+		// The wall-clock budget counts from the thread's first plan; the
+		// time it spent interrupted is not the agent's.
+		acfg.Budget.MaxWall = 0
+	}
+	saver, err := sqlite.Open(cfg.db)
+	if err != nil {
+		return fail(exitFailed, "open the checkpoint database: %v", err)
+	}
+	defer saver.Close()
+	agent, err := nodes.NewAgent(acfg)
+	if err != nil {
+		return fail(exitFailed, "%v", err)
+	}
+	a, err := agent.Compile(graph.WithCheckpointer(saver), graph.WithName("planexecute"))
+	if err != nil {
+		return fail(exitFailed, "%v", err)
+	}
+
+	p := newProgress(stdout)
+	fmt.Fprintf(stdout, "Plan-and-execute: %s\n", c.Goal())
+	fmt.Fprintf(stdout, "constraints: %s\n", strings.Join(c.Constraints(), " · "))
+	fmt.Fprintf(stdout, "setup: %s\n", setup)
+	fmt.Fprintf(stdout, "thread %s · checkpoints in %s\n\n", cfg.thread, cfg.db)
+
+	r := &runner{cfg: cfg, app: a, p: p, in: newAsker(stdin, stdout), out: stdout}
+	code := r.run(ctx, c)
+	if code == exitFailed && r.err != nil {
+		fmt.Fprintf(stderr, "planexecute: %v\n", r.err)
+		fmt.Fprintf(stderr, "The thread keeps its last checkpoint; to retry what failed: %s\n", cfg.resumeCommand())
+	}
+	if cfg.mermaid != "" && code != exitUsage {
+		// The run may have been cancelled; the file is still worth writing.
+		if err := writeMermaid(context.WithoutCancel(ctx), a, cfg.thread, cfg.mermaid); err != nil {
+			fmt.Fprintf(stderr, "planexecute: -mermaid: %v\n", err)
+			if code == exitOK {
+				code = exitFailed
+			}
+		} else {
+			fmt.Fprintf(stdout, "The graph and this run's path are in %s.\n", cfg.mermaid)
+		}
+	}
+	return code
+}
+
+// runner is one invocation of the program: a run, the approval prompts,
+// and resumes after them.
+type runner struct {
+	cfg     config
+	app     *app
+	p       *progress
+	in      *asker
+	out     io.Writer
+	approve bool  // ask before the final answer
+	err     error // why the run failed (exitFailed)
+}
+
+func (r *runner) run(ctx context.Context, c *nodes.DeliveryCase) int {
+	r.approve = r.cfg.approve
+	thread := graph.WithThread(r.cfg.thread)
+	var input state.Update[nodes.AgentState]
+	if r.cfg.resume {
+		snap, err := r.app.State(ctx, thread)
+		if errors.Is(err, checkpoint.ErrNotFound) {
+			fmt.Fprintf(r.out, "There is no thread %q in %s: start a run without -resume.\n", r.cfg.thread, r.cfg.db)
+			return exitUsage
+		}
+		if err != nil {
+			r.err = err
+			return exitFailed
+		}
+		if v, _ := snap.Metadata.Extra["approve"].(bool); v {
+			r.approve = true // the thread was started with -approve
+		}
+		if len(snap.Next) == 0 {
+			fmt.Fprintln(r.out, "The thread has already finished; its answer:")
+			r.answer(snap.Values)
+			return exitOK
+		}
+		fmt.Fprintf(r.out, "Resuming after step %d: %s. Work already saved is not done again.\n\n",
+			snap.Metadata.Step, pending(snap.Tasks))
+	} else {
+		input = nodes.InputFor(c.Request())
+	}
+
+	approved := false
+	for {
+		if r.approve && !approved && input.IsZero() {
+			snap, err := r.app.State(ctx, thread)
+			if err != nil {
+				r.err = err
+				return exitFailed
+			}
+			if slices.Equal(snap.Next, []string{nodes.NodeRespond}) {
+				ok, err := r.ask(ctx, snap.Values)
+				switch {
+				case ctx.Err() != nil:
+					return r.interrupted()
+				case err != nil || !ok:
+					why := "Declined"
+					if err != nil {
+						why = fmt.Sprintf("No approval (%v)", err)
+					}
+					fmt.Fprintf(r.out, "%s: no answer was written. The thread stays paused before %q;\nto decide later: %s -approve\n",
+						why, nodes.NodeRespond, r.cfg.resumeCommand())
+					return exitDeclined
+				}
+				approved = true
+			}
+		}
+		opts := []graph.RunOption{thread,
+			graph.StreamModes(graph.Tasks, graph.Values, graph.Custom, graph.Interrupts),
+			graph.WithMetadata(map[string]any{"example": "planexecute", "approve": r.approve}),
+		}
+		if r.approve && !approved {
+			opts = append(opts, graph.InterruptBefore(nodes.NodeRespond))
+		}
+		paused := false
+		for ev, err := range r.app.Stream(ctx, input, opts...) {
+			if err != nil {
+				if ctx.Err() != nil {
+					return r.interrupted()
+				}
+				r.err = err
+				return exitFailed
+			}
+			if ev.Mode == graph.Interrupts {
+				paused = true
+				continue
+			}
+			r.p.event(ev)
+		}
+		if ctx.Err() != nil {
+			return r.interrupted()
+		}
+		if !paused {
+			break
+		}
+		input = state.Update[nodes.AgentState]{} // paused before respond: ask, then resume
+	}
+	r.answer(r.p.state)
+	return exitOK
+}
+
+// interrupted explains how to finish a thread stopped by Ctrl-C.
+func (r *runner) interrupted() int {
+	fmt.Fprintf(r.out, "\nInterrupted. The thread is saved and resumable; finished steps will not run again.\nTo finish it: %s\n", r.cfg.resumeCommand())
+	return exitInterrupted
+}
+
+// ask shows what the agent found and asks whether to write the answer.
+func (r *runner) ask(ctx context.Context, s nodes.AgentState) (bool, error) {
+	fmt.Fprintf(r.out, "\nApproval needed before the final answer. The agent ran %d steps (%d tool calls, all read-only) and found:\n",
+		len(s.PastSteps), len(s.Audit))
+	for _, o := range s.PastSteps {
+		if o.Tool != "" {
+			fmt.Fprintf(r.out, "  - %s: %s\n", o.StepID, describeOutcome(o))
+		}
+	}
+	return r.in.ask(ctx, "Write the answer?")
+}
+
+// answer prints the final answer and what the run spent.
+func (r *runner) answer(s nodes.AgentState) {
+	fmt.Fprintf(r.out, "\nAnswer\n──────\n%s\n\n", s.Answer())
+	u := s.Usage
+	fmt.Fprintf(r.out, "Done in %.3fs: %d rounds, %d replan(s), %d tool calls (%d by this process), %d model calls",
+		time.Since(r.p.start).Seconds(), u.Rounds, u.Replans, u.ToolCalls, r.p.calls, u.ModelCalls)
+	if u.TotalTokens > 0 {
+		fmt.Fprintf(r.out, ", %d tokens", u.TotalTokens)
+	}
+	fmt.Fprintf(r.out, ".\nThread %s in %s.\n", r.cfg.thread, r.cfg.db)
+}
+
+// pending describes a checkpoint's pending tasks: "next: execute ×3 (1
+// already done)".
+func pending(tasks []graph.TaskInfo) string {
+	var names []string
+	count, done := map[string]int{}, 0
+	for _, t := range tasks {
+		if count[t.Node] == 0 {
+			names = append(names, t.Node)
+		}
+		count[t.Node]++
+		if t.Done {
+			done++
+		}
+	}
+	for i, n := range names {
+		if count[n] > 1 {
+			names[i] = fmt.Sprintf("%s ×%d", n, count[n])
+		}
+	}
+	s := "next: " + strings.Join(names, ", ")
+	if done > 0 {
+		s += fmt.Sprintf(" (%d already done)", done)
+	}
+	return s
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/tmc/langchaingo/tools"
+)
+
+// slowToolsEnv is a test hook: a comma-separated list of tool names whose
+// calls block until the run is cancelled, so a test's Ctrl-C lands in the
+// middle of a step, deterministically.
+const slowToolsEnv = "PLANEXECUTE_SLOW_TOOLS"
+
+// toolCall is what a watched tool reports on the Custom stream when called.
+type toolCall struct {
+	Tool  string
+	Input string
+}
+
+// toolBlocked is what a slow tool reports before it blocks.
+type toolBlocked struct{ Tool string }
+
+// watchedTool reports each call of a tool on the run's Custom stream
+// (graph.Emit), so the progress shows every tool call as it happens.
+type watchedTool struct {
+	tools.Tool
+	slow bool
+}
+
+// Call reports the call and calls the tool, or with the test hook blocks
+// until ctx is done.
+func (t watchedTool) Call(ctx context.Context, input string) (string, error) {
+	graph.Emit(ctx, toolCall{Tool: t.Name(), Input: input})
+	if t.slow {
+		graph.Emit(ctx, toolBlocked{Tool: t.Name()})
+		<-ctx.Done()
+		return "", ctx.Err()
+	}
+	return t.Tool.Call(ctx, input)
+}
+
+// SideEffects keeps the wrapped tool's answer for nodes.ReadOnlyGuard.
+func (t watchedTool) SideEffects() bool {
+	se, ok := t.Tool.(nodes.SideEffecter)
+	return ok && se.SideEffects()
+}
+
+// watchTools wraps every tool; those named in slow block (the test hook).
+func watchTools(ts []tools.Tool, slow string) []tools.Tool {
+	blocked := map[string]bool{}
+	for _, name := range strings.Split(slow, ",") {
+		blocked[strings.TrimSpace(name)] = true
+	}
+	out := make([]tools.Tool, len(ts))
+	for i, t := range ts {
+		out[i] = watchedTool{Tool: t, slow: blocked[t.Name()]}
+	}
+	return out
+}
+
+// slowTools reads the test hook's environment variable.
+func slowTools() string { return os.Getenv(slowToolsEnv) }
