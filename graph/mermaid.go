@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/stategraph/stategraph/internal/mermaidpath"
 )
 
 // MermaidOption configures Mermaid.
@@ -158,18 +160,5 @@ func joinPrefix(prefix, name string) string {
 	return prefix + ":" + name
 }
 
-// mermaidID makes a node id Mermaid accepts: letters, digits, '_' and
-// '-' are kept; anything else (the ':' between a subgraph and its nodes)
-// is escaped as \hex, as LangGraph does.
-func mermaidID(prefix, name string) string {
-	id := joinPrefix(prefix, name)
-	var b strings.Builder
-	for _, r := range id {
-		if r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			b.WriteRune(r)
-		} else {
-			fmt.Fprintf(&b, "\\%x", r)
-		}
-	}
-	return b.String()
-}
+// mermaidID makes a node id Mermaid accepts (see mermaidpath.ID).
+func mermaidID(prefix, name string) string { return mermaidpath.ID(prefix, name) }
