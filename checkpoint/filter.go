@@ -12,7 +12,7 @@ import (
 func (m Metadata) Flatten() map[string]any {
 	out := make(map[string]any, 3+len(m.Extra))
 	for k, v := range m.Extra {
-		out[k] = normalize(v)
+		out[k] = NormalizeFilterValue(v)
 	}
 	out["source"] = string(m.Source)
 	out["step"] = float64(m.Step)
@@ -31,15 +31,17 @@ func (m Metadata) Matches(filter map[string]any) bool {
 	flat := m.Flatten()
 	for k, want := range filter {
 		got, ok := flat[k]
-		if !ok || !reflect.DeepEqual(got, normalize(want)) {
+		if !ok || !reflect.DeepEqual(got, NormalizeFilterValue(want)) {
 			return false
 		}
 	}
 	return true
 }
 
-// normalize gives v the shape a JSON round trip gives it.
-func normalize(v any) any {
+// NormalizeFilterValue gives v the shape a JSON round trip gives it, as
+// Matches compares filter values; backends that filter in their own query
+// language use it to agree with Matches.
+func NormalizeFilterValue(v any) any {
 	switch x := v.(type) {
 	case nil, string, bool, float64:
 		return x

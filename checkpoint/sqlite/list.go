@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"iter"
 	"slices"
 	"strings"
@@ -142,7 +141,7 @@ func buildListQuery(cfg checkpoint.Config, opts checkpoint.ListOptions) listQuer
 // metadata has want at key, as checkpoint.Metadata.Matches decides it, or
 // false when the comparison is left to Matches.
 func filterCondition(key string, want any) (string, []any, bool) {
-	v := normalize(want)
+	v := checkpoint.NormalizeFilterValue(want)
 	switch key {
 	case "source":
 		if s, ok := v.(string); ok {
@@ -190,22 +189,3 @@ func (q listQuery) args(cursor string, limit int) []any {
 	return append(args, limit)
 }
 
-// normalize gives v the shape a JSON round trip gives it, as
-// checkpoint.Metadata.Matches compares values.
-func normalize(v any) any {
-	switch x := v.(type) {
-	case nil, string, bool, float64:
-		return x
-	case checkpoint.Source:
-		return string(x)
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	var out any
-	if err := json.Unmarshal(b, &out); err != nil {
-		return v
-	}
-	return out
-}
