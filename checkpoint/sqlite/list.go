@@ -188,4 +188,3 @@ func (q listQuery) args(cursor string, limit int) []any {
 	}
 	return append(args, limit)
 }
-
