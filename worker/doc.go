@@ -1,0 +1,72 @@
+// Package worker runs graphs as River jobs on PostgreSQL, so that many
+// worker processes on many machines share the runs of one database, and a
+// run a dead worker left behind is finished by another from its last
+// checkpoint.
+//
+// # Registering graphs
+//
+// Graphs are generic over their state; a Registry holds them by name with
+// the type erased, one line per graph:
+//
+//	reg := worker.NewRegistry()
+//	worker.Register(reg, "essay", app, worker.JSONInput(func(in EssayInput) (state.Update[Essay], error) {
+//		return state.Writes(topic.Set(in.Topic)), nil
+//	}))
+//
+// The graph must be compiled with a checkpointer on the same database
+// (checkpoint/postgres). A run's input travels as JSON and becomes the
+// graph's update through the InputFunc; its final state is stored as JSON
+// (WithOutput shapes it).
+//
+// # Runs
+//
+// A Client enqueues runs (Enqueue, or EnqueueTx inside the caller's own
+// pgx transaction) and, with a Registry, works them once started. A run
+// is a River job of kind "stategraph_run" (RunArgs) plus a row in
+// stategraph_runs, inserted in one transaction. A Request starts or
+// continues a thread with an input, resumes it with none, or answers its
+// pending interrupt (Resume, ResumeByID). Run reads a run's status,
+// result and error; Follow yields its checkpoints and status changes from
+// any process; Wait waits for its end; Cancel cancels it.
+//
+// # One writer per thread
+//
+// Before it runs the graph, an execution takes the thread: under a
+// transaction-scoped advisory lock on the thread it checks the thread's
+// other active runs, and either marks its own run running or, per the
+// run's Strategy, fails it (Reject), waits by snoozing its job (Enqueue),
+// or cancels the runs ahead of it through River's job cancellation and
+// waits until they have stopped (Interrupt). Runs of a thread are ordered
+// by when they were enqueued. The record is only the arbiter of who
+// should run; the guarantee is the checkpointer's compare-and-set on the
+// thread's head, so a second writer (a duplicate execution, a process
+// invoking the graph directly) gets checkpoint.ErrConflict and never
+// forks the thread.
+//
+// # Failures
+//
+// River gives a job whose worker died to another worker once its rescuer
+// finds it stuck (RescueStuckJobsAfter), and retries a job that failed.
+// Every execution runs the graph on the thread with the run's id in the
+// checkpoints' metadata (graph.WithRunID). An execution that is not the
+// run's first looks for a checkpoint of the run: if there is one, the
+// input was applied (or the interrupt answered) already, and it continues
+// the thread with a zero input from its last checkpoint, re-running only
+// the tasks whose writes were not saved. An input is never applied twice.
+//
+// Errors of the database or the network, timeouts and shutdowns are
+// transient: the run goes back to pending with the error and River
+// retries it. A node's failure (after its own retry policy), a routing
+// error, a recursion limit, corrupt data or a bad input end the run with
+// StatusError and cancel the job: retrying would fail the same way.
+//
+// # Events
+//
+// Each status change sends a NOTIFY in the transaction that makes it, and
+// each checkpoint one after it is saved, on a channel of the run. Follow
+// listens on it but reads the run's row and checkpoints as the source of
+// truth, polling as well, since notifications are best effort.
+//
+// See docs/deployment.md for deploying many workers, and what is and is
+// not guaranteed.
+package worker

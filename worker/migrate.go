@@ -1,0 +1,139 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+)
+
+// migrations of the runs table are applied in order; migration i has
+// version i+1. Append new ones; never edit one that has shipped.
+var migrations = []string{
+	// 1: the runs table. seq orders the runs of a thread (strategy
+	// Enqueue runs them in this order); the partial index finds the
+	// active runs of a thread.
+	`
+CREATE TABLE IF NOT EXISTS {runs} (
+	run_id           text COLLATE "C" PRIMARY KEY,
+	seq              bigserial NOT NULL,
+	thread_id        text COLLATE "C" NOT NULL,
+	graph            text NOT NULL,
+	status           text NOT NULL CHECK (status IN ('pending', 'running', 'success', 'error', 'interrupted', 'cancelled')),
+	strategy         text NOT NULL,
+	job_id           bigint,
+	attempt          integer NOT NULL DEFAULT 0,
+	cancel_requested boolean NOT NULL DEFAULT false,
+	cancel_reason    text,
+	result           jsonb,
+	interrupts       jsonb,
+	error            text,
+	error_code       text,
+	created_at       timestamptz NOT NULL DEFAULT now(),
+	updated_at       timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS {runs_active_idx} ON {runs} (thread_id, seq) WHERE status IN ('pending', 'running');
+CREATE INDEX IF NOT EXISTS {runs_thread_idx} ON {runs} (thread_id, created_at);
+`,
+}
+
+// SchemaVersion is the version of the runs table this package migrates
+// to.
+const SchemaVersion = 1
+
+// Migrate creates or upgrades everything the Client needs in the
+// database: the schema (WithSchema), River's tables (rivermigrate, up to
+// the version this River needs), the stategraph_runs table, and the
+// checkpoint tables when the Saver has a Migrate method. It is
+// idempotent, and safe when several processes call it at once: it holds a
+// session advisory lock whose key is fixed for the schema while River's
+// migrations (each in its own transaction, as some of them must be) and
+// then ours (in one transaction) run, all on one connection.
+func (c *Client) Migrate(ctx context.Context) error {
+	if err := c.migrate(ctx); err != nil {
+		return fmt.Errorf("worker: migrate: %w", err)
+	}
+	if m, ok := c.saver.(interface{ Migrate(context.Context) error }); ok {
+		if err := m.Migrate(ctx); err != nil {
+			return fmt.Errorf("worker: migrate checkpoints: %w", err)
+		}
+	}
+	return nil
+}
+
+func (c *Client) migrate(ctx context.Context) error {
+	migrator, err := rivermigrate.New(riverpgxv5.New(c.pool), &rivermigrate.Config{Schema: c.schema, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return err
+	}
+	conn, err := c.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", c.lock); err != nil {
+		return err
+	}
+	defer func() {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(uctx, "SELECT pg_advisory_unlock($1)", c.lock); err != nil {
+			conn.Conn().Close(uctx) //nolint:errcheck // closing the session drops the lock
+		}
+	}()
+	if c.schema != "" {
+		if _, err := conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{c.schema}.Sanitize()); err != nil {
+			return err
+		}
+	}
+	// River's migrations one by one, each in its own transaction (some
+	// add enum values that a later one uses), on the locked connection.
+	for {
+		var res *rivermigrate.MigrateResult
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			var err error
+			res, err = migrator.MigrateTx(ctx, tx, rivermigrate.DirectionUp, &rivermigrate.MigrateOpts{MaxSteps: 1})
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("river: %w", err)
+		}
+		if len(res.Versions) == 0 {
+			break
+		}
+	}
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+c.t.migrations+` (
+	version    integer PRIMARY KEY,
+	applied_at timestamptz NOT NULL DEFAULT now()
+)`); err != nil {
+			return err
+		}
+		var current int
+		if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM "+c.t.migrations).Scan(&current); err != nil {
+			return err
+		}
+		for v := current + 1; v <= len(migrations); v++ {
+			if _, err := tx.Exec(ctx, c.expand(migrations[v-1])); err != nil {
+				return fmt.Errorf("version %d: %w", v, err)
+			}
+			if _, err := tx.Exec(ctx, "INSERT INTO "+c.t.migrations+" (version) VALUES ($1)", v); err != nil {
+				return fmt.Errorf("version %d: %w", v, err)
+			}
+		}
+		return nil
+	})
+}
+
+func (c *Client) expand(sql string) string {
+	return strings.NewReplacer(
+		"{runs}", c.t.runs,
+		"{runs_active_idx}", pgx.Identifier{"stategraph_runs_active_idx"}.Sanitize(),
+		"{runs_thread_idx}", pgx.Identifier{"stategraph_runs_thread_idx"}.Sanitize(),
+	).Replace(sql)
+}

@@ -1,0 +1,245 @@
+package worker_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stategraph/stategraph/worker"
+)
+
+// TestWorkerProcess is the worker process of the multi-process tests; it
+// does nothing in a normal test run. It works runs of the pipeline on the
+// schema it is given until its stdin closes. A victim parks every run in
+// node c, after the checkpoints of the input and of step 0 are saved, and
+// says so on stdout; it is killed there.
+func TestWorkerProcess(t *testing.T) {
+	schema := os.Getenv("STATEGRAPH_WORKER_SCHEMA")
+	if schema == "" {
+		t.Skip("worker process of the multi-process tests")
+	}
+	victim := os.Getenv("STATEGRAPH_WORKER_VICTIM") == "1"
+	e := openEnv(t, schema, false)
+	var h hook
+	if victim {
+		var mu sync.Mutex
+		h = func(ctx context.Context, topic, node string) error {
+			if node == "c" {
+				mu.Lock()
+				fmt.Printf("blocked %s\n", topic)
+				mu.Unlock()
+				select {} // a stuck process: only SIGKILL ends it
+			}
+			return nil
+		}
+	}
+	workers := 4
+	if victim {
+		workers = 2
+	}
+	c, err := worker.New(e.pool, registry(e.pipeline(h), "pipeline"),
+		worker.WithSchema(schema), worker.WithSaver(e.saver), worker.WithWorkers(workers),
+		worker.WithSnoozeInterval(50*time.Millisecond),
+		testRiver(func(c *river.Config) { c.LeaderElectionDisabled = true }))
+	require.NoError(t, err)
+	require.NoError(t, c.Start(context.Background()))
+	fmt.Println("ready")
+	io.Copy(io.Discard, os.Stdin) //nolint:errcheck // until the parent closes it
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, c.Stop(ctx))
+}
+
+// proc is a worker process started by a test.
+type proc struct {
+	cmd   *exec.Cmd
+	lines chan string // its stdout, closed at EOF
+}
+
+// startWorker starts a worker process on schema and waits until it is
+// ready. It is stopped (or killed) when the test ends.
+func startWorker(t *testing.T, schema string, victim bool) *proc {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWorkerProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "STATEGRAPH_WORKER_SCHEMA="+schema)
+	if victim {
+		cmd.Env = append(cmd.Env, "STATEGRAPH_WORKER_VICTIM=1")
+	}
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	p := &proc{cmd: cmd, lines: make(chan string, 1024)}
+	go func() {
+		defer close(p.lines)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			p.lines <- strings.TrimSpace(sc.Text())
+		}
+	}()
+	t.Cleanup(func() {
+		stdin.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill() //nolint:errcheck // it would not stop
+			<-done
+		}
+	})
+	for line := range p.lines {
+		if line == "ready" {
+			return p
+		}
+	}
+	t.Fatal("a worker process ended before it was ready")
+	return nil
+}
+
+// TestKilledWorkerProcessRunsAreFinishedByOthers is the issue's "done":
+// three worker processes share one database; 30 runs are enqueued on
+// distinct threads; one process, stuck in runs, is killed with SIGKILL.
+// River's rescuer gives its jobs to the others, which resume the threads
+// from their last checkpoints: every run completes, each thread ends in
+// exactly the state of an uninterrupted run (the input is not applied
+// twice), and no finished node ran twice.
+func TestKilledWorkerProcessRunsAreFinishedByOthers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	t.Parallel()
+	e := newEnv(t)
+	ctx := t.Context()
+	victim := startWorker(t, e.schema, true)
+	startWorker(t, e.schema, false)
+	startWorker(t, e.schema, false)
+
+	// No process may lead yet (they are all LeaderElectionDisabled), so
+	// no rescue happens before the kill; the test leads afterwards.
+	enq, err := worker.New(e.pool, nil, worker.WithSchema(e.schema), worker.WithSaver(e.saver), worker.WithPollInterval(100*time.Millisecond))
+	require.NoError(t, err)
+	const n = 30
+	ids := make([]string, n)
+	inputs := make([]DocInput, n)
+	for i := range n {
+		inputs[i] = DocInput{Topic: fmt.Sprintf("mp-%02d", i), Add: i}
+		ids[i], err = enq.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: inputs[i].Topic, Input: inputs[i]})
+		require.NoError(t, err)
+	}
+
+	// Kill the victim once it is stuck in a run.
+	blocked := map[string]bool{}
+	line, ok := <-victim.lines
+	require.True(t, ok, "the victim ended before taking a run")
+	require.True(t, strings.HasPrefix(line, "blocked "), line)
+	blocked[strings.TrimPrefix(line, "blocked ")] = true
+	require.NoError(t, victim.cmd.Process.Signal(syscall.SIGKILL))
+	for line := range victim.lines {
+		if topic, ok := strings.CutPrefix(line, "blocked "); ok {
+			blocked[topic] = true
+		}
+	}
+	victimPid := victim.cmd.Process.Pid
+	t.Logf("killed the victim with %d runs in flight", len(blocked))
+
+	// Its jobs stay "running" until a leader's rescuer sees them older
+	// than RescueStuckJobsAfter. River's rescuer runs when its leader
+	// starts and then every 30s (not configurable), so start the leader
+	// once the stuck jobs are old enough.
+	const rescueAfter = 2 * time.Second
+	jobs := pgx.Identifier{e.schema, "river_job"}.Sanitize()
+	require.Eventually(t, func() bool {
+		var young int
+		require.NoError(t, e.pool.QueryRow(ctx, `SELECT count(*) FROM `+jobs+` WHERE state = 'running' AND attempted_at > now() - $1::interval`, (rescueAfter+500*time.Millisecond).String()).Scan(&young))
+		return young == 0
+	}, time.Minute, 50*time.Millisecond)
+	leader := e.client(registry(e.pipeline(nil), "pipeline"), worker.WithWorkers(2), testRiver(func(c *river.Config) {
+		c.JobTimeout = time.Second
+		c.RescueStuckJobsAfter = rescueAfter
+	}))
+
+	for i, id := range ids {
+		r := wait(t, leader, id)
+		require.Equal(t, worker.StatusSuccess, r.Status, "run %s: %s", id, r.Error)
+		require.Equal(t, reference(t, inputs[i], 1), result(t, r), "thread %s ends as an uninterrupted run would", inputs[i].Topic)
+		want := 1
+		if blocked[inputs[i].Topic] {
+			want = 2 // the killed attempt and the one that finished it
+		}
+		require.Equal(t, want, r.Attempts, "thread %s", inputs[i].Topic)
+		require.Equal(t, map[string]int{"a": 1, "b": 1, "c": 1, "d": 1}, e.nodeLog(inputs[i].Topic), "no finished node ran twice on %s", inputs[i].Topic)
+	}
+	require.NotEmpty(t, blocked)
+	for topic := range blocked {
+		rows, err := e.pool.Query(ctx, `SELECT node, pid FROM `+e.log+` WHERE topic = $1 ORDER BY node`, topic)
+		require.NoError(t, err)
+		byNode := map[string]int{}
+		for rows.Next() {
+			var (
+				node string
+				pid  int
+			)
+			require.NoError(t, rows.Scan(&node, &pid))
+			byNode[node] = pid
+		}
+		require.NoError(t, rows.Err())
+		require.Equal(t, victimPid, byNode["a"], "a ran once, in the killed process")
+		require.Equal(t, victimPid, byNode["b"])
+		require.NotEqual(t, victimPid, byNode["c"], "c ran after the rescue, elsewhere")
+	}
+}
+
+// TestWorkersRacingOnOneThreadTakeTurns: two worker processes take runs
+// enqueued at once on one thread with the Enqueue strategy. Whichever
+// process takes a run, only one run advances the thread at a time: each
+// run sees exactly the runs enqueued before it, and no node ran twice.
+func TestWorkersRacingOnOneThreadTakeTurns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	t.Parallel()
+	e := newEnv(t)
+	ctx := t.Context()
+	startWorker(t, e.schema, false)
+	startWorker(t, e.schema, false)
+	c, err := worker.New(e.pool, nil, worker.WithSchema(e.schema), worker.WithSaver(e.saver), worker.WithPollInterval(100*time.Millisecond))
+	require.NoError(t, err)
+
+	const n = 8
+	ids := make([]string, n)
+	require.NoError(t, pgx.BeginFunc(ctx, e.pool, func(tx pgx.Tx) error {
+		for i := range n {
+			var err error
+			ids[i], err = c.EnqueueTx(ctx, tx, worker.Request{Graph: "pipeline", Thread: "race", Input: DocInput{Topic: "race", Add: 1 << i}, Strategy: worker.Enqueue})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	total := 0
+	for i, id := range ids {
+		r := wait(t, c, id)
+		require.Equal(t, worker.StatusSuccess, r.Status, r.Error)
+		total += 1<<i + 4
+		d := result(t, r)
+		require.Len(t, d.Trail, 4*(i+1), "run %d saw the %d runs before it", i, i)
+		require.Equal(t, total, d.Total)
+	}
+	require.Equal(t, map[string]int{"a": n, "b": n, "c": n, "d": n}, e.nodeLog("race"))
+}

@@ -1,0 +1,104 @@
+package worker
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// runColumns are the columns scanRun reads, in its order.
+const runColumns = `run_id, thread_id, graph, status, strategy, coalesce(job_id, 0), attempt, result, interrupts, coalesce(error, ''), coalesce(error_code, ''), created_at, updated_at`
+
+func scanRun(row pgx.Row) (*Run, error) {
+	var (
+		r                  Run
+		result, interrupts []byte
+	)
+	if err := row.Scan(&r.ID, &r.Thread, &r.Graph, &r.Status, &r.Strategy, &r.JobID, &r.Attempts, &result, &interrupts, &r.Error, &r.code, &r.CreatedAt, &r.UpdatedAt); err != nil {
+		return nil, err
+	}
+	if result != nil {
+		r.Result = json.RawMessage(result)
+	}
+	if interrupts != nil {
+		if err := json.Unmarshal(interrupts, &r.Interrupts); err != nil {
+			return nil, fmt.Errorf("interrupts of run %s: %w", r.ID, err)
+		}
+	}
+	return &r, nil
+}
+
+// Run returns the run with the given id; an unknown id is ErrNotFound.
+func (c *Client) Run(ctx context.Context, runID string) (*Run, error) {
+	r, err := scanRun(c.pool.QueryRow(ctx, `SELECT `+runColumns+` FROM `+c.t.runs+` WHERE run_id = $1`, runID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, runID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("worker: run %s: %w", runID, err)
+	}
+	return r, nil
+}
+
+// Runs returns the runs of a thread, oldest first.
+func (c *Client) Runs(ctx context.Context, thread string) ([]*Run, error) {
+	rows, err := c.pool.Query(ctx, `SELECT `+runColumns+` FROM `+c.t.runs+` WHERE thread_id = $1 ORDER BY created_at, seq`, thread)
+	if err != nil {
+		return nil, fmt.Errorf("worker: runs of thread %q: %w", thread, err)
+	}
+	defer rows.Close()
+	var out []*Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("worker: runs of thread %q: %w", thread, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("worker: runs of thread %q: %w", thread, err)
+	}
+	return out, nil
+}
+
+// Wait follows the run until it is done and returns it as it ended.
+func (c *Client) Wait(ctx context.Context, runID string) (*Run, error) {
+	for ev, err := range c.Follow(ctx, runID) {
+		if err != nil {
+			return nil, err
+		}
+		if ev.Kind == EventStatus && ev.Status.Done() {
+			return ev.Run, nil
+		}
+	}
+	return nil, fmt.Errorf("worker: wait for run %s: %w", runID, ctx.Err())
+}
+
+// notice is the payload of a run's notifications. Followers treat a
+// notification as a hint to read the run again; the payload is for other
+// listeners.
+type notice struct {
+	Status       Status `json:"status,omitempty"`
+	CheckpointID string `json:"checkpoint_id,omitempty"`
+	Step         *int   `json:"step,omitempty"`
+}
+
+// channel is the LISTEN/NOTIFY channel of a run: derived from the schema
+// and the run id, and short enough for PostgreSQL's 63-byte names.
+func (c *Client) channel(runID string) string {
+	sum := sha256.Sum256([]byte(c.schema + "\x00" + runID))
+	return "stategraph_run_" + hex.EncodeToString(sum[:16])
+}
+
+// notify sends a run's notification; inside a transaction it is
+// delivered when the transaction commits.
+func (c *Client) notify(ctx context.Context, tx pgx.Tx, runID string, n notice) error {
+	payload, _ := json.Marshal(n)
+	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", c.channel(runID), string(payload))
+	return err
+}
