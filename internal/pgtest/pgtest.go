@@ -1,0 +1,65 @@
+// Package pgtest gives tests and benchmarks a PostgreSQL database of their
+// own: the DSN from STATEGRAPH_POSTGRES_DSN (or a skip that says how to set
+// it), pools closed with the test, and fresh schemas dropped with it.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// SkipMessage is what tests print when they skip for want of a database.
+const SkipMessage = "set STATEGRAPH_POSTGRES_DSN=postgres://postgres@127.0.0.1:5432/test?sslmode=disable to run the PostgreSQL tests (.ci/run does)"
+
+// DSN returns the test database's DSN, or skips tb without one.
+func DSN(tb testing.TB) string {
+	tb.Helper()
+	d := os.Getenv("STATEGRAPH_POSTGRES_DSN")
+	if d == "" {
+		tb.Skip(SkipMessage)
+	}
+	return d
+}
+
+// Pool returns a pool on the test database, closed when tb ends.
+// configure, if set, adjusts its config.
+func Pool(tb testing.TB, configure func(*pgxpool.Config)) *pgxpool.Pool {
+	tb.Helper()
+	cfg, err := pgxpool.ParseConfig(DSN(tb))
+	if err != nil {
+		tb.Fatalf("pgtest: parse DSN: %v", err)
+	}
+	if configure != nil {
+		configure(cfg)
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		tb.Fatalf("pgtest: connect: %v", err)
+	}
+	tb.Cleanup(pool.Close)
+	return pool
+}
+
+// Schema returns the name of a fresh schema, dropped with everything in it
+// when tb ends, so test runs never see each other.
+func Schema(tb testing.TB) string {
+	tb.Helper()
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		tb.Fatal(err)
+	}
+	name := "stategraph_test_" + hex.EncodeToString(b[:])
+	pool := Pool(tb, nil)
+	tb.Cleanup(func() {
+		if _, err := pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {
+			tb.Errorf("pgtest: drop schema %s: %v", name, err)
+		}
+	})
+	return name
+}
