@@ -2,8 +2,6 @@ package worker_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"os"
@@ -20,51 +18,23 @@ import (
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/pgtest"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stategraph/stategraph/worker"
 )
 
-const dsnHelp = "set STATEGRAPH_POSTGRES_DSN=postgres://root@127.0.0.1:5432/test?sslmode=disable to run the worker tests (they need PostgreSQL)"
-
-func dsn(tb testing.TB) string {
-	tb.Helper()
-	d := os.Getenv("STATEGRAPH_POSTGRES_DSN")
-	if d == "" {
-		tb.Skip(dsnHelp)
-	}
-	return d
-}
+// dsn returns the test database's DSN, or skips tb without one.
+func dsn(tb testing.TB) string { return pgtest.DSN(tb) }
 
 // newPool returns a pool on the test database, closed when tb ends.
 func newPool(tb testing.TB, configure func(*pgxpool.Config)) *pgxpool.Pool {
-	tb.Helper()
-	cfg, err := pgxpool.ParseConfig(dsn(tb))
-	require.NoError(tb, err)
-	if configure != nil {
-		configure(cfg)
-	}
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	require.NoError(tb, err)
-	tb.Cleanup(pool.Close)
-	return pool
+	return pgtest.Pool(tb, configure)
 }
 
 // newSchema returns a fresh PostgreSQL schema name, dropped with all in
 // it when tb ends: River's tables, the runs and the checkpoints of a test
 // never meet another test's.
-func newSchema(tb testing.TB) string {
-	tb.Helper()
-	var b [6]byte
-	_, err := rand.Read(b[:])
-	require.NoError(tb, err)
-	name := "stategraph_worker_test_" + hex.EncodeToString(b[:])
-	pool := newPool(tb, nil)
-	tb.Cleanup(func() {
-		_, err := pool.Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE")
-		require.NoError(tb, err)
-	})
-	return name
-}
+func newSchema(tb testing.TB) string { return pgtest.Schema(tb) }
 
 // Doc is the state of the test graphs. Topic is the thread's name (the
 // nodes log it), Trail the nodes that ran, Total a sum the input and
