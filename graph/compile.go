@@ -197,11 +197,21 @@ func (c *Compiled[S]) unreachable() []string {
 type wiring[S any] struct {
 	static   []*node[S]
 	branches []*branch[S]
-	joins    []int
+	joins    []joinSlot // the joins the node is a source of
 }
 
+// joinSlot is a node's place among a join's sources.
+type joinSlot struct{ join, src int }
+
 func (c *Compiled[S]) wiringOf(name string) wiring[S] {
-	w := wiring[S]{branches: c.branches[name], joins: c.joinsOf[name]}
+	w := wiring[S]{branches: c.branches[name]}
+	for _, ji := range c.joinsOf[name] {
+		for k, src := range c.joins[ji].srcs {
+			if src == name {
+				w.joins = append(w.joins, joinSlot{join: ji, src: k})
+			}
+		}
+	}
 	for _, d := range c.static[name] {
 		w.static = append(w.static, c.nodes[d])
 	}

@@ -673,12 +673,8 @@ func (r *run[S]) route(t *task[S], view *S) error {
 		}
 		r.next.sends = append(r.next.sends, s)
 	}
-	for _, ji := range w.joins {
-		for k, src := range r.c.joins[ji].srcs {
-			if src == t.name {
-				r.next.joins[ji][k] = true
-			}
-		}
+	for _, j := range w.joins {
+		r.next.joins[j.join][j.src] = true
 	}
 	return nil
 }
