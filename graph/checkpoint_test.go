@@ -506,3 +506,53 @@ func TestCachedStateMatchesDecodedState(t *testing.T) {
 		n++
 	}
 }
+
+// History reuses the values it already decoded (the same version, or a
+// prefix of a newer append field) instead of decoding every checkpoint.
+// Every snapshot must still equal the checkpoint decoded on its own:
+// across deltas, periodic snapshots, overwrites, forks and updates.
+func TestHistoryValuesMatchEachCheckpoint(t *testing.T) {
+	t.Parallel()
+	saver := memory.New()
+	grow := graph.New(schema).
+		AddNode("add", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			ws := []state.Write[counter]{itemsField.Set([]string{fmt.Sprint(len(s.Items))}), nField.Set(s.N + 1)}
+			if s.N == 150 {
+				ws[0] = itemsField.Overwrite([]string{"reset"})
+			}
+			return state.Writes(ws...), nil
+		}).
+		AddEdge(graph.Start, "add").
+		AddConditionalEdges("add", graph.Choose(func(ctx context.Context, s counter) (string, error) {
+			if s.N < 300 {
+				return "add", nil
+			}
+			return graph.End, nil
+		}), "add", graph.End)
+	warm := mustCompile(t, grow, graph.WithCheckpointer(saver))
+	_, err := warm.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("h"), graph.WithRecursionLimit(1000))
+	require.NoError(t, err)
+	// A fork from step 100 with an update, then a replay to the end.
+	var at100 string
+	for s, err := range warm.History(t.Context(), graph.WithThread("h")) {
+		require.NoError(t, err)
+		if s.Metadata.Step == 100 {
+			at100 = s.Config.CheckpointID
+		}
+	}
+	_, err = warm.UpdateState(t.Context(), state.Writes(itemsField.Set([]string{"edited"})), "", graph.WithThread("h"), graph.WithCheckpoint(at100))
+	require.NoError(t, err)
+	_, err = warm.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("h"), graph.WithRecursionLimit(1000))
+	require.NoError(t, err)
+
+	cold := mustCompile(t, grow, graph.WithCheckpointer(saver))
+	n := 0
+	for s, err := range warm.History(t.Context(), graph.WithThread("h")) {
+		require.NoError(t, err)
+		one, err := cold.State(t.Context(), graph.WithThread("h"), graph.WithCheckpoint(s.Config.CheckpointID))
+		require.NoError(t, err)
+		require.Equal(t, one.Values, s.Values, "checkpoint %s (step %d)", s.Config.CheckpointID, s.Metadata.Step)
+		n++
+	}
+	require.Greater(t, n, 500)
+}

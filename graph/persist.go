@@ -55,6 +55,9 @@ type persist[S any] struct {
 	schedBuf []byte
 	names    []string
 	key      string // the state cache's key of the thread and namespace
+	// reuse, when set, may fill field i of st at version v from a state
+	// already decoded, instead of decoding it (History).
+	reuse func(st *S, i int, v string) bool
 }
 
 type appendTrack struct {
@@ -202,7 +205,7 @@ func (p *persist[S]) restore(tup *checkpoint.Tuple) error {
 		if i < 0 {
 			continue // a field the schema no longer has
 		}
-		if !hit {
+		if !hit && (p.reuse == nil || !p.reuse(&st, i, tup.Checkpoint.Versions[name])) {
 			if err := sc.Decode(&st, i, v.Snapshot, v.Deltas, r.c.ser); err != nil {
 				return p.errorf("checkpoint %q: %w: %w", id, checkpoint.ErrCorrupt, err)
 			}
@@ -430,6 +433,7 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 		p.dirty[i] = false
 		name := sc.Name(i)
 		blob := checkpoint.Blob{Version: id}
+		version := id
 		var err error
 		if sc.Kind(i) == state.KindAppend {
 			tr := &p.tracks[i]
@@ -447,13 +451,15 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 				tr.snapLen, tr.chain, tr.segs = n, 0, tr.segs[:0]
 			}
 			tr.lastLen = n
+			version = appendVersion(id, n, blob.Delta)
+			blob.Version = version
 		} else {
 			blob.Data, err = sc.Encode(&r.st, i, r.c.ser)
 		}
 		if err != nil {
 			return p.errorf("step %d: encode field %q: %w", step, name, err)
 		}
-		versions[name] = id
+		versions[name] = version
 		blobs[name] = blob
 	}
 	sched, err := p.encodeSched()
@@ -487,6 +493,36 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 	r.c.cache.put(p.key, id, r.st)
 	r.emitCheckpoint(cfg, md)
 	return nil
+}
+
+// appendVersion names the version of an append field: the checkpoint id,
+// then the field's length, then 'd' when the value was stored as a delta
+// (it extends the value before it) or 's' for a snapshot. History uses
+// them to slice an older value out of a newer one instead of decoding it.
+func appendVersion(id string, n int, delta bool) string {
+	kind := "s"
+	if delta {
+		kind = "d"
+	}
+	return id + "." + strconv.Itoa(n) + kind
+}
+
+// parseAppendVersion returns the length and delta flag of an append
+// field's version, and false for a version not made by appendVersion.
+func parseAppendVersion(v string) (n int, delta, ok bool) {
+	dot := strings.LastIndexByte(v, '.')
+	if dot < 0 || len(v) < dot+3 {
+		return 0, false, false
+	}
+	kind := v[len(v)-1]
+	if kind != 'd' && kind != 's' {
+		return 0, false, false
+	}
+	n, err := strconv.Atoi(v[dot+1 : len(v)-1])
+	if err != nil || n < 0 {
+		return 0, false, false
+	}
+	return n, kind == 'd', true
 }
 
 // saveTimeout bounds a save that runs after the run was cancelled.

@@ -89,21 +89,53 @@ func (c *Compiled[S]) History(ctx context.Context, opts ...RunOption) iter.Seq2[
 			return
 		}
 		lo := checkpoint.ListOptions{Filter: o.filter, Before: o.before, Limit: o.historyLimit}
+		var prev *Snapshot[S]
+		var prevVersions map[string]string
 		for tup, err := range c.saver.List(ctx, checkpoint.Config{ThreadID: o.thread}, lo) {
 			if err != nil {
 				yield(nil, fmt.Errorf("graph: thread %q: history: %w", o.thread, err))
 				return
 			}
-			snap, err := c.snapshot(ctx, o, tup, false)
+			var reuse func(st *S, i int, v string) bool
+			if prev != nil && prev.Parent != nil && prev.Parent.CheckpointID == tup.Config.CheckpointID {
+				reuse = c.reuser(prev, prevVersions)
+			}
+			snap, err := c.snapshotWith(ctx, o, tup, false, reuse)
 			if !yield(snap, err) || err != nil {
 				return
 			}
+			prev, prevVersions = snap, tup.Checkpoint.Versions
 		}
+	}
+}
+
+// reuser returns a History helper that fills a field of the parent of
+// child from child's decoded state instead of decoding it: the same value
+// when the field's version did not change, or a prefix of child's value
+// for an append field that child extended by a delta.
+func (c *Compiled[S]) reuser(child *Snapshot[S], childVersions map[string]string) func(st *S, i int, v string) bool {
+	sc := c.schema
+	return func(st *S, i int, v string) bool {
+		cv := childVersions[sc.Name(i)]
+		if cv == v {
+			sc.CopyField(st, &child.Values, i)
+			return true
+		}
+		if sc.Kind(i) != state.KindAppend {
+			return false
+		}
+		n, _, ok := parseAppendVersion(v)
+		_, delta, cok := parseAppendVersion(cv)
+		return ok && cok && delta && sc.CopyPrefix(st, &child.Values, i, n)
 	}
 }
 
 // inspector builds a run over a saved checkpoint without running it.
 func (c *Compiled[S]) inspector(ctx context.Context, o runOptions, tup *checkpoint.Tuple) (*run[S], error) {
+	return c.inspectorWith(ctx, o, tup, nil)
+}
+
+func (c *Compiled[S]) inspectorWith(ctx context.Context, o runOptions, tup *checkpoint.Tuple, reuse func(st *S, i int, v string) bool) (*run[S], error) {
 	r := &run[S]{c: c, o: o, applier: c.schema.NewApplier(), scratch: make([]bool, c.schema.Len())}
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	r.next.joins = make([][]bool, len(c.joins))
@@ -112,6 +144,7 @@ func (c *Compiled[S]) inspector(ctx context.Context, o runOptions, tup *checkpoi
 	}
 	r.next.marked = make([]bool, len(c.nodes))
 	r.cp = newPersist(r, c.saver)
+	r.cp.reuse = reuse
 	if err := r.cp.restore(tup); err != nil {
 		r.cancel(nil)
 		return nil, err
@@ -121,7 +154,11 @@ func (c *Compiled[S]) inspector(ctx context.Context, o runOptions, tup *checkpoi
 }
 
 func (c *Compiled[S]) snapshot(ctx context.Context, o runOptions, tup *checkpoint.Tuple, applyPending bool) (*Snapshot[S], error) {
-	r, err := c.inspector(ctx, o, tup)
+	return c.snapshotWith(ctx, o, tup, applyPending, nil)
+}
+
+func (c *Compiled[S]) snapshotWith(ctx context.Context, o runOptions, tup *checkpoint.Tuple, applyPending bool, reuse func(st *S, i int, v string) bool) (*Snapshot[S], error) {
+	r, err := c.inspectorWith(ctx, o, tup, reuse)
 	if err != nil {
 		return nil, err
 	}

@@ -80,6 +80,8 @@ type fieldOps[S any] interface {
 	decodeValue(data []byte, c Codec) (any, error)
 	equal(a, b *S) bool
 	diff(from, to *S) (Write[S], bool)
+	copyField(dst, src *S)
+	copyPrefix(dst, src *S, n int) bool
 }
 
 // Key is a typed field of S holding a T. It makes the writes a node

@@ -139,3 +139,14 @@ func (o keyOps[S, T]) diff(from, to *S) (Write[S], bool) {
 	}
 	return k.Overwrite(b), true
 }
+
+func (o keyOps[S, T]) copyField(dst, src *S) { *o.k.get(dst) = *o.k.get(src) }
+
+func (o keyOps[S, T]) copyPrefix(dst, src *S, n int) bool {
+	rv := reflect.ValueOf(o.k.get(src)).Elem()
+	if rv.Kind() != reflect.Slice || n > rv.Len() {
+		return false
+	}
+	reflect.ValueOf(o.k.get(dst)).Elem().Set(rv.Slice3(0, n, n))
+	return true
+}

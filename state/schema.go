@@ -180,3 +180,13 @@ func (sc *Schema[S]) Diff(from, to *S) []Write[S] {
 	}
 	return out
 }
+
+// CopyField sets field i of dst to its value in src (shared, not cloned).
+func (sc *Schema[S]) CopyField(dst, src *S, i int) { sc.fields[i].ops.copyField(dst, src) }
+
+// CopyPrefix sets slice field i of dst to the first n elements of its
+// value in src (shared, capacity capped at n so appends copy). It reports
+// false when the field is not a slice or is shorter than n.
+func (sc *Schema[S]) CopyPrefix(dst, src *S, i, n int) bool {
+	return sc.fields[i].ops.copyPrefix(dst, src, n)
+}
