@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stategraph/stategraph/state"
 )
@@ -126,7 +127,7 @@ func (g *StateGraph[S]) AddSubgraph(name string, sub *Compiled[S], opts ...NodeO
 }
 
 func validNodeName(name string) bool {
-	if name == "" || len(name) >= 2 && name[:2] == "__" {
+	if name == "" || len(name) >= 2 && name[:2] == "__" || !utf8.ValidString(name) {
 		return false
 	}
 	for _, r := range name {

@@ -606,6 +606,32 @@ func (p *persist[S]) encodeSched() ([]byte, error) {
 	return json.Marshal(s)
 }
 
+// parseNodesOnly reads the common schedule that encodeSched writes by
+// hand — {} or {"nodes":["a","b"]} with plain names — without
+// encoding/json. It reports false for anything else.
+func parseNodesOnly(data []byte) ([]string, bool) {
+	s := string(data)
+	if s == "{}" {
+		return nil, true
+	}
+	body, ok := strings.CutPrefix(s, `{"nodes":[`)
+	if !ok {
+		return nil, false
+	}
+	body, ok = strings.CutSuffix(body, `]}`)
+	if !ok || body == "" {
+		return nil, false
+	}
+	names := strings.Split(body, ",")
+	for i, q := range names {
+		if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' || strings.ContainsAny(q[1:len(q)-1], `"\`) {
+			return nil, false
+		}
+		names[i] = q[1 : len(q)-1]
+	}
+	return names, true
+}
+
 // sortedNames returns the nodes' names sorted, in *buf's memory.
 func sortedNames[S any](nodes []*node[S], buf *[]string) []string {
 	*buf = (*buf)[:0]
@@ -628,7 +654,9 @@ func anyJoin(joins [][]bool) bool {
 func (p *persist[S]) decodeSched(data []byte) error {
 	r := p.r
 	var s schedJSON
-	if err := json.Unmarshal(data, &s); err != nil {
+	if nodes, ok := parseNodesOnly(data); ok {
+		s.Nodes = nodes
+	} else if err := json.Unmarshal(data, &s); err != nil {
 		return err
 	}
 	r.next.reset()

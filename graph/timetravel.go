@@ -137,7 +137,7 @@ func (c *Compiled[S]) inspector(ctx context.Context, o runOptions, tup *checkpoi
 
 func (c *Compiled[S]) inspectorWith(ctx context.Context, o runOptions, tup *checkpoint.Tuple, reuse func(st *S, i int, v string) bool) (*run[S], error) {
 	r := &run[S]{c: c, o: o, applier: c.schema.NewApplier(), scratch: make([]bool, c.schema.Len())}
-	r.ctx, r.cancel = context.WithCancelCause(ctx)
+	r.ctx, r.cancel = ctx, func(error) {} // it runs nothing: there is nothing to cancel
 	r.next.joins = make([][]bool, len(c.joins))
 	for i, j := range c.joins {
 		r.next.joins[i] = make([]bool, len(j.srcs))
