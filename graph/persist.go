@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -39,25 +40,35 @@ const minSnapshotGap = 64
 
 // persist connects a run to its checkpointer.
 type persist[S any] struct {
-	r        *run[S]
-	saver    checkpoint.Saver
-	cfg      checkpoint.Config // thread and namespace
-	id       string            // the checkpoint holding the next step's tasks
-	head     string            // the head the next Put expects
-	versions map[string]string
-	tracks   []appendTrack
-	sched    []byte
-	pending  map[string][]checkpoint.PendingWrite // by task id, for the first step after a load
-	resumes  map[string][]any                     // new resume values by task id
-	parents  map[string]string
-	dirty    []bool // fields changed since the last Put (DurabilityExit)
-	nodes    []string
-	schedBuf []byte
-	names    []string
-	key      string // the state cache's key of the thread and namespace
+	r         *run[S]
+	saver     checkpoint.Saver
+	cfg       checkpoint.Config // thread and namespace
+	id        string            // the checkpoint holding the next step's tasks
+	head      string            // the head the next Put expects
+	versions  map[string]string
+	tracks    []appendTrack
+	sched     []byte
+	pending   map[string][]checkpoint.PendingWrite // by task id, for the first step after a load
+	resumes   map[string][]any                     // new resume values by task id
+	resumeIDs map[string]map[string]any            // the same by interrupt id, by task id
+	parents   map[string]string
+	dirty     []bool // fields changed since the last Put (DurabilityExit)
+	nodes     []string
+	schedBuf  []byte
+	names     []string
+	key       string // the state cache's key of the thread and namespace
 	// reuse, when set, may fill field i of st at version v from a state
 	// already decoded, instead of decoding it (History).
 	reuse func(st *S, i int, v string) bool
+	// parent is the newest stored checkpoint of this run: the parent of the
+	// next one. Under DurabilityExit, id may name a checkpoint not stored
+	// yet (unsaved), whose tasks' writes wait in held.
+	parent        string
+	unsaved       bool
+	unsavedSource checkpoint.Source
+	unsavedStep   int
+	held          []heldWrites
+	heldMu        sync.Mutex // tasks of a step finish concurrently
 }
 
 type appendTrack struct {
@@ -193,6 +204,11 @@ func (p *persist[S]) restore(tup *checkpoint.Tuple) error {
 	sc := r.c.schema
 	id := tup.Config.CheckpointID
 	st, hit := r.c.cache.get(p.key, id)
+	if hit {
+		// The cached state shares memory with the run that saved it, which
+		// goes on appending in place: take copies of the append fields.
+		sc.CloneAppends(&st)
+	}
 	for name, v := range tup.Checkpoint.Values {
 		if name == nextChannel {
 			if err := p.decodeSched(v.Snapshot); err != nil {
@@ -220,7 +236,7 @@ func (p *persist[S]) restore(tup *checkpoint.Tuple) error {
 	if p.versions == nil {
 		p.versions = map[string]string{}
 	}
-	p.id = id
+	p.id, p.parent = id, id
 	return nil
 }
 
@@ -261,6 +277,7 @@ func (r *run[S]) restoreTasks() {
 			}
 		}
 		t.resume = append(t.resume, p.resumes[t.id]...)
+		t.resumeByID = p.resumeIDs[t.id]
 		if len(ws) == 0 || failed {
 			continue
 		}
@@ -270,7 +287,7 @@ func (r *run[S]) restoreTasks() {
 		}
 		t.update, t.cached = upd, true
 	}
-	p.pending, p.resumes = nil, nil
+	p.pending, p.resumes, p.resumeIDs = nil, nil, nil
 }
 
 func (p *persist[S]) decodeTaskWrites(ws []checkpoint.PendingWrite) (state.Update[S], error) {
@@ -310,7 +327,7 @@ func (p *persist[S]) decodeTaskWrites(ws []checkpoint.PendingWrite) (state.Updat
 // sequential step costs one commit. A crash in between re-runs the task,
 // exactly as a crash before its writes were saved would.
 func (p *persist[S]) saveTask(t *task[S]) error {
-	if p.r.c.durability == DurabilityExit || p.id == "" {
+	if p.id == "" {
 		return nil
 	}
 	if t.err == nil && len(p.r.tasks) == 1 {
@@ -360,11 +377,7 @@ func (p *persist[S]) saveTask(t *task[S]) error {
 		data, _ := json.Marshal(taskError{Node: t.name, Error: t.err.Error()})
 		add(errorIdx, checkpoint.ErrorChannel, data)
 	}
-	cfg := p.cfg
-	cfg.CheckpointID = p.id
-	ctx, cancel := p.saveCtx()
-	defer cancel()
-	if err := p.saver.PutWrites(ctx, cfg, t.id, ws); err != nil {
+	if err := p.putWrites(t.id, ws); err != nil {
 		return p.errorf("save writes of node %q at step %d: %w", t.name, p.r.step, err)
 	}
 	return nil
@@ -374,24 +387,43 @@ func (p *persist[S]) saveTask(t *task[S]) error {
 // writes of the tasks they stopped, so that State and inspectors show
 // them. Resuming runs those tasks.
 func (p *persist[S]) saveInterrupts(ints []Interruption) error {
-	if p.r.c.durability == DurabilityExit || p.id == "" {
+	if p.id == "" {
 		return nil
 	}
-	cfg := p.cfg
-	cfg.CheckpointID = p.id
-	ctx, cancel := p.saveCtx()
-	defer cancel()
 	for _, in := range ints {
 		data, err := json.Marshal([]Interruption{in})
 		if err != nil {
 			return p.errorf("save interrupt before node %q: %w", in.Node, err)
 		}
 		w := []checkpoint.PendingWrite{{TaskID: in.TaskID, Index: interruptIdx, Channel: checkpoint.InterruptChannel, Value: data}}
-		if err := p.saver.PutWrites(ctx, cfg, in.TaskID, w); err != nil {
+		if err := p.putWrites(in.TaskID, w); err != nil {
 			return p.errorf("save interrupt before node %q at step %d: %w", in.Node, in.Step, err)
 		}
 	}
 	return nil
+}
+
+// heldWrites are a task's writes waiting for their checkpoint to be
+// stored (DurabilityExit).
+type heldWrites struct {
+	taskID string
+	writes []checkpoint.PendingWrite
+}
+
+// putWrites stores a task's writes against the checkpoint holding the
+// task, or holds them until it is stored.
+func (p *persist[S]) putWrites(taskID string, ws []checkpoint.PendingWrite) error {
+	if p.unsaved {
+		p.heldMu.Lock()
+		p.held = append(p.held, heldWrites{taskID, ws})
+		p.heldMu.Unlock()
+		return nil
+	}
+	cfg := p.cfg
+	cfg.CheckpointID = p.id
+	ctx, cancel := p.saveCtx()
+	defer cancel()
+	return p.saver.PutWrites(ctx, cfg, taskID, ws)
 }
 
 // taskError is the value of an ErrorChannel write.
@@ -412,7 +444,11 @@ func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, ove
 		}
 	}
 	if p.r.c.durability == DurabilityExit && source == checkpoint.SourceLoop && !p.r.next.empty() {
-		p.id = "" // nothing to attach writes to until the final checkpoint
+		// Not stored until the run ends (flush). It gets its id now, so the
+		// next step's task ids are its own; the writes of the step that
+		// just finished are in the state now, so the ones held for it go.
+		p.id, p.unsaved, p.unsavedSource, p.unsavedStep = checkpoint.NewID(), true, source, step
+		p.held = p.held[:0]
 		return nil
 	}
 	return p.put(source, step, overwritten)
@@ -424,6 +460,9 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 	r := p.r
 	sc := r.c.schema
 	id := checkpoint.NewID()
+	if p.unsaved {
+		id = p.id // task ids were derived from it
+	}
 	versions := maps.Clone(p.versions)
 	blobs := make(map[string]checkpoint.Blob, 2)
 	for i, d := range p.dirty {
@@ -478,7 +517,7 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 		p.nodes = nil // the saver keeps it
 	}
 	req := checkpoint.PutRequest{
-		Config:     checkpoint.Config{ThreadID: p.cfg.ThreadID, Namespace: p.cfg.Namespace, CheckpointID: p.id},
+		Config:     checkpoint.Config{ThreadID: p.cfg.ThreadID, Namespace: p.cfg.Namespace, CheckpointID: p.parent},
 		Checkpoint: checkpoint.Checkpoint{ID: id, CreatedAt: time.Now().UTC(), Versions: versions, New: blobs},
 		Metadata:   md,
 		ExpectHead: p.head,
@@ -489,7 +528,16 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 	if err != nil {
 		return p.errorf("save checkpoint at step %d: %w", step, err)
 	}
-	p.id, p.head, p.versions = id, id, versions
+	p.id, p.parent, p.head, p.versions = id, id, id, versions
+	if p.unsaved {
+		p.unsaved = false
+		for _, h := range p.held {
+			if err := p.putWrites(h.taskID, h.writes); err != nil {
+				return p.errorf("save writes held for checkpoint %q: %w", id, err)
+			}
+		}
+		p.held = p.held[:0]
+	}
 	r.c.cache.put(p.key, id, r.st)
 	r.emitCheckpoint(cfg, md)
 	return nil
@@ -539,12 +587,13 @@ func (p *persist[S]) saveCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(p.r.ctx), saveTimeout)
 }
 
-// flush stores the final checkpoint of a DurabilityExit run.
+// flush stores the final checkpoint of a DurabilityExit run, with the
+// writes and interrupts of its pending tasks.
 func (p *persist[S]) flush() error {
-	if p.r.c.durability != DurabilityExit || p.id != "" {
+	if !p.unsaved {
 		return nil
 	}
-	return p.put(checkpoint.SourceLoop, p.r.step-1, nil)
+	return p.put(p.unsavedSource, p.unsavedStep, nil)
 }
 
 type schedJSON struct {
@@ -556,6 +605,9 @@ type schedJSON struct {
 type sendJSON struct {
 	Node string            `json:"node"`
 	Arg  map[string][]byte `json:"arg"`
+	// Full is the whole argument, when the serializer can encode it:
+	// a Send's input may carry fields the schema does not track.
+	Full []byte `json:"full,omitempty"`
 }
 
 func joinKey(j join) string { return strings.Join(j.srcs, ",") + ">" + j.dst }
@@ -690,7 +742,8 @@ func (p *persist[S]) encodeSend(s state.Send[S]) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("send to %q: %w", s.Node, err)
 	}
-	return json.Marshal(sendJSON{Node: s.Node, Arg: arg})
+	full, _ := p.r.c.ser.Marshal(s.Arg) // best effort: unexported fields need the schema's copy
+	return json.Marshal(sendJSON{Node: s.Node, Arg: arg, Full: full})
 }
 
 func (p *persist[S]) decodeSend(data []byte) (state.Send[S], error) {
@@ -701,9 +754,21 @@ func (p *persist[S]) decodeSend(data []byte) (state.Send[S], error) {
 	if p.r.c.nodes[sj.Node] == nil {
 		return state.Send[S]{}, fmt.Errorf("send to %q: not a node of the graph", sj.Node)
 	}
-	arg, err := p.r.c.schema.DecodeState(sj.Arg, p.r.c.ser)
-	if err != nil {
-		return state.Send[S]{}, fmt.Errorf("send to %q: %w", sj.Node, err)
+	var arg S
+	if len(sj.Full) > 0 {
+		if err := p.r.c.ser.Unmarshal(sj.Full, &arg); err != nil {
+			return state.Send[S]{}, fmt.Errorf("send to %q: %w", sj.Node, err)
+		}
+	}
+	sc := p.r.c.schema
+	for name, data := range sj.Arg {
+		i := sc.Index(name)
+		if i < 0 {
+			return state.Send[S]{}, fmt.Errorf("send to %q: no field %q in the schema", sj.Node, name)
+		}
+		if err := sc.Decode(&arg, i, data, nil, p.r.c.ser); err != nil {
+			return state.Send[S]{}, fmt.Errorf("send to %q: %w", sj.Node, err)
+		}
 	}
 	return state.Send[S]{Node: sj.Node, Arg: arg}, nil
 }
@@ -715,7 +780,14 @@ func (p *persist[S]) matchResumes() error {
 	if len(o.resume) == 0 && o.resumeByID == nil {
 		return nil
 	}
-	var pending []Interruption
+	// Each pending interrupt with the task that owns its write: the task
+	// that runs again. For a subgraph that is the parent's task, while the
+	// interrupt names the subgraph's own task.
+	type owned struct {
+		Interruption
+		owner string
+	}
+	var pending []owned
 	for _, ws := range p.pending {
 		for _, w := range ws {
 			if w.Channel == checkpoint.InterruptChannel {
@@ -723,19 +795,29 @@ func (p *persist[S]) matchResumes() error {
 				if err := json.Unmarshal(w.Value, &ints); err != nil {
 					return p.errorf("checkpoint %q: interrupt of task %q: %w: %w", p.id, w.TaskID, checkpoint.ErrCorrupt, err)
 				}
-				pending = append(pending, ints...)
+				for _, in := range ints {
+					pending = append(pending, owned{in, w.TaskID})
+				}
 			}
 		}
 	}
-	slices.SortFunc(pending, func(a, b Interruption) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(pending, func(a, b owned) int { return strings.Compare(a.ID, b.ID) })
 	p.resumes = map[string][]any{}
+	p.resumeIDs = map[string]map[string]any{}
+	answer := func(in owned, v any) {
+		p.resumes[in.owner] = append(p.resumes[in.owner], v)
+		if p.resumeIDs[in.owner] == nil {
+			p.resumeIDs[in.owner] = map[string]any{}
+		}
+		p.resumeIDs[in.owner][in.ID] = v
+	}
 	if o.resumeByID != nil {
-		for id, v := range o.resumeByID {
-			i := slices.IndexFunc(pending, func(in Interruption) bool { return in.ID == id })
+		for _, id := range sortedKeys(o.resumeByID) {
+			i := slices.IndexFunc(pending, func(in owned) bool { return in.ID == id })
 			if i < 0 {
 				return p.errorf("no pending interrupt has id %q", id)
 			}
-			p.resumes[pending[i].TaskID] = append(p.resumes[pending[i].TaskID], v)
+			answer(pending[i], o.resumeByID[id])
 		}
 		return nil
 	}
@@ -743,7 +825,9 @@ func (p *persist[S]) matchResumes() error {
 	case 0:
 		return p.errorf("nothing to resume: the thread has no pending interrupt")
 	case 1:
-		p.resumes[pending[0].TaskID] = o.resume
+		for _, v := range o.resume {
+			answer(pending[0], v)
+		}
 		return nil
 	}
 	ids := make([]string, len(pending))

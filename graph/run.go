@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -195,7 +196,7 @@ type task[S any] struct {
 	cached   bool // restored from saved writes, not run
 	resume   []any
 	scope    *taskScope
-	info     taskInfo // what scope points to
+	resumeByID map[string]any // resume values by interrupt id (for subgraphs)
 	wire     *wiring[S]
 }
 
@@ -434,8 +435,7 @@ func (r *run[S]) runTasks() error {
 		// A scope of its own, never reused: it is the node's context, which
 		// may outlive the node (an HTTP transport cancels a request's
 		// context from its own goroutine after the response).
-		t.info = taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, parent: r.parent, resume: t.resume, checkpointID: r.checkpointID()}
-		sc := &taskScope{Context: r.ctx, taskInfo: &t.info}
+		sc := &taskScope{Context: r.ctx, taskInfo: &taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, parent: r.parent, resume: t.resume, resumeByID: t.resumeByID, checkpointID: r.checkpointID()}}
 		if r.out != nil {
 			sc.emit = r.emitFrom(sc)
 		}
@@ -445,6 +445,7 @@ func (r *run[S]) runTasks() error {
 			in = t.arg
 		}
 		r.execute(sc, t, in)
+		sc.finish()
 		r.afterTask(t)
 		r.emitTaskDone(t)
 	} else if len(todo) > 1 {
@@ -476,8 +477,7 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 	}
 	for i, t := range todo {
 		r.emitTaskStart(t)
-		t.info = taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, resume: t.resume, parent: r.parent, checkpointID: r.checkpointID()}
-		sc := &taskScope{Context: r.ctx, taskInfo: &t.info}
+		sc := &taskScope{Context: r.ctx, taskInfo: &taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, resume: t.resume, resumeByID: t.resumeByID, parent: r.parent, checkpointID: r.checkpointID()}}
 		if r.out != nil {
 			sc.emit = func(ev eventOut) { msgs <- taskMsg{idx: i, ev: ev} }
 		}
@@ -500,6 +500,7 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 					in = t.arg
 				}
 				r.execute(t.scope, t, in)
+				t.scope.finish()
 				r.afterTask(t)
 			}
 			msgs <- taskMsg{idx: i, done: true}
@@ -637,7 +638,7 @@ func (r *run[S]) route(t *task[S], view *S) error {
 		r.next.add(d)
 	}
 	for _, b := range w.branches {
-		route, err := b.router(r.ctx, *view)
+		route, err := callRouter(r.ctx, b.router, *view)
 		if err != nil {
 			return &RouteError{Node: t.name, Step: r.step, Err: err}
 		}
@@ -710,4 +711,14 @@ func (r *run[S]) markOverwrites(ws []state.Write[S]) {
 			}
 		}
 	}
+}
+
+// callRouter runs a router, turning a panic into an error.
+func callRouter[S any](ctx context.Context, router Router[S], s S) (route Route[S], err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("router panicked: %v\n%s", v, debug.Stack())
+		}
+	}()
+	return router(ctx, s)
 }

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"strings"
+	"sync"
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/state"
@@ -101,10 +102,13 @@ type taskInfo struct {
 	ns     string
 	// checkpointID is the checkpoint holding the task ("" without one).
 	checkpointID string
-	emit         func(ev eventOut) // nil when nobody listens
+	emit         func(ev eventOut) // nil when nobody listens; call through send
+	emitMu       sync.Mutex        // serializes emit, and guards done
+	done         bool              // the task finished: later events are dropped
 	modes        Mode
 	// interrupts
 	resume     []any // values to return from Interrupt calls, in order
+	resumeByID map[string]any // the same, by interrupt id, for subgraphs
 	interrupts []Interruption
 	counter    int
 	// parent is what subgraphs started by the task inherit.
@@ -136,11 +140,30 @@ func scopeOf(ctx context.Context) *taskScope {
 	return s
 }
 
+// send hands a task's event to its run, one at a time, and drops it once
+// the task has finished (a goroutine the node left running may still
+// emit).
+func (ti *taskInfo) send(ev eventOut) {
+	ti.emitMu.Lock()
+	defer ti.emitMu.Unlock()
+	if !ti.done && ti.emit != nil {
+		ti.emit(ev)
+	}
+}
+
+// finish marks the task finished: Emit and StreamingFunc do nothing after.
+func (ti *taskInfo) finish() {
+	ti.emitMu.Lock()
+	ti.done = true
+	ti.emitMu.Unlock()
+}
+
 // Emit sends v to the Custom stream of the run the node belongs to. It
-// does nothing outside a node or when nobody streams Custom.
+// does nothing outside a node or when nobody streams Custom. It is safe to
+// call from goroutines the node starts, until the node returns.
 func Emit(ctx context.Context, v any) {
 	if s := scopeOf(ctx); s != nil && s.emit != nil && s.modes&Custom != 0 {
-		s.emit(eventOut{mode: Custom, custom: v})
+		s.send(eventOut{mode: Custom, custom: v})
 	}
 }
 
@@ -152,7 +175,7 @@ func StreamingFunc(ctx context.Context) func(ctx context.Context, chunk []byte) 
 	s := scopeOf(ctx)
 	return func(_ context.Context, chunk []byte) error {
 		if s != nil && s.emit != nil && s.modes&Messages != 0 {
-			s.emit(eventOut{mode: Messages, chunk: append([]byte(nil), chunk...)})
+			s.send(eventOut{mode: Messages, chunk: append([]byte(nil), chunk...)})
 		}
 		return nil
 	}

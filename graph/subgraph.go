@@ -60,8 +60,8 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 			if sc.ns != "" {
 				pi.ns = sc.ns + "|" + pi.ns
 			}
-			if len(sc.resume) > 0 {
-				opts = append(opts, Resume(sc.resume[len(sc.resume)-1]))
+			if len(sc.resumeByID) > 0 {
+				opts = append(opts, ResumeByID(sc.resumeByID))
 			}
 		}
 		if sc != nil {
@@ -71,8 +71,8 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		var out func(Event[S]) bool
 		if sc != nil && sc.emit != nil && pi.subgraphs {
 			opts = append(opts, StreamModes(pi.modes))
-			emit := sc.emit
-			out = func(ev Event[S]) bool { emit(eventOut{sub: ev}); return true }
+			info := sc.taskInfo
+			out = func(ev Event[S]) bool { info.send(eventOut{sub: ev}); return true }
 		}
 		o := c.options(opts)
 		r, err := c.newRun(context.WithValue(ctx, parentKey{}, pi), o, out)

@@ -86,6 +86,11 @@ func (r *run[S]) execute(ctx context.Context, t *task[S], in S) {
 	n := t.node
 	for attempt := 1; ; attempt++ {
 		t.attempts = attempt
+		if attempt > 1 && t.scope != nil {
+			// A retry starts the node over: its Interrupt calls match the
+			// resume values from the first again.
+			t.scope.counter, t.scope.interrupts = 0, t.scope.interrupts[:0]
+		}
 		upd, err, pv := call(ctx, n, in)
 		if err == nil {
 			t.update, t.err = upd, nil

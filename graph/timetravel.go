@@ -269,6 +269,23 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 	if latest != nil {
 		r.cp.head = latest.Config.CheckpointID
 	}
+	// A pure edit of the newest checkpoint keeps its pending tasks: the
+	// writes of those that finished carry over, so they do not run again.
+	var carried [][]checkpoint.PendingWrite // by task position
+	if asNode == "" && tup != nil && tup == latest && len(tup.PendingWrites) > 0 {
+		r.cp.pending = map[string][]checkpoint.PendingWrite{}
+		for _, w := range tup.PendingWrites {
+			r.cp.pending[w.TaskID] = append(r.cp.pending[w.TaskID], w)
+		}
+		pending := r.cp.pending
+		r.prepare()
+		carried = make([][]checkpoint.PendingWrite, len(r.tasks))
+		for i, t := range r.tasks {
+			if t.cached {
+				carried[i] = pending[t.id]
+			}
+		}
+	}
 	r.step = step
 	if err := r.applier.Add(nameOr(asNode, "update"), update.Writes); err != nil {
 		return checkpoint.Config{}, err
@@ -293,6 +310,23 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 	}
 	if err := r.cp.put(checkpoint.SourceUpdate, step, r.scratch); err != nil {
 		return checkpoint.Config{}, err
+	}
+	if carried != nil {
+		r.step = step + 1
+		r.prepare() // the same tasks, with the new checkpoint's ids
+		for i, t := range r.tasks {
+			if i >= len(carried) || len(carried[i]) == 0 {
+				continue
+			}
+			ws := make([]checkpoint.PendingWrite, len(carried[i]))
+			for k, w := range carried[i] {
+				w.TaskID = t.id
+				ws[k] = w
+			}
+			if err := r.cp.putWrites(t.id, ws); err != nil {
+				return checkpoint.Config{}, fmt.Errorf("graph: thread %q: update: carry the writes of node %q: %w", o.thread, t.name, err)
+			}
+		}
 	}
 	return checkpoint.Config{ThreadID: o.thread, CheckpointID: r.cp.id}, nil
 }

@@ -82,6 +82,7 @@ type fieldOps[S any] interface {
 	diff(from, to *S) (Write[S], bool)
 	copyField(dst, src *S)
 	copyPrefix(dst, src *S, n int) bool
+	cloneSlice(s *S)
 }
 
 // Key is a typed field of S holding a T. It makes the writes a node

@@ -150,3 +150,13 @@ func (o keyOps[S, T]) copyPrefix(dst, src *S, n int) bool {
 	reflect.ValueOf(o.k.get(dst)).Elem().Set(rv.Slice3(0, n, n))
 	return true
 }
+
+func (o keyOps[S, T]) cloneSlice(s *S) {
+	rv := reflect.ValueOf(o.k.get(s)).Elem()
+	if rv.Kind() != reflect.Slice || rv.IsNil() {
+		return
+	}
+	c := reflect.MakeSlice(rv.Type(), rv.Len(), rv.Len())
+	reflect.Copy(c, rv)
+	rv.Set(c)
+}

@@ -190,3 +190,14 @@ func (sc *Schema[S]) CopyField(dst, src *S, i int) { sc.fields[i].ops.copyField(
 func (sc *Schema[S]) CopyPrefix(dst, src *S, i, n int) bool {
 	return sc.fields[i].ops.copyPrefix(dst, src, n)
 }
+
+// CloneAppends gives every append field of s a backing array of its own,
+// exactly as long as the slice, so that neither appends to s nor changes
+// to its elements reach a state it was copied from.
+func (sc *Schema[S]) CloneAppends(s *S) {
+	for _, f := range sc.fields {
+		if f.kind == KindAppend {
+			f.ops.cloneSlice(s)
+		}
+	}
+}
