@@ -184,20 +184,20 @@ func (r *run[S]) addName(name string) {
 }
 
 type task[S any] struct {
-	name     string
-	node     *node[S]
-	push     bool
-	index    int // position among the step's Sends
-	arg      S
-	id       string
-	update   state.Update[S]
-	err      error
-	attempts int
-	cached   bool // restored from saved writes, not run
-	resume   []any
-	scope    *taskScope
+	name       string
+	node       *node[S]
+	push       bool
+	index      int // position among the step's Sends
+	arg        S
+	id         string
+	update     state.Update[S]
+	err        error
+	attempts   int
+	cached     bool // restored from saved writes, not run
+	resume     []any
+	scope      *taskScope
 	resumeByID map[string]any // resume values by interrupt id (for subgraphs)
-	wire     *wiring[S]
+	wire       *wiring[S]
 }
 
 // buffers are a run's reusable memory, pooled across runs of a graph.

@@ -107,7 +107,7 @@ type taskInfo struct {
 	done         bool              // the task finished: later events are dropped
 	modes        Mode
 	// interrupts
-	resume     []any // values to return from Interrupt calls, in order
+	resume     []any          // values to return from Interrupt calls, in order
 	resumeByID map[string]any // the same, by interrupt id, for subgraphs
 	interrupts []Interruption
 	counter    int
