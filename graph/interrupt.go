@@ -68,12 +68,13 @@ func Interrupt[T any](ctx context.Context, payload any) (T, error) {
 	if sc == nil {
 		return zero, errors.New("graph: Interrupt called outside a node")
 	}
-	i := sc.counter
-	sc.counter++
-	if i < len(sc.resume) {
-		return convert[T](sc.resume[i])
+	h := sc.hitlOf()
+	i := h.counter
+	h.counter++
+	if i < len(h.resume) {
+		return convert[T](h.resume[i])
 	}
-	sc.interrupts = append(sc.interrupts, Interruption{
+	h.interrupts = append(h.interrupts, Interruption{
 		ID:     interruptID(sc.taskID, i),
 		Node:   sc.node,
 		When:   "during",

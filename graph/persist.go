@@ -362,7 +362,7 @@ func (p *persist[S]) saveTask(t *task[S]) error {
 			add(0, doneChannel, []byte("true"))
 		}
 	case errors.Is(t.err, errInterrupt):
-		data, err := json.Marshal(t.scope.interrupts)
+		data, err := json.Marshal(t.scope.interrupts())
 		if err != nil {
 			return &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: fmt.Errorf("encode interrupt payload: %w", err)}
 		}

@@ -435,7 +435,7 @@ func (r *run[S]) runTasks() error {
 		// A scope of its own, never reused: it is the node's context, which
 		// may outlive the node (an HTTP transport cancels a request's
 		// context from its own goroutine after the response).
-		sc := &taskScope{Context: r.ctx, taskInfo: &taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, parent: r.parent, resume: t.resume, resumeByID: t.resumeByID, checkpointID: r.checkpointID()}}
+		sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
 		if r.out != nil {
 			sc.emit = r.emitFrom(sc)
 		}
@@ -477,7 +477,7 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 	}
 	for i, t := range todo {
 		r.emitTaskStart(t)
-		sc := &taskScope{Context: r.ctx, taskInfo: &taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, resume: t.resume, resumeByID: t.resumeByID, parent: r.parent, checkpointID: r.checkpointID()}}
+		sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, hitl: newHITL(t.resume, t.resumeByID), parent: r.parent, checkpointID: r.checkpointID()}}
 		if r.out != nil {
 			sc.emit = func(ev eventOut) { msgs <- taskMsg{idx: i, ev: ev} }
 		}
@@ -548,7 +548,7 @@ const stallInterval = 50 * time.Microsecond
 // task's goroutine.
 func (r *run[S]) afterTask(t *task[S]) {
 	if r.cp == nil {
-		if t.scope != nil && len(t.scope.interrupts) > 0 && t.err != nil {
+		if t.scope != nil && len(t.scope.interrupts()) > 0 && t.err != nil {
 			t.err = &NodeError{Node: t.name, Step: r.step, Err: errors.New("Interrupt needs a checkpointer (graph.WithCheckpointer)")}
 		}
 		return
@@ -568,7 +568,7 @@ func (r *run[S]) stepError() error {
 			continue
 		}
 		if errors.Is(t.err, errInterrupt) {
-			ints = append(ints, t.scope.interrupts...)
+			ints = append(ints, t.scope.interrupts()...)
 			continue
 		}
 		if r.ctx.Err() != nil {

@@ -86,12 +86,45 @@ type TaskEvent struct {
 }
 
 // taskScope is what a running task carries in its context. It is the
-// task's context itself (saving an allocation per task): Value answers
-// scopeKey with the scope. It is small and never changes once made, since
-// a node's context may outlive the node; what changes lives in taskInfo.
+// task's context itself (one allocation per task): Value answers scopeKey
+// with the scope. Each task has its own, never reused, since a node's
+// context may outlive the node.
 type taskScope struct {
 	context.Context
-	*taskInfo
+	taskInfo
+}
+
+// hitlState is what Interrupt needs: the resume values, the interrupts
+// raised, and how many Interrupt calls the node made.
+type hitlState struct {
+	resume     []any          // values to return from Interrupt calls, in order
+	resumeByID map[string]any // the same, by interrupt id, for subgraphs
+	interrupts []Interruption
+	counter    int
+}
+
+// interrupts returns the interrupts the task raised.
+func (ti *taskInfo) interrupts() []Interruption {
+	if ti.hitl == nil {
+		return nil
+	}
+	return ti.hitl.interrupts
+}
+
+// hitlOf returns the task's hitl state, making it if needed.
+func (ti *taskInfo) hitlOf() *hitlState {
+	if ti.hitl == nil {
+		ti.hitl = &hitlState{}
+	}
+	return ti.hitl
+}
+
+// newHITL returns the hitl state of a task with resume values, or nil.
+func newHITL(resume []any, byID map[string]any) *hitlState {
+	if len(resume) == 0 && len(byID) == 0 {
+		return nil
+	}
+	return &hitlState{resume: resume, resumeByID: byID}
 }
 
 // taskInfo describes a running task, for Emit, Interrupt and subgraphs.
@@ -106,11 +139,9 @@ type taskInfo struct {
 	emitMu       sync.Mutex        // serializes emit, and guards done
 	done         bool              // the task finished: later events are dropped
 	modes        Mode
-	// interrupts
-	resume     []any          // values to return from Interrupt calls, in order
-	resumeByID map[string]any // the same, by interrupt id, for subgraphs
-	interrupts []Interruption
-	counter    int
+	// hitl is the task's human-in-the-loop state, made only for tasks
+	// that are resumed or call Interrupt.
+	hitl *hitlState
 	// parent is what subgraphs started by the task inherit.
 	parent *parentInfo
 }

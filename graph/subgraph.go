@@ -60,8 +60,8 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 			if sc.ns != "" {
 				pi.ns = sc.ns + "|" + pi.ns
 			}
-			if len(sc.resumeByID) > 0 {
-				opts = append(opts, ResumeByID(sc.resumeByID))
+			if sc.hitl != nil && len(sc.hitl.resumeByID) > 0 {
+				opts = append(opts, ResumeByID(sc.hitl.resumeByID))
 			}
 		}
 		if sc != nil {
@@ -71,7 +71,7 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		var out func(Event[S]) bool
 		if sc != nil && sc.emit != nil && pi.subgraphs {
 			opts = append(opts, StreamModes(pi.modes))
-			info := sc.taskInfo
+			info := &sc.taskInfo
 			out = func(ev Event[S]) bool { info.send(eventOut{sub: ev}); return true }
 		}
 		o := c.options(opts)
@@ -87,7 +87,8 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		err = r.finish(r.loop())
 		var ie *InterruptError
 		if errors.As(err, &ie) && sc != nil {
-			sc.interrupts = append(sc.interrupts, ie.Interrupts...)
+			h := sc.hitlOf()
+			h.interrupts = append(h.interrupts, ie.Interrupts...)
 			return state.Update[S]{}, errInterrupt
 		}
 		if err != nil {

@@ -89,7 +89,9 @@ func (r *run[S]) execute(ctx context.Context, t *task[S], in S) {
 		if attempt > 1 && t.scope != nil {
 			// A retry starts the node over: its Interrupt calls match the
 			// resume values from the first again.
-			t.scope.counter, t.scope.interrupts = 0, t.scope.interrupts[:0]
+			if h := t.scope.hitl; h != nil {
+				h.counter, h.interrupts = 0, h.interrupts[:0]
+			}
 		}
 		upd, err, pv := call(ctx, n, in)
 		if err == nil {
@@ -148,7 +150,7 @@ func call[S any](ctx context.Context, n *node[S], in S) (upd state.Update[S], er
 	defer recoverInto(&err, &pv)
 	upd, err = n.fn(ctx, in)
 	if err == nil {
-		if s := scopeOf(ctx); s != nil && len(s.interrupts) > 0 {
+		if s := scopeOf(ctx); s != nil && len(s.interrupts()) > 0 {
 			err = errInterrupt
 		}
 	}
@@ -164,7 +166,7 @@ func callWithTimeout[S any](ctx context.Context, n *node[S], in S) (upd state.Up
 	if ctx.Err() == context.DeadlineExceeded && (err == nil || errors.Is(err, context.DeadlineExceeded)) {
 		err = fmt.Errorf("%w after %v", ErrNodeTimeout, n.timeout)
 	}
-	if s := scopeOf(ctx); s != nil && len(s.interrupts) > 0 && !errors.Is(err, errInterrupt) {
+	if s := scopeOf(ctx); s != nil && len(s.interrupts()) > 0 && !errors.Is(err, errInterrupt) {
 		err = errInterrupt
 	}
 	return upd, err, nil
