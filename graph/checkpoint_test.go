@@ -271,6 +271,7 @@ func TestDynamicInterruptAndResume(t *testing.T) {
 	require.EqualValues(t, 3, reviewCalls.Load())
 
 	_, err = c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"), graph.Resume(1))
+	require.ErrorIs(t, err, graph.ErrNothingToResume)
 	require.ErrorContains(t, err, "no pending interrupt")
 }
 
@@ -291,6 +292,7 @@ func TestResumeIsAmbiguousWithSeveralInterrupts(t *testing.T) {
 	require.ErrorAs(t, err, &ie)
 	require.Len(t, ie.Interrupts, 2)
 	_, err = c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"), graph.Resume("?"))
+	require.ErrorIs(t, err, graph.ErrAmbiguousResume)
 	require.ErrorContains(t, err, "2 interrupts are pending")
 	require.ErrorContains(t, err, "ResumeByID")
 	ids := map[string]any{}

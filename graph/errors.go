@@ -28,6 +28,12 @@ var (
 	ErrThreadRequired = errors.New("graph: a thread id is required when the graph has a checkpointer (use graph.WithThread)")
 	// ErrNodeTimeout: a node ran past its timeout.
 	ErrNodeTimeout = errors.New("graph: node timed out")
+	// ErrNothingToResume: Resume or ResumeByID named no pending interrupt
+	// (the thread has none, or no interrupt has the id).
+	ErrNothingToResume = errors.New("graph: nothing to resume")
+	// ErrAmbiguousResume: one Resume value was given while several
+	// interrupts are pending; answer them with ResumeByID.
+	ErrAmbiguousResume = errors.New("graph: ambiguous resume")
 )
 
 // NodeError is a node's failure: its error after the retry policy gave up,

@@ -815,7 +815,7 @@ func (p *persist[S]) matchResumes() error {
 		for _, id := range sortedKeys(o.resumeByID) {
 			i := slices.IndexFunc(pending, func(in owned) bool { return in.ID == id })
 			if i < 0 {
-				return p.errorf("no pending interrupt has id %q", id)
+				return p.errorf("%w: no pending interrupt has id %q", ErrNothingToResume, id)
 			}
 			answer(pending[i], o.resumeByID[id])
 		}
@@ -823,7 +823,7 @@ func (p *persist[S]) matchResumes() error {
 	}
 	switch len(pending) {
 	case 0:
-		return p.errorf("nothing to resume: the thread has no pending interrupt")
+		return p.errorf("%w: the thread has no pending interrupt", ErrNothingToResume)
 	case 1:
 		for _, v := range o.resume {
 			answer(pending[0], v)
@@ -834,5 +834,5 @@ func (p *persist[S]) matchResumes() error {
 	for i, in := range pending {
 		ids[i] = fmt.Sprintf("%s (node %q)", in.ID, in.Node)
 	}
-	return p.errorf("%d interrupts are pending, so one resume value is ambiguous: answer them with graph.ResumeByID using the ids %s", len(pending), strings.Join(ids, ", "))
+	return p.errorf("%w: %d interrupts are pending, so one resume value is ambiguous: answer them with graph.ResumeByID using the ids %s", ErrAmbiguousResume, len(pending), strings.Join(ids, ", "))
 }

@@ -378,7 +378,9 @@ func transient(err error) bool {
 	switch {
 	case errors.As(err, &ne), errors.As(err, &re), errors.Is(err, errInput),
 		errors.Is(err, graph.ErrRecursionLimit), errors.Is(err, graph.ErrInvalidUpdate),
-		errors.Is(err, checkpoint.ErrCorrupt), errors.Is(err, graph.ErrInterrupted):
+		errors.Is(err, checkpoint.ErrCorrupt), errors.Is(err, graph.ErrInterrupted),
+		errors.Is(err, graph.ErrNothingToResume), errors.Is(err, graph.ErrAmbiguousResume),
+		errors.Is(err, graph.ErrInvalidRoute):
 		return false
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return true
