@@ -26,7 +26,7 @@ func (r *run[S]) emitValues() {
 
 func (r *run[S]) emitTaskStart(t *task[S]) {
 	if r.wants(Tasks) {
-		r.send(Event[S]{Mode: Tasks, Step: r.step, Node: t.name, TaskID: t.id, Task: &TaskEvent{}})
+		r.send(Event[S]{Mode: Tasks, Step: r.step, Node: t.name, TaskID: t.id, Task: &TaskEvent{Send: sendIndex(t)}})
 	}
 }
 
@@ -36,7 +36,7 @@ func (r *run[S]) emitTaskDone(t *task[S]) {
 	}
 	if r.wants(Tasks) {
 		r.send(Event[S]{Mode: Tasks, Step: r.step, Node: t.name, TaskID: t.id, Update: t.update,
-			Task: &TaskEvent{Result: true, Err: t.err, Attempts: t.attempts, Cached: t.cached}})
+			Task: &TaskEvent{Send: sendIndex(t), Result: true, Err: t.err, Attempts: t.attempts, Cached: t.cached}})
 	}
 }
 
@@ -70,4 +70,11 @@ func (r *run[S]) emitFrom(sc *taskScope) func(eventOut) {
 		t := &task[S]{name: sc.node, id: sc.taskID}
 		r.forward(t, ev)
 	}
+}
+
+func sendIndex[S any](t *task[S]) int {
+	if t.push {
+		return t.index
+	}
+	return -1
 }

@@ -79,6 +79,9 @@ type Event[S any] struct {
 
 // TaskEvent describes a task's start or result.
 type TaskEvent struct {
+	// Send is the task's position among its step's Sends, or -1 for a
+	// task its edges triggered.
+	Send     int
 	Result   bool  // false: the task starts; true: it finished
 	Err      error // the task's error, on a result
 	Attempts int   // attempts made, on a result

@@ -193,3 +193,21 @@ func TestStreamCheckpointsMode(t *testing.T) {
 	}
 	require.Equal(t, ids, hist)
 }
+
+func TestTaskEventsSayWhichSend(t *testing.T) {
+	t.Parallel()
+	g := graph.New(schema).AddNode("split", visit("split")).
+		AddNode("work", visit("work")).
+		AddEdge(graph.Start, "split").
+		AddConditionalEdges("split", graph.FanOut(func(ctx context.Context, s counter) ([]graph.Send[counter], error) {
+			return []graph.Send[counter]{graph.SendTo("work", counter{}), graph.SendTo("work", counter{})}, nil
+		}), "work")
+	var sends []int
+	for ev, err := range mustCompile(t, g).Stream(t.Context(), state.Update[counter]{}, graph.StreamModes(graph.Tasks)) {
+		require.NoError(t, err)
+		if ev.Task.Result {
+			sends = append(sends, ev.Task.Send)
+		}
+	}
+	require.ElementsMatch(t, []int{-1, 0, 1}, sends)
+}
