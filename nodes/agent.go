@@ -196,6 +196,7 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState
 		delta.Start = a.now()
 	}
 	req := PlanRequest{Goal: s.Goal, Constraints: s.Constraints}
+	ctx, _ = budgetFor(ctx, a.cfg.Budget, s.Usage)
 	p, info, err := a.cfg.Planner.Plan(ctx, req)
 	if err != nil {
 		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: %w", err)
@@ -307,8 +308,17 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 	progressed := Progressed(before, outs)
 	u := s.Usage.EndRound(progressed)
 	delta := Usage{Rounds: 1, RoundsWithoutProgress: u.RoundsWithoutProgress}
+	ctx, allow := budgetFor(ctx, a.cfg.Budget, u)
 	d, err := ReplanRound(ctx, RoundInput{Plan: p, Outcomes: outs, Budget: a.cfg.Budget, Usage: u, Now: a.now()},
 		a.cfg.Replanner, a.cfg.Tools, a.cfg.Guards...)
+	if errors.Is(err, ErrModelBudget) {
+		// The strategies needed more model calls than the budget had left.
+		used := int(allow.used.Load())
+		delta.ModelCalls += used
+		spent := a.cfg.Budget.MaxModelCalls
+		d, err = Decision{Action: ActionStop, Reason: "a replan needed more model calls than the budget allows",
+			Stop: &StopReason{Budget: BudgetModelCalls, Limit: fmt.Sprint(spent), Used: fmt.Sprint(u.ModelCalls + used)}}, nil
+	}
 	if err != nil {
 		return state.Update[AgentState]{}, fmt.Errorf("nodes: replan: %w", err)
 	}

@@ -213,9 +213,15 @@ func askForPlan(ctx context.Context, model llms.Model, attempts int, threshold f
 // generate makes one single-prompt model call and returns the first choice's
 // text and the call's tokens.
 func generate(ctx context.Context, model llms.Model, prompt string, opts ...llms.CallOption) (string, Tokens, error) {
+	if err := spend(ctx); err != nil {
+		return "", Tokens{}, err
+	}
 	resp, err := model.GenerateContent(ctx, []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, prompt)}, opts...)
 	if err != nil {
 		return "", Tokens{}, err
+	}
+	if resp == nil {
+		return "", Tokens{}, errors.New("empty response from model")
 	}
 	tok := TokensOf(resp)
 	if len(resp.Choices) == 0 || resp.Choices[0] == nil {
