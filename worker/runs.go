@@ -42,7 +42,50 @@ func (c *Client) Run(ctx context.Context, runID string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("worker: run %s: %w", runID, err)
 	}
+	if !r.Status.Done() {
+		closed, err := c.closeIfOrphaned(ctx, runID)
+		if err != nil {
+			return nil, fmt.Errorf("worker: run %s: %w", runID, err)
+		}
+		if closed {
+			return c.Run(ctx, runID)
+		}
+	}
 	return r, nil
+}
+
+// closeIfOrphaned ends an active run whose River job is over (or gone)
+// without having recorded how the run ended — its worker died on the last
+// attempt, or River's rescuer cancelled the job of a dead worker — so that
+// Run, Wait and Follow do not report it active forever. It reports whether
+// it closed the run.
+func (c *Client) closeIfOrphaned(ctx context.Context, runID string) (bool, error) {
+	closed := false
+	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+		var js *string
+		err := tx.QueryRow(ctx, `SELECT j.state FROM `+c.t.runs+` r LEFT JOIN `+c.t.riverJob+` j ON j.id = r.job_id
+WHERE r.run_id = $1 AND r.status IN ('pending', 'running') FOR UPDATE OF r`, runID).Scan(&js)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil // ended meanwhile
+		}
+		if err != nil {
+			return err
+		}
+		state := "deleted"
+		if js != nil {
+			state = *js
+		}
+		if state != "deleted" && state != "completed" && state != "cancelled" && state != "discarded" {
+			return nil // the job is still going: its worker records the end
+		}
+		st, code := StatusError, codeFailed
+		if state == "cancelled" {
+			st, code = StatusCancelled, codeCancelled
+		}
+		closed = true
+		return c.setStatus(ctx, tx, runID, st, fmt.Sprintf("its River job ended (%s) without finishing the run", state), code)
+	})
+	return closed, err
 }
 
 // Runs returns the runs of a thread, oldest first.
