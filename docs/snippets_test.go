@@ -122,18 +122,22 @@ func snippetCheckpointsResume(ctx context.Context, app *graph.Compiled[Essay]) (
 
 // Time travel.
 func snippetCheckpointsTimeTravel(ctx context.Context, app *graph.Compiled[Essay], id, cp string) error {
-	snap, err := app.State(ctx, graph.WithThread(id))                          // latest: values, next, tasks, interrupts
-	snap, err = app.State(ctx, graph.WithThread(id), graph.WithCheckpoint(cp)) // pinned
+	latest, err := app.State(ctx, graph.WithThread(id)) // values, next, tasks, interrupts
+	if err != nil {
+		return err
+	}
+	pinned, err := app.State(ctx, graph.WithThread(id), graph.WithCheckpoint(cp))
+	if err != nil {
+		return err
+	}
+	fmt.Println(latest.Next, pinned.Metadata.Step)
 	for snap, err := range app.History(ctx, graph.WithThread(id), graph.WithLimit(20)) {
 		if err != nil {
 			return err
 		}
 		fmt.Println(snap.Metadata.Step, snap.Metadata.Source, snap.Next)
 	}
-	if err != nil {
-		return err
-	}
-	fmt.Println("pinned:", snap.Values.Drafts)
+	fmt.Println("pinned:", pinned.Values.Drafts)
 	return nil
 }
 

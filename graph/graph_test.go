@@ -240,9 +240,7 @@ func TestPanicBecomesNodeError(t *testing.T) {
 	g := graph.New(schema).
 		AddNode("ok", visit("ok")).
 		AddNode("boom", func(ctx context.Context, s counter) (state.Update[counter], error) {
-			var m map[string]int
-			m["x"] = 1 // nil map write panics
-			return state.Update[counter]{}, nil
+			panic("the node broke")
 		}).
 		AddEdge(graph.Start, "ok").AddEdge("ok", "boom")
 	_, err := mustCompile(t, g).Invoke(t.Context(), state.Update[counter]{})

@@ -23,9 +23,6 @@ import (
 	"github.com/stategraph/stategraph/worker"
 )
 
-// dsn returns the test database's DSN, or skips tb without one.
-func dsn(tb testing.TB) string { return pgtest.DSN(tb) }
-
 // newPool returns a pool on the test database, closed when tb ends.
 func newPool(tb testing.TB, configure func(*pgxpool.Config)) *pgxpool.Pool {
 	return pgtest.Pool(tb, configure)

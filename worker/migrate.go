@@ -93,6 +93,9 @@ func (c *Client) migrate(ctx context.Context) error {
 	}
 	// River's migrations one by one, each in its own transaction (some
 	// add enum values that a later one uses), on the locked connection.
+	// MigrateTx is deprecated for batching several migrations in one
+	// transaction; with MaxSteps 1 it batches none, and it is the only way
+	// to run them on the connection that holds the advisory lock.
 	for {
 		var res *rivermigrate.MigrateResult
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {

@@ -51,9 +51,6 @@ CREATE TABLE writes (
 `,
 }
 
-// schemaVersion is the version the schema has once every migration ran.
-var schemaVersion = len(migrations)
-
 // migrate applies the migrations db has not recorded in
 // schema_migrations, each in its own write transaction, so that opening a
 // database twice, or from two processes at once, applies each once.
