@@ -1,77 +1,12 @@
 package nodes
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"strings"
-	"sync"
 	"testing"
 
+	"github.com/stategraph/stategraph/internal/fakechat"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms/openai"
 )
-
-// markerServer is a local server speaking OpenAI's chat-completions protocol:
-// it answers each request with the reply of the first rule whose marker the
-// request's body contains, and records the bodies.
-type markerServer struct {
-	*httptest.Server
-	mu     sync.Mutex
-	rules  []markerRule
-	bodies []string
-}
-
-type markerRule struct {
-	marker string // a substring of the request body
-	reply  string
-}
-
-func newMarkerServer(t *testing.T, rules ...markerRule) *markerServer {
-	t.Helper()
-	cs := &markerServer{rules: rules}
-	cs.Server = httptest.NewServer(http.HandlerFunc(cs.handle))
-	t.Cleanup(cs.Close)
-	return cs
-}
-
-func (cs *markerServer) handle(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		http.Error(w, "not found", http.StatusNotFound)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	cs.mu.Lock()
-	cs.bodies = append(cs.bodies, string(body))
-	cs.mu.Unlock()
-	reply, ok := "", false
-	for _, rule := range cs.rules {
-		if strings.Contains(string(body), rule.marker) {
-			reply, ok = rule.reply, true
-			break
-		}
-	}
-	if !ok {
-		http.Error(w, `{"error":{"message":"no scripted reply","type":"invalid_request_error"}}`, http.StatusBadRequest)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"id": "chatcmpl-test", "object": "chat.completion", "created": 1717462800, "model": "test",
-		"choices": []any{map[string]any{
-			"index": 0, "finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": reply},
-		}},
-		"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-	})
-}
-
-func (cs *markerServer) requests() []string {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	return append([]string(nil), cs.bodies...)
-}
 
 // The replies a model would give for the delivery case.
 const (
@@ -100,10 +35,10 @@ const (
 
 func TestAgentDeliveryThroughOpenAIClient(t *testing.T) {
 	t.Parallel()
-	srv := newMarkerServer(t,
-		markerRule{"You are a planner", deliveryPlanReply},
-		markerRule{"You are revising a plan", deliveryReplanReply},
-		markerRule{"Answer the user's request", deliveryAnswerReply},
+	srv := fakechat.New(t,
+		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
+		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
+		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
 	)
 	llm, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithToken("test"), openai.WithModel("test"))
 	require.NoError(t, err)
@@ -117,7 +52,7 @@ func TestAgentDeliveryThroughOpenAIClient(t *testing.T) {
 	out, err := app.Invoke(t.Context(), InputFor(c.Request()))
 	require.NoError(t, err)
 
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	require.Len(t, reqs, 3, "planner, replanner, responder: one call each")
 	require.Contains(t, reqs[0], "order_lookup", "the planner is shown the tools")
 	require.Contains(t, reqs[0], "extra total cost at most 20", "and the constraints")

@@ -3,12 +3,9 @@ package nodes
 import (
 	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 
+	"github.com/stategraph/stategraph/internal/fakechat"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms/openai"
 )
@@ -137,50 +134,12 @@ func TestTemplateAndAdaptivePlanners(t *testing.T) {
 	require.ErrorIs(t, err, ErrNoTemplate)
 }
 
-// chatServer speaks enough of the OpenAI chat-completions protocol for
-// langchaingo's client: it answers each POST /chat/completions with the next
-// scripted reply and records the requests.
-type chatServer struct {
-	mu       sync.Mutex
-	replies  []string
-	requests []map[string]any
-}
-
-func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || r.URL.Path != "/chat/completions" {
-		http.Error(w, "not found: "+r.URL.Path, http.StatusNotFound)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	var req map[string]any
-	if err := json.Unmarshal(body, &req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	if len(s.replies) == 0 {
-		s.mu.Unlock()
-		http.Error(w, `{"error":{"message":"no more replies"}}`, http.StatusInternalServerError)
-		return
-	}
-	reply := s.replies[0]
-	s.replies = s.replies[1:]
-	s.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "test",
-		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": reply}}},
-		"usage": map[string]any{"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
-	})
-}
-
 func TestLLMPlannerThroughOpenAIClient(t *testing.T) {
 	t.Parallel()
-	cs := &chatServer{replies: []string{"```json\n{\"steps\": [{\"id\": \"s1\",}]}\n```", goodPlan}}
-	srv := httptest.NewServer(cs)
-	t.Cleanup(srv.Close)
+	srv := fakechat.New(t,
+		fakechat.Rule{Reply: "```json\n{\"steps\": [{\"id\": \"s1\",}]}\n```", Once: true},
+		fakechat.Rule{Reply: goodPlan, Once: true})
+	srv.PromptTokens, srv.CompletionTokens = 50, 10
 	llm, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithToken("test"), openai.WithModel("test"))
 	require.NoError(t, err)
 
@@ -191,9 +150,14 @@ func TestLLMPlannerThroughOpenAIClient(t *testing.T) {
 	require.Equal(t, 2, info.ModelCalls)
 	require.Equal(t, Tokens{Prompt: 100, Completion: 20, Total: 120}, info.Tokens)
 
-	require.Len(t, cs.requests, 2)
-	require.Equal(t, "test", cs.requests[0]["model"])
-	msgs := cs.requests[1]["messages"].([]any)
+	bodies := srv.Requests()
+	require.Len(t, bodies, 2)
+	requests := make([]map[string]any, len(bodies))
+	for i, b := range bodies {
+		require.NoError(t, json.Unmarshal([]byte(b), &requests[i]))
+	}
+	require.Equal(t, "test", requests[0]["model"])
+	msgs := requests[1]["messages"].([]any)
 	content := msgs[0].(map[string]any)["content"]
 	text, _ := json.Marshal(content)
 	require.Contains(t, string(text), "trailing comma before '}'")

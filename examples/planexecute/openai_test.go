@@ -1,70 +1,11 @@
 package main
 
 import (
-	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"strings"
-	"sync"
 	"testing"
 
+	"github.com/stategraph/stategraph/internal/fakechat"
 	"github.com/stretchr/testify/require"
 )
-
-// chatServer is a local server speaking OpenAI's chat-completions
-// protocol: it answers each request with the reply of the first rule whose
-// marker the request's body contains, and records the bodies.
-type chatServer struct {
-	*httptest.Server
-	mu     sync.Mutex
-	rules  [][2]string // marker, reply
-	bodies []string
-}
-
-func newChatServer(t *testing.T, rules ...[2]string) *chatServer {
-	t.Helper()
-	cs := &chatServer{rules: rules}
-	cs.Server = httptest.NewServer(http.HandlerFunc(cs.handle))
-	t.Cleanup(cs.Close)
-	return cs
-}
-
-func (cs *chatServer) handle(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		http.Error(w, "not found", http.StatusNotFound)
-		return
-	}
-	if r.Header.Get("Authorization") != "Bearer test" {
-		http.Error(w, `{"error":{"message":"bad key","type":"invalid_request_error"}}`, http.StatusUnauthorized)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	cs.mu.Lock()
-	cs.bodies = append(cs.bodies, string(body))
-	cs.mu.Unlock()
-	for _, rule := range cs.rules {
-		if strings.Contains(string(body), rule[0]) {
-			w.Header().Set("Content-Type", "application/json")
-			_ = json.NewEncoder(w).Encode(map[string]any{
-				"id": "chatcmpl-test", "object": "chat.completion", "created": 1717462800, "model": "test",
-				"choices": []any{map[string]any{
-					"index": 0, "finish_reason": "stop",
-					"message": map[string]any{"role": "assistant", "content": rule[1]},
-				}},
-				"usage": map[string]any{"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
-			})
-			return
-		}
-	}
-	http.Error(w, `{"error":{"message":"no scripted reply","type":"invalid_request_error"}}`, http.StatusBadRequest)
-}
-
-func (cs *chatServer) requests() []string {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	return append([]string(nil), cs.bodies...)
-}
 
 // The replies a model would give for the delivery case: a plan, a
 // revision once warehouse A is blocked, and the answer.
@@ -91,11 +32,12 @@ const (
 
 func TestModelOpenAIAgainstALocalServer(t *testing.T) {
 	t.Parallel()
-	srv := newChatServer(t,
-		[2]string{"You are a planner", planReply},
-		[2]string{"You are revising a plan", replanReply},
-		[2]string{"Answer the user's request", answerReply},
+	srv := fakechat.New(t,
+		fakechat.Rule{Marker: "You are a planner", Reply: planReply},
+		fakechat.Rule{Marker: "You are revising a plan", Reply: replanReply},
+		fakechat.Rule{Marker: "Answer the user's request", Reply: answerReply},
 	)
+	srv.Key = "test" // the client must send OPENAI_API_KEY
 	cmd := command(t, t.TempDir(), "-model", "openai", "-thread", "t-openai")
 	cmd.Env = env("OPENAI_API_KEY=test", "OPENAI_BASE_URL="+srv.URL, "OPENAI_MODEL=test")
 	res := execute(t, cmd, "")
@@ -106,7 +48,7 @@ func TestModelOpenAIAgainstALocalServer(t *testing.T) {
 	requireRecommendation(t, res.stdout)
 	require.Contains(t, res.stdout, "5 tool calls (5 by this process), 3 model calls, 360 tokens")
 
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	require.Len(t, reqs, 3, "planner, replanner, responder: one call each")
 	require.Contains(t, reqs[0], "order_lookup", "the planner is shown the tools")
 	require.Contains(t, reqs[1], "lost its premise", "the replanner is told why")
@@ -115,7 +57,8 @@ func TestModelOpenAIAgainstALocalServer(t *testing.T) {
 
 func TestModelErrorFailsTheRunAndSaysHowToRetry(t *testing.T) {
 	t.Parallel()
-	srv := newChatServer(t) // no scripted replies: every request is refused
+	srv := fakechat.New(t) // no scripted replies: every request is refused
+	srv.Key = "test"
 	cmd := command(t, t.TempDir(), "-model", "openai", "-thread", "t-refused")
 	cmd.Env = env("OPENAI_API_KEY=test", "OPENAI_BASE_URL="+srv.URL, "OPENAI_MODEL=test")
 	res := execute(t, cmd, "")
