@@ -9,22 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stategraph/stategraph/checkpoint/postgres"
+	"github.com/stategraph/stategraph/internal/pgtest"
 	"github.com/stategraph/stategraph/worker"
 )
-
-// terminate kills the backends whose application_name is app, and only
-// them, and waits until they are gone. Other tests share the server.
-func terminate(t *testing.T, admin *pgxpool.Pool, app string) {
-	t.Helper()
-	var n int
-	// Pick the pids first: in a plain WHERE the planner may call
-	// pg_terminate_backend before it tests the name.
-	require.NoError(t, admin.QueryRow(context.Background(), `WITH p AS MATERIALIZED (
-	SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()
-)
-SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 10000)) FROM p`, app).Scan(&n))
-	require.Positive(t, n, "a backend to kill")
-}
 
 // TestKilledConnectionFailsTheAttemptAndTheRunResumes: the checkpoint
 // connection of a running run is killed with pg_terminate_backend while a
@@ -51,7 +38,7 @@ func TestKilledConnectionFailsTheAttemptAndTheRunResumes(t *testing.T) {
 	id, err := c.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: "k", Input: DocInput{Topic: "k", Add: 5}})
 	require.NoError(t, err)
 	g.await(t)
-	terminate(t, e.pool, app)
+	pgtest.Terminate(t, e.pool, app)
 	close(g.release)
 
 	r := wait(t, c, id)

@@ -161,17 +161,7 @@ func TestKilledWorkerProcessRunsAreFinishedByOthers(t *testing.T) {
 	// than RescueStuckJobsAfter. River's rescuer runs when its leader
 	// starts and then every 30s (not configurable), so start the leader
 	// once the stuck jobs are old enough.
-	const rescueAfter = 2 * time.Second
-	jobs := pgx.Identifier{e.schema, "river_job"}.Sanitize()
-	require.Eventually(t, func() bool {
-		var young int
-		require.NoError(t, e.pool.QueryRow(ctx, `SELECT count(*) FROM `+jobs+` WHERE state = 'running' AND attempted_at > now() - $1::interval`, (rescueAfter+500*time.Millisecond).String()).Scan(&young))
-		return young == 0
-	}, time.Minute, 50*time.Millisecond)
-	leader := e.client(registry(e.pipeline(nil), "pipeline"), worker.WithWorkers(2), testRiver(func(c *river.Config) {
-		c.JobTimeout = time.Second
-		c.RescueStuckJobsAfter = rescueAfter
-	}))
+	leader := e.rescuer(t)
 
 	for i, id := range ids {
 		r := wait(t, leader, id)
@@ -242,4 +232,23 @@ func TestWorkersRacingOnOneThreadTakeTurns(t *testing.T) {
 		require.Equal(t, total, d.Total)
 	}
 	require.Equal(t, map[string]int{"a": n, "b": n, "c": n, "d": n}, e.nodeLog("race"))
+}
+
+// rescuer starts a leader-eligible client once the jobs a killed worker
+// left "running" are old enough to be rescued. River's rescuer runs when
+// its leader starts and then every 30s (not configurable), so the test
+// starts the only leader-eligible client after the stuck jobs have aged.
+func (e *env) rescuer(t *testing.T) *worker.Client {
+	t.Helper()
+	const rescueAfter = 2 * time.Second
+	jobs := pgx.Identifier{e.schema, "river_job"}.Sanitize()
+	require.Eventually(t, func() bool {
+		var young int
+		require.NoError(t, e.pool.QueryRow(t.Context(), `SELECT count(*) FROM `+jobs+` WHERE state = 'running' AND attempted_at > now() - $1::interval`, (rescueAfter+500*time.Millisecond).String()).Scan(&young))
+		return young == 0
+	}, time.Minute, 50*time.Millisecond)
+	return e.client(registry(e.pipeline(nil), "pipeline"), worker.WithWorkers(2), testRiver(func(c *river.Config) {
+		c.JobTimeout = time.Second
+		c.RescueStuckJobsAfter = rescueAfter
+	}))
 }

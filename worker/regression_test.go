@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"github.com/stategraph/stategraph/worker"
@@ -43,17 +42,8 @@ func TestCancelOfARunWhoseWorkerDiedEndsIt(t *testing.T) {
 
 	require.NoError(t, enq.Cancel(ctx, id))
 
-	const rescueAfter = 2 * time.Second
+	leader := e.rescuer(t)
 	jobs := pgx.Identifier{e.schema, "river_job"}.Sanitize()
-	require.Eventually(t, func() bool {
-		var young int
-		require.NoError(t, e.pool.QueryRow(ctx, `SELECT count(*) FROM `+jobs+` WHERE state = 'running' AND attempted_at > now() - $1::interval`, (rescueAfter+500*time.Millisecond).String()).Scan(&young))
-		return young == 0
-	}, time.Minute, 50*time.Millisecond)
-	leader := e.client(registry(e.pipeline(nil), "pipeline"), worker.WithWorkers(2), testRiver(func(c *river.Config) {
-		c.JobTimeout = time.Second
-		c.RescueStuckJobsAfter = rescueAfter
-	}))
 
 	// The rescuer has dealt with the job: it is final in River.
 	r, err := leader.Run(ctx, id)

@@ -12,21 +12,8 @@ import (
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/postgres"
+	"github.com/stategraph/stategraph/internal/pgtest"
 )
-
-// terminate kills the backends of the pools whose application_name is
-// app and waits until they are gone.
-func terminate(t *testing.T, admin *pgxpool.Pool, app string) {
-	t.Helper()
-	var n int
-	// Pick the pids first: in a plain WHERE the planner may call
-	// pg_terminate_backend before it tests the name.
-	require.NoError(t, admin.QueryRow(context.Background(), `WITH p AS MATERIALIZED (
-	SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()
-)
-SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 10000)) FROM p`, app).Scan(&n))
-	require.Positive(t, n, "a backend to kill")
-}
 
 // appPool returns a pool of one connection named app.
 func appPool(t *testing.T, app string) *pgxpool.Pool {
@@ -46,7 +33,7 @@ func TestKilledIdleConnectionFailsOneCallNamingTheThread(t *testing.T) {
 	thread := newThread()
 	head := mustPut(t, s, putReq(thread, "", nil, map[string]checkpoint.Blob{"a": fullBlob("1", `"x"`)}))
 
-	terminate(t, newPool(t, nil), app)
+	pgtest.Terminate(t, newPool(t, nil), app)
 	_, err := s.Get(ctx, configOf(thread))
 	require.Error(t, err)
 	require.ErrorContains(t, err, thread)
@@ -90,7 +77,7 @@ func TestKilledConnectionMidPutStoresNothing(t *testing.T) {
 		require.NoError(t, admin.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
 WHERE application_name = $1 AND wait_event_type = 'Lock')`, app).Scan(&waiting))
 	}
-	terminate(t, admin, app)
+	pgtest.Terminate(t, admin, app)
 	err = <-done
 	require.Error(t, err)
 	require.ErrorContains(t, err, thread)

@@ -63,3 +63,22 @@ func Schema(tb testing.TB) string {
 	})
 	return name
 }
+
+// Terminate kills the backends whose application_name is app — and only
+// them: other tests share the server — and waits until they are gone.
+func Terminate(tb testing.TB, admin *pgxpool.Pool, app string) {
+	tb.Helper()
+	var n int
+	// Pick the pids first: in a plain WHERE the planner may call
+	// pg_terminate_backend before it tests the name.
+	err := admin.QueryRow(context.Background(), `WITH p AS MATERIALIZED (
+	SELECT pid FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()
+)
+SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 10000)) FROM p`, app).Scan(&n)
+	if err != nil {
+		tb.Fatalf("pgtest: terminate %q: %v", app, err)
+	}
+	if n == 0 {
+		tb.Fatalf("pgtest: no backend of %q to kill", app)
+	}
+}
