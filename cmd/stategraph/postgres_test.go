@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"os"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/stategraph/stategraph/checkpoint/postgres"
+	"github.com/stategraph/stategraph/internal/pgtest"
 )
 
 // postgresDB returns the DSN of the test database and a fresh schema
@@ -19,22 +16,11 @@ import (
 // STATEGRAPH_POSTGRES_DSN is unset.
 func postgresDB(t *testing.T) (dsn, schema string) {
 	t.Helper()
-	dsn = os.Getenv(dsnEnv)
-	if dsn == "" {
-		t.Skip("set STATEGRAPH_POSTGRES_DSN=postgres://postgres@127.0.0.1:5432/test?sslmode=disable to run the PostgreSQL tests")
-	}
-	var b [6]byte
-	_, err := rand.Read(b[:])
-	require.NoError(t, err)
-	schema = "stategraph_cli_test_" + hex.EncodeToString(b[:])
+	dsn, schema = pgtest.DSN(t), pgtest.Schema(t)
 	ctx := context.Background()
 	saver, err := postgres.Open(ctx, dsn, postgres.WithSchema(schema))
 	require.NoError(t, err)
-	t.Cleanup(func() {
-		_, err := saver.Pool().Exec(context.Background(), "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
-		assert.NoError(t, err)
-		saver.Close()
-	})
+	t.Cleanup(func() { _ = saver.Close() })
 	require.NoError(t, saver.Migrate(ctx))
 	populate(t, saver)
 	return dsn, schema
