@@ -136,10 +136,9 @@ func TestTemplateAndAdaptivePlanners(t *testing.T) {
 
 func TestLLMPlannerThroughOpenAIClient(t *testing.T) {
 	t.Parallel()
-	srv := fakechat.New(t,
+	srv := fakechat.NewWith(t, fakechat.Options{PromptTokens: 50, CompletionTokens: 10},
 		fakechat.Rule{Reply: "```json\n{\"steps\": [{\"id\": \"s1\",}]}\n```", Once: true},
 		fakechat.Rule{Reply: goodPlan, Once: true})
-	srv.PromptTokens, srv.CompletionTokens = 50, 10
 	llm, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithToken("test"), openai.WithModel("test"))
 	require.NoError(t, err)
 

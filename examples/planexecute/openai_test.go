@@ -32,12 +32,11 @@ const (
 
 func TestModelOpenAIAgainstALocalServer(t *testing.T) {
 	t.Parallel()
-	srv := fakechat.New(t,
+	srv := fakechat.NewWith(t, fakechat.Options{Key: "test"}, // the client must send OPENAI_API_KEY
 		fakechat.Rule{Marker: "You are a planner", Reply: planReply},
 		fakechat.Rule{Marker: "You are revising a plan", Reply: replanReply},
 		fakechat.Rule{Marker: "Answer the user's request", Reply: answerReply},
 	)
-	srv.Key = "test" // the client must send OPENAI_API_KEY
 	cmd := command(t, t.TempDir(), "-model", "openai", "-thread", "t-openai")
 	cmd.Env = env("OPENAI_API_KEY=test", "OPENAI_BASE_URL="+srv.URL, "OPENAI_MODEL=test")
 	res := execute(t, cmd, "")
@@ -57,8 +56,7 @@ func TestModelOpenAIAgainstALocalServer(t *testing.T) {
 
 func TestModelErrorFailsTheRunAndSaysHowToRetry(t *testing.T) {
 	t.Parallel()
-	srv := fakechat.New(t) // no scripted replies: every request is refused
-	srv.Key = "test"
+	srv := fakechat.NewWith(t, fakechat.Options{Key: "test"}) // no scripted replies: every request is refused
 	cmd := command(t, t.TempDir(), "-model", "openai", "-thread", "t-refused")
 	cmd.Env = env("OPENAI_API_KEY=test", "OPENAI_BASE_URL="+srv.URL, "OPENAI_MODEL=test")
 	res := execute(t, cmd, "")

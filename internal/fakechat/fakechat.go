@@ -22,13 +22,19 @@ type Rule struct {
 	Once   bool
 }
 
+// Options configure a Server.
+type Options struct {
+	// Key, when set, is the API key requests must carry.
+	Key string
+	// PromptTokens and CompletionTokens are the usage each reply reports
+	// (100 and 20 when both are zero).
+	PromptTokens, CompletionTokens int
+}
+
 // Server is the fake chat-completions server.
 type Server struct {
 	*httptest.Server
-	// Key, when set, is the API key requests must carry.
-	Key string
-	// Usage is the token usage each reply reports.
-	PromptTokens, CompletionTokens int
+	opts Options
 
 	mu     sync.Mutex
 	rules  []Rule
@@ -36,11 +42,18 @@ type Server struct {
 	bodies []string
 }
 
-// New starts a server with the rules, closed when t ends. It reports 100
-// prompt and 20 completion tokens a reply unless told otherwise.
-func New(t testing.TB, rules ...Rule) *Server {
+// New starts a server with the rules and default options, closed when t
+// ends.
+func New(t testing.TB, rules ...Rule) *Server { return NewWith(t, Options{}, rules...) }
+
+// NewWith starts a server with the options and rules, closed when t ends.
+// The options are fixed before the server starts serving.
+func NewWith(t testing.TB, opts Options, rules ...Rule) *Server {
 	t.Helper()
-	s := &Server{rules: rules, used: make([]bool, len(rules)), PromptTokens: 100, CompletionTokens: 20}
+	if opts.PromptTokens == 0 && opts.CompletionTokens == 0 {
+		opts.PromptTokens, opts.CompletionTokens = 100, 20
+	}
+	s := &Server{opts: opts, rules: rules, used: make([]bool, len(rules))}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	t.Cleanup(s.Close)
 	return s
@@ -58,7 +71,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not found: "+r.URL.Path, http.StatusNotFound)
 		return
 	}
-	if s.Key != "" && r.Header.Get("Authorization") != "Bearer "+s.Key {
+	if s.opts.Key != "" && r.Header.Get("Authorization") != "Bearer "+s.opts.Key {
 		http.Error(w, `{"error":{"message":"bad key","type":"invalid_request_error"}}`, http.StatusUnauthorized)
 		return
 	}
@@ -86,7 +99,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 			"index": 0, "finish_reason": "stop",
 			"message": map[string]any{"role": "assistant", "content": reply},
 		}},
-		"usage": map[string]any{"prompt_tokens": s.PromptTokens, "completion_tokens": s.CompletionTokens,
-			"total_tokens": s.PromptTokens + s.CompletionTokens},
+		"usage": map[string]any{"prompt_tokens": s.opts.PromptTokens, "completion_tokens": s.opts.CompletionTokens,
+			"total_tokens": s.opts.PromptTokens + s.opts.CompletionTokens},
 	})
 }
