@@ -1,6 +1,5 @@
 // The README's quickstart as a program: a writer drafts until a router is
-// satisfied, checkpointed in a SQLite file, then prints the drafts and the
-// graph. The test beside it keeps the README's snippet identical to the
+// satisfied, checkpointed in a SQLite file, then prints the drafts. The test beside it keeps the README's snippet identical to the
 // marked part of this file.
 //
 //	go run ./examples/readme
@@ -13,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
@@ -29,35 +29,30 @@ var (
 	drafts = state.Append("drafts", func(e *Essay) *[]string { return &e.Drafts })
 )
 
-func run(ctx context.Context, dbPath string) error {
-	g := graph.New(state.NewSchema(topic, drafts)).
-		AddNode("write", func(ctx context.Context, e Essay) (state.Update[Essay], error) {
-			return state.Writes(drafts.Set([]string{fmt.Sprintf("%s, draft %d", e.Topic, len(e.Drafts)+1)})), nil
-		}).
-		AddEdge(graph.Start, "write").
-		AddConditionalEdges("write", graph.Choose(func(ctx context.Context, e Essay) (string, error) {
-			if len(e.Drafts) < 3 {
-				return "write", nil
-			}
-			return graph.End, nil
-		}), "write", graph.End)
+func write(ctx context.Context, e Essay) (state.Update[Essay], error) {
+	draft := fmt.Sprintf("%s, draft %d", e.Topic, len(e.Drafts)+1)
+	return state.Writes(drafts.Set([]string{draft})), nil // appended by the field's reducer
+}
 
-	saver, err := sqlite.Open(dbPath) // or memory.New(), or postgres.Open(ctx, dsn)
-	if err != nil {
-		return err
+func next(ctx context.Context, e Essay) (string, error) {
+	if len(e.Drafts) < 3 {
+		return "write", nil
 	}
-	defer saver.Close()
-	app, err := g.Compile(graph.WithCheckpointer(saver))
+	return graph.End, nil
+}
+
+// run drafts an essay on thread "essay-1", saved after every step by saver:
+// sqlite.Open(path), memory.New() or postgres.Open(ctx, dsn).
+func run(ctx context.Context, saver checkpoint.Saver) (Essay, error) {
+	app, err := graph.New(state.NewSchema(topic, drafts)).
+		AddNode("write", write).
+		AddEdge(graph.Start, "write").
+		AddConditionalEdges("write", graph.Choose(next), "write", graph.End).
+		Compile(graph.WithCheckpointer(saver))
 	if err != nil {
-		return err
+		return Essay{}, err
 	}
-	out, err := app.Invoke(ctx, state.Writes(topic.Set("Go")), graph.WithThread("essay-1"))
-	if err != nil {
-		return err
-	}
-	fmt.Println(out.Drafts)
-	fmt.Print(app.Mermaid())
-	return nil
+	return app.Invoke(ctx, state.Writes(topic.Set("Go")), graph.WithThread("essay-1"))
 }
 
 // README:end
@@ -68,7 +63,14 @@ func main() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	if err := run(context.Background(), filepath.Join(dir, "essays.db")); err != nil {
+	saver, err := sqlite.Open(filepath.Join(dir, "essays.db"))
+	if err != nil {
 		log.Fatal(err)
 	}
+	defer saver.Close()
+	essay, err := run(context.Background(), saver)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(essay.Drafts)
 }

@@ -1,15 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/sqlite"
 )
 
 // The README's quickstart is this file's marked region, line for line.
@@ -31,18 +32,20 @@ func TestReadmeQuickstartIsThisProgram(t *testing.T) {
 	require.Equal(t, strings.TrimSpace(region), strings.TrimSpace(block))
 }
 
-// TestRun swaps os.Stdout, so it does not run in parallel.
 func TestRun(t *testing.T) {
-	r, w, err := os.Pipe()
+	t.Parallel()
+	saver, err := sqlite.Open(filepath.Join(t.TempDir(), "essays.db"))
 	require.NoError(t, err)
-	old := os.Stdout
-	os.Stdout = w
-	err = run(context.Background(), filepath.Join(t.TempDir(), "essays.db"))
-	os.Stdout = old
-	require.NoError(t, w.Close())
+	t.Cleanup(func() { _ = saver.Close() })
+	essay, err := run(context.Background(), saver)
 	require.NoError(t, err)
-	var out bytes.Buffer
-	_, _ = io.Copy(&out, r)
-	require.Contains(t, out.String(), "[Go, draft 1 Go, draft 2 Go, draft 3]")
-	require.Contains(t, out.String(), "\twrite -.-> write;")
+	require.Equal(t, Essay{Topic: "Go", Drafts: []string{"Go, draft 1", "Go, draft 2", "Go, draft 3"}}, essay)
+
+	// The thread was saved: the input and three steps.
+	n := 0
+	for _, err := range saver.List(context.Background(), checkpoint.Config{ThreadID: "essay-1"}, checkpoint.ListOptions{}) {
+		require.NoError(t, err)
+		n++
+	}
+	require.Equal(t, 4, n)
 }
