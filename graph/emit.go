@@ -42,7 +42,9 @@ func (r *run[S]) emitTaskDone(t *task[S]) {
 
 func (r *run[S]) emitCheckpoint(cfg checkpoint.Config, md checkpoint.Metadata) {
 	if r.wants(Checkpoints) {
-		r.send(Event[S]{Mode: Checkpoints, Step: md.Step, Checkpoint: &cfg, Metadata: &md})
+		// Copies, so that cfg and md stay on the stack when no one listens.
+		c, m := cfg, md
+		r.send(Event[S]{Mode: Checkpoints, Step: md.Step, Checkpoint: &c, Metadata: &m})
 	}
 }
 

@@ -573,6 +573,9 @@ func parseAppendVersion(v string) (n int, delta, ok bool) {
 	return n, kind == 'd', true
 }
 
+// noCancel is the cancel func of a save that uses the run's own context.
+var noCancel context.CancelFunc = func() {}
+
 // saveTimeout bounds a save that runs after the run was cancelled.
 const saveTimeout = 30 * time.Second
 
@@ -582,7 +585,7 @@ const saveTimeout = 30 * time.Second
 // after it.
 func (p *persist[S]) saveCtx() (context.Context, context.CancelFunc) {
 	if p.r.ctx.Err() == nil {
-		return p.r.ctx, func() {}
+		return p.r.ctx, noCancel
 	}
 	return context.WithTimeout(context.WithoutCancel(p.r.ctx), saveTimeout)
 }
