@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/graph"
@@ -41,6 +42,37 @@ func BenchmarkW3AppendLoopPostgres(b *testing.B) {
 				}
 			}
 			reportPerStep(b, 2*n)
+		})
+	}
+}
+
+// Durability on PostgreSQL when nodes take time (each node waits 300 µs,
+// standing in for a model or tool call): under DurabilityAsync a step's
+// save overlaps the next node, under DurabilitySync it adds to it.
+func BenchmarkDurabilityPostgresSlowNodes(b *testing.B) {
+	for _, d := range []graph.Durability{graph.DurabilitySync, graph.DurabilityAsync} {
+		b.Run(d.String(), func(b *testing.B) {
+			g := graph.New(schema)
+			prev := graph.Start
+			for i := range 20 {
+				name := fmt.Sprint("n", i)
+				g.AddNode(name, func(ctx context.Context, s counter) (state.Update[counter], error) {
+					time.Sleep(300 * time.Microsecond)
+					return addOne(ctx, s)
+				}).AddEdge(prev, name)
+				prev = name
+			}
+			c := mustCompile(b, g, graph.WithCheckpointer(postgresSaver(b)), graph.WithDurability(d))
+			ctx := context.Background()
+			i := 0
+			for b.Loop() {
+				i++
+				out, err := c.Invoke(ctx, state.Update[counter]{}, graph.WithThread(fmt.Sprint("t", i)))
+				if err != nil || out.N != 20 {
+					b.Fatalf("n = %d, err = %v", out.N, err)
+				}
+			}
+			reportPerStep(b, 20)
 		})
 	}
 }

@@ -1,6 +1,10 @@
 package graph
 
-import "github.com/stategraph/stategraph/checkpoint"
+import (
+	"strconv"
+
+	"github.com/stategraph/stategraph/checkpoint"
+)
 
 // CompileOption configures a compiled graph.
 type CompileOption func(*compileOptions)
@@ -54,7 +58,28 @@ const (
 	// DurabilityExit stores only the checkpoint the run ends on (and the
 	// writes of finished tasks): fastest, but a crash loses the run.
 	DurabilityExit
+	// DurabilityAsync stores each step's checkpoint in the background
+	// while the next step runs (LangGraph's durability="async"). The run
+	// waits for it before it stores anything else (the next checkpoint, a
+	// task's writes) and before it returns, so checkpoints stay in order
+	// and a failed save still ends the run with its error; but a crash may
+	// lose the last step's checkpoint as well as the running step. It pays
+	// off when the saver is slow (a remote database) and nodes take time.
+	DurabilityAsync
 )
+
+// String returns LangGraph's name of the mode: "sync", "exit" or "async".
+func (d Durability) String() string {
+	switch d {
+	case DurabilitySync:
+		return "sync"
+	case DurabilityExit:
+		return "exit"
+	case DurabilityAsync:
+		return "async"
+	}
+	return "Durability(" + strconv.Itoa(int(d)) + ")"
+}
 
 // RunOption configures one call of Invoke, Stream, State, History or
 // UpdateState.

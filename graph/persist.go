@@ -69,6 +69,21 @@ type persist[S any] struct {
 	unsavedStep   int
 	held          []heldWrites
 	heldMu        sync.Mutex // tasks of a step finish concurrently
+	// inflight is the checkpoint being stored in the background
+	// (DurabilityAsync). It is set and cleared on the run's goroutine
+	// between steps; tasks only wait for it.
+	inflight *inflightPut[S]
+}
+
+// inflightPut is a checkpoint being stored in the background.
+type inflightPut[S any] struct {
+	done chan struct{} // closed when Put returned
+	id   string
+	step int
+	md   checkpoint.Metadata
+	st   S // the state it holds, for the state cache
+	cfg  checkpoint.Config
+	err  error
 }
 
 type appendTrack struct {
@@ -419,6 +434,9 @@ func (p *persist[S]) putWrites(taskID string, ws []checkpoint.PendingWrite) erro
 		p.heldMu.Unlock()
 		return nil
 	}
+	if err := p.awaitInflight(); err != nil {
+		return err
+	}
 	cfg := p.cfg
 	cfg.CheckpointID = p.id
 	ctx, cancel := p.saveCtx()
@@ -457,6 +475,9 @@ func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, ove
 // put stores a checkpoint of the run's state now, with the fields marked
 // dirty as new blobs.
 func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool) error {
+	if err := p.settle(); err != nil {
+		return err
+	}
 	r := p.r
 	sc := r.c.schema
 	id := checkpoint.NewID()
@@ -522,6 +543,11 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 		Metadata:   md,
 		ExpectHead: p.head,
 	}
+	if r.c.durability == DurabilityAsync && (source == checkpoint.SourceLoop || source == checkpoint.SourceInput) {
+		p.putAsync(req, step, md)
+		p.id, p.parent, p.head, p.versions = id, id, id, versions
+		return nil
+	}
 	ctx, cancel := p.saveCtx()
 	defer cancel()
 	cfg, err := p.saver.Put(ctx, req)
@@ -540,6 +566,53 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 	}
 	r.c.cache.put(p.key, id, r.st)
 	r.emitCheckpoint(cfg, md)
+	return nil
+}
+
+// putAsync starts storing a checkpoint in the background. The request's
+// blobs are already encoded, so the run may change its state meanwhile. The
+// save ignores the run's cancellation (within saveTimeout), like a
+// synchronous save of finished work.
+func (p *persist[S]) putAsync(req checkpoint.PutRequest, step int, md checkpoint.Metadata) {
+	f := &inflightPut[S]{done: make(chan struct{}), id: req.Checkpoint.ID, step: step, md: md, st: p.r.st}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.r.ctx), saveTimeout)
+	p.inflight = f
+	go func() {
+		defer close(f.done)
+		defer cancel()
+		f.cfg, f.err = p.saver.Put(ctx, req)
+	}()
+}
+
+// settle waits for the checkpoint being stored in the background, if any,
+// then does what a synchronous save does after Put: it caches the state and
+// emits the Checkpoints event. It runs on the run's goroutine, between steps.
+func (p *persist[S]) settle() error {
+	f := p.inflight
+	if f == nil {
+		return nil
+	}
+	p.inflight = nil
+	<-f.done
+	if f.err != nil {
+		return p.errorf("save checkpoint at step %d: %w", f.step, f.err)
+	}
+	p.r.c.cache.put(p.key, f.id, f.st)
+	p.r.emitCheckpoint(f.cfg, f.md)
+	return nil
+}
+
+// awaitInflight waits until the checkpoint being stored in the background,
+// if any, is stored; writes against it may be stored then. Tasks call it.
+func (p *persist[S]) awaitInflight() error {
+	f := p.inflight
+	if f == nil {
+		return nil
+	}
+	<-f.done
+	if f.err != nil {
+		return fmt.Errorf("checkpoint %q was not stored: %w", f.id, f.err)
+	}
 	return nil
 }
 
@@ -590,9 +663,13 @@ func (p *persist[S]) saveCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.WithoutCancel(p.r.ctx), saveTimeout)
 }
 
-// flush stores the final checkpoint of a DurabilityExit run, with the
-// writes and interrupts of its pending tasks.
+// flush waits for a checkpoint still being stored (DurabilityAsync) and
+// stores the final checkpoint of a DurabilityExit run, with the writes and
+// interrupts of its pending tasks.
 func (p *persist[S]) flush() error {
+	if err := p.settle(); err != nil {
+		return err
+	}
 	if !p.unsaved {
 		return nil
 	}

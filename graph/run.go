@@ -40,8 +40,8 @@ func (c *Compiled[S]) Invoke(ctx context.Context, input state.Update[S], opts ..
 	return r.st, r.finish(err)
 }
 
-// finish stores what DurabilityExit held back and returns err, or the
-// flush's error.
+// finish waits for a background save (DurabilityAsync), stores what
+// DurabilityExit held back, and returns err, or the flush's error.
 func (r *run[S]) finish(err error) error {
 	if r.cp != nil {
 		if ferr := r.cp.flush(); ferr != nil && err == nil {
@@ -290,6 +290,9 @@ func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S
 }
 
 func (r *run[S]) close() {
+	if r.cp != nil && r.cp.inflight != nil {
+		<-r.cp.inflight.done // finish settles it; no save outlives its run
+	}
 	r.cancel(context.Canceled)
 	r.putBuffers()
 	if r.release != nil {

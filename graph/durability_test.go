@@ -1,0 +1,160 @@
+package graph_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/memory"
+	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/state"
+)
+
+// hookedSaver runs a hook before each Put; the hook may block or fail it.
+type hookedSaver struct {
+	checkpoint.Saver
+	before func(req checkpoint.PutRequest) error
+}
+
+func (s hookedSaver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.Config, error) {
+	if err := s.before(req); err != nil {
+		return checkpoint.Config{}, err
+	}
+	return s.Saver.Put(ctx, req)
+}
+
+func isLoopStep(req checkpoint.PutRequest, step int) bool {
+	return req.Metadata.Source == checkpoint.SourceLoop && req.Metadata.Step == step
+}
+
+// Under DurabilityAsync the checkpoint of step 0 is stored while step 1
+// runs: its Put can only return once node b has run.
+func TestDurabilityAsyncSavesWhileTheNextStepRuns(t *testing.T) {
+	t.Parallel()
+	bRan := make(chan struct{})
+	saver := hookedSaver{Saver: memory.New(), before: func(req checkpoint.PutRequest) error {
+		if !isLoopStep(req, 0) {
+			return nil
+		}
+		select {
+		case <-bRan:
+			return nil
+		case <-time.After(10 * time.Second): // a deadlock guard, not synchronisation
+			return errors.New("node b did not run while step 0 was being stored")
+		}
+	}}
+	g := graph.New(schema).
+		AddNode("a", visit("a")).
+		AddNode("b", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			close(bRan)
+			return visit("b")(ctx, s)
+		}).
+		AddNode("c", visit("c")).
+		AddEdge(graph.Start, "a").AddEdge("a", "b").AddEdge("b", "c")
+	c := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithDurability(graph.DurabilityAsync))
+
+	var saved []int
+	var out counter
+	for ev, err := range c.Stream(t.Context(), state.Update[counter]{}, graph.WithThread("t"), graph.StreamModes(graph.Values|graph.Checkpoints)) {
+		require.NoError(t, err)
+		switch ev.Mode {
+		case graph.Checkpoints:
+			saved = append(saved, ev.Metadata.Step)
+		case graph.Values:
+			out = ev.State
+		}
+	}
+	require.Equal(t, []string{"a", "b", "c"}, out.Trail)
+	require.Equal(t, []int{-1, 0, 1, 2}, saved, "every checkpoint is stored, in order, before the run returns")
+
+	hist := history(t, c, "t")
+	require.Len(t, hist, 4)
+	for i, s := range hist[:3] {
+		require.Equal(t, hist[i+1].Config.CheckpointID, s.Parent.CheckpointID, "checkpoint %d", i)
+	}
+	require.Equal(t, out, hist[0].Values)
+	require.Empty(t, hist[0].Next)
+}
+
+// A background save that fails ends the run with its error, names the
+// step, and leaves the thread at its last stored checkpoint, resumable.
+func TestDurabilityAsyncSaveErrorEndsTheRunAndLosesNothingStored(t *testing.T) {
+	t.Parallel()
+	errDisk := errors.New("disk full")
+	var failing atomic.Bool
+	failing.Store(true)
+	saver := hookedSaver{Saver: memory.New(), before: func(req checkpoint.PutRequest) error {
+		if failing.Load() && isLoopStep(req, 1) {
+			return errDisk
+		}
+		return nil
+	}}
+	var calls [3]atomic.Int64
+	g := graph.New(schema).
+		AddNode("a", counted(&calls[0], visit("a"))).
+		AddNode("b", counted(&calls[1], visit("b"))).
+		AddNode("c", counted(&calls[2], visit("c"))).
+		AddEdge(graph.Start, "a").AddEdge("a", "b").AddEdge("b", "c")
+	c := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithDurability(graph.DurabilityAsync))
+
+	_, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+	require.ErrorIs(t, err, errDisk)
+	require.ErrorContains(t, err, "step 1")
+	require.ErrorContains(t, err, `"t"`, "the error names the thread")
+
+	snap, err := c.State(t.Context(), graph.WithThread("t"))
+	require.NoError(t, err)
+	require.Equal(t, 0, snap.Metadata.Step, "the last stored checkpoint is intact")
+	require.Equal(t, []string{"b"}, snap.Next)
+
+	failing.Store(false)
+	out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b", "c"}, out.Trail)
+	require.EqualValues(t, 1, calls[0].Load(), "a's step was stored")
+	require.EqualValues(t, 2, calls[1].Load(), "b's step was lost with its checkpoint")
+}
+
+// Every durability mode keeps a failed step's finished siblings and
+// resumes without running them again.
+func TestEveryDurabilityResumesWithoutRerunningFinishedSiblings(t *testing.T) {
+	t.Parallel()
+	for _, d := range []graph.Durability{graph.DurabilitySync, graph.DurabilityAsync, graph.DurabilityExit} {
+		t.Run(fmt.Sprint(d), func(t *testing.T) {
+			t.Parallel()
+			var okCalls, flakyCalls atomic.Int64
+			var failing atomic.Bool
+			failing.Store(true)
+			g := graph.New(schema).
+				AddNode("pre", visit("pre")).
+				AddNode("ok", counted(&okCalls, visit("ok"))).
+				AddNode("flaky", counted(&flakyCalls, func(ctx context.Context, s counter) (state.Update[counter], error) {
+					if failing.Load() {
+						return state.Update[counter]{}, errors.New("service down")
+					}
+					return visit("flaky")(ctx, s)
+				})).
+				AddNode("after", visit("after")).
+				AddEdge(graph.Start, "pre").AddEdge("pre", "ok").AddEdge("pre", "flaky").
+				AddJoin([]string{"ok", "flaky"}, "after")
+			c := mustCompile(t, g, graph.WithCheckpointer(memory.New()), graph.WithDurability(d))
+			_, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+			var ne *graph.NodeError
+			require.ErrorAs(t, err, &ne)
+			require.Equal(t, "flaky", ne.Node)
+
+			failing.Store(false)
+			out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+			require.NoError(t, err)
+			require.Equal(t, []string{"pre", "flaky", "ok", "after"}, out.Trail)
+			require.EqualValues(t, 1, okCalls.Load())
+			require.EqualValues(t, 2, flakyCalls.Load())
+		})
+	}
+}
