@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -120,6 +121,34 @@ func (c *Client) Wait(ctx context.Context, runID string) (*Run, error) {
 		}
 	}
 	return nil, fmt.Errorf("worker: wait for run %s: %w", runID, ctx.Err())
+}
+
+// pruneBatch is how many runs PruneRuns deletes per statement, so that a
+// large backlog never holds many row locks at once.
+const pruneBatch = 1000
+
+// PruneRuns deletes the runs that ended (success, error, interrupted or
+// cancelled) and were last updated before before, and returns how many it
+// deleted. Active runs are never deleted, however old. It deletes in
+// batches, each its own transaction; a cancelled ctx stops it between
+// batches with what it deleted so far. Checkpoints are not touched: delete
+// or prune threads with the checkpointer (Saver.DeleteThread, Prune), and
+// River cleans its own finished jobs.
+func (c *Client) PruneRuns(ctx context.Context, before time.Time) (int, error) {
+	total := 0
+	for {
+		tag, err := c.pool.Exec(ctx, `DELETE FROM `+c.t.runs+` WHERE run_id IN (
+	SELECT run_id FROM `+c.t.runs+`
+	WHERE status IN ('success', 'error', 'interrupted', 'cancelled') AND updated_at < $1
+	LIMIT $2 FOR UPDATE SKIP LOCKED)`, before, pruneBatch)
+		if err != nil {
+			return total, fmt.Errorf("worker: prune runs updated before %s: %w", before.Format(time.RFC3339), err)
+		}
+		total += int(tag.RowsAffected())
+		if tag.RowsAffected() < pruneBatch {
+			return total, nil
+		}
+	}
 }
 
 // notice is the payload of a run's notifications. Followers treat a

@@ -428,3 +428,50 @@ func TestFollowStopsWhenTheCallerBreaks(t *testing.T) {
 	close(g.release)
 	require.Equal(t, worker.StatusSuccess, wait(t, c, id).Status)
 }
+
+func TestPruneRunsDeletesOnlyOldEndedRuns(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(registry(e.pipeline(nil), "pipeline"))
+	idle := e.client(nil, worker.WithQueue("idle")) // nobody works this queue
+	ctx := t.Context()
+
+	var ended []string
+	for _, thread := range []string{"old-1", "old-2", "recent"} {
+		id, err := c.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: thread, Input: DocInput{Topic: thread}})
+		require.NoError(t, err)
+		run, err := c.Wait(ctx, id)
+		require.NoError(t, err)
+		require.Equal(t, worker.StatusSuccess, run.Status)
+		ended = append(ended, id)
+	}
+	pending, err := idle.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: "waiting", Input: DocInput{Topic: "waiting"}})
+	require.NoError(t, err)
+
+	// Everything but "recent" was last updated two hours ago.
+	runs := pgx.Identifier{e.schema, "stategraph_runs"}.Sanitize()
+	_, err = e.pool.Exec(ctx, `UPDATE `+runs+` SET updated_at = now() - interval '2 hours' WHERE thread_id <> 'recent'`)
+	require.NoError(t, err)
+
+	n, err := c.PruneRuns(ctx, time.Now().Add(-time.Hour))
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	for _, id := range ended[:2] {
+		_, err := c.Run(ctx, id)
+		require.ErrorIs(t, err, worker.ErrNotFound, "run %s", id)
+	}
+	_, err = c.Run(ctx, ended[2])
+	require.NoError(t, err, "a recent run stays")
+	run, err := c.Run(ctx, pending)
+	require.NoError(t, err, "an active run stays, however old")
+	require.Equal(t, worker.StatusPending, run.Status)
+
+	// The threads' checkpoints are untouched.
+	snap, err := e.pipeline(nil).State(ctx, graph.WithThread("old-1"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b", "c", "d"}, snap.Values.Trail)
+
+	n, err = c.PruneRuns(ctx, time.Now().Add(-time.Hour))
+	require.NoError(t, err)
+	require.Zero(t, n)
+}
