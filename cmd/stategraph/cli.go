@@ -17,7 +17,8 @@ type env struct {
 	store *store.Store
 	out   io.Writer
 	json  bool
-	keep  int // prune --keep; -1 when not given
+	keep  int    // prune --keep; -1 when not given
+	ns    string // -ns of the commands that read one namespace
 }
 
 // command is one subcommand.

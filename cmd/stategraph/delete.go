@@ -24,7 +24,7 @@ type deleteView struct {
 
 func runDelete(ctx context.Context, e *env, args []string) error {
 	thread := args[0]
-	hist, err := inspect.History(ctx, e.store, thread)
+	hist, err := inspect.History(ctx, e.store, thread, "")
 	if err != nil {
 		return err
 	}

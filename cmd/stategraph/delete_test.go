@@ -18,10 +18,27 @@ func TestDeleteRemovesOnlyThatThread(t *testing.T) {
 	assert.Equal(t, 1, gone.code)
 	assert.Contains(t, gone.stderr, `unknown thread "failed-1"`)
 	rows := decode[[]threadRow](t, db, "threads")
-	assert.Len(t, rows, 3)
+	assert.Len(t, rows, 4)
 
 	v := decode[deleteView](t, db, "delete", threadDone)
 	assert.Equal(t, deleteView{Thread: threadDone, Deleted: true, Checkpoints: 4}, v)
+}
+
+func TestDeleteRemovesEveryNamespace(t *testing.T) {
+	t.Parallel()
+	db := sqliteDB(t)
+	r := onDB(t, db, "delete", threadNested)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "deleted thread nested-1 (3 checkpoints)\n", r.stdout, "the count is the root's")
+
+	// Not a checkpoint of the thread is left in any namespace: -ns finds
+	// no namespace at all.
+	gone := onDB(t, db, "history", threadNested, "-ns", subgraphNode)
+	assert.Equal(t, 1, gone.code)
+	assert.Contains(t, gone.stderr, `unknown thread "nested-1"`)
+	for _, row := range decode[[]threadRow](t, db, "threads") {
+		assert.NotEqual(t, threadNested, row.Thread)
+	}
 }
 
 func TestPruneKeepsTheNewestCheckpoints(t *testing.T) {
@@ -42,4 +59,23 @@ func TestPruneKeepsTheNewestCheckpoints(t *testing.T) {
 	// Flags may come first; -json after the command.
 	p := decode[pruneView](t, db, "prune", "-keep=1", threadDone)
 	assert.Equal(t, pruneView{Thread: threadDone, Keep: 1, Before: 2, After: 1, Removed: 1}, p)
+}
+
+func TestPruneKeepsTheNewestCheckpointsOfEveryNamespace(t *testing.T) {
+	t.Parallel()
+	db := sqliteDB(t)
+	before := decode[[]historyRow](t, db, "history", threadNested, "-ns", subgraphNode)
+	require.Len(t, before, 4)
+
+	p := decode[pruneView](t, db, "prune", threadNested, "--keep", "2")
+	assert.Equal(t, pruneView{Thread: threadNested, Keep: 2, Before: 3, After: 2, Removed: 1}, p, "the counts are the root's")
+
+	after := decode[[]historyRow](t, db, "history", threadNested, "-ns", subgraphNode)
+	assert.Equal(t, before[:2], after)
+	v := decode[stateView](t, db, "state", threadNested, "-ns", subgraphNode)
+	assert.JSONEq(t, `["Py, outline","Py, draft 1","Py, draft 2"]`, string(v.Values["drafts"]))
+	rows := decode[[]threadRow](t, db, "threads")
+	require.Equal(t, threadNested, rows[0].Thread)
+	require.Len(t, rows[0].Namespaces, 1)
+	assert.Equal(t, 2, rows[0].Namespaces[0].Checkpoints)
 }

@@ -10,10 +10,11 @@ import (
 
 var diffCmd = &command{
 	name:    "diff",
-	args:    "THREAD A B",
+	args:    "THREAD A B " + nsArgs,
 	summary: "the fields that changed from checkpoint A to checkpoint B",
 	min:     3, max: 3,
-	run: runDiff,
+	flags: nsFlag,
+	run:   runDiff,
 }
 
 // diffEnd is one side of a diff.
@@ -24,41 +25,51 @@ type diffEnd struct {
 
 // diffView is what diff prints.
 type diffView struct {
-	Thread  string           `json:"thread"`
-	A       diffEnd          `json:"a"`
-	B       diffEnd          `json:"b"`
-	Changes []inspect.Change `json:"changes"`
+	Thread    string           `json:"thread"`
+	Namespace string           `json:"namespace,omitempty"`
+	A         diffEnd          `json:"a"`
+	B         diffEnd          `json:"b"`
+	Changes   []inspect.Change `json:"changes"`
 }
 
 func runDiff(ctx context.Context, e *env, args []string) error {
 	thread := args[0]
-	a, err := inspect.Resolve(ctx, e.store, thread, args[1])
+	ns, err := e.namespace(ctx, thread)
 	if err != nil {
 		return err
 	}
-	b, err := inspect.Resolve(ctx, e.store, thread, args[2])
+	a, err := inspect.Resolve(ctx, e.store, thread, ns, args[1])
+	if err != nil {
+		return err
+	}
+	b, err := inspect.Resolve(ctx, e.store, thread, ns, args[2])
 	if err != nil {
 		return err
 	}
 	va, err := inspect.Values(a)
 	if err != nil {
-		return fmt.Errorf("thread %q: %w", thread, err)
+		return fmt.Errorf("%s: %w", where(thread, ns), err)
 	}
 	vb, err := inspect.Values(b)
 	if err != nil {
-		return fmt.Errorf("thread %q: %w", thread, err)
+		return fmt.Errorf("%s: %w", where(thread, ns), err)
 	}
 	d := diffView{
-		Thread:  thread,
-		A:       diffEnd{Checkpoint: a.Config.CheckpointID, Step: a.Metadata.Step},
-		B:       diffEnd{Checkpoint: b.Config.CheckpointID, Step: b.Metadata.Step},
-		Changes: inspect.Diff(va, vb),
+		Thread:    thread,
+		Namespace: ns,
+		A:         diffEnd{Checkpoint: a.Config.CheckpointID, Step: a.Metadata.Step},
+		B:         diffEnd{Checkpoint: b.Config.CheckpointID, Step: b.Metadata.Step},
+		Changes:   inspect.Diff(va, vb),
 	}
 	if e.json {
 		return printJSON(e.out, d)
 	}
-	fmt.Fprintf(e.out, "thread %s: A %s (step %d) → B %s (step %d)\n",
-		thread, d.A.Checkpoint, d.A.Step, d.B.Checkpoint, d.B.Step)
+	at := "thread " + thread
+	if ns != "" {
+		at += " namespace " + ns
+	}
+	fmt.Fprintf(e.out, "%s: A %s (step %d) → B %s (step %d)\n",
+		at, d.A.Checkpoint, d.A.Step, d.B.Checkpoint, d.B.Step)
 	if len(d.Changes) == 0 {
 		_, err := fmt.Fprintln(e.out, "no field changed")
 		return err

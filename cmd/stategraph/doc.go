@@ -17,21 +17,30 @@
 //
 // Commands:
 //
-//	threads                        every thread: last step, status, checkpoints, updated time
-//	history THREAD                 one line per checkpoint, newest first
-//	state THREAD [CHECKPOINT]      values, next nodes, interrupts and task errors
-//	diff THREAD A B                the fields that changed from checkpoint A to B
-//	mermaid THREAD [CHECKPOINT]    the path the thread took, as a Mermaid flowchart
-//	delete THREAD                  delete every checkpoint of the thread
-//	prune THREAD --keep N          keep the newest N checkpoints of the thread
+//	threads                               every thread: last step, status, checkpoints, namespaces, updated time
+//	history THREAD [-ns NS]               one line per checkpoint, newest first
+//	state THREAD [CHECKPOINT] [-ns NS]    values, next nodes, interrupts and task errors
+//	diff THREAD A B [-ns NS]              the fields that changed from checkpoint A to B
+//	mermaid THREAD [CHECKPOINT] [-ns NS]  the path the thread took, as a Mermaid flowchart
+//	delete THREAD                         delete every checkpoint of the thread
+//	prune THREAD --keep N                 keep the newest N checkpoints of the thread
 //
 // A CHECKPOINT is a checkpoint id as history prints it, or a prefix or
 // suffix of one that matches a single checkpoint of the thread. The
 // -json flag may also follow the command.
 //
+// Subgraphs (graph.AddSubgraph) checkpoint in namespaces of their own
+// within the parent's thread; threads counts them, and lists them with
+// -json. history, state, diff and mermaid read the root graph's
+// namespace, or with -ns NS a subgraph's: NS is a namespace as threads
+// lists it, or a prefix of one (at the same depth) that matches a single
+// namespace, such as the subgraph node's name. delete and prune act on
+// every namespace.
+//
 // Exit status: 0 on success, 1 when the command failed (a missing
-// database, a wrong DSN, an unknown thread or checkpoint), 2 for a usage
-// error (an unknown command, a missing argument, a bad --keep).
+// database, a wrong DSN, an unknown thread, namespace or checkpoint), 2
+// for a usage error (an unknown command, a missing argument, a bad
+// --keep).
 //
 // See docs/inspector.md for examples.
 package main

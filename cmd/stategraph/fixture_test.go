@@ -39,7 +39,11 @@ const (
 	threadPaused      = "paused-1" // stopped by WithInterruptBefore("review")
 	threadInterrupted = "asking-1" // a node called graph.Interrupt
 	threadFailed      = "failed-1" // review returned an error
+	threadNested      = "nested-1" // outline, then the subgraph drafting
 	reviewError       = "reviewer unavailable"
+	// subgraphNode is the node of threadNested that runs docGraph as a
+	// subgraph: its checkpoints live in the namespace "drafting:<task id>".
+	subgraphNode = "drafting"
 )
 
 // docGraph writes two drafts, then reviews. review is the reviewer node.
@@ -62,11 +66,29 @@ func docGraph(review graph.NodeFunc[Doc]) *graph.StateGraph[Doc] {
 		AddEdge("review", graph.End)
 }
 
+// nestedGraph outlines the document, then runs docGraph (two drafts and
+// an approving review) as the subgraph drafting, which checkpoints in its
+// own namespace of the thread.
+func nestedGraph(t testing.TB) *graph.StateGraph[Doc] {
+	t.Helper()
+	drafting, err := docGraph(approve).Compile()
+	require.NoError(t, err)
+	outline := func(ctx context.Context, d Doc) (state.Update[Doc], error) {
+		return state.Writes(draftsF.Set([]string{d.Topic + ", outline"})), nil
+	}
+	return graph.New(docSchema).
+		AddNode("outline", outline).
+		AddSubgraph(subgraphNode, drafting).
+		AddEdge(graph.Start, "outline").
+		AddEdge("outline", subgraphNode).
+		AddEdge(subgraphNode, graph.End)
+}
+
 func approve(ctx context.Context, d Doc) (state.Update[Doc], error) {
 	return state.Writes(approvedF.Set(true)), nil
 }
 
-// populate runs the four test threads on saver with the real runtime.
+// populate runs the five test threads on saver with the real runtime.
 func populate(t testing.TB, saver checkpoint.Saver) {
 	t.Helper()
 	// A deadline turns a hung run into a failure that says so.
@@ -101,6 +123,11 @@ func populate(t testing.TB, saver checkpoint.Saver) {
 	require.NoError(t, err)
 	_, err = failing.Invoke(ctx, input("C"), graph.WithThread(threadFailed))
 	require.ErrorContains(t, err, reviewError)
+
+	nested, err := nestedGraph(t).Compile(graph.WithCheckpointer(saver))
+	require.NoError(t, err)
+	_, err = nested.Invoke(ctx, input("Py"), graph.WithThread(threadNested))
+	require.NoError(t, err)
 }
 
 // sqliteDB returns the path of a new SQLite database holding the test

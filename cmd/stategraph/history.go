@@ -10,10 +10,11 @@ import (
 
 var historyCmd = &command{
 	name:    "history",
-	args:    "THREAD",
+	args:    "THREAD " + nsArgs,
 	summary: "one line per checkpoint, newest first",
 	min:     1, max: 1,
-	run: runHistory,
+	flags: nsFlag,
+	run:   runHistory,
 }
 
 // historyRow is one checkpoint as history prints it.
@@ -28,7 +29,11 @@ type historyRow struct {
 }
 
 func runHistory(ctx context.Context, e *env, args []string) error {
-	hist, err := inspect.History(ctx, e.store, args[0])
+	ns, err := e.namespace(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	hist, err := inspect.History(ctx, e.store, args[0], ns)
 	if err != nil {
 		return err
 	}

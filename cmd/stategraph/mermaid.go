@@ -9,15 +9,17 @@ import (
 
 var mermaidCmd = &command{
 	name:    "mermaid",
-	args:    "THREAD [CHECKPOINT]",
+	args:    "THREAD [CHECKPOINT] " + nsArgs,
 	summary: "the path the thread took (to its latest or the given checkpoint), as Mermaid",
 	min:     1, max: 2,
-	run: runMermaid,
+	flags: nsFlag,
+	run:   runMermaid,
 }
 
 // mermaidView is what mermaid prints with -json.
 type mermaidView struct {
 	Thread     string   `json:"thread"`
+	Namespace  string   `json:"namespace,omitempty"`
 	Checkpoint string   `json:"checkpoint"`
 	Path       []string `json:"path"`
 	Next       []string `json:"next"`
@@ -29,17 +31,21 @@ func runMermaid(ctx context.Context, e *env, args []string) error {
 	if len(args) > 1 {
 		ref = args[1]
 	}
-	head, err := inspect.Resolve(ctx, e.store, args[0], ref)
+	ns, err := e.namespace(ctx, args[0])
 	if err != nil {
 		return err
 	}
-	hist, err := inspect.History(ctx, e.store, args[0])
+	head, err := inspect.Resolve(ctx, e.store, args[0], ns, ref)
+	if err != nil {
+		return err
+	}
+	hist, err := inspect.History(ctx, e.store, args[0], ns)
 	if err != nil {
 		return err
 	}
 	sched, err := inspect.ParseSchedule(head)
 	if err != nil {
-		return fmt.Errorf("thread %q: %w", args[0], err)
+		return fmt.Errorf("%s: %w", where(args[0], ns), err)
 	}
 	path := inspect.Path(hist, head)
 	text := inspect.Mermaid(path, sched.Next())
@@ -47,7 +53,7 @@ func runMermaid(ctx context.Context, e *env, args []string) error {
 		_, err := fmt.Fprint(e.out, text)
 		return err
 	}
-	v := mermaidView{Thread: args[0], Checkpoint: head.Config.CheckpointID, Next: sched.Next(), Mermaid: text}
+	v := mermaidView{Thread: args[0], Namespace: ns, Checkpoint: head.Config.CheckpointID, Next: sched.Next(), Mermaid: text}
 	for _, t := range path {
 		v.Path = append(v.Path, t.Config.CheckpointID)
 	}

@@ -42,15 +42,22 @@ func TestPostgresEveryCommand(t *testing.T) {
 
 	var threads []threadRow
 	decodePG(&threads, "threads")
-	require.Len(t, threads, 4)
+	require.Len(t, threads, 5)
 	status := map[string]string{}
 	for _, r := range threads {
 		status[r.Thread] = r.Status
 	}
-	assert.Equal(t, map[string]string{threadDone: "done", threadPaused: "interrupted", threadInterrupted: "interrupted", threadFailed: "error"}, status)
+	assert.Equal(t, map[string]string{threadDone: "done", threadPaused: "interrupted", threadInterrupted: "interrupted", threadFailed: "error", threadNested: "done"}, status)
+	require.Equal(t, threadNested, threads[0].Thread, "most recently updated first")
+	require.Len(t, threads[0].Namespaces, 1)
+	ns := threads[0].Namespaces[0]
+	assert.Regexp(t, `^drafting:[0-9a-f-]{36}$`, ns.Namespace)
+	assert.Equal(t, 4, ns.Checkpoints)
+	assert.Empty(t, threads[1].Namespaces)
 	r := run("threads")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Regexp(t, `(?m)^done-1\s+2\s+done\s+4\s`, r.stdout)
+	assert.Regexp(t, `(?m)^done-1\s+2\s+done\s+4\s+0\s`, r.stdout)
+	assert.Regexp(t, `(?m)^nested-1\s+1\s+done\s+3\s+1\s`, r.stdout)
 
 	var hist []historyRow
 	decodePG(&hist, "history", threadDone)
@@ -72,6 +79,23 @@ func TestPostgresEveryCommand(t *testing.T) {
 	r = run("mermaid", threadPaused)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, ":::pending")
+
+	// A subgraph's namespace, by the subgraph node's name.
+	var sub []historyRow
+	decodePG(&sub, "history", threadNested, "-ns", subgraphNode)
+	require.Len(t, sub, 4)
+	assert.Equal(t, []string{"review"}, sub[0].Nodes)
+	decodePG(&st, "state", threadNested, "-ns", subgraphNode)
+	assert.Equal(t, ns.Namespace, st.Namespace)
+	assert.JSONEq(t, `["Py, outline","Py, draft 1","Py, draft 2"]`, string(st.Values["drafts"]))
+	decodePG(&d, "diff", threadNested, sub[3].Checkpoint, sub[0].Checkpoint, "-ns", ns.Namespace)
+	assert.Len(t, d.Changes, 3)
+	r = run("mermaid", threadNested, "-ns", subgraphNode)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "s2_review --> __end__;")
+	r = run("history", threadNested, "-ns", "nope")
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, `unknown namespace "nope": thread "nested-1" has no such namespace; its one subgraph namespace is "`+ns.Namespace+`"`)
 
 	r = run("prune", threadDone, "--keep", "2")
 	require.Equal(t, 0, r.code, r.stderr)

@@ -44,14 +44,14 @@ func runPrune(ctx context.Context, e *env, args []string) error {
 	if !ok {
 		return fmt.Errorf("%s: the checkpoint saver %T cannot prune (it does not implement checkpoint.Pruner)", e.store.Name, e.store.Saver)
 	}
-	before, err := inspect.History(ctx, e.store, thread)
+	before, err := inspect.History(ctx, e.store, thread, "")
 	if err != nil {
 		return err
 	}
 	if err := p.Prune(ctx, thread, e.keep); err != nil {
 		return fmt.Errorf("prune thread %q: %w", thread, err)
 	}
-	after, err := inspect.History(ctx, e.store, thread)
+	after, err := inspect.History(ctx, e.store, thread, "")
 	if err != nil {
 		return err
 	}

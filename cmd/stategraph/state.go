@@ -14,15 +14,17 @@ import (
 
 var stateCmd = &command{
 	name:    "state",
-	args:    "THREAD [CHECKPOINT]",
+	args:    "THREAD [CHECKPOINT] " + nsArgs,
 	summary: "values, next nodes, interrupts and task errors (default: the latest checkpoint)",
 	min:     1, max: 2,
-	run: runState,
+	flags: nsFlag,
+	run:   runState,
 }
 
 // stateView is a checkpoint as state prints it.
 type stateView struct {
 	Thread     string                     `json:"thread"`
+	Namespace  string                     `json:"namespace,omitempty"`
 	Checkpoint string                     `json:"checkpoint"`
 	Parent     string                     `json:"parent,omitempty"`
 	Step       int                        `json:"step"`
@@ -44,24 +46,25 @@ type stateView struct {
 // view reads everything state shows of a checkpoint.
 func view(tup *checkpoint.Tuple) (*stateView, error) {
 	id := tup.Config.CheckpointID
+	at := where(tup.Config.ThreadID, tup.Config.Namespace)
 	values, err := inspect.Values(tup)
 	if err != nil {
-		return nil, fmt.Errorf("thread %q: %w", tup.Config.ThreadID, err)
+		return nil, fmt.Errorf("%s: %w", at, err)
 	}
 	sched, err := inspect.ParseSchedule(tup)
 	if err != nil {
-		return nil, fmt.Errorf("thread %q: %w", tup.Config.ThreadID, err)
+		return nil, fmt.Errorf("%s: %w", at, err)
 	}
 	ints, errs, err := inspect.Pending(tup)
 	if err != nil {
-		return nil, fmt.Errorf("thread %q: %w", tup.Config.ThreadID, err)
+		return nil, fmt.Errorf("%s: %w", at, err)
 	}
 	st, err := inspect.StatusOf(tup)
 	if err != nil {
-		return nil, fmt.Errorf("thread %q: %w", tup.Config.ThreadID, err)
+		return nil, fmt.Errorf("%s: %w", at, err)
 	}
 	v := &stateView{
-		Thread: tup.Config.ThreadID, Checkpoint: id,
+		Thread: tup.Config.ThreadID, Namespace: tup.Config.Namespace, Checkpoint: id,
 		Step: tup.Metadata.Step, Source: string(tup.Metadata.Source), Nodes: tup.Metadata.Nodes,
 		RunID: tup.Metadata.RunID, Extra: tup.Metadata.Extra, CreatedAt: tup.Checkpoint.CreatedAt,
 		Status: st.State, Next: sched.Next(), Sends: sched.Sends, Values: values,
@@ -81,7 +84,11 @@ func runState(ctx context.Context, e *env, args []string) error {
 	if len(args) > 1 {
 		ref = args[1]
 	}
-	tup, err := inspect.Resolve(ctx, e.store, args[0], ref)
+	ns, err := e.namespace(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	tup, err := inspect.Resolve(ctx, e.store, args[0], ns, ref)
 	if err != nil {
 		return err
 	}
@@ -97,6 +104,9 @@ func runState(ctx context.Context, e *env, args []string) error {
 
 func printState(e *env, v *stateView) error {
 	tb := newTable(e.out, "thread", v.Thread)
+	if v.Namespace != "" {
+		tb.row("namespace", v.Namespace)
+	}
 	tb.row("checkpoint", v.Checkpoint)
 	if v.Parent != "" {
 		tb.row("parent", v.Parent)

@@ -11,7 +11,7 @@ import (
 
 var threadsCmd = &command{
 	name:    "threads",
-	summary: "every thread: last step, status, checkpoints, updated time",
+	summary: "every thread: last step, status, checkpoints, namespaces, updated time",
 	run:     runThreads,
 }
 
@@ -25,6 +25,17 @@ type threadRow struct {
 	Checkpoints int       `json:"checkpoints"`
 	Head        string    `json:"head"`
 	Updated     time.Time `json:"updated"`
+	// Namespaces are the namespaces its subgraphs checkpointed in, in the
+	// order they were first written; the root's are the fields above.
+	Namespaces []namespaceRow `json:"namespaces"`
+}
+
+// namespaceRow is one subgraph namespace of a thread as threads prints it
+// with -json.
+type namespaceRow struct {
+	Namespace   string    `json:"namespace"`
+	Checkpoints int       `json:"checkpoints"`
+	Updated     time.Time `json:"updated"`
 }
 
 func runThreads(ctx context.Context, e *env, _ []string) error {
@@ -35,7 +46,7 @@ func runThreads(ctx context.Context, e *env, _ []string) error {
 	rows := make([]threadRow, 0, len(threads))
 	var statuses []string
 	for _, t := range threads {
-		head, err := inspect.Head(ctx, e.store, t.ID)
+		head, err := inspect.Head(ctx, e.store, t.ID, "")
 		if err != nil {
 			return err
 		}
@@ -47,9 +58,13 @@ func runThreads(ctx context.Context, e *env, _ []string) error {
 		if next == nil {
 			next = []string{}
 		}
+		nss := make([]namespaceRow, len(t.Namespaces))
+		for i, n := range t.Namespaces {
+			nss[i] = namespaceRow{Namespace: n.Name, Checkpoints: n.Checkpoints, Updated: n.Updated}
+		}
 		rows = append(rows, threadRow{
 			Thread: t.ID, Step: head.Metadata.Step, Status: st.State, Next: next, Error: st.Error,
-			Checkpoints: t.Checkpoints, Head: head.Config.CheckpointID, Updated: t.Updated,
+			Checkpoints: t.Checkpoints, Head: head.Config.CheckpointID, Updated: t.Updated, Namespaces: nss,
 		})
 		statuses = append(statuses, st.String())
 	}
@@ -60,9 +75,9 @@ func runThreads(ctx context.Context, e *env, _ []string) error {
 		_, err := fmt.Fprintf(e.out, "no threads in %s\n", e.store.Name)
 		return err
 	}
-	tb := newTable(e.out, "THREAD", "STEP", "STATUS", "CHECKPOINTS", "UPDATED")
+	tb := newTable(e.out, "THREAD", "STEP", "STATUS", "CHECKPOINTS", "NAMESPACES", "UPDATED")
 	for i, r := range rows {
-		tb.row(r.Thread, strconv.Itoa(r.Step), statuses[i], strconv.Itoa(r.Checkpoints), when(r.Updated))
+		tb.row(r.Thread, strconv.Itoa(r.Step), statuses[i], strconv.Itoa(r.Checkpoints), strconv.Itoa(len(r.Namespaces)), when(r.Updated))
 	}
 	return tb.flush()
 }

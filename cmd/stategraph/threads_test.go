@@ -16,16 +16,18 @@ func TestThreadsShowsEachThreadsStepAndStatus(t *testing.T) {
 	r := onDB(t, db, "threads")
 	require.Equal(t, 0, r.code, r.stderr)
 	out := lines(r.stdout)
-	require.Len(t, out, 5)
-	assert.Regexp(t, `^THREAD\s+STEP\s+STATUS\s+CHECKPOINTS\s+UPDATED$`, out[0])
+	require.Len(t, out, 6)
+	assert.Regexp(t, `^THREAD\s+STEP\s+STATUS\s+CHECKPOINTS\s+NAMESPACES\s+UPDATED$`, out[0])
 	rows := map[string]string{}
 	for _, l := range out[1:] {
 		rows[strings.Fields(l)[0]] = l
 	}
-	assert.Regexp(t, `^done-1\s+2\s+done\s+4\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`, rows[threadDone])
-	assert.Regexp(t, `^paused-1\s+1\s+interrupted \(review\)\s+3\s`, rows[threadPaused])
-	assert.Regexp(t, `^asking-1\s+1\s+interrupted \(review\)\s+3\s`, rows[threadInterrupted])
-	assert.Regexp(t, `^failed-1\s+1\s+error \(review: .*reviewer unavailable\)\s+3\s`, rows[threadFailed])
+	assert.Regexp(t, `^done-1\s+2\s+done\s+4\s+0\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`, rows[threadDone])
+	assert.Regexp(t, `^paused-1\s+1\s+interrupted \(review\)\s+3\s+0\s`, rows[threadPaused])
+	assert.Regexp(t, `^asking-1\s+1\s+interrupted \(review\)\s+3\s+0\s`, rows[threadInterrupted])
+	assert.Regexp(t, `^failed-1\s+1\s+error \(review: .*reviewer unavailable\)\s+3\s+0\s`, rows[threadFailed])
+	// The nested thread has 3 checkpoints of its own and 1 subgraph namespace.
+	assert.Regexp(t, `^nested-1\s+1\s+done\s+3\s+1\s`, rows[threadNested])
 	// Columns line up: every row's status starts where the header's does.
 	col := strings.Index(out[0], "STATUS")
 	for _, l := range out[1:] {
@@ -38,7 +40,7 @@ func TestThreadsJSON(t *testing.T) {
 	t.Parallel()
 	db := sqliteDB(t)
 	rows := decode[[]threadRow](t, db, "threads")
-	require.Len(t, rows, 4)
+	require.Len(t, rows, 5)
 	byID := map[string]threadRow{}
 	for _, r := range rows {
 		byID[r.Thread] = r
@@ -46,19 +48,33 @@ func TestThreadsJSON(t *testing.T) {
 		assert.False(t, r.Updated.IsZero())
 	}
 	// Most recently updated first: the threads were run in this order.
-	assert.Equal(t, []string{threadFailed, threadInterrupted, threadPaused, threadDone},
-		[]string{rows[0].Thread, rows[1].Thread, rows[2].Thread, rows[3].Thread})
+	assert.Equal(t, []string{threadNested, threadFailed, threadInterrupted, threadPaused, threadDone},
+		[]string{rows[0].Thread, rows[1].Thread, rows[2].Thread, rows[3].Thread, rows[4].Thread})
 
-	assert.Equal(t, threadRow{Thread: threadDone, Step: 2, Status: "done", Next: []string{}, Checkpoints: 4},
+	none := []namespaceRow{}
+	assert.Equal(t, threadRow{Thread: threadDone, Step: 2, Status: "done", Next: []string{}, Checkpoints: 4, Namespaces: none},
 		withoutVolatile(byID[threadDone]))
-	assert.Equal(t, threadRow{Thread: threadPaused, Step: 1, Status: "interrupted", Next: []string{"review"}, Checkpoints: 3},
+	assert.Equal(t, threadRow{Thread: threadPaused, Step: 1, Status: "interrupted", Next: []string{"review"}, Checkpoints: 3, Namespaces: none},
 		withoutVolatile(byID[threadPaused]))
-	assert.Equal(t, threadRow{Thread: threadInterrupted, Step: 1, Status: "interrupted", Next: []string{"review"}, Checkpoints: 3},
+	assert.Equal(t, threadRow{Thread: threadInterrupted, Step: 1, Status: "interrupted", Next: []string{"review"}, Checkpoints: 3, Namespaces: none},
 		withoutVolatile(byID[threadInterrupted]))
 	failed := withoutVolatile(byID[threadFailed])
 	assert.Contains(t, failed.Error, reviewError)
 	failed.Error = ""
-	assert.Equal(t, threadRow{Thread: threadFailed, Step: 1, Status: "error", Next: []string{"review"}, Checkpoints: 3}, failed)
+	assert.Equal(t, threadRow{Thread: threadFailed, Step: 1, Status: "error", Next: []string{"review"}, Checkpoints: 3, Namespaces: none}, failed)
+
+	// The nested thread's subgraph checkpointed in a namespace of its own,
+	// named after the subgraph node and the task that ran it.
+	nested := byID[threadNested]
+	require.Len(t, nested.Namespaces, 1)
+	ns := nested.Namespaces[0]
+	assert.Regexp(t, `^drafting:[0-9a-f-]{36}$`, ns.Namespace)
+	assert.Equal(t, 4, ns.Checkpoints)
+	assert.False(t, ns.Updated.IsZero())
+	assert.False(t, ns.Updated.After(nested.Updated), "the subgraph finished before its parent's step")
+	nested.Namespaces = none
+	assert.Equal(t, threadRow{Thread: threadNested, Step: 1, Status: "done", Next: []string{}, Checkpoints: 3, Namespaces: none},
+		withoutVolatile(nested))
 }
 
 func TestThreadsOfAnEmptyDatabase(t *testing.T) {

@@ -26,6 +26,12 @@ Output:
 
 Commands:
 `
+	usageFooter = `
+CHECKPOINT is an id from history, or a unique prefix or suffix of one.
+NS is a namespace in which a subgraph of the thread checkpointed, as
+threads -json lists them, or a prefix of one such as the subgraph's node
+name. Without -ns, commands read the root graph's namespace.
+`
 )
 
 // usageError is a mistake in the command line: exit status 2.
@@ -43,10 +49,14 @@ func usagef(cmd *command, format string, args ...any) error {
 // printUsage writes the whole usage.
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, usageHeader)
+	width := 0
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-28s %s\n", c.synopsis(), c.summary)
+		width = max(width, len(c.synopsis()))
 	}
-	fmt.Fprint(w, "\nCHECKPOINT is an id from history, or a unique prefix or suffix of one.\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.synopsis(), c.summary)
+	}
+	fmt.Fprint(w, usageFooter)
 }
 
 // report prints err to w and returns the exit status it calls for.

@@ -9,43 +9,48 @@ import (
 	"github.com/stategraph/stategraph/checkpoint"
 )
 
-// Errors of Head, Resolve and History, checked with errors.Is.
+// Errors of Head, Resolve, History and MatchNamespace, checked with
+// errors.Is.
 var (
 	// ErrUnknownThread: the thread has no checkpoint.
 	ErrUnknownThread = errors.New("unknown thread")
+	// ErrUnknownNamespace: the thread has no checkpoint in that
+	// namespace, or the namespace prefix matches none or several.
+	ErrUnknownNamespace = errors.New("unknown namespace")
 	// ErrUnknownCheckpoint: the thread has no checkpoint with that id or
 	// id prefix, or more than one.
 	ErrUnknownCheckpoint = errors.New("unknown checkpoint")
 )
 
-// Head returns the latest checkpoint of a thread's root namespace.
-func Head(ctx context.Context, s checkpoint.Saver, thread string) (*checkpoint.Tuple, error) {
-	tup, err := s.Get(ctx, checkpoint.Config{ThreadID: thread})
+// Head returns the latest checkpoint of a thread in namespace ns ("" for
+// the root graph).
+func Head(ctx context.Context, s checkpoint.Saver, thread, ns string) (*checkpoint.Tuple, error) {
+	tup, err := s.Get(ctx, checkpoint.Config{ThreadID: thread, Namespace: ns})
 	if errors.Is(err, checkpoint.ErrNotFound) {
-		return nil, fmt.Errorf("%w %q: it has no checkpoint (list threads with \"stategraph threads\")", ErrUnknownThread, thread)
+		return nil, notFound(thread, ns)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("thread %q: %w", thread, err)
+		return nil, fmt.Errorf("%s: %w", where(thread, ns), err)
 	}
 	return tup, nil
 }
 
-// Resolve returns the checkpoint ref of a thread: the latest when ref is
-// "", else the checkpoint whose id is ref or, failing that, the only one
-// whose id starts or ends with ref.
-func Resolve(ctx context.Context, s checkpoint.Saver, thread, ref string) (*checkpoint.Tuple, error) {
-	head, err := Head(ctx, s, thread)
+// Resolve returns the checkpoint ref of a thread in namespace ns: the
+// latest when ref is "", else the checkpoint whose id is ref or, failing
+// that, the only one whose id starts or ends with ref.
+func Resolve(ctx context.Context, s checkpoint.Saver, thread, ns, ref string) (*checkpoint.Tuple, error) {
+	head, err := Head(ctx, s, thread, ns)
 	if err != nil || ref == "" {
 		return head, err
 	}
-	tup, err := s.Get(ctx, checkpoint.Config{ThreadID: thread, CheckpointID: ref})
+	tup, err := s.Get(ctx, checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: ref})
 	if err == nil {
 		return tup, nil
 	}
 	if !errors.Is(err, checkpoint.ErrNotFound) {
-		return nil, fmt.Errorf("thread %q checkpoint %q: %w", thread, ref, err)
+		return nil, fmt.Errorf("%s checkpoint %q: %w", where(thread, ns), ref, err)
 	}
-	hist, err := History(ctx, s, thread)
+	hist, err := History(ctx, s, thread, ns)
 	if err != nil {
 		return nil, err
 	}
@@ -58,30 +63,131 @@ func Resolve(ctx context.Context, s checkpoint.Saver, thread, ref string) (*chec
 	}
 	switch len(matches) {
 	case 0:
-		return nil, fmt.Errorf("%w %q: thread %q has no such checkpoint (list them with \"stategraph history %s\")", ErrUnknownCheckpoint, ref, thread, thread)
+		return nil, fmt.Errorf("%w %q: %s has no such checkpoint (list them with \"stategraph history %s\")",
+			ErrUnknownCheckpoint, ref, where(thread, ns), historyArgs(thread, ns))
 	case 1:
-		tup, err := s.Get(ctx, checkpoint.Config{ThreadID: thread, CheckpointID: matches[0]})
+		tup, err := s.Get(ctx, checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: matches[0]})
 		if err != nil {
-			return nil, fmt.Errorf("thread %q checkpoint %q: %w", thread, matches[0], err)
+			return nil, fmt.Errorf("%s checkpoint %q: %w", where(thread, ns), matches[0], err)
 		}
 		return tup, nil
 	}
-	return nil, fmt.Errorf("%w %q: it matches %d checkpoints of thread %q (%s); give more of the id",
-		ErrUnknownCheckpoint, ref, len(matches), thread, strings.Join(matches, ", "))
+	return nil, fmt.Errorf("%w %q: it matches %d checkpoints of %s (%s); give more of the id",
+		ErrUnknownCheckpoint, ref, len(matches), where(thread, ns), strings.Join(matches, ", "))
 }
 
-// History returns every checkpoint of a thread's root namespace, newest
+// History returns every checkpoint of a thread in namespace ns, newest
 // first.
-func History(ctx context.Context, s checkpoint.Saver, thread string) ([]*checkpoint.Tuple, error) {
+func History(ctx context.Context, s checkpoint.Saver, thread, ns string) ([]*checkpoint.Tuple, error) {
 	var out []*checkpoint.Tuple
-	for tup, err := range s.List(ctx, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{}) {
+	for tup, err := range s.List(ctx, checkpoint.Config{ThreadID: thread, Namespace: ns}, checkpoint.ListOptions{}) {
 		if err != nil {
-			return nil, fmt.Errorf("thread %q: history: %w", thread, err)
+			return nil, fmt.Errorf("%s: history: %w", where(thread, ns), err)
 		}
 		out = append(out, tup)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w %q: it has no checkpoint (list threads with \"stategraph threads\")", ErrUnknownThread, thread)
+		return nil, notFound(thread, ns)
 	}
 	return out, nil
+}
+
+// maxListed is how many namespaces an error lists.
+const maxListed = 5
+
+// MatchNamespace returns the namespace of thread that ns names, given
+// every namespace the thread has a checkpoint in (the root "" included;
+// none for an unknown thread): "" for "", ns itself when the thread has
+// it, else the only namespace that starts with ns at the same depth
+// (the prefix "drafting" names "drafting:<task id>" but not the nested
+// "drafting:<task id>|review:<task id>"). Anything else is
+// ErrUnknownThread or ErrUnknownNamespace, naming the thread's
+// namespaces.
+func MatchNamespace(thread, ns string, namespaces []string) (string, error) {
+	switch {
+	case len(namespaces) == 0:
+		return "", notFound(thread, "")
+	case ns == "":
+		return "", nil
+	}
+	var subs, matches []string
+	for _, n := range namespaces {
+		if n == ns {
+			return ns, nil
+		}
+		if n == "" {
+			continue
+		}
+		subs = append(subs, n)
+		if rest, ok := strings.CutPrefix(n, ns); ok && !strings.Contains(rest, "|") {
+			matches = append(matches, n)
+		}
+	}
+	switch {
+	case len(matches) == 1:
+		return matches[0], nil
+	case len(matches) > 1:
+		return "", fmt.Errorf("%w %q: it matches %d namespaces of thread %q (%s); give more of the namespace",
+			ErrUnknownNamespace, ns, len(matches), thread, quoteList(matches))
+	case len(subs) == 0:
+		return "", fmt.Errorf("%w %q: thread %q has only the root namespace (no subgraph of it checkpointed); leave out -ns",
+			ErrUnknownNamespace, ns, thread)
+	}
+	listed := "its subgraph namespaces are " + quoteList(subs)
+	if len(subs) == 1 {
+		listed = "its one subgraph namespace is " + quoteList(subs)
+	}
+	return "", fmt.Errorf("%w %q: thread %q has no such namespace; %s", ErrUnknownNamespace, ns, thread, listed)
+}
+
+// notFound is the error for a thread without checkpoints in namespace ns.
+func notFound(thread, ns string) error {
+	if ns == "" {
+		return fmt.Errorf("%w %q: it has no checkpoint (list threads with \"stategraph threads\")", ErrUnknownThread, thread)
+	}
+	return fmt.Errorf("%w %q: thread %q has no checkpoint in it (list a thread's namespaces with \"stategraph -json threads\")",
+		ErrUnknownNamespace, ns, thread)
+}
+
+// where names a thread and, unless it is the root, a namespace of it,
+// for messages.
+func where(thread, ns string) string {
+	if ns == "" {
+		return fmt.Sprintf("thread %q", thread)
+	}
+	return fmt.Sprintf("thread %q namespace %q", thread, ns)
+}
+
+// historyArgs are the arguments of the history command that lists the
+// checkpoints of thread in namespace ns.
+func historyArgs(thread, ns string) string {
+	if ns == "" {
+		return thread
+	}
+	return thread + " -ns " + shellQuote(ns)
+}
+
+// shellQuote quotes s for a POSIX shell unless it needs no quotes.
+// Namespaces hold '|', which a shell would take for a pipe.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:/@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// quoteList quotes names for a message, at most maxListed of them.
+func quoteList(names []string) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i == maxListed {
+			fmt.Fprintf(&b, " and %d more", len(names)-maxListed)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", n)
+	}
+	return b.String()
 }

@@ -61,29 +61,46 @@ func OpenPostgres(ctx context.Context, dsn, schema string) (*Store, error) {
 	}, nil
 }
 
-// pgLister lists threads from the stategraph_checkpoints table of
-// checkpoint/postgres.
+// pgLister lists threads and namespaces from the stategraph_checkpoints
+// table of checkpoint/postgres.
 type pgLister struct {
 	pool  *pgxpool.Pool
 	table string
 }
 
+// listing counts the checkpoints of each namespace of each thread; the
+// primary key (thread_id, ns, id) serves it.
+func (l pgLister) listing() string {
+	return `SELECT thread_id, ns, count(*), min(created_at), max(created_at) FROM ` + l.table
+}
+
 func (l pgLister) Threads(ctx context.Context) ([]Thread, error) {
-	rows, err := l.pool.Query(ctx, `SELECT thread_id, count(*), max(created_at) FROM `+l.table+`
-WHERE ns = '' GROUP BY thread_id ORDER BY max(created_at) DESC, thread_id`)
+	rows, err := l.list(ctx, l.listing()+` GROUP BY thread_id, ns`)
 	if err != nil {
 		return nil, fmt.Errorf("list threads: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Thread, error) {
-		var t Thread
-		err := r.Scan(&t.ID, &t.Checkpoints, &t.Updated)
-		t.Updated = t.Updated.UTC()
-		return t, err
+	return threadsOf(rows), nil
+}
+
+func (l pgLister) Namespaces(ctx context.Context, thread string) ([]Namespace, error) {
+	rows, err := l.list(ctx, l.listing()+` WHERE thread_id = $1 GROUP BY thread_id, ns`, thread)
+	if err != nil {
+		return nil, fmt.Errorf("list the namespaces of thread %q: %w", thread, err)
+	}
+	return namespacesOf(rows), nil
+}
+
+func (l pgLister) list(ctx context.Context, query string, args ...any) ([]nsRow, error) {
+	rows, err := l.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (nsRow, error) {
+		var r nsRow
+		err := row.Scan(&r.thread, &r.ns.Name, &r.ns.Checkpoints, &r.ns.first, &r.ns.Updated)
+		r.ns.first, r.ns.Updated = r.ns.first.UTC(), r.ns.Updated.UTC()
+		return r, err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list threads: %w", err)
-	}
-	return out, nil
 }
 
 var urlPassword = regexp.MustCompile(`^(postgres(?:ql)?://[^:/@]*:)[^@]*@`)

@@ -69,31 +69,54 @@ WHERE type = 'table' AND name IN ('checkpoints', 'blobs', 'writes', 'schema_migr
 	return nil
 }
 
-// sqliteLister lists threads from the checkpoints table of
-// checkpoint/sqlite, whose created_at holds Unix nanoseconds.
+// sqliteLister lists threads and namespaces from the checkpoints table
+// of checkpoint/sqlite, whose created_at holds Unix nanoseconds.
 type sqliteLister struct{ db *sql.DB }
 
+// sqliteListing counts the checkpoints of each namespace of each thread;
+// the primary key (thread_id, ns, id) serves it.
+const sqliteListing = `SELECT thread_id, ns, count(*), min(created_at), max(created_at) FROM checkpoints`
+
 func (l sqliteLister) Threads(ctx context.Context) ([]Thread, error) {
-	rows, err := l.db.QueryContext(ctx, `SELECT thread_id, count(*), max(created_at) FROM checkpoints
-WHERE ns = '' GROUP BY thread_id ORDER BY max(created_at) DESC, thread_id`)
+	rows, err := l.list(ctx, sqliteListing+` GROUP BY thread_id, ns`)
 	if err != nil {
 		return nil, fmt.Errorf("list threads: %w", err)
 	}
+	return threadsOf(rows), nil
+}
+
+func (l sqliteLister) Namespaces(ctx context.Context, thread string) ([]Namespace, error) {
+	rows, err := l.list(ctx, sqliteListing+` WHERE thread_id = ? GROUP BY thread_id, ns`, thread)
+	if err != nil {
+		return nil, fmt.Errorf("list the namespaces of thread %q: %w", thread, err)
+	}
+	return namespacesOf(rows), nil
+}
+
+func (l sqliteLister) list(ctx context.Context, query string, args ...any) ([]nsRow, error) {
+	rows, err := l.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
 	defer rows.Close()
-	var out []Thread
+	var out []nsRow
 	for rows.Next() {
-		var t Thread
-		var ns int64
-		if err := rows.Scan(&t.ID, &t.Checkpoints, &ns); err != nil {
-			return nil, fmt.Errorf("list threads: %w", err)
+		var r nsRow
+		var first, last int64
+		if err := rows.Scan(&r.thread, &r.ns.Name, &r.ns.Checkpoints, &first, &last); err != nil {
+			return nil, err
 		}
-		if ns != 0 {
-			t.Updated = time.Unix(0, ns).UTC()
-		}
-		out = append(out, t)
+		r.ns.first, r.ns.Updated = unixNano(first), unixNano(last)
+		out = append(out, r)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list threads: %w", err)
+	return out, rows.Err()
+}
+
+// unixNano converts a created_at of checkpoint/sqlite to a time; 0 (not
+// recorded) is the zero time.
+func unixNano(ns int64) time.Time {
+	if ns == 0 {
+		return time.Time{}
 	}
-	return out, nil
+	return time.Unix(0, ns).UTC()
 }

@@ -8,20 +8,44 @@ import (
 	"github.com/stategraph/stategraph/checkpoint"
 )
 
-// ThreadLister lists the threads of a checkpoint database. It is the
-// optional capability the inspector needs beside checkpoint.Saver.
+// ThreadLister lists the threads of a checkpoint database and their
+// namespaces. It is the optional capability the inspector needs beside
+// checkpoint.Saver. Each method is one query.
 type ThreadLister interface {
 	// Threads returns every thread that has a checkpoint in the root
-	// namespace, most recently updated first.
+	// namespace, most recently updated first, each with its subgraph
+	// namespaces.
 	Threads(ctx context.Context) ([]Thread, error)
+	// Namespaces returns every namespace in which thread has a
+	// checkpoint: the root ("") first when it has one, then the
+	// subgraph namespaces in the order they were first written. An
+	// unknown thread has none.
+	Namespaces(ctx context.Context, thread string) ([]Namespace, error)
 }
 
 // Thread is one row of a ThreadLister: a thread with the number of its
-// root-namespace checkpoints and the creation time of the newest.
+// root-namespace checkpoints, the creation time of the newest, and its
+// other namespaces.
 type Thread struct {
 	ID          string
 	Checkpoints int
 	Updated     time.Time
+	// Namespaces are the namespaces its subgraphs checkpointed in (the
+	// root excluded), ordered as ThreadLister.Namespaces orders them.
+	Namespaces []Namespace
+}
+
+// Namespace is one namespace of a thread: "" for the graph itself, or
+// the namespace of a subgraph task, "node:task-id" ("outer:id|inner:id"
+// when nested).
+type Namespace struct {
+	Name string
+	// Checkpoints is the number of the thread's checkpoints in it, and
+	// Updated the creation time of the newest.
+	Checkpoints int
+	Updated     time.Time
+
+	first time.Time // the creation time of the oldest
 }
 
 // Store is an open checkpoint database: its Saver, its ThreadLister and
@@ -29,7 +53,7 @@ type Thread struct {
 type Store struct {
 	// Saver reads and deletes checkpoints.
 	checkpoint.Saver
-	// Lister names the threads.
+	// Lister names the threads and their namespaces.
 	Lister ThreadLister
 	// Name describes the database for messages: a path, or a DSN with its
 	// password hidden.

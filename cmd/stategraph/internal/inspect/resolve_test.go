@@ -1,0 +1,69 @@
+package inspect
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMatchNamespaceByNameOrPrefixAtTheSameDepth(t *testing.T) {
+	t.Parallel()
+	all := []string{"", "plan:1", "plan:1|check:7", "draft:2", "draft:3"}
+	cases := []struct {
+		ns, want string
+	}{
+		{"", ""},
+		{"plan:1", "plan:1"},                 // exact, though a prefix of the nested one
+		{"plan", "plan:1"},                   // a prefix does not reach into plan:1|check:7
+		{"plan:1|check", "plan:1|check:7"},   // but one that goes through "|" does
+		{"plan:1|check:7", "plan:1|check:7"}, // exact
+		{"draft:3", "draft:3"},
+	}
+	for _, c := range cases {
+		got, err := MatchNamespace("t", c.ns, all)
+		require.NoError(t, err, c.ns)
+		assert.Equal(t, c.want, got, c.ns)
+	}
+}
+
+func TestMatchNamespaceNamesTheThreadAndItsNamespaces(t *testing.T) {
+	t.Parallel()
+	many := []string{"", "a:1", "a:2", "a:3", "a:4", "a:5", "a:6", "a:7"}
+	cases := []struct {
+		name       string
+		ns         string
+		namespaces []string
+		is         error
+		msg        string
+	}{
+		{"unknown thread", "x", nil, ErrUnknownThread,
+			`unknown thread "t": it has no checkpoint (list threads with "stategraph threads")`},
+		{"no subgraph namespace", "x", []string{""}, ErrUnknownNamespace,
+			`unknown namespace "x": thread "t" has only the root namespace (no subgraph of it checkpointed); leave out -ns`},
+		{"one namespace", "x", []string{"", "a:1"}, ErrUnknownNamespace,
+			`unknown namespace "x": thread "t" has no such namespace; its one subgraph namespace is "a:1"`},
+		{"at most five listed", "x", many, ErrUnknownNamespace,
+			`unknown namespace "x": thread "t" has no such namespace; its subgraph namespaces are "a:1", "a:2", "a:3", "a:4", "a:5" and 2 more`},
+		{"ambiguous", "a:", []string{"", "a:1", "a:2", "a:1|b:3"}, ErrUnknownNamespace,
+			`unknown namespace "a:": it matches 2 namespaces of thread "t" ("a:1", "a:2"); give more of the namespace`},
+		{"a nested namespace needs its parent's", "b", []string{"", "a:1", "a:1|b:3"}, ErrUnknownNamespace,
+			`unknown namespace "b": thread "t" has no such namespace; its subgraph namespaces are "a:1", "a:1|b:3"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := MatchNamespace("t", c.ns, c.namespaces)
+			require.ErrorIs(t, err, c.is)
+			assert.EqualError(t, err, c.msg)
+		})
+	}
+}
+
+func TestShellQuoteQuotesWhatAShellWouldSplit(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "drafting:01a2-ff", shellQuote("drafting:01a2-ff"))
+	assert.Equal(t, "'a:1|b:2'", shellQuote("a:1|b:2"))
+	assert.Equal(t, `'it'\''s'`, shellQuote("it's"))
+	assert.Equal(t, "''", shellQuote(""))
+}
