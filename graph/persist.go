@@ -184,11 +184,13 @@ func (p *persist[S]) load(input state.Update[S]) (bool, error) {
 			return false, nil
 		}
 		// Replay: a fork of the pinned checkpoint starts a new branch; the
-		// tasks pending there run again.
+		// tasks pending there run again. Like a resume, it does not stop
+		// again at an interrupt-before that the pinned checkpoint stopped at.
 		if err := p.put(checkpoint.SourceFork, tup.Metadata.Step, nil); err != nil {
 			return false, err
 		}
 		r.step = tup.Metadata.Step + 1
+		r.resuming = true
 		return true, nil
 	}
 	if latest == nil {
@@ -202,10 +204,7 @@ func (p *persist[S]) load(input state.Update[S]) (bool, error) {
 		r.step++ // the input checkpoint takes the next step number
 		return false, nil
 	}
-	p.pending = map[string][]checkpoint.PendingWrite{}
-	for _, w := range latest.PendingWrites {
-		p.pending[w.TaskID] = append(p.pending[w.TaskID], w)
-	}
+	p.pending = groupPending(latest.PendingWrites)
 	if err := p.matchResumes(); err != nil {
 		return false, err
 	}
@@ -265,6 +264,27 @@ func (p *persist[S]) taskID(step int, t *task[S]) string {
 		return checkpoint.DeriveID(p.id, p.cfg.Namespace, string(st), t.name, "send", string(strconv.AppendInt(idx[:0], int64(t.index), 10)))
 	}
 	return checkpoint.DeriveID(p.id, p.cfg.Namespace, string(st), t.name)
+}
+
+// groupPending groups a checkpoint's pending writes by task. A task that
+// failed or was interrupted on an earlier attempt and has since finished
+// has both kinds of writes (the savers keep writes per task and index, and
+// a success does not clear the error slot): its successful writes win, and
+// its error, interrupt and resume writes are dropped, so it is done, its
+// interrupts are no longer pending, and it never runs again.
+func groupPending(ws []checkpoint.PendingWrite) map[string][]checkpoint.PendingWrite {
+	out := map[string][]checkpoint.PendingWrite{}
+	succeeded := map[string]bool{}
+	for _, w := range ws {
+		out[w.TaskID] = append(out[w.TaskID], w)
+		if w.Index >= 0 {
+			succeeded[w.TaskID] = true
+		}
+	}
+	for id := range succeeded {
+		out[id] = slices.DeleteFunc(out[id], func(w checkpoint.PendingWrite) bool { return w.Index < 0 })
+	}
+	return out
 }
 
 // restoreTasks re-attaches saved writes to the tasks of the first step

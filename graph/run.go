@@ -23,7 +23,8 @@ import (
 // the thread's state (if any) and the run starts from Start; a zero input
 // resumes the thread where it stopped (after an error, an interrupt or a
 // crash), re-running only the tasks whose writes were not saved. A run
-// stopped by an interrupt returns the state so far and an
+// stopped by an interrupt returns the state so far (with the writes of the
+// interrupted step's tasks that finished, as State shows the thread) and an
 // *InterruptError.
 func (c *Compiled[S]) Invoke(ctx context.Context, input state.Update[S], opts ...RunOption) (S, error) {
 	o := c.options(opts)
@@ -37,7 +38,11 @@ func (c *Compiled[S]) Invoke(ctx context.Context, input state.Update[S], opts ..
 	if err == nil {
 		err = r.loop()
 	}
-	return r.st, r.finish(err)
+	err = r.finish(err)
+	if r.output != nil {
+		return *r.output, err
+	}
+	return r.st, err
 }
 
 // finish waits for a background save (DurabilityAsync), stores what
@@ -129,6 +134,7 @@ type run[S any] struct {
 	scratch  []bool      // per field: overwritten this step
 	parent   *parentInfo // what subgraphs started by this run's tasks inherit
 	resuming bool        // the first step of a resumed run skips interrupt-before
+	output   *S          // the output when it is not st (withFinished)
 
 	cp   *persist[S] // nil without a checkpointer
 	bufs *buffers[S]
@@ -580,9 +586,36 @@ func (r *run[S]) stepError() error {
 		return t.err
 	}
 	if len(ints) > 0 {
+		r.withFinished()
 		return &InterruptError{Interrupts: ints}
 	}
 	return nil
+}
+
+// withFinished sets the output of a run stopped by interrupts in a step:
+// the state with the writes of the step's tasks that finished, as State
+// shows the thread (and as LangGraph returns it). The run's own state, from
+// which a DurabilityExit run's final checkpoint is stored, stays without
+// them: they are saved as pending writes and applied on resume.
+func (r *run[S]) withFinished() {
+	out := r.st
+	n := 0
+	for _, t := range r.tasks {
+		if t.err == nil {
+			if err := r.applier.Add(t.name, t.update.Writes); err != nil {
+				r.applier.Apply(new(S), true) // drop what was queued
+				return
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	if _, err := r.applier.Apply(&out, true); err != nil {
+		return // a conflict the resumed step will report
+	}
+	r.output = &out
 }
 
 // finishStep applies the step's writes in task order, follows the edges,

@@ -169,10 +169,7 @@ func (c *Compiled[S]) snapshotWith(ctx context.Context, o runOptions, tup *check
 		Metadata:  tup.Metadata,
 		CreatedAt: tup.Checkpoint.CreatedAt,
 	}
-	r.cp.pending = map[string][]checkpoint.PendingWrite{}
-	for _, w := range tup.PendingWrites {
-		r.cp.pending[w.TaskID] = append(r.cp.pending[w.TaskID], w)
-	}
+	r.cp.pending = groupPending(tup.PendingWrites)
 	pending := r.cp.pending
 	r.prepare()
 	for _, t := range r.tasks {
@@ -273,10 +270,7 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 	// writes of those that finished carry over, so they do not run again.
 	var carried [][]checkpoint.PendingWrite // by task position
 	if asNode == "" && tup != nil && tup == latest && len(tup.PendingWrites) > 0 {
-		r.cp.pending = map[string][]checkpoint.PendingWrite{}
-		for _, w := range tup.PendingWrites {
-			r.cp.pending[w.TaskID] = append(r.cp.pending[w.TaskID], w)
-		}
+		r.cp.pending = groupPending(tup.PendingWrites)
 		pending := r.cp.pending
 		r.prepare()
 		carried = make([][]checkpoint.PendingWrite, len(r.tasks))
