@@ -95,7 +95,14 @@ func WithNodeOptions(node string, opts ...graph.NodeOption) AgentOption {
 // A round takes two supersteps (execute, replan), so the graph's default
 // recursion limit (graph.DefaultRecursionLimit) allows about eleven rounds;
 // pass graph.WithRecursionLimit to a call for longer plans. Budgets are
-// checked by the replan node after each round.
+// checked by the replan node after each round, except the total of tool
+// calls, which is a hard limit within a round too: a round starts, in plan
+// order, no more steps that call tools than Budget.MaxToolCalls has calls
+// left, and each may make at most its share of them (and at most
+// MaxToolCallsPerStep); the steps left out wait for the next round, or the
+// run stops naming the budget. Wall time (Budget.MaxWall) is the time the
+// nodes spent running (Usage.Wall), so a thread that sat interrupted is
+// not charged for the pause.
 type Agent struct {
 	cfg      AgentConfig
 	exec     *Executor
@@ -191,10 +198,8 @@ func (a *Agent) Compile(opts ...graph.CompileOption) (*graph.Compiled[AgentState
 func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
+	start := a.now()
 	delta := Usage{}
-	if s.Usage.Start.IsZero() {
-		delta.Start = a.now()
-	}
 	req := PlanRequest{Goal: s.Goal, Constraints: s.Constraints}
 	ctx, _ = budgetFor(ctx, a.cfg.Budget, s.Usage)
 	p, info, err := a.cfg.Planner.Plan(ctx, req)
@@ -211,32 +216,25 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState
 			p.Constraints = append(p.Constraints, c)
 		}
 	}
-	p, running := startRound(p)
+	p, running := a.startRound(p, s.Usage)
 	if running == 0 {
+		if len(p.Ready()) > 0 {
+			return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: no tool call is left to run the plan's first steps (%s: used %d of %d)",
+				BudgetToolCalls, s.Usage.ToolCalls, a.cfg.Budget.MaxToolCalls)
+		}
 		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: the plan has no step ready to run (%d steps; empty, or every step waits on another)", len(p.Steps))
 	}
+	delta.Wall = a.now().Sub(start)
 	return state.Writes(StatePlan.Set(p), StateUsage.Set(delta), StateApplied.Set(len(s.PastSteps))), nil
 }
 
-// startRound marks the plan's ready steps running and counts them.
-func startRound(p Plan) (Plan, int) {
-	ready := p.Ready()
-	if len(ready) == 0 {
-		return p, 0
-	}
-	p = p.Clone()
-	for _, r := range ready {
-		p.Steps[p.Index(r.ID)].Status = StatusRunning
-	}
-	return p, len(ready)
-}
-
-// sendRunning sends each running step to execute as its own task.
+// sendRunning sends each running step to execute as its own task, with the
+// plan and the usage its share of the tool-call budget is computed from.
 func sendRunning(_ context.Context, s AgentState) ([]graph.Send[AgentState], error) {
 	var sends []graph.Send[AgentState]
 	for _, st := range s.Plan.Steps {
 		if st.Status == StatusRunning {
-			sends = append(sends, graph.SendTo(NodeExecute, AgentState{Goal: s.Goal, Plan: s.Plan, Current: st.ID}))
+			sends = append(sends, graph.SendTo(NodeExecute, AgentState{Goal: s.Goal, Plan: s.Plan, Usage: s.Usage, Current: st.ID}))
 		}
 	}
 	return sends, nil
@@ -255,26 +253,38 @@ func afterReplan(ctx context.Context, s AgentState) (graph.Route[AgentState], er
 }
 
 // execute is the execute node: one task per step (s.Current), which
-// appends its outcome and audit records and adds its usage.
+// appends its outcome and audit records and adds its usage. The step makes
+// at most its share of the tool calls left (see toolShare); a step whose
+// share is none is not run and stays pending.
 func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
+	start := a.now()
 	step, ok := s.Plan.Step(s.Current)
 	if !ok {
 		return state.Update[AgentState]{}, fmt.Errorf("nodes: execute: no step %q in the plan (execute runs from a Send carrying the step)", s.Current)
+	}
+	share := a.toolShare(s.Plan, s.Usage, step.ID)
+	if share == 0 && a.callsTools(step) {
+		return state.Update[AgentState]{}, nil
 	}
 	step.Status = StatusPending
 	results := s.Plan.Results()
 	var out StepOutcome
 	var delta Usage
 	if a.react != nil && a.reactFor(step) {
+		r := *a.react
+		r.MaxToolCalls, r.byShare = callLimit(r.MaxToolCalls, share)
 		var info ReActInfo
-		out, info = a.react.Run(ctx, step, results)
+		out, info = r.Run(ctx, step, results)
 		delta.ModelCalls = info.ModelCalls
 		delta = delta.AddTokens(info.Tokens)
 	} else {
-		out = a.exec.Run(ctx, step, results)
+		e := *a.exec
+		e.MaxToolCallsPerStep, _ = callLimit(e.MaxToolCallsPerStep, share)
+		out = e.Run(ctx, step, results)
 	}
+	out.Start, out.End = start, a.now()
 	if err := ctx.Err(); err != nil && out.Status != StatusCompleted {
 		// Cancelled: fail the task, so a resume runs the step again rather
 		// than recording a failure the step did not cause.
@@ -296,6 +306,7 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
+	start := a.now()
 	from := min(s.Applied, len(s.PastSteps))
 	outs := s.PastSteps[from:]
 	before := s.Plan
@@ -306,17 +317,29 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 		}
 	}
 	progressed := Progressed(before, outs)
+	// The clock runs for the round's execute tasks and this node only: the
+	// time between nodes, where a thread sits when it is interrupted, is
+	// not charged to the wall-time budget.
+	ran := runningTime(outs)
 	u := s.Usage.EndRound(progressed)
+	u.Wall += ran
+	u.Start = start
 	delta := Usage{Rounds: 1, RoundsWithoutProgress: u.RoundsWithoutProgress}
 	ctx, allow := budgetFor(ctx, a.cfg.Budget, u)
 	d, err := ReplanRound(ctx, RoundInput{Plan: p, Outcomes: outs, Budget: a.cfg.Budget, Usage: u, Now: a.now()},
 		a.cfg.Replanner, a.cfg.Tools, a.cfg.Guards...)
 	if errors.Is(err, ErrModelBudget) {
 		// The strategies needed more model calls than the budget had left.
+		// The allowance counted the calls made; the decision keeps the
+		// trigger and the strategies that failed before (Info.Failed).
 		used := int(allow.used.Load())
-		delta.ModelCalls += used
+		var info ReplanInfo
+		if d.Info != nil {
+			info = *d.Info
+		}
+		info.ModelCalls = used
 		spent := a.cfg.Budget.MaxModelCalls
-		d, err = Decision{Action: ActionStop, Reason: "a replan needed more model calls than the budget allows",
+		d, err = Decision{Action: ActionStop, Reason: "a replan needed more model calls than the budget allows", Trigger: d.Trigger, Info: &info,
 			Stop: &StopReason{Budget: BudgetModelCalls, Limit: fmt.Sprint(spent), Used: fmt.Sprint(u.ModelCalls + used)}}, nil
 	}
 	if err != nil {
@@ -329,11 +352,11 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 	ws := []state.Write[AgentState]{StateApplied.Set(len(s.PastSteps))}
 	switch d.Action {
 	case ActionContinue:
-		p, _ = startRound(p)
+		p, _ = a.startRound(p, u)
 	case ActionRevise:
 		delta.Replans = 1
 		var n int
-		p, n = startRound(*d.Plan)
+		p, n = a.startRound(*d.Plan, u)
 		if n == 0 {
 			d.Action, d.Reason = ActionBlocked, d.Reason+"; the revised plan has no step ready to run"
 		}
@@ -345,6 +368,7 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 		ws = append(ws, StateBlocked.Set(d.Reason))
 	}
 	d.Plan = nil
+	delta.Wall = ran + a.now().Sub(start)
 	ws = append(ws, StatePlan.Set(p), StateUsage.Set(delta), StateDecisions.Set([]Decision{d}))
 	return state.Writes(ws...), nil
 }
@@ -356,6 +380,7 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 func (a *Agent) respond(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
+	start := a.now()
 	r := a.cfg.Responder
 	if _, tmpl := r.(TemplateResponder); !tmpl && a.cfg.Budget.MaxModelCalls > 0 && s.Usage.ModelCalls >= a.cfg.Budget.MaxModelCalls {
 		r = TemplateResponder{}
@@ -371,7 +396,7 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (state.Update[AgentSt
 		}
 		resp.Text += "Stopped early: " + why + "."
 	}
-	delta := Usage{ModelCalls: resp.ModelCalls}.AddTokens(resp.Tokens)
+	delta := Usage{ModelCalls: resp.ModelCalls, Wall: a.now().Sub(start)}.AddTokens(resp.Tokens)
 	return state.Writes(StateResponse.Set(resp), StateUsage.Set(delta)), nil
 }
 

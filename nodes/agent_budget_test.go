@@ -85,8 +85,15 @@ func TestAgentBudgetsStopTheRunAndSayWhy(t *testing.T) {
 			cfg.Budget = Budget{MaxToolCalls: 3}
 			return run{cfg: cfg, case_: c}
 		},
-		budget: BudgetToolCalls, used: "used 5 of 3",
+		// Two calls (order, stock_a), then the revision makes three steps
+		// ready at once: only one call is left, so only the first in plan
+		// order runs, and the run stops at the budget, not past it.
+		budget: BudgetToolCalls, used: "used 3 of 3",
 		extra: func(t *testing.T, r run, out AgentState) {
+			require.Len(t, out.Audit, 3)
+			require.Equal(t, "b_stock", out.Audit[2].StepID)
+			require.Zero(t, r.case_.Calls(ToolShippingQuote))
+			require.Contains(t, out.Answer(), "Not done: b_express")
 			require.Contains(t, out.Answer(), "Not done: recommend")
 			require.Contains(t, out.Answer(), "Nothing was changed")
 		},
@@ -138,11 +145,17 @@ func TestAgentBudgetsStopTheRunAndSayWhy(t *testing.T) {
 			clock := &tickClock{t: c.Now}
 			return run{cfg: cfg, case_: c, opts: []AgentOption{WithClock(clock.now)}}
 		},
-		budget: BudgetWall, used: "used 3m0s of 2m0s",
+		// Every reading of the clock is a minute later: the planner runs
+		// 1m (2 readings), the first round 3m (its task's start, the tool
+		// call's start and end, its end), and the replan node 1m by its
+		// decision.
+		budget: BudgetWall, used: "used 5m0s of 2m0s",
 		extra: func(t *testing.T, r run, out AgentState) {
 			require.Len(t, out.PastSteps, 1, "stopped after the first round")
-			require.Equal(t, r.case_.Now.Add(time.Minute), out.Usage.Start)
-			require.Equal(t, r.case_.Now.Add(2*time.Minute), out.Audit[0].Start)
+			require.Zero(t, out.Usage.Start, "the clock is stopped between nodes")
+			require.Equal(t, r.case_.Now.Add(4*time.Minute), out.Audit[0].Start)
+			require.Equal(t, r.case_.Now.Add(3*time.Minute), out.PastSteps[0].Start)
+			require.Equal(t, r.case_.Now.Add(6*time.Minute), out.PastSteps[0].End)
 		},
 	}}
 	for _, tt := range tests {

@@ -21,7 +21,8 @@ type AgentState struct {
 	// plan: PastSteps[Applied:] are the outcomes of the running round.
 	Applied int `json:"applied"`
 	// Usage is what the run has spent (summed with Usage.Add); the replan
-	// count is Usage.Replans.
+	// count is Usage.Replans. The Sends to execute carry it too: each task
+	// computes its share of the tool calls left from it.
 	Usage Usage `json:"usage"`
 	// Audit has one record per tool call (append).
 	Audit AuditLog `json:"audit,omitempty"`

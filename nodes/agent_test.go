@@ -88,7 +88,7 @@ func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 	require.True(t, final.Plan.Done())
 
 	// Usage and audit.
-	require.Equal(t, Usage{Start: final.Usage.Start, ToolCalls: 5, Replans: 1, Rounds: 4}, final.Usage)
+	require.Equal(t, Usage{Wall: final.Usage.Wall, ToolCalls: 5, Replans: 1, Rounds: 4}, final.Usage)
 	require.Len(t, final.Audit, 5)
 	require.Equal(t, 6, final.Applied)
 	require.Len(t, final.PastSteps, 6)

@@ -8,6 +8,11 @@ import (
 // Budget bounds a run. A zero limit means no limit, except
 // MaxRoundsWithoutProgress, where zero means the default of 2 and a negative
 // value means no limit.
+//
+// MaxToolCalls is a hard limit: the agent dispatches no more steps in a
+// round than it has calls left and gives each its share (see NewAgent).
+// MaxWall bounds the running time (Usage.Wall), not the time a thread sat
+// interrupted.
 type Budget struct {
 	MaxModelCalls            int           `json:"max_model_calls,omitempty"`
 	MaxToolCalls             int           `json:"max_tool_calls,omitempty"`
@@ -34,6 +39,16 @@ const (
 // Usage is what a run has spent. It is a plain value for graph state; Add
 // merges the deltas of parallel tasks.
 type Usage struct {
+	// Wall is the running time spent so far: the time the agent's nodes
+	// ran, an execute round counted once however many steps it ran in
+	// parallel. The time a thread sits interrupted (waiting for an approval
+	// between a run and its resume, say) is not in it.
+	Wall time.Duration `json:"wall_ns,omitempty"`
+	// Start is when the clock last started, while it runs: the running time
+	// not yet in Wall is now − Start (see Budget.Check). A node starts the
+	// clock when it begins and adds what it measured to Wall when it ends,
+	// so the agent's checkpointed state has Start zero: a paused thread's
+	// clock is stopped.
 	Start                 time.Time `json:"start,omitzero"`
 	ModelCalls            int       `json:"model_calls"`
 	ToolCalls             int       `json:"tool_calls"`
@@ -45,13 +60,14 @@ type Usage struct {
 	TotalTokens           int       `json:"total_tokens,omitempty"`
 }
 
-// Add returns u plus d: counters summed, the earlier non-zero Start kept.
-// RoundsWithoutProgress is a streak, not a sum: d's value wins when d counted
-// a round.
+// Add returns u plus d: counters and Wall summed, the earlier non-zero
+// Start kept. RoundsWithoutProgress is a streak, not a sum: d's value wins
+// when d counted a round.
 func (u Usage) Add(d Usage) Usage {
 	if u.Start.IsZero() || (!d.Start.IsZero() && d.Start.Before(u.Start)) {
 		u.Start = d.Start
 	}
+	u.Wall += d.Wall
 	u.ModelCalls += d.ModelCalls
 	u.ToolCalls += d.ToolCalls
 	u.Replans += d.Replans
@@ -71,6 +87,15 @@ func (u Usage) AddTokens(t Tokens) Usage {
 	u.CompletionTokens += t.Completion
 	u.TotalTokens += t.Total
 	return u
+}
+
+// RunningTime is the running time at now: Wall, plus now − Start while the
+// clock runs (Start set).
+func (u Usage) RunningTime(now time.Time) time.Duration {
+	if u.Start.IsZero() {
+		return u.Wall
+	}
+	return u.Wall + now.Sub(u.Start)
 }
 
 // EndRound counts a finished round; progressed resets the no-progress streak.
@@ -102,13 +127,13 @@ func (r *StopReason) String() string { return r.Error() }
 // Check returns why the run must stop before spending more, or nil. A
 // counter stops the run once it has reached its limit (no more calls are
 // allowed); replans stop it only when over the limit, since Decide refuses a
-// replan that would exceed it. Wall time counts from u.Start (if set).
+// replan that would exceed it. Wall time is u.RunningTime(now).
 // MaxToolCallsPerStep is not checked here: the Executor enforces it per step.
 func (b Budget) Check(u Usage, now time.Time) *StopReason {
 	itoa := func(n int) string { return fmt.Sprint(n) }
 	switch {
-	case b.MaxWall > 0 && !u.Start.IsZero() && now.Sub(u.Start) >= b.MaxWall:
-		return &StopReason{Budget: BudgetWall, Limit: b.MaxWall.String(), Used: now.Sub(u.Start).Round(time.Millisecond).String()}
+	case b.MaxWall > 0 && u.RunningTime(now) >= b.MaxWall:
+		return &StopReason{Budget: BudgetWall, Limit: b.MaxWall.String(), Used: u.RunningTime(now).Round(time.Millisecond).String()}
 	case b.MaxModelCalls > 0 && u.ModelCalls >= b.MaxModelCalls:
 		return &StopReason{Budget: BudgetModelCalls, Limit: itoa(b.MaxModelCalls), Used: itoa(u.ModelCalls)}
 	case b.MaxToolCalls > 0 && u.ToolCalls >= b.MaxToolCalls:

@@ -25,6 +25,9 @@ func TestBudgetCheckNamesEachBudget(t *testing.T) {
 		{"replans over the limit", Budget{MaxReplans: 2}, Usage{Replans: 3}, t0, BudgetReplans, "used 3 of 2"},
 		{"replans at the limit do not stop", Budget{MaxReplans: 2}, Usage{Replans: 2}, t0, "", ""},
 		{"wall time", Budget{MaxWall: 5 * time.Minute}, Usage{Start: t0}, t0.Add(5 * time.Minute), BudgetWall, "used 5m0s of 5m0s"},
+		{"wall time accumulated, clock stopped", Budget{MaxWall: 5 * time.Minute}, Usage{Wall: 5 * time.Minute}, t0.Add(time.Hour), BudgetWall, "used 5m0s of 5m0s"},
+		{"a paused clock does not run", Budget{MaxWall: 5 * time.Minute}, Usage{Wall: 4 * time.Minute}, t0.Add(time.Hour), "", ""},
+		{"wall time accumulated plus the running clock", Budget{MaxWall: 5 * time.Minute}, Usage{Wall: 4 * time.Minute, Start: t0}, t0.Add(time.Minute), BudgetWall, "used 5m0s of 5m0s"},
 		{"rounds without progress, default 2", Budget{}, Usage{RoundsWithoutProgress: 2}, t0, BudgetRoundsWithoutProgress, "used 2 of 2"},
 		{"rounds without progress, one allowed", Budget{MaxRoundsWithoutProgress: 1}, Usage{RoundsWithoutProgress: 1}, t0, BudgetRoundsWithoutProgress, "used 1 of 1"},
 	}
@@ -54,8 +57,8 @@ func TestBudgetCanReplan(t *testing.T) {
 func TestUsage(t *testing.T) {
 	t.Parallel()
 	t0 := time.Unix(100, 0)
-	u := Usage{Start: t0.Add(time.Second), ModelCalls: 1}.Add(Usage{Start: t0, ToolCalls: 2, PromptTokens: 5})
-	require.Equal(t, Usage{Start: t0, ModelCalls: 1, ToolCalls: 2, PromptTokens: 5}, u)
+	u := Usage{Start: t0.Add(time.Second), ModelCalls: 1, Wall: time.Second}.Add(Usage{Start: t0, ToolCalls: 2, PromptTokens: 5, Wall: 2 * time.Second})
+	require.Equal(t, Usage{Start: t0, ModelCalls: 1, ToolCalls: 2, PromptTokens: 5, Wall: 3 * time.Second}, u)
 	u = u.EndRound(false).EndRound(false)
 	require.Equal(t, 2, u.RoundsWithoutProgress)
 	u = u.EndRound(true)

@@ -21,6 +21,12 @@
 // revise, finish, blocked, or a budget stop) and fans the next ready steps
 // out, or goes to respond. The responder's answer names any stop or block.
 //
+// Budget.MaxToolCalls holds within a round too: a round starts, in plan
+// order, no more steps that call tools than there are calls left, and each
+// makes at most its share of them. Budget.MaxWall is running time
+// (Usage.Wall, checkpointed with the state): a thread that sits interrupted
+// between a run and its resume is not charged for the wait.
+//
 // The state, AgentState, is declared field by field (StatePlan,
 // StatePastSteps, …, AgentSchema) and marshals to JSON, so the agent can be
 // compiled with a checkpointer, paused (graph.InterruptAfter(NodeReplan)),
@@ -77,7 +83,10 @@
 // choosing among them — and enforces the invariants with CheckRevision:
 // completed steps and their evidence are never dropped, the goal and the
 // user's constraints never change, and the revision passes Validate and the
-// Guards (such as ReadOnlyGuard for "query only"). ReplanRound does both.
+// Guards (such as ReadOnlyGuard for "query only"). AdaptiveReplanner checks
+// each strategy's revision as it goes and, when one has no fix or is
+// rejected, tries the next, recording why in ReplanInfo.Failed; the run is
+// blocked only when every strategy failed. ReplanRound does both.
 //
 // # Answer
 //

@@ -66,6 +66,10 @@ type StepOutcome struct {
 	Impact      string        `json:"impact,omitempty"`
 	Attempts    int           `json:"attempts"`
 	Audit       []AuditRecord `json:"audit,omitempty"` // one record per tool call
+	// Start and End are when the agent's execute task ran the step; the
+	// replan node adds the round's running time to Usage.Wall from them.
+	Start time.Time `json:"start,omitzero"`
+	End   time.Time `json:"end,omitzero"`
 }
 
 // Executor runs plan steps with tools. The zero value plus Tools works.

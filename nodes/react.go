@@ -30,6 +30,10 @@ type ReActExecutor struct {
 	Options []llms.CallOption
 	// Now is the clock for audit records (default time.Now).
 	Now func() time.Time
+
+	// byShare says MaxToolCalls is the step's share of the agent's total
+	// tool-call budget, which then names that budget when it runs out.
+	byShare bool
 }
 
 // ReActInfo is what a ReAct step spent on the model.
@@ -119,6 +123,9 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 		msgs = append(msgs, ai)
 		for _, tc := range choice.ToolCalls {
 			if r.MaxToolCalls > 0 && len(out.Audit) >= r.MaxToolCalls {
+				if r.byShare {
+					return fail(ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d", step.ID, BudgetToolCalls, len(out.Audit), r.MaxToolCalls))
+				}
 				return fail(ErrKindOther, fmt.Errorf("step %q: stopped by budget %s: used %d of %d", step.ID, BudgetToolCallsPerStep, len(out.Audit), r.MaxToolCalls))
 			}
 			msgs = append(msgs, r.call(ctx, step.ID, tc, now, &out))

@@ -172,7 +172,7 @@ func TestAgentRunsDescribedStepsWithReAct(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, out.Response.Complete)
 	require.Len(t, m.calls, 2, "only the described step used the model")
-	require.Equal(t, Usage{Start: out.Usage.Start, ModelCalls: 2, ToolCalls: 2, Rounds: 2, PromptTokens: 20, CompletionTokens: 10, TotalTokens: 30}, out.Usage)
+	require.Equal(t, Usage{Wall: out.Usage.Wall, ModelCalls: 2, ToolCalls: 2, Rounds: 2, PromptTokens: 20, CompletionTokens: 10, TotalTokens: 30}, out.Usage)
 	research := outcomeOf(t, out.PastSteps, "research")
 	require.Equal(t, "Warehouse B has 4 units of SKU-01.", research.Output)
 	require.Len(t, out.Audit.ForStep("research"), 1)

@@ -162,6 +162,10 @@ type ReplanRequest struct {
 	Plan    Plan // current plan, outcomes applied; Goal and Constraints included
 	Trigger Trigger
 	Tools   []tools.Tool
+	// Guards are the guards a revision must pass, set by Revise. A strategy
+	// that chooses among others, like AdaptiveReplanner, checks each
+	// candidate with CheckRevision and moves on when it is rejected.
+	Guards []Guard
 }
 
 // ReplanInfo says what a revision did.
@@ -173,6 +177,19 @@ type ReplanInfo struct {
 	Removed    []string `json:"removed,omitempty"` // steps no longer in the plan (never completed ones)
 	Added      []string `json:"added,omitempty"`
 	Changed    []string `json:"changed,omitempty"` // same id, different tool/input/dependencies
+	// Failed are the strategies an AdaptiveReplanner tried before Strategy,
+	// or all it tried when none succeeded, with why each failed.
+	Failed []StrategyFailure `json:"failed,omitempty"`
+}
+
+// StrategyFailure is a replan strategy that could not revise the plan: it
+// had no fix (ErrNoFix), its plans were rejected by validation
+// (ErrPlanRejected), or its revision broke an invariant or a guard
+// (ErrRevisionRejected, Rejected true).
+type StrategyFailure struct {
+	Strategy string `json:"strategy"`
+	Rejected bool   `json:"rejected,omitempty"`
+	Reason   string `json:"reason"`
 }
 
 // Replanner revises a plan.
@@ -273,8 +290,10 @@ func (e *revisionError) As(target any) bool {
 }
 
 // Revise runs a strategy and enforces the invariants (CheckRevision) on its
-// result; it also fills Kept/Removed/Added/Changed in the info.
+// result; it also fills Kept/Removed/Added/Changed in the info. The strategy
+// sees the guards in req.Guards.
 func Revise(ctx context.Context, r Replanner, req ReplanRequest, guards ...Guard) (Plan, ReplanInfo, error) {
+	req.Guards = guards
 	p, info, err := r.Replan(ctx, req)
 	if err != nil {
 		return Plan{}, info, err
@@ -308,9 +327,11 @@ func diffPlans(old, revised Plan) (kept, removed, added, changed []string) {
 
 // ReplanRound is the replan node in one call: Decide, and when the decision
 // is revise, Revise with r. A strategy that cannot help (ErrNoFix) or whose
-// revisions are rejected turns the decision into blocked, with the reason; any
-// other error (a model transport error) is returned. The caller adds
-// Decision.Info.ModelCalls and one replan to its Usage.
+// revisions are rejected turns the decision into blocked, with the reason
+// (with an AdaptiveReplanner, only once every strategy failed; the reasons
+// are also in Decision.Info.Failed); any other error (a model transport
+// error) is returned. The caller adds Decision.Info.ModelCalls and one
+// replan to its Usage.
 func ReplanRound(ctx context.Context, in RoundInput, r Replanner, ts []tools.Tool, guards ...Guard) (Decision, error) {
 	d := Decide(in)
 	if d.Action != ActionRevise {
@@ -326,9 +347,16 @@ func ReplanRound(ctx context.Context, in RoundInput, r Replanner, ts []tools.Too
 	case err == nil:
 		d.Plan = &p
 		return d, nil
-	case errors.Is(err, ErrNoFix), errors.Is(err, ErrRevisionRejected), errors.Is(err, ErrPlanRejected):
+	case cannotRevise(err):
 		d.Action, d.Reason = ActionBlocked, fmt.Sprintf("%s; could not revise: %v", d.Reason, err)
 		return d, nil
 	}
 	return d, err
+}
+
+// cannotRevise reports whether err says a strategy could not revise the plan
+// (no fix, or its revisions rejected), as opposed to a failure to ask (a
+// model transport error, a spent budget, a cancelled context).
+func cannotRevise(err error) bool {
+	return errors.Is(err, ErrNoFix) || errors.Is(err, ErrRevisionRejected) || errors.Is(err, ErrPlanRejected)
 }

@@ -292,9 +292,16 @@ func renameSteps(steps []Step, taken map[string]bool) []Step {
 // a failure IncrementalFix knows (unknown tool, bad input, missing file) goes
 // to Incremental first; a blocked route goes to Partial (the completed
 // findings are the reason to revise); otherwise a plan less than
-// EarlyFraction done (default 0.3) goes to Full, and the rest to Partial.
-// When the chosen strategy is nil or says ErrNoFix, the next one is tried
-// (Partial, then Full).
+// EarlyFraction (default 0.3) done goes to Full, and the rest to Partial.
+//
+// Each strategy's revision is checked with CheckRevision (with the request's
+// Guards) as soon as it is made. When the chosen strategy is nil, has no fix
+// (ErrNoFix), or its revision is rejected (ErrRevisionRejected: an
+// incremental fix onto a tool a guard refuses, say) or its plans are
+// (ErrPlanRejected), the next one is tried (Partial, then Full), and the
+// failure is recorded in ReplanInfo.Failed. Any other error (a model
+// transport error, ErrModelBudget) ends the search. When every strategy
+// fails, the error names each one with its reason and matches their errors.
 type AdaptiveReplanner struct {
 	Incremental   Replanner
 	Partial       Replanner
@@ -325,7 +332,7 @@ func (a AdaptiveReplanner) Choose(req ReplanRequest) []string {
 func (a AdaptiveReplanner) Replan(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error) {
 	by := map[string]Replanner{"incremental": a.Incremental, "partial": a.Partial, "full": a.Full}
 	var total ReplanInfo
-	var lastErr error = ErrNoFix
+	var errs []error
 	for _, name := range a.Choose(req) {
 		r := by[name]
 		if r == nil {
@@ -334,14 +341,47 @@ func (a AdaptiveReplanner) Replan(ctx context.Context, req ReplanRequest) (Plan,
 		p, info, err := r.Replan(ctx, req)
 		total.ModelCalls += info.ModelCalls
 		total.Tokens = total.Tokens.Add(info.Tokens)
-		total.Strategy = "adaptive:" + info.Strategy
+		strategy := info.Strategy
+		if strategy == "" {
+			strategy = name
+		}
+		total.Strategy = "adaptive:" + strategy
+		if err == nil {
+			err = CheckRevision(req.Plan, p, req.Tools, req.Guards...)
+		}
 		if err == nil {
 			return p, total, nil
 		}
-		lastErr = err
-		if !errors.Is(err, ErrNoFix) {
+		if !cannotRevise(err) {
 			return Plan{}, total, err
 		}
+		total.Failed = append(total.Failed, StrategyFailure{Strategy: strategy, Rejected: errors.Is(err, ErrRevisionRejected), Reason: err.Error()})
+		errs = append(errs, err)
 	}
-	return Plan{}, total, lastErr
+	switch len(errs) {
+	case 0:
+		return Plan{}, total, ErrNoFix
+	case 1:
+		return Plan{}, total, errs[0]
+	}
+	return Plan{}, total, &strategiesError{failed: total.Failed, errs: errs}
 }
+
+// strategiesError is the error of an AdaptiveReplanner whose strategies all
+// failed: it names each with its reason and matches each one's error.
+type strategiesError struct {
+	failed []StrategyFailure
+	errs   []error
+}
+
+// Error implements error.
+func (e *strategiesError) Error() string {
+	parts := make([]string, len(e.failed))
+	for i, f := range e.failed {
+		parts[i] = f.Strategy + ": " + f.Reason
+	}
+	return "every strategy failed: " + strings.Join(parts, "; ")
+}
+
+// Unwrap returns the strategies' errors, for errors.Is and errors.As.
+func (e *strategiesError) Unwrap() []error { return e.errs }

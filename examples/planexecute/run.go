@@ -37,11 +37,6 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 		return fail(exitFailed, "%v", err)
 	}
 	acfg.Tools = watchTools(acfg.Tools, slowTools())
-	if cfg.resume {
-		// The wall-clock budget counts from the thread's first plan; the
-		// time it spent interrupted is not the agent's.
-		acfg.Budget.MaxWall = 0
-	}
 	saver, err := sqlite.Open(cfg.db)
 	if err != nil {
 		return fail(exitFailed, "open the checkpoint database: %v", err)

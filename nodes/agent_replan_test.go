@@ -1,0 +1,119 @@
+package nodes
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/tools"
+)
+
+func TestAgentRejectedIncrementalFixFallsThrough(t *testing.T) {
+	t.Parallel()
+	// The plan's second step names "purge_record", a typo: the closest tool
+	// is purge_records, which changes things, so the incremental fix breaks
+	// the query-only guard.
+	plan := []Step{st("lookup", "lookup", `{}`), st("purge", "purge_record", `{}`, "lookup"), st("answer", "", "", "purge")}
+	const guardRefusal = `tool "purge_records" changes things, but the request is query-only`
+	lookupAgain := []Step{st("check", "lookup", `{"again":true}`, "lookup"), st("answer", "", "", "check")}
+	partial := func(steps []Step, err error) Replanner {
+		return PartialReplan{Template: func(ReplanRequest) ([]Step, error) { return steps, err }}
+	}
+	full := FullReplan{Planner: stepsPlanner(st("fresh", "lookup", `{"fresh":true}`), st("answer", "", "", "fresh"))}
+	tests := []struct {
+		name     string
+		replan   AdaptiveReplanner
+		budget   Budget
+		planInfo PlanInfo
+		strategy string            // the revision's strategy; "" when none succeeded
+		failed   []StrategyFailure // Reason is a substring
+		blocked  []string          // substrings of AgentState.Blocked
+		stop     string            // the budget that stopped the run
+	}{{
+		name:     "to the partial replan",
+		replan:   AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: partial(lookupAgain, nil), Full: full},
+		strategy: "adaptive:partial:template",
+		failed:   []StrategyFailure{{Strategy: "incremental", Rejected: true, Reason: guardRefusal}},
+	}, {
+		name:     "to the full replan when the partial one has no fix",
+		replan:   AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: partial(nil, fmt.Errorf("%w: not this one", ErrNoFix)), Full: full},
+		strategy: "adaptive:full",
+		failed: []StrategyFailure{
+			{Strategy: "incremental", Rejected: true, Reason: guardRefusal},
+			{Strategy: "partial:template", Reason: "no fix for this failure: not this one"},
+		},
+	}, {
+		name:   "every strategy rejected: blocked, with every reason",
+		replan: AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: partial([]Step{st("purge2", "purge_records", `{}`, "lookup")}, nil)},
+		failed: []StrategyFailure{
+			{Strategy: "incremental", Rejected: true, Reason: guardRefusal},
+			{Strategy: "partial:template", Rejected: true, Reason: `tool "purge_records" changes things`},
+		},
+		blocked: []string{`step "purge" failed (unknown_tool)`, "could not revise: every strategy failed: incremental: nodes: revision rejected", "; partial:template: nodes: revision rejected"},
+	}, {
+		name:     "the next strategy needs more model calls than are left: a budget stop that records the rejection",
+		replan:   AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: PartialReplan{Model: &scriptedModel{replies: []string{"not a plan"}}}},
+		budget:   Budget{MaxModelCalls: 2},
+		planInfo: PlanInfo{Source: "test", ModelCalls: 1},
+		failed:   []StrategyFailure{{Strategy: "incremental", Rejected: true, Reason: guardRefusal}},
+		stop:     BudgetModelCalls,
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var purged atomic.Int32
+			ts := []tools.Tool{
+				FuncTool{ToolName: "lookup", Fn: func(_ context.Context, in string) (string, error) { return "found " + in, nil }},
+				FuncTool{ToolName: "purge_records", Mutates: true, Fn: func(context.Context, string) (string, error) { purged.Add(1); return "purged", nil }},
+			}
+			cfg := AgentConfig{
+				Tools: ts,
+				Planner: plannerFunc(func(_ context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+					return Plan{Goal: req.Goal, Steps: plan}, tt.planInfo, nil
+				}),
+				Replanner: tt.replan,
+				Guards:    []Guard{ReadOnlyGuard(ts)},
+				Budget:    tt.budget,
+			}
+			app := compileAgent(t, cfg, nil)
+			out, err := app.Invoke(t.Context(), NewInput("look the records up", "query only: change nothing"))
+			require.NoError(t, err)
+			require.Zero(t, purged.Load(), "the guard held")
+			require.Equal(t, ErrKindUnknownTool, outcomeOf(t, out.PastSteps, "purge").ErrKind)
+
+			d := out.Decisions[1] // the round in which "purge" failed
+			require.Equal(t, TriggerFailed, d.Trigger.Kind)
+			require.NotNil(t, d.Info)
+			require.Len(t, d.Info.Failed, len(tt.failed))
+			for i, want := range tt.failed {
+				got := d.Info.Failed[i]
+				require.Equal(t, want.Strategy, got.Strategy)
+				require.Equal(t, want.Rejected, got.Rejected)
+				require.Contains(t, got.Reason, want.Reason)
+			}
+			switch {
+			case tt.strategy != "":
+				require.Equal(t, ActionRevise, d.Action)
+				require.Equal(t, tt.strategy, d.Info.Strategy)
+				require.Nil(t, out.Stop)
+				require.Empty(t, out.Blocked)
+				require.True(t, out.Response.Complete)
+				require.Equal(t, 1, out.Usage.Replans)
+			case tt.stop != "":
+				require.Equal(t, ActionStop, d.Action)
+				require.Equal(t, tt.stop, out.Stop.Budget)
+				require.Equal(t, tt.budget.MaxModelCalls, out.Usage.ModelCalls, "the budget is spent, not exceeded")
+				require.Contains(t, out.Answer(), "Stopped early: "+out.Stop.Error())
+			default:
+				require.Equal(t, ActionBlocked, d.Action)
+				for _, want := range tt.blocked {
+					require.Contains(t, out.Blocked, want)
+				}
+				require.Equal(t, out.Blocked, d.Reason)
+				require.Contains(t, out.Answer(), "Stopped early: "+out.Blocked)
+			}
+		})
+	}
+}

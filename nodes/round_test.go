@@ -1,0 +1,270 @@
+package nodes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stategraph/stategraph/checkpoint/memory"
+	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/state"
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/tools"
+)
+
+// stepsPlanner plans the given steps for any goal.
+func stepsPlanner(steps ...Step) Planner {
+	return plannerFunc(func(_ context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+		return Plan{Goal: req.Goal, Steps: steps}, PlanInfo{Source: "test"}, nil
+	})
+}
+
+// callsPerStep counts the audit records of each step.
+func callsPerStep(l AuditLog) map[string]int {
+	n := map[string]int{}
+	for _, r := range l {
+		n[r.StepID]++
+	}
+	return n
+}
+
+func TestToolShareSplitsWhatIsLeft(t *testing.T) {
+	t.Parallel()
+	running := func(s Step) Step { s.Status = StatusRunning; return s }
+	p := Plan{Steps: []Step{
+		done(st("a", "work", ""), "ra"),
+		running(st("b", "work", "")),
+		running(st("c", "", "")), // synthesis: no calls
+		running(st("d", "work", "")),
+		running(st("e", "work", "")),
+		st("f", "work", ""), // pending: not in this round
+	}}
+	tests := []struct {
+		name   string
+		budget Budget
+		used   int
+		want   map[string]int // share per step id
+	}{
+		{"no total budget", Budget{}, 7, map[string]int{"b": -1, "d": -1, "e": -1, "c": -1}},
+		{"even split", Budget{MaxToolCalls: 10}, 1, map[string]int{"b": 3, "d": 3, "e": 3, "c": 0}},
+		{"uneven split: the first in plan order take the rest", Budget{MaxToolCalls: 10}, 2, map[string]int{"b": 3, "d": 3, "e": 2}},
+		{"one call each", Budget{MaxToolCalls: 5}, 2, map[string]int{"b": 1, "d": 1, "e": 1}},
+		{"not running, no share", Budget{MaxToolCalls: 5}, 0, map[string]int{"a": 0, "f": 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := &Agent{cfg: AgentConfig{Budget: tt.budget}}
+			for id, want := range tt.want {
+				require.Equal(t, want, a.toolShare(p, Usage{ToolCalls: tt.used}, id), id)
+			}
+		})
+	}
+}
+
+func TestRunningTimeCountsParallelStepsOnce(t *testing.T) {
+	t.Parallel()
+	t0 := time.Unix(1000, 0)
+	at := func(from, to int) StepOutcome {
+		return StepOutcome{Start: t0.Add(time.Duration(from) * time.Second), End: t0.Add(time.Duration(to) * time.Second)}
+	}
+	tests := []struct {
+		name string
+		outs []StepOutcome
+		want time.Duration
+	}{
+		{"none", nil, 0},
+		{"one step", []StepOutcome{at(0, 5)}, 5 * time.Second},
+		{"parallel steps overlap", []StepOutcome{at(0, 5), at(1, 3), at(2, 8)}, 8 * time.Second},
+		{"a step run again after a pause: the gap is not counted", []StepOutcome{at(0, 5), at(3600, 3602)}, 7 * time.Second},
+		{"outcomes without times are left out", []StepOutcome{{}, at(10, 12)}, 2 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			require.Equal(t, tt.want, runningTime(tt.outs))
+		})
+	}
+}
+
+func TestAgentToolCallBudgetIsAHardLimitWithinARound(t *testing.T) {
+	t.Parallel()
+	work := func(fail bool) tools.Tool {
+		return FuncTool{ToolName: "work", ToolDescription: "does some work",
+			Fn: func(context.Context, string) (string, error) {
+				if fail {
+					return "", errors.New("service unavailable")
+				}
+				return "done", nil
+			}}
+	}
+	// parallel is n independent steps on the tool, then an answer.
+	parallel := func(n int) []Step {
+		var steps []Step
+		var ids []string
+		for i := 1; i <= n; i++ {
+			id := fmt.Sprintf("s%d", i)
+			steps = append(steps, st(id, "work", fmt.Sprintf(`{"n":%d}`, i)))
+			ids = append(ids, id)
+		}
+		return append(steps, st("answer", "", "", ids...))
+	}
+	tests := []struct {
+		name   string
+		steps  []Step
+		fail   bool
+		budget Budget
+		policy FailurePolicy
+		react  *toolCallingModel
+		calls  map[string]int // tool calls per step
+		stop   string         // "" when the run finishes
+	}{{
+		name:  "ready steps beyond the calls left wait, in plan order",
+		steps: parallel(4), budget: Budget{MaxToolCalls: 2},
+		calls: map[string]int{"s1": 1, "s2": 1},
+		stop:  "used 2 of 2",
+	}, {
+		name:  "retries of parallel steps share what is left",
+		steps: parallel(2), fail: true, budget: Budget{MaxToolCalls: 5},
+		policy: FailurePolicy{Action: OnFailureRetry, Retries: 3},
+		calls:  map[string]int{"s1": 3, "s2": 2},
+		stop:   "used 5 of 5",
+	}, {
+		name:  "the per-step budget binds when it is lower than the share",
+		steps: parallel(2), fail: true, budget: Budget{MaxToolCalls: 9, MaxToolCallsPerStep: 2, MaxRoundsWithoutProgress: -1, MaxReplans: 1},
+		policy: FailurePolicy{Action: OnFailureRetry, Retries: 3},
+		calls:  map[string]int{"s1": 4, "s2": 4}, // 2 each, twice (one replan)
+		stop:   "max_replans",
+	}, {
+		name:   "a ReAct step makes no more calls than its share",
+		steps:  []Step{{ID: "research", Description: "look around"}, st("s1", "work", `{}`), st("answer", "", "", "research", "s1")},
+		budget: Budget{MaxToolCalls: 3},
+		react:  &toolCallingModel{loop: askTool("c", "work", "again")},
+		calls:  map[string]int{"research": 2, "s1": 1},
+		stop:   "used 3 of 3",
+	}, {
+		name:  "enough calls left: every ready step runs in one round, the answer needs none",
+		steps: parallel(3), budget: Budget{MaxToolCalls: 4},
+		calls: map[string]int{"s1": 1, "s2": 1, "s3": 1},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := AgentConfig{Tools: []tools.Tool{work(tt.fail)}, Planner: stepsPlanner(tt.steps...),
+				Replanner: retryReplanner{}, Budget: tt.budget, FailurePolicy: tt.policy}
+			var opts []AgentOption
+			if tt.react != nil {
+				opts = append(opts, WithReAct(&ReActExecutor{Model: tt.react}, nil))
+			}
+			app := compileAgent(t, cfg, nil, opts...)
+			out, err := app.Invoke(t.Context(), NewInput("work"))
+			require.NoError(t, err)
+			require.Equal(t, tt.calls, callsPerStep(out.Audit))
+			require.Equal(t, len(out.Audit), out.Usage.ToolCalls)
+			if tt.budget.MaxToolCalls > 0 {
+				require.LessOrEqual(t, out.Usage.ToolCalls, tt.budget.MaxToolCalls, "the total is never exceeded")
+			}
+			if tt.stop == "" {
+				require.Nil(t, out.Stop)
+				require.True(t, out.Response.Complete)
+				require.Len(t, out.Decisions, 2, "one round for the steps, one for the answer")
+				return
+			}
+			require.NotNil(t, out.Stop)
+			require.Contains(t, out.Stop.Error(), tt.stop)
+			require.Contains(t, out.Answer(), "Stopped early: "+out.Stop.Error())
+			if tt.react != nil {
+				research := outcomeOf(t, out.PastSteps, "research")
+				require.Contains(t, research.Err, "stopped by its share of budget max_tool_calls: used 2 of 2")
+			}
+		})
+	}
+}
+
+// manualClock is a clock that moves only when told to.
+type manualClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *manualClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *manualClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func TestAgentWallTimeCountsOnlyRunningTime(t *testing.T) {
+	t.Parallel()
+	// chain is n steps on the tool, each after the one before, then an answer.
+	chain := func(n int) []Step {
+		var steps []Step
+		prev := []string(nil)
+		for i := 1; i <= n; i++ {
+			id := fmt.Sprintf("s%d", i)
+			steps = append(steps, st(id, "work", `{}`, prev...))
+			prev = []string{id}
+		}
+		return append(steps, st("answer", "", "", prev...))
+	}
+	tests := []struct {
+		name   string
+		steps  int
+		maxAll time.Duration
+		pauses []time.Duration // Usage.Wall in the checkpoint at each pause
+		wall   time.Duration
+		stop   string // "" when the run finishes
+	}{{
+		name:  "an hour's pause after every round is not charged",
+		steps: 2, maxAll: time.Minute,
+		pauses: []time.Duration{20 * time.Second, 40 * time.Second, 40 * time.Second},
+		wall:   40 * time.Second,
+	}, {
+		name:  "running time adds up across resumes",
+		steps: 3, maxAll: 50 * time.Second,
+		pauses: []time.Duration{20 * time.Second, 40 * time.Second, time.Minute},
+		wall:   time.Minute,
+		stop:   "nodes: stopped by budget max_wall: used 1m0s of 50s",
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			clock := &manualClock{t: time.Date(2024, 6, 4, 9, 0, 0, 0, time.UTC)}
+			work := FuncTool{ToolName: "work", ToolDescription: "takes 20 seconds",
+				Fn: func(context.Context, string) (string, error) { clock.advance(20 * time.Second); return "done", nil }}
+			cfg := AgentConfig{Tools: []tools.Tool{work}, Planner: stepsPlanner(chain(tt.steps)...), Budget: Budget{MaxWall: tt.maxAll}}
+			app := compileAgent(t, cfg, []graph.CompileOption{graph.WithCheckpointer(memory.New())}, WithClock(clock.now))
+			ctx, thread := t.Context(), graph.WithThread("approve-each-round")
+
+			var pauses []time.Duration
+			out, err := app.Invoke(ctx, NewInput("work"), thread, graph.InterruptAfter(NodeReplan))
+			for errors.Is(err, graph.ErrInterrupted) {
+				snap, serr := app.State(ctx, thread)
+				require.NoError(t, serr)
+				pauses = append(pauses, snap.Values.Usage.Wall)
+				require.Zero(t, snap.Values.Usage.Start, "the clock is stopped while the thread waits")
+				clock.advance(time.Hour) // waiting for someone to approve the next round
+				out, err = app.Invoke(ctx, state.Update[AgentState]{}, thread, graph.InterruptAfter(NodeReplan))
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.pauses, pauses)
+			require.Equal(t, tt.wall, out.Usage.Wall)
+			if tt.stop == "" {
+				require.Nil(t, out.Stop)
+				require.True(t, out.Response.Complete)
+				return
+			}
+			require.NotNil(t, out.Stop)
+			require.Equal(t, BudgetWall, out.Stop.Budget)
+			require.Equal(t, tt.stop, out.Stop.Error())
+		})
+	}
+}
