@@ -67,7 +67,10 @@ func WithClock(now func() time.Time) AgentOption { return func(o *agentOptions) 
 // tool call: by default the steps that have no tool and no dependencies (a
 // task described in words, which cannot be a synthesis step); select decides
 // instead when it is not nil. r.Tools defaults to the agent's tools and
-// r.MaxToolCalls to Budget.MaxToolCallsPerStep.
+// r.MaxToolCalls to Budget.MaxToolCallsPerStep. In a round, each ReAct step
+// makes at most its share of the model calls Budget.MaxModelCalls has left
+// (and at most r.MaxModelCalls), and of the tool calls Budget.MaxToolCalls
+// has left.
 func WithReAct(r *ReActExecutor, selectStep func(Step) bool) AgentOption {
 	return func(o *agentOptions) { o.react, o.reactFor = r, selectStep }
 }
@@ -95,14 +98,18 @@ func WithNodeOptions(node string, opts ...graph.NodeOption) AgentOption {
 // A round takes two supersteps (execute, replan), so the graph's default
 // recursion limit (graph.DefaultRecursionLimit) allows about eleven rounds;
 // pass graph.WithRecursionLimit to a call for longer plans. Budgets are
-// checked by the replan node after each round, except the total of tool
-// calls, which is a hard limit within a round too: a round starts, in plan
-// order, no more steps that call tools than Budget.MaxToolCalls has calls
-// left, and each may make at most its share of them (and at most
-// MaxToolCallsPerStep); the steps left out wait for the next round, or the
-// run stops naming the budget. Wall time (Budget.MaxWall) is the time the
-// nodes spent running (Usage.Wall), so a thread that sat interrupted is
-// not charged for the pause.
+// checked by the replan node after each round, except the totals of tool
+// calls and model calls, which are hard limits within a round too: a round
+// starts, in plan order, no more steps that call tools than
+// Budget.MaxToolCalls has calls left, and each may make at most its share of
+// them (and at most MaxToolCallsPerStep); likewise no more ReAct steps than
+// Budget.MaxModelCalls has model calls left, each making at most its share
+// of them (and at most ReActExecutor.MaxModelCalls). The steps left out wait
+// for the next round, or the run stops naming the budget. The planner and
+// replan nodes give their strategies only the model calls left, and count
+// only the calls made, not one the budget refused. Wall time
+// (Budget.MaxWall) is the time the nodes spent running (Usage.Wall), so a
+// thread that sat interrupted is not charged for the pause.
 type Agent struct {
 	cfg      AgentConfig
 	exec     *Executor
@@ -216,11 +223,16 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState
 			p.Constraints = append(p.Constraints, c)
 		}
 	}
-	p, running := a.startRound(p, s.Usage)
+	u := s.Usage.Add(delta) // the planner's model calls are spent before the round
+	p, running := a.startRound(p, u)
 	if running == 0 {
-		if len(p.Ready()) > 0 {
-			return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: no tool call is left to run the plan's first steps (%s: used %d of %d)",
-				BudgetToolCalls, s.Usage.ToolCalls, a.cfg.Budget.MaxToolCalls)
+		if stop := a.blockedBy(p, u); stop != nil {
+			call := "tool call"
+			if stop.Budget == BudgetModelCalls {
+				call = "model call"
+			}
+			return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: no %s is left to run the plan's first steps (%s: used %s of %s)",
+				call, stop.Budget, stop.Used, stop.Limit)
 		}
 		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: the plan has no step ready to run (%d steps; empty, or every step waits on another)", len(p.Steps))
 	}
@@ -229,7 +241,8 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState
 }
 
 // sendRunning sends each running step to execute as its own task, with the
-// plan and the usage its share of the tool-call budget is computed from.
+// plan and the usage its shares of the tool-call and model-call budgets are
+// computed from.
 func sendRunning(_ context.Context, s AgentState) ([]graph.Send[AgentState], error) {
 	var sends []graph.Send[AgentState]
 	for _, st := range s.Plan.Steps {
@@ -254,7 +267,8 @@ func afterReplan(ctx context.Context, s AgentState) (graph.Route[AgentState], er
 
 // execute is the execute node: one task per step (s.Current), which
 // appends its outcome and audit records and adds its usage. The step makes
-// at most its share of the tool calls left (see toolShare); a step whose
+// at most its share of the tool calls left (see toolShare), and a ReAct step
+// at most its share of the model calls left (see modelShare); a step whose
 // share is none is not run and stays pending.
 func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
 	ctx, cancel := ownContext(ctx)
@@ -268,13 +282,22 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 	if share == 0 && a.callsTools(step) {
 		return state.Update[AgentState]{}, nil
 	}
+	modelShare := a.modelShare(s.Plan, s.Usage, step.ID)
+	if modelShare == 0 && a.runsReAct(step) {
+		return state.Update[AgentState]{}, nil
+	}
 	step.Status = StatusPending
 	results := s.Plan.Results()
 	var out StepOutcome
 	var delta Usage
-	if a.react != nil && a.reactFor(step) {
+	if a.runsReAct(step) {
 		r := *a.react
 		r.MaxToolCalls, r.byShare = callLimit(r.MaxToolCalls, share)
+		perStep := r.MaxModelCalls
+		if perStep <= 0 {
+			perStep = DefaultReActModelCalls
+		}
+		r.MaxModelCalls, r.byModelShare = callLimit(perStep, modelShare)
 		var info ReActInfo
 		out, info = r.Run(ctx, step, results)
 		delta.ModelCalls = info.ModelCalls
@@ -325,22 +348,21 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 	u.Wall += ran
 	u.Start = start
 	delta := Usage{Rounds: 1, RoundsWithoutProgress: u.RoundsWithoutProgress}
-	ctx, allow := budgetFor(ctx, a.cfg.Budget, u)
+	ctx, _ = budgetFor(ctx, a.cfg.Budget, u)
 	d, err := ReplanRound(ctx, RoundInput{Plan: p, Outcomes: outs, Budget: a.cfg.Budget, Usage: u, Now: a.now()},
 		a.cfg.Replanner, a.cfg.Tools, a.cfg.Guards...)
 	if errors.Is(err, ErrModelBudget) {
 		// The strategies needed more model calls than the budget had left.
-		// The allowance counted the calls made; the decision keeps the
-		// trigger and the strategies that failed before (Info.Failed).
-		used := int(allow.used.Load())
+		// Their info counts the calls they made (a refused call is not
+		// one); the decision keeps the trigger and the strategies that
+		// failed before (Info.Failed).
 		var info ReplanInfo
 		if d.Info != nil {
 			info = *d.Info
 		}
-		info.ModelCalls = used
 		spent := a.cfg.Budget.MaxModelCalls
 		d, err = Decision{Action: ActionStop, Reason: "a replan needed more model calls than the budget allows", Trigger: d.Trigger, Info: &info,
-			Stop: &StopReason{Budget: BudgetModelCalls, Limit: fmt.Sprint(spent), Used: fmt.Sprint(u.ModelCalls + used)}}, nil
+			Stop: &StopReason{Budget: BudgetModelCalls, Limit: fmt.Sprint(spent), Used: fmt.Sprint(u.ModelCalls + info.ModelCalls)}}, nil
 	}
 	if err != nil {
 		return state.Update[AgentState]{}, fmt.Errorf("nodes: replan: %w", err)
@@ -350,15 +372,22 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 		delta = delta.AddTokens(d.Info.Tokens)
 	}
 	ws := []state.Write[AgentState]{StateApplied.Set(len(s.PastSteps))}
+	next := u
+	next.ModelCalls += delta.ModelCalls // this node's model calls are spent before the next round
 	switch d.Action {
 	case ActionContinue:
-		p, _ = a.startRound(p, u)
+		p, _ = a.startRound(p, next)
 	case ActionRevise:
 		delta.Replans = 1
 		var n int
-		p, n = a.startRound(*d.Plan, u)
+		p, n = a.startRound(*d.Plan, next)
 		if n == 0 {
-			d.Action, d.Reason = ActionBlocked, d.Reason+"; the revised plan has no step ready to run"
+			if stop := a.blockedBy(p, next); stop != nil {
+				// The revision spent the last model calls its steps needed.
+				d.Action, d.Reason, d.Stop = ActionStop, d.Reason+"; the revised plan cannot start: "+stop.Error(), stop
+			} else {
+				d.Action, d.Reason = ActionBlocked, d.Reason+"; the revised plan has no step ready to run"
+			}
 		}
 	}
 	switch d.Action {

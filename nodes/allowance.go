@@ -14,7 +14,6 @@ var ErrModelBudget = errors.New("nodes: the model-call budget is spent")
 // allowance is what is left of the model-call budget for one node run.
 type allowance struct {
 	left atomic.Int64
-	used atomic.Int64
 }
 
 type allowanceKey struct{}
@@ -26,17 +25,23 @@ func withModelCalls(ctx context.Context, n int) (context.Context, *allowance) {
 	return context.WithValue(ctx, allowanceKey{}, a), a
 }
 
-// spend takes one model call from ctx's allowance, if it has one.
+// spend takes one model call from ctx's allowance, if it has one, or
+// returns ErrModelBudget when none is left: the call is refused, and the
+// caller must not make it or count it.
 func spend(ctx context.Context) error {
 	a, _ := ctx.Value(allowanceKey{}).(*allowance)
 	if a == nil {
 		return nil
 	}
-	if a.left.Add(-1) < 0 {
-		return ErrModelBudget
+	for {
+		n := a.left.Load()
+		if n <= 0 {
+			return ErrModelBudget
+		}
+		if a.left.CompareAndSwap(n, n-1) {
+			return nil
+		}
 	}
-	a.used.Add(1)
-	return nil
 }
 
 // budgetFor returns ctx limited to the model calls the budget has left,

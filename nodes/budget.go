@@ -11,6 +11,9 @@ import (
 //
 // MaxToolCalls is a hard limit: the agent dispatches no more steps in a
 // round than it has calls left and gives each its share (see NewAgent).
+// MaxModelCalls is one too: the planner and replan nodes' strategies get
+// only the model calls left, and a round dispatches no more ReAct steps
+// than there are model calls left and gives each its share (see Agent).
 // MaxWall bounds the running time (Usage.Wall), not the time a thread sat
 // interrupted.
 type Budget struct {

@@ -23,7 +23,11 @@
 //
 // Budget.MaxToolCalls holds within a round too: a round starts, in plan
 // order, no more steps that call tools than there are calls left, and each
-// makes at most its share of them. Budget.MaxWall is running time
+// makes at most its share of them. So does Budget.MaxModelCalls for the
+// ReAct steps, the only steps that call the model: a round starts no more
+// of them than there are model calls left, and each makes at most its
+// share. A model call the budget refuses (ErrModelBudget) is not made and
+// not counted. Budget.MaxWall is running time
 // (Usage.Wall, checkpointed with the state): a thread that sits interrupted
 // between a run and its resume is not charged for the wait.
 //

@@ -183,8 +183,12 @@ func askForPlan(ctx context.Context, model llms.Model, attempts int, threshold f
 		if err != nil {
 			return Plan{}, fmt.Errorf("nodes: render prompt: %w", err)
 		}
-		info.Attempts = a
 		reply, tok, err := generate(ctx, model, text, opts...)
+		if errors.Is(err, ErrModelBudget) {
+			// Refused, not made: neither an attempt nor a model call.
+			return Plan{}, fmt.Errorf("nodes: model call %d refused: %w", a, err)
+		}
+		info.Attempts = a
 		info.ModelCalls++
 		info.Tokens = info.Tokens.Add(tok)
 		if err != nil {
@@ -211,7 +215,9 @@ func askForPlan(ctx context.Context, model llms.Model, attempts int, threshold f
 }
 
 // generate makes one single-prompt model call and returns the first choice's
-// text and the call's tokens.
+// text and the call's tokens. It returns ErrModelBudget, without calling
+// the model, when ctx's model-call allowance is spent: that call was not
+// made and is not counted.
 func generate(ctx context.Context, model llms.Model, prompt string, opts ...llms.CallOption) (string, Tokens, error) {
 	if err := spend(ctx); err != nil {
 		return "", Tokens{}, err

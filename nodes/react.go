@@ -17,7 +17,8 @@ import (
 // run and answered, until it replies without tool calls — its reply is the
 // step's result. The loop is bounded per step by MaxModelCalls and
 // MaxToolCalls; running out fails the step, naming the budget, and the
-// replanner decides.
+// replanner decides. Run by the agent (WithReAct), a step is bounded by its
+// share of the agent's model-call and tool-call budgets too.
 type ReActExecutor struct {
 	Model llms.Model
 	// Tools the model may call (the agent's tools when used through WithReAct).
@@ -34,6 +35,9 @@ type ReActExecutor struct {
 	// byShare says MaxToolCalls is the step's share of the agent's total
 	// tool-call budget, which then names that budget when it runs out.
 	byShare bool
+	// byModelShare says the same of MaxModelCalls and the agent's
+	// model-call budget (Budget.MaxModelCalls).
+	byModelShare bool
 }
 
 // ReActInfo is what a ReAct step spent on the model.
@@ -87,6 +91,9 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 			return fail(ErrKindCanceled, err)
 		}
 		if info.ModelCalls >= maxModel {
+			if r.byModelShare {
+				return fail(ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d, before a final answer", step.ID, BudgetModelCalls, info.ModelCalls, maxModel))
+			}
 			return fail(ErrKindOther, fmt.Errorf("step %q: per-step model budget spent (%d calls) before a final answer", step.ID, maxModel))
 		}
 		resp, err := r.Model.GenerateContent(ctx, msgs, opts...)

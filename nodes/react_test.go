@@ -62,6 +62,7 @@ func TestReActExecutor(t *testing.T) {
 		model    *toolCallingModel
 		maxTools int
 		maxModel int
+		byShare  bool // maxModel is the step's share of the agent's model-call budget
 		status   StepStatus
 		output   string
 		err      string
@@ -92,6 +93,11 @@ func TestReActExecutor(t *testing.T) {
 		maxModel: 3,
 		status:   StatusFailed, err: `step "research": per-step model budget spent (3 calls) before a final answer`, audit: 3,
 	}, {
+		name:     "share of the agent's model-call budget",
+		model:    &toolCallingModel{loop: askTool("c", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
+		maxModel: 2, byShare: true,
+		status: StatusFailed, err: `step "research": stopped by its share of budget max_model_calls: used 2 of 2`, audit: 2,
+	}, {
 		name:   "model error",
 		model:  &toolCallingModel{},
 		status: StatusFailed, err: "tool-calling model: no more replies",
@@ -100,7 +106,7 @@ func TestReActExecutor(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			c := NewDeliveryCase()
-			r := &ReActExecutor{Model: tt.model, Tools: c.Tools(), MaxToolCalls: tt.maxTools, MaxModelCalls: tt.maxModel}
+			r := &ReActExecutor{Model: tt.model, Tools: c.Tools(), MaxToolCalls: tt.maxTools, MaxModelCalls: tt.maxModel, byModelShare: tt.byShare}
 			out, info := r.Run(t.Context(), step, nil)
 			require.Equal(t, tt.status, out.Status, out.Err)
 			require.Equal(t, tt.output, out.Output)

@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -136,7 +137,9 @@ func (l LLMResponder) Respond(ctx context.Context, req RespondRequest) (Response
 		return resp, fmt.Errorf("nodes: render prompt: %w", err)
 	}
 	text, tok, err := generate(ctx, l.Model, prompt, l.Options...)
-	resp.ModelCalls, resp.Tokens = 1, tok
+	if !errors.Is(err, ErrModelBudget) { // a refused call was not made
+		resp.ModelCalls, resp.Tokens = 1, tok
+	}
 	if err != nil {
 		return resp, fmt.Errorf("nodes: responder model call: %w", err)
 	}

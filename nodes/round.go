@@ -1,36 +1,48 @@
 package nodes
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
 
 // A round is one execute superstep: the planner or the replan node marks
 // ready steps running, and each runs as its own execute task. The total
-// tool-call budget is a hard limit across the parallel tasks of a round: a
-// round starts no more steps that call tools than there are calls left, and
-// each gets a share of what is left, so the round cannot overspend however
-// its steps retry.
+// tool-call and model-call budgets are hard limits across the parallel tasks
+// of a round: a round starts no more steps that call tools than there are
+// tool calls left, and no more ReAct steps (the steps that call the model)
+// than there are model calls left, and each step gets a share of what is
+// left, so the round cannot overspend however its steps retry.
 
 // startRound marks the plan's ready steps running and counts them: every
-// ready step that calls no tool (a synthesis step), and, in plan order, as
-// many of those that do as Budget.MaxToolCalls has calls left after u; the
-// others stay pending for a later round. Decide stops the run before a round
-// when no call is left, so a round with a ready step always starts one.
+// ready step that calls neither a tool nor the model (a synthesis step),
+// and, in plan order, those that do as long as the budgets have calls left
+// after u — Budget.MaxToolCalls one tool call for each step that calls
+// tools, Budget.MaxModelCalls one model call for each ReAct step; the others
+// stay pending for a later round. u must count every call made before the
+// round, the calling node's own included. Decide stops the run before a
+// round when no call is left, but the planner's or a revision's own model
+// calls may spend the last ones: then no ReAct step starts, and blockedBy
+// names the budget.
 func (a *Agent) startRound(p Plan, u Usage) (Plan, int) {
 	ready := p.Ready()
 	if len(ready) == 0 {
 		return p, 0
 	}
-	left := toolCallsLeft(a.cfg.Budget, u)
+	toolsLeft := toolCallsLeft(a.cfg.Budget, u)
+	modelLeft := modelCallsLeft(a.cfg.Budget, u)
 	p = p.Clone()
 	n := 0
 	for _, r := range ready {
-		if left >= 0 && a.callsTools(r) {
-			if left == 0 {
-				continue
-			}
-			left--
+		tool, model := a.callsTools(r), a.runsReAct(r)
+		if (tool && toolsLeft == 0) || (model && modelLeft == 0) {
+			continue
+		}
+		if tool && toolsLeft > 0 {
+			toolsLeft--
+		}
+		if model && modelLeft > 0 {
+			modelLeft--
 		}
 		p.Steps[p.Index(r.ID)].Status = StatusRunning
 		n++
@@ -38,10 +50,43 @@ func (a *Agent) startRound(p Plan, u Usage) (Plan, int) {
 	return p, n
 }
 
+// blockedBy returns the budget that keeps every ready step of p from
+// starting after u (startRound started none), or nil when p has no ready
+// step or one could start.
+func (a *Agent) blockedBy(p Plan, u Usage) *StopReason {
+	b := a.cfg.Budget
+	noTool := toolCallsLeft(b, u) == 0
+	noModel := modelCallsLeft(b, u) == 0
+	var toolStop, modelStop bool
+	for _, r := range p.Ready() {
+		switch {
+		case noTool && a.callsTools(r):
+			toolStop = true
+		case noModel && a.runsReAct(r):
+			modelStop = true
+		default:
+			return nil
+		}
+	}
+	switch {
+	case toolStop:
+		return &StopReason{Budget: BudgetToolCalls, Limit: fmt.Sprint(b.MaxToolCalls), Used: fmt.Sprint(u.ToolCalls)}
+	case modelStop:
+		return &StopReason{Budget: BudgetModelCalls, Limit: fmt.Sprint(b.MaxModelCalls), Used: fmt.Sprint(u.ModelCalls)}
+	}
+	return nil
+}
+
 // callsTools reports whether running s may call tools: it names a tool, or
 // the ReAct executor runs it.
 func (a *Agent) callsTools(s Step) bool {
-	return s.Tool != "" || (a.react != nil && a.reactFor(s))
+	return s.Tool != "" || a.runsReAct(s)
+}
+
+// runsReAct reports whether the ReAct executor runs s, which then calls the
+// model.
+func (a *Agent) runsReAct(s Step) bool {
+	return a.react != nil && a.reactFor(s)
 }
 
 // toolCallsLeft is what Budget.MaxToolCalls leaves after u, or -1 when the
@@ -53,6 +98,15 @@ func toolCallsLeft(b Budget, u Usage) int {
 	return max(b.MaxToolCalls-u.ToolCalls, 0)
 }
 
+// modelCallsLeft is what Budget.MaxModelCalls leaves after u, or -1 when the
+// budget sets no limit.
+func modelCallsLeft(b Budget, u Usage) int {
+	if b.MaxModelCalls <= 0 {
+		return -1
+	}
+	return max(b.MaxModelCalls-u.ModelCalls, 0)
+}
+
 // toolShare is the running step id's share of what Budget.MaxToolCalls
 // leaves after u, or -1 when the budget sets no limit: the calls left, split
 // evenly among the running steps of p that call tools, the first in plan
@@ -61,13 +115,30 @@ func toolCallsLeft(b Budget, u Usage) int {
 // same plan and usage (those of its Send), so the split does not depend on
 // which task runs first, and a task run again on resume gets the same share.
 func (a *Agent) toolShare(p Plan, u Usage, id string) int {
-	left := toolCallsLeft(a.cfg.Budget, u)
+	return shareOf(toolCallsLeft(a.cfg.Budget, u), p, id, a.callsTools)
+}
+
+// modelShare is the running step id's share of what Budget.MaxModelCalls
+// leaves after u, or -1 when the budget sets no limit: the model calls left,
+// split among the running ReAct steps of p like toolShare splits the tool
+// calls. The planner and replan nodes make their model calls before the
+// round starts and the respond node after it ends, so the round's ReAct
+// steps are the only ones spending this budget while it runs.
+func (a *Agent) modelShare(p Plan, u Usage, id string) int {
+	return shareOf(modelCallsLeft(a.cfg.Budget, u), p, id, a.runsReAct)
+}
+
+// shareOf splits left (-1: no limit) evenly among the running steps of p that
+// spend it, the first in plan order taking one more each when the split is
+// uneven, and returns id's part: 0 when id is not among them, -1 when there
+// is no limit.
+func shareOf(left int, p Plan, id string, spends func(Step) bool) int {
 	if left < 0 {
 		return -1
 	}
 	var ids []string
 	for _, s := range p.Steps {
-		if s.Status == StatusRunning && a.callsTools(s) {
+		if s.Status == StatusRunning && spends(s) {
 			ids = append(ids, s.ID)
 		}
 	}
@@ -75,16 +146,17 @@ func (a *Agent) toolShare(p Plan, u Usage, id string) int {
 	if i < 0 {
 		return 0
 	}
-	share := left / len(ids)
+	n := left / len(ids)
 	if i < left%len(ids) {
-		share++
+		n++
 	}
-	return share
+	return n
 }
 
-// callLimit is the tool calls a step may make given its per-step limit
-// (0: none) and its share of the total (-1: none): the smaller one, 0 for no
-// limit, and whether the share is the one that binds.
+// callLimit is the calls (tool calls, or a ReAct step's model calls) a step
+// may make given its per-step limit (0: none) and its share of the total
+// (-1: none): the smaller one, 0 for no limit, and whether the share is the
+// one that binds.
 func callLimit(perStep, share int) (limit int, byShare bool) {
 	if share < 0 || (perStep > 0 && perStep <= share) {
 		return perStep, false

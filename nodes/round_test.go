@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
 )
 
@@ -265,6 +267,177 @@ func TestAgentWallTimeCountsOnlyRunningTime(t *testing.T) {
 			require.NotNil(t, out.Stop)
 			require.Equal(t, BudgetWall, out.Stop.Budget)
 			require.Equal(t, tt.stop, out.Stop.Error())
+		})
+	}
+}
+
+func TestModelShareSplitsWhatIsLeftAmongReActSteps(t *testing.T) {
+	t.Parallel()
+	running := func(s Step) Step { s.Status = StatusRunning; return s }
+	p := Plan{Steps: []Step{
+		running(st("b", "", "")),      // described in words: ReAct
+		running(st("c", "work", "")),  // a tool call: no model call
+		running(st("d", "", "")),      // ReAct
+		running(st("e", "", "", "b")), // synthesis: no model call
+		running(st("f", "", "")),      // ReAct
+		st("g", "", ""),               // pending: not in this round
+	}}
+	tests := []struct {
+		name   string
+		budget Budget
+		used   int
+		want   map[string]int // share per step id
+	}{
+		{"no model-call budget", Budget{}, 7, map[string]int{"b": -1, "d": -1, "f": -1}},
+		{"even split", Budget{MaxModelCalls: 10}, 1, map[string]int{"b": 3, "d": 3, "f": 3}},
+		{"uneven split: the first in plan order take the rest", Budget{MaxModelCalls: 10}, 2, map[string]int{"b": 3, "d": 3, "f": 2}},
+		{"steps that make no model call, or are not running, get none", Budget{MaxModelCalls: 10}, 0, map[string]int{"c": 0, "e": 0, "g": 0}},
+		{"the tool-call budget does not change it", Budget{MaxModelCalls: 3, MaxToolCalls: 1}, 0, map[string]int{"b": 1, "d": 1, "f": 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := &Agent{cfg: AgentConfig{Budget: tt.budget}, react: &ReActExecutor{},
+				reactFor: func(s Step) bool { return s.Tool == "" && len(s.DependsOn) == 0 }}
+			for id, want := range tt.want {
+				require.Equal(t, want, a.modelShare(p, Usage{ModelCalls: tt.used}, id), id)
+			}
+		})
+	}
+}
+
+// modelCallsPerStep counts the calls m had for each ReAct step, read from
+// the step line that opens the step's prompt.
+func modelCallsPerStep(m *toolCallingModel) map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := map[string]int{}
+	for _, msgs := range m.calls {
+		text := msgs[1].Parts[0].(llms.TextContent).Text
+		id, _, _ := strings.Cut(strings.TrimPrefix(text, "Step "), ":")
+		n[id]++
+	}
+	return n
+}
+
+// spendingRetry is retryReplanner that reports one model call per revision.
+type spendingRetry struct{}
+
+func (spendingRetry) Replan(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error) {
+	p, info, err := retryReplanner{}.Replan(ctx, req)
+	info.ModelCalls = 1
+	return p, info, err
+}
+
+func TestAgentModelCallBudgetIsAHardLimitWithinARound(t *testing.T) {
+	t.Parallel()
+	work := FuncTool{ToolName: "work", ToolDescription: "does some work",
+		Fn: func(context.Context, string) (string, error) { return "done", nil }}
+	// described is n independent steps described in words (run by ReAct),
+	// then an answer.
+	described := func(n int) []Step {
+		var steps []Step
+		var ids []string
+		for i := 1; i <= n; i++ {
+			id := fmt.Sprintf("s%d", i)
+			steps = append(steps, Step{ID: id, Description: "look around " + id})
+			ids = append(ids, id)
+		}
+		return append(steps, st("answer", "", "", ids...))
+	}
+	answers := &llms.ContentChoice{Content: "found it"}
+	keepsAsking := askTool("c", "work", "again")
+	tests := []struct {
+		name      string
+		steps     []Step
+		planned   int // model calls the planner reports
+		replanner Replanner
+		budget    Budget
+		perStep   int // ReActExecutor.MaxModelCalls
+		reply     *llms.ContentChoice
+		calls     map[string]int // model calls per ReAct step
+		stop      string         // the stop, "" when the run does not stop on a budget
+		blocked   string
+		stepErr   string // the error of s1
+		err       string // the run's error
+	}{{
+		name:  "parallel ReAct steps share the model calls left",
+		steps: described(3), budget: Budget{MaxModelCalls: 5}, reply: keepsAsking,
+		calls:   map[string]int{"s1": 2, "s2": 2, "s3": 1},
+		stop:    "nodes: stopped by budget max_model_calls: used 5 of 5",
+		stepErr: `step "s1": stopped by its share of budget max_model_calls: used 2 of 2`,
+	}, {
+		name:  "ReAct steps beyond the model calls left wait, in plan order",
+		steps: described(3), budget: Budget{MaxModelCalls: 2}, reply: answers,
+		calls: map[string]int{"s1": 1, "s2": 1},
+		stop:  "nodes: stopped by budget max_model_calls: used 2 of 2",
+	}, {
+		name:  "the planner's model calls are not shared out again",
+		steps: described(2), planned: 3, budget: Budget{MaxModelCalls: 4}, reply: answers,
+		calls: map[string]int{"s1": 1},
+		stop:  "nodes: stopped by budget max_model_calls: used 4 of 4",
+	}, {
+		name:  "no model call left after planning: the planner says which budget",
+		steps: described(1), planned: 2, budget: Budget{MaxModelCalls: 2}, reply: answers,
+		calls: map[string]int{},
+		err:   "nodes: planner: no model call is left to run the plan's first steps (max_model_calls: used 2 of 2)",
+	}, {
+		name:  "a revision that spends the last model call stops the run, naming the budget",
+		steps: described(1), replanner: spendingRetry{}, budget: Budget{MaxModelCalls: 2}, perStep: 1, reply: keepsAsking,
+		calls:   map[string]int{"s1": 1},
+		stop:    "nodes: stopped by budget max_model_calls: used 2 of 2",
+		stepErr: `step "s1": per-step model budget spent (1 calls)`,
+	}, {
+		name:  "the per-step limit binds when it is lower than the share",
+		steps: described(2), budget: Budget{MaxModelCalls: 10}, perStep: 2, reply: keepsAsking,
+		calls:   map[string]int{"s1": 2, "s2": 2},
+		blocked: "could not revise",
+		stepErr: `step "s1": per-step model budget spent (2 calls)`,
+	}, {
+		name:  "enough model calls left: every step runs in one round, the answer needs none",
+		steps: described(2), budget: Budget{MaxModelCalls: 3}, reply: answers,
+		calls: map[string]int{"s1": 1, "s2": 1},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			planner := plannerFunc(func(_ context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+				return Plan{Goal: req.Goal, Steps: tt.steps}, PlanInfo{Source: "test", ModelCalls: tt.planned}, nil
+			})
+			cfg := AgentConfig{Tools: []tools.Tool{work}, Planner: planner, Replanner: tt.replanner, Budget: tt.budget}
+			m := &toolCallingModel{loop: tt.reply}
+			app := compileAgent(t, cfg, nil, WithReAct(&ReActExecutor{Model: m, MaxModelCalls: tt.perStep}, nil))
+			out, err := app.Invoke(t.Context(), NewInput("look around"))
+			require.Equal(t, tt.calls, modelCallsPerStep(m))
+			if tt.err != "" {
+				require.ErrorContains(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			replans := 0
+			for _, d := range out.Decisions {
+				if d.Info != nil {
+					replans += d.Info.ModelCalls
+				}
+			}
+			require.Equal(t, tt.planned+len(m.calls)+replans, out.Usage.ModelCalls, "every model call is counted")
+			require.LessOrEqual(t, out.Usage.ModelCalls, tt.budget.MaxModelCalls, "the total is never exceeded")
+			if tt.stepErr != "" {
+				require.Contains(t, outcomeOf(t, out.PastSteps, "s1").Err, tt.stepErr)
+			}
+			switch {
+			case tt.stop != "":
+				require.NotNil(t, out.Stop)
+				require.Equal(t, tt.stop, out.Stop.Error())
+				require.Contains(t, out.Answer(), "Stopped early: "+out.Stop.Error())
+			case tt.blocked != "":
+				require.Nil(t, out.Stop)
+				require.Contains(t, out.Blocked, tt.blocked)
+			default:
+				require.Nil(t, out.Stop)
+				require.True(t, out.Response.Complete)
+				require.Len(t, out.Decisions, 2, "one round for the steps, one for the answer")
+			}
 		})
 	}
 }
