@@ -133,7 +133,13 @@ func (o keyOps[S, T]) diff(from, to *S) (Write[S], bool) {
 		return k.Set(k.minus(b, a)), true
 	case KindAppend:
 		ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
-		if rb.Len() >= ra.Len() && reflect.DeepEqual(rb.Slice(0, ra.Len()).Interface(), ra.Slice(0, ra.Len()).Interface()) {
+		if ra.Len() == 0 && rb.Len() == 0 {
+			return Write[S]{}, false // nil and empty: nothing appended
+		}
+		// An empty prefix always matches: DeepEqual tells a nil slice's
+		// [:0] from a non-nil one's, which would make an append to a nil
+		// field look like an overwrite.
+		if rb.Len() >= ra.Len() && (ra.Len() == 0 || reflect.DeepEqual(rb.Slice(0, ra.Len()).Interface(), ra.Interface())) {
 			return Write[S]{key: &k.base, value: rb.Slice(ra.Len(), rb.Len()).Interface()}, true
 		}
 	}

@@ -2,6 +2,7 @@ package state_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/stategraph/stategraph/state"
@@ -209,6 +210,43 @@ func TestDiffReplaysAsTheSameState(t *testing.T) {
 			_, err := a.Apply(&got, false)
 			require.NoError(t, err)
 			require.Equal(t, c.to, got)
+		})
+	}
+}
+
+// An append to a field that was nil (or empty) is an append, not an
+// overwrite: two subgraphs appending to it in one step must both land.
+func TestDiffOfAnAppendToANilField(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name      string
+		from, to  []string
+		wantWrite bool
+	}{
+		{"nil to some", nil, []string{"a"}, true},
+		{"empty to some", []string{}, []string{"a", "b"}, true},
+		{"nil to empty", nil, []string{}, false},
+		{"empty to nil", []string{}, nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			from, to := doc{Tags: c.from}, doc{Tags: c.to}
+			ws := schema.Diff(&from, &to)
+			if !c.wantWrite {
+				require.Empty(t, ws)
+				return
+			}
+			require.Len(t, ws, 1)
+			require.False(t, ws[0].IsOverwrite())
+			// Two such diffs in one step both apply.
+			got := doc{}
+			a := schema.NewApplier()
+			require.NoError(t, a.Add("one", ws))
+			require.NoError(t, a.Add("two", ws))
+			_, err := a.Apply(&got, false)
+			require.NoError(t, err)
+			require.Equal(t, append(slices.Clone(c.to), c.to...), got.Tags)
 		})
 	}
 }
