@@ -158,3 +158,38 @@ func TestEveryDurabilityResumesWithoutRerunningFinishedSiblings(t *testing.T) {
 		})
 	}
 }
+
+// A subgraph run follows its parent run's durability, as in LangGraph,
+// whatever the subgraph was compiled with.
+func TestSubgraphFollowsTheParentsDurability(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		parent    graph.Durability
+		innerPuts int // checkpoints stored in the subgraph's namespace
+	}{
+		{graph.DurabilitySync, 4}, // input, x, y, z
+		{graph.DurabilityExit, 2}, // input, end
+	} {
+		t.Run(tc.parent.String(), func(t *testing.T) {
+			t.Parallel()
+			var innerPuts atomic.Int64
+			saver := hookedSaver{Saver: memory.New(), before: func(req checkpoint.PutRequest) error {
+				if req.Config.Namespace != "" {
+					innerPuts.Add(1)
+				}
+				return nil
+			}}
+			inner := mustCompile(t, graph.New(schema).
+				AddNode("x", visit("x")).AddNode("y", visit("y")).AddNode("z", visit("z")).
+				AddEdge(graph.Start, "x").AddEdge("x", "y").AddEdge("y", "z"),
+				graph.WithDurability(graph.DurabilitySync))
+			g := graph.New(schema).AddSubgraph("sub", inner).AddNode("after", visit("after")).
+				AddEdge(graph.Start, "sub").AddEdge("sub", "after")
+			c := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithDurability(tc.parent))
+			out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+			require.NoError(t, err)
+			require.Equal(t, []string{"x", "y", "z", "after"}, out.Trail)
+			require.EqualValues(t, tc.innerPuts, innerPuts.Load())
+		})
+	}
+}

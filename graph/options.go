@@ -44,7 +44,8 @@ func WithInterruptAfter(nodes ...string) CompileOption {
 // errors).
 func WithName(name string) CompileOption { return func(o *compileOptions) { o.name = name } }
 
-// WithDurability sets when checkpoints are written (default DurabilitySync).
+// WithDurability sets when checkpoints are written (default
+// DurabilitySync). A subgraph run follows its parent run's durability.
 func WithDurability(d Durability) CompileOption { return func(o *compileOptions) { o.durability = d } }
 
 // Durability says when a run's checkpoints are stored.
@@ -55,8 +56,9 @@ const (
 	// starts: a crash loses at most the running step, whose finished
 	// tasks' writes are kept too.
 	DurabilitySync Durability = iota
-	// DurabilityExit stores only the checkpoint the run ends on (and the
-	// writes of finished tasks): fastest, but a crash loses the run.
+	// DurabilityExit stores only the input's checkpoint and the one the
+	// run ends on (with the writes of finished tasks): fastest, but a
+	// crash loses the run.
 	DurabilityExit
 	// DurabilityAsync stores each step's checkpoint in the background
 	// while the next step runs (LangGraph's durability="async"). The run

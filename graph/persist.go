@@ -51,12 +51,15 @@ type persist[S any] struct {
 	pending   map[string][]checkpoint.PendingWrite // by task id, for the first step after a load
 	resumes   map[string][]any                     // new resume values by task id
 	resumeIDs map[string]map[string]any            // the same by interrupt id, by task id
-	parents   map[string]string
-	dirty     []bool // fields changed since the last Put (DurabilityExit)
-	nodes     []string
-	schedBuf  []byte
-	names     []string
-	key       string // the state cache's key of the thread and namespace
+	// replayedFrom is the checkpoint a replay with resume values forked:
+	// pending, resumes and resumeIDs are keyed by the tasks' ids there.
+	replayedFrom string
+	parents      map[string]string
+	dirty        []bool // fields changed since the last Put (DurabilityExit)
+	nodes        []string
+	schedBuf     []byte
+	names        []string
+	key          string // the state cache's key of the thread and namespace
 	// reuse, when set, may fill field i of st at version v from a state
 	// already decoded, instead of decoding it (History).
 	reuse func(st *S, i int, v string) bool
@@ -185,7 +188,11 @@ func (p *persist[S]) load(input state.Update[S]) (bool, error) {
 		}
 		// Replay: a fork of the pinned checkpoint starts a new branch; the
 		// tasks pending there run again. Like a resume, it does not stop
-		// again at an interrupt-before that the pinned checkpoint stopped at.
+		// again at an interrupt-before that the pinned checkpoint stopped at,
+		// and resume values answer the interrupts pending there.
+		if err := p.replayResumes(tup); err != nil {
+			return false, err
+		}
 		if err := p.put(checkpoint.SourceFork, tup.Metadata.Step, nil); err != nil {
 			return false, err
 		}
@@ -210,6 +217,55 @@ func (p *persist[S]) load(input state.Update[S]) (bool, error) {
 	}
 	r.resuming = true
 	return true, nil
+}
+
+// replayResumes matches the run's resume values with the interrupts
+// pending at the pinned checkpoint tup of a replay. The replay's tasks get
+// new ids (the fork's), so restoreTasks finds the answers by the ids the
+// tasks had at tup (replayedFrom). Only the answers and the values given
+// before them are kept: the tasks run again, as on any replay.
+func (p *persist[S]) replayResumes(tup *checkpoint.Tuple) error {
+	o := p.r.o
+	if len(o.resume) == 0 && o.resumeByID == nil {
+		return nil
+	}
+	p.pending = groupPending(tup.PendingWrites)
+	if err := p.matchResumes(); err != nil {
+		return err
+	}
+	for owner, byID := range p.resumeIDs {
+		for id := range byID {
+			if id != interruptIDOwnedBy(p.pending[owner], id) {
+				return p.errorf("checkpoint %q: interrupt %q was raised in a subgraph: a replay cannot answer it (resume the thread's latest checkpoint instead)", tup.Config.CheckpointID, id)
+			}
+		}
+	}
+	for id, ws := range p.pending {
+		p.pending[id] = slices.DeleteFunc(ws, func(w checkpoint.PendingWrite) bool { return w.Channel != checkpoint.ResumeChannel })
+	}
+	p.replayedFrom = tup.Config.CheckpointID
+	return nil
+}
+
+// interruptIDOwnedBy returns id when one of the task's interrupt writes
+// holds an interrupt with that id raised by the task itself (not by a
+// subgraph it ran), and "" otherwise.
+func interruptIDOwnedBy(ws []checkpoint.PendingWrite, id string) string {
+	for _, w := range ws {
+		if w.Channel != checkpoint.InterruptChannel {
+			continue
+		}
+		var ints []Interruption
+		if json.Unmarshal(w.Value, &ints) != nil {
+			continue
+		}
+		for _, in := range ints {
+			if in.ID == id && in.TaskID == w.TaskID {
+				return id
+			}
+		}
+	}
+	return ""
 }
 
 // restore decodes a checkpoint into the run's state and schedule.
@@ -257,13 +313,18 @@ func (p *persist[S]) restore(tup *checkpoint.Tuple) error {
 // taskID derives a task's id from the checkpoint that holds it, the
 // namespace, the step, the node and, for a Send, its position.
 func (p *persist[S]) taskID(step int, t *task[S]) string {
+	return p.taskIDAt(p.id, step, t)
+}
+
+// taskIDAt is the id task t of step would have in checkpoint cp.
+func (p *persist[S]) taskIDAt(cp string, step int, t *task[S]) string {
 	var num [20]byte
 	st := strconv.AppendInt(num[:0], int64(step), 10)
 	if t.push {
 		var idx [20]byte
-		return checkpoint.DeriveID(p.id, p.cfg.Namespace, string(st), t.name, "send", string(strconv.AppendInt(idx[:0], int64(t.index), 10)))
+		return checkpoint.DeriveID(cp, p.cfg.Namespace, string(st), t.name, "send", string(strconv.AppendInt(idx[:0], int64(t.index), 10)))
 	}
-	return checkpoint.DeriveID(p.id, p.cfg.Namespace, string(st), t.name)
+	return checkpoint.DeriveID(cp, p.cfg.Namespace, string(st), t.name)
 }
 
 // groupPending groups a checkpoint's pending writes by task. A task that
@@ -295,7 +356,11 @@ func (r *run[S]) restoreTasks() {
 		return
 	}
 	for _, t := range r.tasks {
-		ws := p.pending[t.id]
+		key := t.id
+		if p.replayedFrom != "" {
+			key = p.taskIDAt(p.replayedFrom, r.step, t) // its id at the pinned checkpoint
+		}
+		ws := p.pending[key]
 		var failed bool
 		for _, w := range ws {
 			switch w.Channel {
@@ -311,9 +376,11 @@ func (r *run[S]) restoreTasks() {
 				}
 			}
 		}
-		t.resume = append(t.resume, p.resumes[t.id]...)
-		t.resumeByID = p.resumeIDs[t.id]
-		if len(ws) == 0 || failed {
+		t.resume = append(t.resume, p.resumes[key]...)
+		if byID := p.resumeIDs[key]; byID != nil && key == t.id {
+			t.resumeByID = byID
+		}
+		if len(ws) == 0 || failed || p.replayedFrom != "" {
 			continue
 		}
 		upd, err := p.decodeTaskWrites(ws)
@@ -322,7 +389,7 @@ func (r *run[S]) restoreTasks() {
 		}
 		t.update, t.cached = upd, true
 	}
-	p.pending, p.resumes, p.resumeIDs = nil, nil, nil
+	p.pending, p.resumes, p.resumeIDs, p.replayedFrom = nil, nil, nil, ""
 }
 
 func (p *persist[S]) decodeTaskWrites(ws []checkpoint.PendingWrite) (state.Update[S], error) {
@@ -481,7 +548,7 @@ func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, ove
 			p.nodes = append(p.nodes, t.name)
 		}
 	}
-	if p.r.c.durability == DurabilityExit && source == checkpoint.SourceLoop && !p.r.next.empty() {
+	if p.r.durability == DurabilityExit && source == checkpoint.SourceLoop && !p.r.next.empty() {
 		// Not stored until the run ends (flush). It gets its id now, so the
 		// next step's task ids are its own; the writes of the step that
 		// just finished are in the state now, so the ones held for it go.
@@ -520,7 +587,7 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 			n := sc.FieldLen(&r.st, i)
 			added := n - tr.lastLen
 			base, hasBase := p.versions[name]
-			if hasBase && added >= 0 && (overwritten == nil || !overwritten[i]) && tr.chain+added < max(minSnapshotGap, tr.snapLen) && r.c.durability != DurabilityExit {
+			if hasBase && added >= 0 && (overwritten == nil || !overwritten[i]) && tr.chain+added < max(minSnapshotGap, tr.snapLen) && r.durability != DurabilityExit {
 				from := 0
 				blob.Base, from = tr.nextDelta(base)
 				blob.Data, err = sc.EncodeTail(&r.st, i, from, r.c.ser)
@@ -563,7 +630,7 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 		Metadata:   md,
 		ExpectHead: p.head,
 	}
-	if r.c.durability == DurabilityAsync && (source == checkpoint.SourceLoop || source == checkpoint.SourceInput) {
+	if r.durability == DurabilityAsync && (source == checkpoint.SourceLoop || source == checkpoint.SourceInput) {
 		p.putAsync(req, step, md)
 		p.id, p.parent, p.head, p.versions = id, id, id, versions
 		return nil

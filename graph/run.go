@@ -48,12 +48,22 @@ func (c *Compiled[S]) Invoke(ctx context.Context, input state.Update[S], opts ..
 // finish waits for a background save (DurabilityAsync), stores what
 // DurabilityExit held back, and returns err, or the flush's error.
 func (r *run[S]) finish(err error) error {
-	if r.cp != nil {
-		if ferr := r.cp.flush(); ferr != nil && err == nil {
-			err = ferr
-		}
+	if r.cp == nil {
+		return err
 	}
-	return err
+	ferr := r.cp.flush()
+	switch {
+	case ferr == nil:
+		return err
+	case err == nil:
+		return ferr
+	case errors.As(err, new(*InterruptError)):
+		// What the interrupt needs to be resumed was not stored: the
+		// save's error is the run's, not a resumable-looking interrupt.
+		return ferr
+	default:
+		return errors.Join(err, ferr)
+	}
 }
 
 // Stream runs the graph like Invoke and yields its events as they happen,
@@ -135,6 +145,8 @@ type run[S any] struct {
 	parent   *parentInfo // what subgraphs started by this run's tasks inherit
 	resuming bool        // the first step of a resumed run skips interrupt-before
 	output   *S          // the output when it is not st (withFinished)
+	// durability is the graph's, or, in a subgraph, the parent run's.
+	durability Durability
 
 	cp   *persist[S] // nil without a checkpointer
 	bufs *buffers[S]
@@ -257,11 +269,14 @@ func (r *run[S]) putBuffers() {
 }
 
 func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S]) bool) (*run[S], error) {
-	r := &run[S]{c: c, o: o, out: out}
+	r := &run[S]{c: c, o: o, out: out, durability: c.durability}
 	r.useBuffers(c.getBuffers())
 	parent := parentOf(ctx)
 	if parent != nil {
 		r.ns = parent.ns
+		if parent.saver != nil {
+			r.durability = parent.durability // part of the parent's durable run
+		}
 	}
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	saver := c.saver
@@ -562,8 +577,15 @@ func (r *run[S]) afterTask(t *task[S]) {
 		}
 		return
 	}
-	if err := r.cp.saveTask(t); err != nil && t.err == nil {
+	err := r.cp.saveTask(t)
+	switch {
+	case err == nil:
+	case t.err == nil, errors.Is(t.err, errInterrupt):
+		// An interrupt that was not stored cannot be resumed: the task
+		// failed.
 		t.err = err
+	default:
+		t.err = errors.Join(t.err, err)
 	}
 }
 

@@ -18,6 +18,7 @@ type parentInfo struct {
 	limit        int
 	modes        Mode
 	subgraphs    bool
+	durability   Durability // a subgraph run follows its parent's
 }
 
 type parentKey struct{}
@@ -33,7 +34,7 @@ func parentOf(ctx context.Context) *parentInfo {
 
 // parentInfo describes this run to subgraphs its tasks start.
 func (r *run[S]) parentInfo() *parentInfo {
-	p := &parentInfo{thread: r.o.thread, ns: r.ns, limit: r.o.limit, modes: r.o.modes, subgraphs: r.o.subgraphs}
+	p := &parentInfo{thread: r.o.thread, ns: r.ns, limit: r.o.limit, modes: r.o.modes, subgraphs: r.o.subgraphs, durability: r.durability}
 	if r.cp != nil {
 		p.saver = r.cp.saver
 	}
@@ -55,7 +56,7 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		var opts []RunOption
 		if sc != nil && sc.parent != nil {
 			pp := sc.parent
-			*pi = parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.ns, limit: pp.limit, modes: pp.modes, subgraphs: pp.subgraphs}
+			*pi = parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.ns, limit: pp.limit, modes: pp.modes, subgraphs: pp.subgraphs, durability: pp.durability}
 			pi.ns = name + ":" + sc.taskID
 			if sc.ns != "" {
 				pi.ns = sc.ns + "|" + pi.ns
@@ -70,7 +71,7 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		opts = append(opts, WithThread(pi.thread), WithRecursionLimit(pi.limit))
 		var out func(Event[S]) bool
 		if sc != nil && sc.emit != nil && pi.subgraphs {
-			opts = append(opts, StreamModes(pi.modes))
+			opts = append(opts, StreamModes(pi.modes), WithSubgraphs()) // and its own subgraphs
 			info := &sc.taskInfo
 			out = func(ev Event[S]) bool { info.send(eventOut{sub: ev}); return true }
 		}
