@@ -201,6 +201,9 @@ func (p *persist[S]) load(input state.Update[S]) (bool, error) {
 		return true, nil
 	}
 	if latest == nil {
+		if len(r.o.resume) > 0 || r.o.resumeByID != nil {
+			return false, p.errorf("%w: the thread has no checkpoint", ErrNothingToResume)
+		}
 		return false, nil
 	}
 	if err := p.restore(latest); err != nil {

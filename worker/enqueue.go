@@ -133,6 +133,12 @@ func (c *Client) args(req Request) (RunArgs, error) {
 	if !a.Strategy.valid() {
 		return a, fmt.Errorf("worker: enqueue on thread %q: unknown multitask strategy %q", a.Thread, a.Strategy)
 	}
+	if req.Input != nil && (req.Resume != nil || len(req.ResumeByID) > 0) {
+		return a, fmt.Errorf("worker: enqueue on thread %q: a run either starts with an input or answers interrupts, not both", a.Thread)
+	}
+	if req.Resume != nil && len(req.ResumeByID) > 0 {
+		return a, fmt.Errorf("worker: enqueue on thread %q: give Resume or ResumeByID, not both", a.Thread)
+	}
 	if a.RunID == "" {
 		a.RunID = uuid.Must(uuid.NewV7()).String()
 	}

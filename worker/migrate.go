@@ -40,11 +40,18 @@ CREATE TABLE IF NOT EXISTS {runs} (
 CREATE INDEX IF NOT EXISTS {runs_active_idx} ON {runs} (thread_id, seq) WHERE status IN ('pending', 'running');
 CREATE INDEX IF NOT EXISTS {runs_thread_idx} ON {runs} (thread_id, created_at);
 `,
+	// 2: answers pins a resume run's positional answer to the interrupt it
+	// answered (by id), so that a retry never gives it to another one; the
+	// partial index serves PruneRuns.
+	`
+ALTER TABLE {runs} ADD COLUMN IF NOT EXISTS answers jsonb;
+CREATE INDEX IF NOT EXISTS {runs_ended_idx} ON {runs} (updated_at) WHERE status IN ('success', 'error', 'interrupted', 'cancelled');
+`,
 }
 
 // SchemaVersion is the version of the runs table this package migrates
 // to.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Migrate creates or upgrades everything the Client needs in the
 // database: the schema (WithSchema), River's tables (rivermigrate, up to
@@ -138,5 +145,6 @@ func (c *Client) expand(sql string) string {
 		"{runs}", c.t.runs,
 		"{runs_active_idx}", pgx.Identifier{"stategraph_runs_active_idx"}.Sanitize(),
 		"{runs_thread_idx}", pgx.Identifier{"stategraph_runs_thread_idx"}.Sanitize(),
+		"{runs_ended_idx}", pgx.Identifier{"stategraph_runs_ended_idx"}.Sanitize(),
 	).Replace(sql)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
+	"slices"
 	"sync"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -118,6 +120,10 @@ type runRequest struct {
 	// retry: an earlier execution of the run got the thread, so it may
 	// have applied the input or the resume values already.
 	retry bool
+	// answers is resume, pinned by an earlier execution to the interrupt
+	// it answered; pin stores such a pinning.
+	answers map[string]json.RawMessage
+	pin     func(ctx context.Context, answers map[string]json.RawMessage) error
 	// checkpoint is called with each checkpoint the run saves.
 	checkpoint func(checkpoint.Config, checkpoint.Metadata)
 }
@@ -163,22 +169,17 @@ func (e *entry[S]) run(ctx context.Context, req runRequest) (runResult, error) {
 	var input state.Update[S]
 	if fresh {
 		if len(req.input) > 0 {
-			upd, err := e.input(req.input)
+			upd, err := callSafely(func() (state.Update[S], error) { return e.input(req.input) })
 			if err != nil {
 				return runResult{}, fmt.Errorf("%w: graph input for thread %q: %w", errInput, req.thread, err)
 			}
 			input = upd
 		}
-		if len(req.resume) > 0 {
-			opts = append(opts, graph.Resume(req.resume))
+		resumeOpts, err := e.answers(ctx, req)
+		if err != nil {
+			return runResult{}, err
 		}
-		if len(req.resumeByID) > 0 {
-			m := make(map[string]any, len(req.resumeByID))
-			for id, v := range req.resumeByID {
-				m[id] = v
-			}
-			opts = append(opts, graph.ResumeByID(m))
-		}
+		opts = append(opts, resumeOpts...)
 	}
 	var (
 		final S
@@ -201,7 +202,7 @@ func (e *entry[S]) run(ctx context.Context, req runRequest) (runResult, error) {
 	}
 	var out any = final
 	if e.output != nil {
-		v, err := e.output(final)
+		v, err := callSafely(func() (any, error) { return e.output(final) })
 		if err != nil {
 			return runResult{}, fmt.Errorf("worker: encode the result of thread %q: %w", req.thread, err)
 		}
@@ -213,6 +214,69 @@ func (e *entry[S]) run(ctx context.Context, req runRequest) (runResult, error) {
 	}
 	res.output = data
 	return res, nil
+}
+
+// answers returns the resume options of a run that has not saved a
+// checkpoint yet. A positional answer is pinned, before it is used, to the
+// one interrupt pending now, so that a retry answers that interrupt and no
+// other. A retry passes only the answers whose interrupts are still
+// pending: an earlier execution may have finished the tasks of the others
+// (their writes are saved), and those must not be answered twice.
+func (e *entry[S]) answers(ctx context.Context, req runRequest) ([]graph.RunOption, error) {
+	byID := req.resumeByID
+	if req.answers != nil {
+		byID = req.answers
+	}
+	if len(byID) == 0 && len(req.resume) == 0 {
+		return nil, nil
+	}
+	if len(byID) == 0 && !req.retry && req.pin == nil {
+		return []graph.RunOption{graph.Resume(req.resume)}, nil
+	}
+	snap, err := e.g.State(ctx, graph.WithThread(req.thread))
+	if err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
+		return nil, fmt.Errorf("worker: read the interrupts of thread %q: %w", req.thread, err)
+	}
+	var pending []graph.Interruption
+	if snap != nil {
+		pending = snap.Interrupts
+	}
+	if len(byID) == 0 {
+		if len(pending) != 1 || req.retry {
+			// Nothing to pin to (the graph says why), or an execution
+			// before the pinning existed answered it: let the graph decide.
+			return []graph.RunOption{graph.Resume(req.resume)}, nil
+		}
+		byID = map[string]json.RawMessage{pending[0].ID: req.resume}
+		if req.pin != nil {
+			if err := req.pin(ctx, byID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	m := make(map[string]any, len(byID))
+	for id, v := range byID {
+		if req.retry && !slices.ContainsFunc(pending, func(in graph.Interruption) bool { return in.ID == id }) {
+			continue // answered by an earlier execution
+		}
+		m[id] = v
+	}
+	if len(m) == 0 && req.retry {
+		return nil, nil // every answer was taken: continue the thread
+	}
+	return []graph.RunOption{graph.ResumeByID(m)}, nil
+}
+
+// callSafely calls f, turning a panic into an error with its stack: a
+// panic in user code is a failure of the run, not of the worker, and
+// retrying it would panic again.
+func callSafely[T any](f func() (T, error)) (v T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return f()
 }
 
 // started reports whether the thread has a checkpoint of the run.

@@ -89,9 +89,10 @@ WHERE r.run_id = $1 AND r.status IN ('pending', 'running') FOR UPDATE OF r`, run
 	return closed, err
 }
 
-// Runs returns the runs of a thread, oldest first.
+// Runs returns the runs of a thread in the order they were enqueued (the
+// order the Enqueue strategy runs them in).
 func (c *Client) Runs(ctx context.Context, thread string) ([]*Run, error) {
-	rows, err := c.pool.Query(ctx, `SELECT `+runColumns+` FROM `+c.t.runs+` WHERE thread_id = $1 ORDER BY created_at, seq`, thread)
+	rows, err := c.pool.Query(ctx, `SELECT `+runColumns+` FROM `+c.t.runs+` WHERE thread_id = $1 ORDER BY seq`, thread)
 	if err != nil {
 		return nil, fmt.Errorf("worker: runs of thread %q: %w", thread, err)
 	}

@@ -53,6 +53,10 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 	case actWait:
 		return river.JobSnooze(c.snooze)
 	}
+	answers, err := c.pinnedAnswers(ctx, a)
+	if err != nil {
+		return fmt.Errorf("worker: run %s on thread %q: %w", a.RunID, a.Thread, err)
+	}
 	n := c.checkpointNotifier(ctx, a.RunID)
 	res, runErr := r.run(ctx, runRequest{
 		thread:     a.Thread,
@@ -63,6 +67,8 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 		metadata:   a.Metadata,
 		limit:      a.RecursionLimit,
 		retry:      cl.attempt > 1,
+		answers:    answers,
+		pin:        c.pinAnswers(a.RunID),
 		checkpoint: n.send,
 	})
 	n.close()
@@ -443,4 +449,28 @@ func (n *notifier) send(cfg checkpoint.Config, md checkpoint.Metadata) {
 func (n *notifier) close() {
 	close(n.ch)
 	n.wg.Wait()
+}
+
+// pinnedAnswers returns the answers an earlier execution of a run with a
+// positional resume value pinned to the interrupt it answered, or nil.
+func (c *Client) pinnedAnswers(ctx context.Context, a RunArgs) (map[string]json.RawMessage, error) {
+	if len(a.Resume) == 0 {
+		return nil, nil
+	}
+	var answers map[string]json.RawMessage
+	if err := c.pool.QueryRow(ctx, `SELECT answers FROM `+c.t.runs+` WHERE run_id = $1`, a.RunID).Scan(&answers); err != nil {
+		return nil, fmt.Errorf("read pinned answers: %w", err)
+	}
+	return answers, nil
+}
+
+// pinAnswers returns the func that records which interrupt a run's
+// positional resume value answers.
+func (c *Client) pinAnswers(runID string) func(context.Context, map[string]json.RawMessage) error {
+	return func(ctx context.Context, answers map[string]json.RawMessage) error {
+		if _, err := c.pool.Exec(ctx, `UPDATE `+c.t.runs+` SET answers = $2 WHERE run_id = $1`, runID, answers); err != nil {
+			return fmt.Errorf("worker: run %s: pin its answer: %w", runID, err)
+		}
+		return nil
+	}
 }

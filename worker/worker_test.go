@@ -346,6 +346,9 @@ func TestRequestValidation(t *testing.T) {
 		{Graph: "g"},
 		{Graph: "g", Thread: "t", Strategy: "rollback"},
 		{Graph: "g", Thread: "t", Input: func() {}},
+		{Graph: "g", Thread: "t", Input: DocInput{}, Resume: "yes"},
+		{Graph: "g", Thread: "t", Input: DocInput{}, ResumeByID: map[string]any{"i": "yes"}},
+		{Graph: "g", Thread: "t", Resume: "yes", ResumeByID: map[string]any{"i": "yes"}},
 	} {
 		_, err := c.Enqueue(t.Context(), req)
 		require.Error(t, err, "%+v", req)
