@@ -42,7 +42,10 @@ type AgentConfig struct {
 	FailurePolicy FailurePolicy
 	// Checker, optional, judges successful steps (blocked route, evidence).
 	Checker Checker
-	// Guards, optional, check every revision (e.g. ReadOnlyGuard).
+	// Guards, optional, check the first plan and every revision (e.g.
+	// ReadOnlyGuard), and the tools a ReAct step may call: a tool a guard
+	// refuses in a one-step plan is not offered to the model, and a call
+	// to it is refused (see ReActExecutor.Guards).
 	Guards []Guard
 	// Model, optional, is the model of the default planner, replanner and
 	// responder (any llms.Model).
@@ -66,11 +69,13 @@ func WithClock(now func() time.Time) AgentOption { return func(o *agentOptions) 
 // WithReAct runs some steps with r's inner ReAct loop instead of a single
 // tool call: by default the steps that have no tool and no dependencies (a
 // task described in words, which cannot be a synthesis step); select decides
-// instead when it is not nil. r.Tools defaults to the agent's tools and
-// r.MaxToolCalls to Budget.MaxToolCallsPerStep. In a round, each ReAct step
-// makes at most its share of the model calls Budget.MaxModelCalls has left
-// (and at most r.MaxModelCalls), and of the tool calls Budget.MaxToolCalls
-// has left.
+// instead when it is not nil. r.Tools defaults to the agent's tools,
+// r.MaxToolCalls to Budget.MaxToolCallsPerStep and r.Checker to the agent's
+// Checker; the agent's Guards are added to r.Guards, so a ReAct step cannot
+// call a tool a guard refuses (ReadOnlyGuard: no tool with side effects).
+// In a round, each ReAct step makes at most its share of the model calls
+// Budget.MaxModelCalls has left (and at most r.MaxModelCalls), and of the
+// tool calls Budget.MaxToolCalls has left.
 func WithReAct(r *ReActExecutor, selectStep func(Step) bool) AgentOption {
 	return func(o *agentOptions) { o.react, o.reactFor = r, selectStep }
 }
@@ -109,7 +114,8 @@ func WithNodeOptions(node string, opts ...graph.NodeOption) AgentOption {
 // replan nodes give their strategies only the model calls left, and count
 // only the calls made, not one the budget refused. Wall time
 // (Budget.MaxWall) is the time the nodes spent running (Usage.Wall), so a
-// thread that sat interrupted is not charged for the pause.
+// thread that sat interrupted is not charged for the pause; it too holds
+// within a round: no tool call or ReAct model call starts once it is spent.
 type Agent struct {
 	cfg      AgentConfig
 	exec     *Executor
@@ -170,6 +176,10 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 		if r.Now == nil {
 			r.Now = o.now
 		}
+		if r.Checker == nil {
+			r.Checker = cfg.Checker
+		}
+		r.Guards = append(slices.Clone(r.Guards), cfg.Guards...)
 		a.react, a.reactFor = &r, o.reactFor
 		if a.reactFor == nil {
 			a.reactFor = func(s Step) bool { return s.Tool == "" && len(s.DependsOn) == 0 }
@@ -199,9 +209,11 @@ func (a *Agent) Compile(opts ...graph.CompileOption) (*graph.Compiled[AgentState
 	return a.g.Compile(opts...)
 }
 
-// plan is the planner node: it plans for the goal and marks the ready steps
-// running. A planner failure (a model error, a plan still rejected after
-// its attempts, no template) fails the node with a clear error.
+// plan is the planner node: it plans for the goal, checks the plan
+// (checkFirstPlan) and marks the ready steps running. A planner failure (a
+// model error, a plan still rejected after its attempts, no template) or a
+// plan that fails validation or a guard fails the node with a clear error,
+// before any step runs.
 func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
@@ -223,6 +235,9 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState
 			p.Constraints = append(p.Constraints, c)
 		}
 	}
+	if err := a.checkFirstPlan(p); err != nil {
+		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: the plan was refused before anything ran: %w", err)
+	}
 	u := s.Usage.Add(delta) // the planner's model calls are spent before the round
 	p, running := a.startRound(p, u)
 	if running == 0 {
@@ -238,6 +253,21 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState
 	}
 	delta.Wall = a.now().Sub(start)
 	return state.Writes(StatePlan.Set(p), StateUsage.Set(delta), StateApplied.Set(len(s.PastSteps))), nil
+}
+
+// checkFirstPlan checks the planner's plan before anything runs, whatever
+// Planner made it: Validate against the agent's tools and every guard of
+// AgentConfig.Guards, as CheckRevision checks a revision. It returns a
+// *PlanError (matching ErrInvalidPlan) listing every problem, or nil.
+func (a *Agent) checkFirstPlan(p Plan) error {
+	probs := Check(p, a.cfg.Tools)
+	for _, g := range a.cfg.Guards {
+		probs = append(probs, g(p)...)
+	}
+	if len(probs) > 0 {
+		return &PlanError{Problems: probs}
+	}
+	return nil
 }
 
 // sendRunning sends each running step to execute as its own task, with the
@@ -269,7 +299,10 @@ func afterReplan(ctx context.Context, s AgentState) (graph.Route[AgentState], er
 // appends its outcome and audit records and adds its usage. The step makes
 // at most its share of the tool calls left (see toolShare), and a ReAct step
 // at most its share of the model calls left (see modelShare); a step whose
-// share is none is not run and stays pending.
+// share is none is not run and stays pending. No tool or model call starts
+// once the wall-time budget is spent: the task's deadline is its start plus
+// what Budget.MaxWall leaves after the running time so far (the tasks of a
+// round run in parallel and are counted once), checked before every call.
 func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
@@ -285,6 +318,12 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 	modelShare := a.modelShare(s.Plan, s.Usage, step.ID)
 	if modelShare == 0 && a.runsReAct(step) {
 		return state.Update[AgentState]{}, nil
+	}
+	if limit := a.cfg.Budget.MaxWall; limit > 0 {
+		ctx = withWallDeadline(ctx, start.Add(limit-s.Usage.Wall), limit)
+		if wallSpent(ctx, start) != nil && (a.callsTools(step) || a.runsReAct(step)) {
+			return state.Update[AgentState]{}, nil // stays pending; the replan node stops the run
+		}
 	}
 	step.Status = StatusPending
 	results := s.Plan.Results()
@@ -414,7 +453,7 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (state.Update[AgentSt
 	if _, tmpl := r.(TemplateResponder); !tmpl && a.cfg.Budget.MaxModelCalls > 0 && s.Usage.ModelCalls >= a.cfg.Budget.MaxModelCalls {
 		r = TemplateResponder{}
 	}
-	req := RespondRequest{Plan: s.Plan, Outcomes: s.PastSteps, Stop: s.Stop, Blocked: s.Blocked}
+	req := RespondRequest{Plan: s.Plan, Outcomes: s.PastSteps, Stop: s.Stop, Blocked: s.Blocked, Audit: s.Audit}
 	resp, err := r.Respond(ctx, req)
 	if err != nil {
 		return state.Update[AgentState]{}, fmt.Errorf("nodes: respond: %w", err)

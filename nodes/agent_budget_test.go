@@ -141,15 +141,17 @@ func TestAgentBudgetsStopTheRunAndSayWhy(t *testing.T) {
 		setup: func() run {
 			c := NewDeliveryCase()
 			cfg := c.AgentConfig()
-			cfg.Budget = Budget{MaxWall: 2 * time.Minute}
+			cfg.Budget = Budget{MaxWall: 3 * time.Minute}
 			clock := &tickClock{t: c.Now}
 			return run{cfg: cfg, case_: c, opts: []AgentOption{WithClock(clock.now)}}
 		},
 		// Every reading of the clock is a minute later: the planner runs
 		// 1m (2 readings), the first round 3m (its task's start, the tool
 		// call's start and end, its end), and the replan node 1m by its
-		// decision.
-		budget: BudgetWall, used: "used 5m0s of 2m0s",
+		// decision. The tool call starts at 2m of running time, inside the
+		// 3m budget (with 2m it would be refused: the budget is checked
+		// before every call).
+		budget: BudgetWall, used: "used 5m0s of 3m0s",
 		extra: func(t *testing.T, r run, out AgentState) {
 			require.Len(t, out.PastSteps, 1, "stopped after the first round")
 			require.Zero(t, out.Usage.Start, "the clock is stopped between nodes")
@@ -257,21 +259,46 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 		require.False(t, out.Response.Complete)
 	})
 
-	t.Run("unknown tool at execution → incremental fix → finishes", func(t *testing.T) {
+	t.Run("unknown tool in a custom planner's plan → refused before anything runs, naming the closest tool", func(t *testing.T) {
 		t.Parallel()
 		c := NewDeliveryCase()
 		cfg := c.AgentConfig()
 		tmpl := c.Template()
 		cfg.Planner = plannerFunc(func(ctx context.Context, req PlanRequest) (Plan, PlanInfo, error) {
 			p, err := tmpl.Build(req)
-			p.Steps[1].Tool = "stock_chek" // a typo no validation caught
+			p.Steps[1].Tool = "stock_chek" // a typo
+			return p, PlanInfo{Source: "test"}, err
+		})
+		app := compileAgent(t, cfg, nil)
+		_, err := app.Invoke(t.Context(), InputFor(c.Request()))
+		require.ErrorIs(t, err, ErrInvalidPlan)
+		var ne *graph.NodeError
+		require.ErrorAs(t, err, &ne)
+		require.Equal(t, NodePlanner, ne.Node)
+		require.ErrorContains(t, err, `step "stock_a": unknown tool "stock_chek"`)
+		require.ErrorContains(t, err, `did you mean "stock_check"?`)
+		require.Zero(t, c.Calls(ToolOrderLookup), "nothing ran")
+	})
+
+	// The incremental fix (no model call) still repairs what fails at
+	// execution: here a stock check whose input the planner wrapped in a
+	// one-field object, which the tool refuses as bad input.
+	t.Run("bad input at execution → incremental fix → finishes", func(t *testing.T) {
+		t.Parallel()
+		c := NewDeliveryCase()
+		cfg := c.AgentConfig()
+		tmpl := c.Template()
+		cfg.Planner = plannerFunc(func(ctx context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+			p, err := tmpl.Build(req)
+			p.Steps[1].Input = json.RawMessage(`{"input":` + string(p.Steps[1].Input) + `}`)
 			return p, PlanInfo{Source: "test"}, err
 		})
 		app := compileAgent(t, cfg, nil)
 		out, err := app.Invoke(t.Context(), InputFor(c.Request()))
 		require.NoError(t, err)
-		require.Equal(t, ErrKindUnknownTool, outcomeOf(t, out.PastSteps, "stock_a").ErrKind)
+		require.Equal(t, ErrKindBadInput, outcomeOf(t, out.PastSteps, "stock_a").ErrKind)
 		require.Equal(t, "adaptive:incremental", out.Decisions[1].Info.Strategy)
+		require.Zero(t, out.Usage.ModelCalls)
 		require.Equal(t, 2, out.Usage.Replans)
 		require.True(t, out.Response.Complete)
 		for _, want := range deliveryAnswerLines {

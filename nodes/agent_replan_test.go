@@ -12,11 +12,13 @@ import (
 
 func TestAgentRejectedIncrementalFixFallsThrough(t *testing.T) {
 	t.Parallel()
-	// The plan's second step names "purge_record", a typo: the closest tool
-	// is purge_records, which changes things, so the incremental fix breaks
-	// the query-only guard.
-	plan := []Step{st("lookup", "lookup", `{}`), st("purge", "purge_record", `{}`, "lookup"), st("answer", "", "", "purge")}
-	const guardRefusal = `tool "purge_records" changes things, but the request is query-only`
+	// The plan's second step reads a file that is not there: the incremental
+	// fix looks it up first with FileFinder, find_file, which changes things
+	// (it writes an index), so the fix breaks the query-only guard. (The
+	// plan is valid: the agent validates the first plan, so a typo in a
+	// tool's name no longer reaches execution.)
+	plan := []Step{st("lookup", "lookup", `{}`), st("read", "read_file", `{"path":"/data/records.csv"}`, "lookup"), st("answer", "", "", "read")}
+	const guardRefusal = `tool "find_file" changes things, but the request is query-only`
 	lookupAgain := []Step{st("check", "lookup", `{"again":true}`, "lookup"), st("answer", "", "", "check")}
 	partial := func(steps []Step, err error) Replanner {
 		return PartialReplan{Template: func(ReplanRequest) ([]Step, error) { return steps, err }}
@@ -33,12 +35,12 @@ func TestAgentRejectedIncrementalFixFallsThrough(t *testing.T) {
 		stop     string            // the budget that stopped the run
 	}{{
 		name:     "to the partial replan",
-		replan:   AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: partial(lookupAgain, nil), Full: full},
+		replan:   AdaptiveReplanner{Incremental: IncrementalFix{FileFinder: "find_file"}, Partial: partial(lookupAgain, nil), Full: full},
 		strategy: "adaptive:partial:template",
 		failed:   []StrategyFailure{{Strategy: "incremental", Rejected: true, Reason: guardRefusal}},
 	}, {
 		name:     "to the full replan when the partial one has no fix",
-		replan:   AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: partial(nil, fmt.Errorf("%w: not this one", ErrNoFix)), Full: full},
+		replan:   AdaptiveReplanner{Incremental: IncrementalFix{FileFinder: "find_file"}, Partial: partial(nil, fmt.Errorf("%w: not this one", ErrNoFix)), Full: full},
 		strategy: "adaptive:full",
 		failed: []StrategyFailure{
 			{Strategy: "incremental", Rejected: true, Reason: guardRefusal},
@@ -46,15 +48,15 @@ func TestAgentRejectedIncrementalFixFallsThrough(t *testing.T) {
 		},
 	}, {
 		name:   "every strategy rejected: blocked, with every reason",
-		replan: AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: partial([]Step{st("purge2", "purge_records", `{}`, "lookup")}, nil)},
+		replan: AdaptiveReplanner{Incremental: IncrementalFix{FileFinder: "find_file"}, Partial: partial([]Step{st("find2", "find_file", `{}`, "lookup")}, nil)},
 		failed: []StrategyFailure{
 			{Strategy: "incremental", Rejected: true, Reason: guardRefusal},
-			{Strategy: "partial:template", Rejected: true, Reason: `tool "purge_records" changes things`},
+			{Strategy: "partial:template", Rejected: true, Reason: `tool "find_file" changes things`},
 		},
-		blocked: []string{`step "purge" failed (unknown_tool)`, "could not revise: every strategy failed: incremental: nodes: revision rejected", "; partial:template: nodes: revision rejected"},
+		blocked: []string{`step "read" failed (missing_file)`, "could not revise: every strategy failed: incremental: nodes: revision rejected", "; partial:template: nodes: revision rejected"},
 	}, {
 		name:     "the next strategy needs more model calls than are left: a budget stop that records the rejection",
-		replan:   AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: PartialReplan{Model: &scriptedModel{replies: []string{"not a plan"}}}},
+		replan:   AdaptiveReplanner{Incremental: IncrementalFix{FileFinder: "find_file"}, Partial: PartialReplan{Model: &scriptedModel{replies: []string{"not a plan"}}}},
 		budget:   Budget{MaxModelCalls: 2},
 		planInfo: PlanInfo{Source: "test", ModelCalls: 1},
 		failed:   []StrategyFailure{{Strategy: "incremental", Rejected: true, Reason: guardRefusal}},
@@ -63,10 +65,13 @@ func TestAgentRejectedIncrementalFixFallsThrough(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var purged atomic.Int32
+			var indexed atomic.Int32
 			ts := []tools.Tool{
 				FuncTool{ToolName: "lookup", Fn: func(_ context.Context, in string) (string, error) { return "found " + in, nil }},
-				FuncTool{ToolName: "purge_records", Mutates: true, Fn: func(context.Context, string) (string, error) { purged.Add(1); return "purged", nil }},
+				FuncTool{ToolName: "read_file", Fn: func(_ context.Context, in string) (string, error) {
+					return "", fmt.Errorf("%w: /data/records.csv", ErrMissingFile)
+				}},
+				FuncTool{ToolName: "find_file", Mutates: true, Fn: func(context.Context, string) (string, error) { indexed.Add(1); return "/data/x/records.csv", nil }},
 			}
 			cfg := AgentConfig{
 				Tools: ts,
@@ -80,10 +85,10 @@ func TestAgentRejectedIncrementalFixFallsThrough(t *testing.T) {
 			app := compileAgent(t, cfg, nil)
 			out, err := app.Invoke(t.Context(), NewInput("look the records up", "query only: change nothing"))
 			require.NoError(t, err)
-			require.Zero(t, purged.Load(), "the guard held")
-			require.Equal(t, ErrKindUnknownTool, outcomeOf(t, out.PastSteps, "purge").ErrKind)
+			require.Zero(t, indexed.Load(), "the guard held")
+			require.Equal(t, ErrKindMissingFile, outcomeOf(t, out.PastSteps, "read").ErrKind)
 
-			d := out.Decisions[1] // the round in which "purge" failed
+			d := out.Decisions[1] // the round in which "read" failed
 			require.Equal(t, TriggerFailed, d.Trigger.Kind)
 			require.NotNil(t, d.Info)
 			require.Len(t, d.Info.Failed, len(tt.failed))

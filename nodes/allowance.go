@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync/atomic"
+	"time"
 )
 
 // ErrModelBudget is returned by a model call the agent's model-call budget
@@ -51,4 +52,33 @@ func budgetFor(ctx context.Context, b Budget, u Usage) (context.Context, *allowa
 		return ctx, nil
 	}
 	return withModelCalls(ctx, b.MaxModelCalls-u.ModelCalls)
+}
+
+// wallDeadline is when the wall-time budget runs out for one execute task,
+// on the agent's clock (see WithClock), with the budget it comes from.
+type wallDeadline struct {
+	at    time.Time
+	limit time.Duration
+}
+
+type wallKey struct{}
+
+// withWallDeadline makes ctx carry the time at which the wall-time budget
+// limit (Budget.MaxWall) is spent: the executors check it before every tool
+// call and model call. It is a value, not a context deadline, because the
+// agent's clock need not be the real one, and because a call under way is
+// not cut off: the budget is checked before a call, as the others are.
+func withWallDeadline(ctx context.Context, at time.Time, limit time.Duration) context.Context {
+	return context.WithValue(ctx, wallKey{}, wallDeadline{at: at, limit: limit})
+}
+
+// wallSpent returns the stop reason, naming BudgetWall, when ctx carries a
+// wall-time deadline that has passed at now, or nil.
+func wallSpent(ctx context.Context, now time.Time) *StopReason {
+	d, ok := ctx.Value(wallKey{}).(wallDeadline)
+	if !ok || now.Before(d.at) {
+		return nil
+	}
+	used := d.limit + now.Sub(d.at)
+	return &StopReason{Budget: BudgetWall, Limit: d.limit.String(), Used: used.Round(time.Millisecond).String()}
 }

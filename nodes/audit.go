@@ -3,6 +3,8 @@ package nodes
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/tmc/langchaingo/tools"
 )
 
 // AuditRecord is one tool call: which step made it, with what input, what
@@ -55,6 +57,22 @@ func (l AuditLog) Errors() AuditLog {
 	for _, r := range l {
 		if r.Status == AuditError {
 			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// WithSideEffects returns the records of calls to tools of ts whose
+// SideEffects reports true, failed calls included (a call that failed may
+// still have changed something). An empty result is what lets an answer
+// say that nothing was changed.
+func (l AuditLog) WithSideEffects(ts []tools.Tool) AuditLog {
+	var out AuditLog
+	for _, r := range l {
+		if t, ok := FindTool(ts, r.Tool); ok {
+			if se, ok := t.(SideEffecter); ok && se.SideEffects() {
+				out = append(out, r)
+			}
 		}
 	}
 	return out

@@ -15,7 +15,8 @@ import (
 // only the model calls left, and a round dispatches no more ReAct steps
 // than there are model calls left and gives each its share (see Agent).
 // MaxWall bounds the running time (Usage.Wall), not the time a thread sat
-// interrupted.
+// interrupted; the agent's executors check it before every tool call and
+// ReAct model call, so a step's retries stop when it is spent.
 type Budget struct {
 	MaxModelCalls            int           `json:"max_model_calls,omitempty"`
 	MaxToolCalls             int           `json:"max_tool_calls,omitempty"`

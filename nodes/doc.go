@@ -11,7 +11,9 @@
 //
 //	start → planner ⇒ execute → replan ⇒ execute | respond → end
 //
-// The planner plans for the goal and marks the ready steps running; a
+// The planner plans for the goal, checks the plan whatever Planner made it
+// (Validate against the tools, and AgentConfig.Guards: nothing runs when
+// either refuses it) and marks the ready steps running; a
 // FanOut router sends each running step to execute as its own task
 // (graph.SendTo with the step in AgentState.Current), so independent steps
 // run in parallel in one superstep. Each execute task appends its
@@ -29,7 +31,10 @@
 // share. A model call the budget refuses (ErrModelBudget) is not made and
 // not counted. Budget.MaxWall is running time
 // (Usage.Wall, checkpointed with the state): a thread that sits interrupted
-// between a run and its resume is not charged for the wait.
+// between a run and its resume is not charged for the wait. It is checked
+// before every tool call and ReAct model call, retries included, not only
+// between rounds. The guards hold inside ReAct steps too: a tool a guard
+// refuses is neither offered to the model nor called.
 //
 // The state, AgentState, is declared field by field (StatePlan,
 // StatePastSteps, …, AgentSchema) and marshals to JSON, so the agent can be
@@ -55,8 +60,9 @@
 // ({{step_1.result}}, {{step_1.result.field.sub}}, see ResolveInput), its
 // dependencies, and records its status, result, error and evidence. A step
 // without a tool is a synthesis step (the final answer). Plan.Ready lists the
-// steps whose dependencies are completed — the ones an execute superstep may
-// run in parallel.
+// steps whose dependencies are completed or skipped — the ones an execute
+// superstep may run in parallel; a step that needs a skipped step's result
+// fails on the reference.
 //
 // # Planning
 //
@@ -64,7 +70,8 @@
 // array or an object; invalid JSON is a *ParseError with line and column).
 // Validate lists every problem (*PlanError): unknown tool, duplicate or
 // missing id, missing dependency, self or forward reference, cycle, bad
-// input. ScorePlan grades completeness, executability and dependencies.
+// input, a placeholder that looks like a reference but is not one
+// ({{step_1_result}}, the seed documents' syntax: write {{step_1.result}}). ScorePlan grades completeness, executability and dependencies.
 // LLMPlanner asks a model and re-asks with the problems listed;
 // TemplatePlanner matches the goal against hand-written plans with no model
 // call; AdaptivePlanner tries templates first.
@@ -81,7 +88,10 @@
 // # Replanning
 //
 // After each round, Decide returns continue, revise, finish, blocked or stop
-// (a Budget spent: the StopReason names it). Revise runs a strategy —
+// (a Budget spent: the StopReason names it); a round that showed the route
+// is blocked is never a finish, even when it completed the plan. Progressed
+// does not count a step that repeats finished work (same tool, resolved
+// input and evidence) as progress. Revise runs a strategy —
 // IncrementalFix (no model call), PartialReplan (keeps completed work,
 // replaces the rest, by template or model), FullReplan, or AdaptiveReplanner
 // choosing among them — and enforces the invariants with CheckRevision:
@@ -95,8 +105,8 @@
 // # Answer
 //
 // TemplateResponder and LLMResponder write the answer from results and
-// evidence; when the run ended early they say what was done, what is missing
-// and why.
+// evidence; when the run ended early, or steps failed and were skipped, they
+// say what was done, what is missing and why (Response.Complete is false).
 //
 // DeliveryCase is the seed documents' delivery question as simulated tools,
 // with its template plan, checker, rule-based replan and responder;

@@ -92,9 +92,11 @@ func RunStep(ctx context.Context, step Step, ts []tools.Tool, results Results) S
 // per the policy), records each call for the audit, and reads the output: a
 // JSON object output may carry "blocked", "reason", "impact", "conclusion"
 // (or "summary") and "evidence" (string or list); the Checker, if any, has
-// the last word. A step without a tool completes at once, its output being
-// its dependencies' results. Run never panics on a tool's behalf and never
-// returns an error: failures are in the outcome.
+// the last word. Run by the agent, a step makes no call, first or retry,
+// once the wall-time budget (Budget.MaxWall) is spent: a retry refused so
+// says so in the step's error. A step without a tool completes at once, its
+// output being its dependencies' results. Run never panics on a tool's
+// behalf and never returns an error: failures are in the outcome.
 func (e *Executor) Run(ctx context.Context, step Step, results Results) StepOutcome {
 	out := StepOutcome{StepID: step.ID, Tool: step.Tool}
 	fail := func(kind ErrorKind, err error) StepOutcome {
@@ -133,10 +135,22 @@ func (e *Executor) Run(ctx context.Context, step Step, results Results) StepOutc
 	}
 	var output string
 	for attempt := 1; attempt <= calls; attempt++ {
-		if err = ctx.Err(); err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			err = cerr
 			break
 		}
-		rec := AuditRecord{StepID: step.ID, Tool: step.Tool, Attempt: attempt, Input: input, Start: now()}
+		start := now()
+		if stop := wallSpent(ctx, start); stop != nil {
+			if attempt == 1 {
+				// Not a failure of the tool: no skip, whatever the policy.
+				out.Status, out.ErrKind = StatusFailed, ErrKindOther
+				out.Err = fmt.Sprintf("step %q: %v, before calling the tool", step.ID, stop)
+				return out
+			}
+			err = fmt.Errorf("%w; not retried: %v", err, stop)
+			break
+		}
+		rec := AuditRecord{StepID: step.ID, Tool: step.Tool, Attempt: attempt, Input: input, Start: start}
 		output, err = callTool(ctx, tool, input)
 		rec.End = now()
 		rec.Duration = rec.End.Sub(rec.Start)
@@ -162,35 +176,51 @@ func (e *Executor) Run(ctx context.Context, step Step, results Results) StepOutc
 	}
 	out.Status = StatusCompleted
 	out.Output = output
-	readVerdict(&out, output)
-	if e.Checker != nil {
-		v := e.Checker(step, output)
-		if v.Blocked {
-			out.Blocked = true
-		}
-		if v.Reason != "" {
-			out.BlockReason = v.Reason
-		}
-		if v.Impact != "" {
-			out.Impact = v.Impact
-		}
-		if v.Conclusion != "" {
-			out.Conclusion = v.Conclusion
-		}
-		if len(v.Evidence) > 0 {
-			out.Evidence = v.Evidence
-		}
-	}
-	if out.Conclusion == "" {
-		out.Conclusion = truncate(output, 200)
-	}
-	if len(out.Evidence) == 0 {
-		out.Evidence = []string{fmt.Sprintf("%s(%s) → %s", step.Tool, truncate(input, 120), truncate(output, 300))}
-	}
-	if out.Blocked && out.BlockReason == "" {
-		out.BlockReason = out.Conclusion
-	}
+	v := judgeCall(step, input, output, e.Checker)
+	out.Blocked, out.BlockReason, out.Impact = v.Blocked, v.Reason, v.Impact
+	out.Conclusion, out.Evidence = v.Conclusion, v.Evidence
 	return out
+}
+
+// judgeCall reads what a successful tool call of step says, for
+// Executor.Run and for each call of a ReAct step alike: the verdict fields
+// of a JSON object output ("blocked", "reason", "impact", "conclusion" or
+// "summary", "evidence"), then the checker's verdict (nil: none), whose set
+// fields have the last word. The conclusion defaults to the output, the
+// evidence to "tool(input) → output", and the reason of a blocked route to
+// the conclusion.
+func judgeCall(step Step, input, output string, checker Checker) Verdict {
+	var o StepOutcome
+	readVerdict(&o, output)
+	v := Verdict{Blocked: o.Blocked, Reason: o.BlockReason, Impact: o.Impact, Conclusion: o.Conclusion, Evidence: o.Evidence}
+	if checker != nil {
+		c := checker(step, output)
+		if c.Blocked {
+			v.Blocked = true
+		}
+		if c.Reason != "" {
+			v.Reason = c.Reason
+		}
+		if c.Impact != "" {
+			v.Impact = c.Impact
+		}
+		if c.Conclusion != "" {
+			v.Conclusion = c.Conclusion
+		}
+		if len(c.Evidence) > 0 {
+			v.Evidence = c.Evidence
+		}
+	}
+	if v.Conclusion == "" {
+		v.Conclusion = truncate(output, 200)
+	}
+	if len(v.Evidence) == 0 {
+		v.Evidence = []string{fmt.Sprintf("%s(%s) → %s", step.Tool, truncate(input, 120), truncate(output, 300))}
+	}
+	if v.Blocked && v.Reason == "" {
+		v.Reason = v.Conclusion
+	}
+	return v
 }
 
 // callTool calls a tool, turning a panic into an error.
@@ -246,12 +276,17 @@ func readVerdict(o *StepOutcome, output string) {
 	}
 }
 
-// synthesize completes a tool-less step with its dependencies' results.
+// synthesize completes a tool-less step with its dependencies' results; a
+// skipped dependency is marked so, with its error, not left blank.
 func (e *Executor) synthesize(step Step, results Results) StepOutcome {
 	var b strings.Builder
 	var ev []string
 	for _, d := range step.DependsOn {
 		r := results[d]
+		if r.Status == StatusSkipped {
+			fmt.Fprintf(&b, "%s: (skipped: %s)\n", d, r.Error)
+			continue
+		}
 		fmt.Fprintf(&b, "%s: %s\n", d, r.Result)
 		ev = append(ev, r.Evidence...)
 	}
@@ -281,18 +316,79 @@ func ToolCalls(outcomes []StepOutcome) int {
 }
 
 // Progressed reports whether a round moved the plan: a step completed or was
-// skipped, or new evidence appeared.
+// skipped, or new evidence appeared. A step that completes by repeating
+// finished work — a completed step of before with the same tool, the same
+// input once resolved, and every piece of its evidence — is not progress,
+// and evidence already on a step of before is not new, whichever step
+// found it: checking the same thing again under a new step id moves
+// nothing.
 func Progressed(before Plan, outcomes []StepOutcome) bool {
+	known := map[string]bool{}
+	for _, s := range before.Steps {
+		for _, e := range s.Evidence {
+			known[e] = true
+		}
+	}
+	results := before.Results()
 	for _, o := range outcomes {
 		prev, _ := before.Step(o.StepID)
-		if o.Status != prev.Status && (o.Status == StatusCompleted || o.Status == StatusSkipped) {
+		if o.Status != prev.Status && (o.Status == StatusCompleted || o.Status == StatusSkipped) &&
+			!(o.Status == StatusCompleted && repeatsFinishedWork(before, results, prev, o)) {
 			return true
 		}
 		for _, e := range o.Evidence {
-			if !slices.Contains(prev.Evidence, e) {
+			if !known[e] {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// repeatsFinishedWork reports whether step s, completed with outcome o,
+// did what a completed step of p had done: same tool, same resolved input
+// (compared as canonical JSON), and no evidence that step lacks.
+func repeatsFinishedWork(p Plan, results Results, s Step, o StepOutcome) bool {
+	if s.Tool == "" {
+		return false // a synthesis step's work is the answer, not a check
+	}
+	in, ok := canonicalInput(s, results)
+	if !ok {
+		return false
+	}
+	for _, d := range p.Steps {
+		if d.ID == s.ID || d.Status != StatusCompleted || d.Tool != s.Tool {
+			continue
+		}
+		if din, ok := canonicalInput(d, results); !ok || din != in {
+			continue
+		}
+		if !slices.ContainsFunc(o.Evidence, func(e string) bool { return !slices.Contains(d.Evidence, e) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// canonicalInput is s's input with its references resolved, as compact JSON
+// with sorted keys, so equal inputs compare equal however they were written.
+func canonicalInput(s Step, results Results) (string, bool) {
+	in, err := ResolveInput(s.ID, s.Input, results)
+	if err != nil {
+		return "", false
+	}
+	if len(in) == 0 {
+		return "", true
+	}
+	dec := json.NewDecoder(strings.NewReader(string(in)))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return string(in), true
+	}
+	c, err := marshalCompact(v)
+	if err != nil {
+		return string(in), true
+	}
+	return string(c), true
 }

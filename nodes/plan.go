@@ -118,8 +118,16 @@ func (p Plan) Step(id string) (Step, bool) {
 	return Step{}, false
 }
 
-// Ready returns the pending steps whose dependencies are all completed, in
-// plan order. Independent ready steps may run in parallel.
+// Ready returns the pending steps whose dependencies are all finished —
+// completed, or skipped — in plan order. Independent ready steps may run in
+// parallel.
+//
+// A skipped step (OnFailureSkip) does not hold back the steps that depend
+// on it: they run without its result. A reference to that result does not
+// resolve (ResolveInput), so a step that needs it fails in turn (and is
+// skipped under the same policy), while a step that only comes after it,
+// or a synthesis step, goes on; the answer reports the skipped step as
+// missing, with its error (RespondRequest.Missing).
 func (p Plan) Ready() []Step {
 	status := make(map[string]StepStatus, len(p.Steps))
 	for _, s := range p.Steps {
@@ -132,7 +140,7 @@ func (p Plan) Ready() []Step {
 		}
 		ok := true
 		for _, d := range s.DependsOn {
-			if status[d] != StatusCompleted {
+			if st := status[d]; st != StatusCompleted && st != StatusSkipped {
 				ok = false
 				break
 			}
@@ -145,7 +153,8 @@ func (p Plan) Ready() []Step {
 }
 
 // Done reports whether the plan has steps and every one is completed or
-// skipped: nothing is left to run and nothing failed.
+// skipped: nothing is left to run and nothing failed. A skipped step is
+// done but not answered: see RespondRequest.Complete.
 func (p Plan) Done() bool {
 	if len(p.Steps) == 0 {
 		return false
@@ -159,7 +168,7 @@ func (p Plan) Done() bool {
 }
 
 // Stuck reports whether steps are pending but none can become ready, because
-// a dependency failed, was skipped or does not exist.
+// a dependency failed or does not exist.
 func (p Plan) Stuck() bool {
 	pr := p.Progress()
 	return pr.Pending > 0 && pr.Running == 0 && len(p.Ready()) == 0

@@ -187,7 +187,7 @@ type ResponderPromptData struct {
 	// step id.
 	Findings map[string]string
 	Stopped  string   // why the run stopped early, "" when it finished
-	Missing  []string // steps not done
+	Missing  []string // steps not done: not run, failed, or skipped after a failure
 }
 
 // ResponderTemplate is the responder's prompt.
@@ -227,6 +227,13 @@ Not done:
 - {{.}}
 {{- end}}
 Say what was done, what is missing and why.
+{{- else if .Missing}}
+
+These steps failed and were skipped:
+{{- range .Missing}}
+- {{.}}
+{{- end}}
+Say what is missing and why; do not answer as if they had succeeded.
 {{- end}}
 `))
 

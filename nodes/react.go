@@ -18,7 +18,14 @@ import (
 // step's result. The loop is bounded per step by MaxModelCalls and
 // MaxToolCalls; running out fails the step, naming the budget, and the
 // replanner decides. Run by the agent (WithReAct), a step is bounded by its
-// share of the agent's model-call and tool-call budgets too.
+// share of the agent's model-call and tool-call budgets too, makes no call
+// once the wall-time budget is spent, and may call only the tools the
+// agent's guards allow.
+//
+// Each successful tool call is judged as Executor.Run judges a step's call
+// (the output's verdict fields, then Checker): when one shows the route is
+// blocked, the completed step reports it (Blocked, BlockReason, Impact)
+// for the replanner.
 type ReActExecutor struct {
 	Model llms.Model
 	// Tools the model may call (the agent's tools when used through WithReAct).
@@ -29,6 +36,15 @@ type ReActExecutor struct {
 	MaxToolCalls int
 	// Options are passed to every model call, after the tools.
 	Options []llms.CallOption
+	// Checker, optional, judges each successful tool call, with the step
+	// given the called tool and its input (the agent's Checker when used
+	// through WithReAct and left nil).
+	Checker Checker
+	// Guards, optional, refuse tools: a tool on which a guard finds a
+	// problem in a one-step plan (the step with that tool) is not offered
+	// to the model, and a call to it is answered with the guard's problem,
+	// not made and not audited. WithReAct adds the agent's Guards.
+	Guards []Guard
 	// Now is the clock for audit records (default time.Now).
 	Now func() time.Time
 
@@ -70,8 +86,9 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 	if maxModel <= 0 {
 		maxModel = DefaultReActModelCalls
 	}
-	defs := make([]llms.Tool, 0, len(r.Tools))
-	for _, t := range r.Tools {
+	allowed := r.allowedTools(step)
+	defs := make([]llms.Tool, 0, len(allowed))
+	for _, t := range allowed {
 		defs = append(defs, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
 			Name: t.Name(), Description: t.Description(),
 			Parameters: map[string]any{
@@ -86,9 +103,13 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 		llms.TextParts(llms.ChatMessageTypeSystem, "You carry out one step of a plan. Call the tools you need, then reply with the step's result in plain text, without tool calls."),
 		llms.TextParts(llms.ChatMessageTypeHuman, reactPrompt(step, results)),
 	}
+	var judged []Verdict // of the successful tool calls, in order
 	for {
 		if err := ctx.Err(); err != nil {
 			return fail(ErrKindCanceled, err)
+		}
+		if stop := wallSpent(ctx, now()); stop != nil {
+			return fail(ErrKindOther, fmt.Errorf("step %q: %v, before model call %d", step.ID, stop, info.ModelCalls+1))
 		}
 		if info.ModelCalls >= maxModel {
 			if r.byModelShare {
@@ -110,9 +131,10 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 			out.Status = StatusCompleted
 			out.Output = strings.TrimSpace(choice.Content)
 			out.Conclusion = truncate(out.Output, 200)
-			for _, a := range out.Audit {
-				if a.Status == AuditOK {
-					out.Evidence = append(out.Evidence, fmt.Sprintf("%s(%s) → %s", a.Tool, truncate(a.Input, 120), truncate(a.Output, 300)))
+			for _, v := range judged {
+				out.Evidence = append(out.Evidence, v.Evidence...)
+				if v.Blocked && !out.Blocked {
+					out.Blocked, out.BlockReason, out.Impact = true, v.Reason, v.Impact
 				}
 			}
 			if len(out.Evidence) == 0 {
@@ -135,17 +157,31 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 				}
 				return fail(ErrKindOther, fmt.Errorf("step %q: stopped by budget %s: used %d of %d", step.ID, BudgetToolCallsPerStep, len(out.Audit), r.MaxToolCalls))
 			}
-			msgs = append(msgs, r.call(ctx, step.ID, tc, now, &out))
+			if stop := wallSpent(ctx, now()); stop != nil {
+				return fail(ErrKindOther, fmt.Errorf("step %q: %v, before tool call %d", step.ID, stop, len(out.Audit)+1))
+			}
+			msg, v := r.call(ctx, step, tc, allowed, now, &out)
+			msgs = append(msgs, msg)
+			if v != nil {
+				judged = append(judged, *v)
+			}
 		}
 	}
 }
 
-// call runs one tool call the model asked for, records it, and returns the
-// tool message that answers it.
-func (r *ReActExecutor) call(ctx context.Context, stepID string, tc llms.ToolCall, now func() time.Time, out *StepOutcome) llms.MessageContent {
+// call runs one tool call the model asked for among the allowed tools,
+// records it, and returns the tool message that answers it and, when the
+// call succeeded, its verdict (judgeCall). A call to a tool the guards
+// refuse is answered with the refusal and neither made nor recorded.
+func (r *ReActExecutor) call(ctx context.Context, step Step, tc llms.ToolCall, allowed []tools.Tool, now func() time.Time, out *StepOutcome) (llms.MessageContent, *Verdict) {
 	name, args := "", ""
 	if tc.FunctionCall != nil {
 		name, args = tc.FunctionCall.Name, tc.FunctionCall.Arguments
+	}
+	answer := func(content string) llms.MessageContent {
+		return llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
+			llms.ToolCallResponse{ToolCallID: tc.ID, Name: name, Content: content},
+		}}
 	}
 	input := args
 	var a struct {
@@ -154,13 +190,18 @@ func (r *ReActExecutor) call(ctx context.Context, stepID string, tc llms.ToolCal
 	if json.Unmarshal([]byte(args), &a) == nil && a.Input != nil {
 		input = *a.Input
 	}
-	rec := AuditRecord{StepID: stepID, Tool: name, Attempt: len(out.Audit) + 1, Input: input, Start: now()}
+	if _, ok := FindTool(allowed, name); !ok {
+		if why := r.refusal(step, name); why != "" {
+			return answer(fmt.Sprintf("error: tool %q refused, not called: %s", name, why)), nil
+		}
+	}
+	rec := AuditRecord{StepID: step.ID, Tool: name, Attempt: len(out.Audit) + 1, Input: input, Start: now()}
 	var result string
 	var err error
-	if t, ok := FindTool(r.Tools, name); ok {
+	if t, ok := FindTool(allowed, name); ok {
 		result, err = callTool(ctx, t, input)
 	} else {
-		err = fmt.Errorf("unknown tool %q (available: %s)", name, strings.Join(ToolNames(r.Tools), ", "))
+		err = fmt.Errorf("unknown tool %q (available: %s)", name, strings.Join(ToolNames(allowed), ", "))
 	}
 	rec.End = now()
 	rec.Duration = rec.End.Sub(rec.Start)
@@ -171,9 +212,50 @@ func (r *ReActExecutor) call(ctx context.Context, stepID string, tc llms.ToolCal
 	}
 	out.Audit = append(out.Audit, rec)
 	out.Attempts = len(out.Audit)
-	return llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
-		llms.ToolCallResponse{ToolCallID: tc.ID, Name: name, Content: result},
-	}}
+	if err != nil {
+		return answer(result), nil
+	}
+	called := Step{ID: step.ID, Description: step.Description, Tool: name, Input: inputJSON(input), DependsOn: step.DependsOn}
+	v := judgeCall(called, input, result, r.Checker)
+	return answer(result), &v
+}
+
+// allowedTools returns the tools step may call: those the guards do not
+// refuse (refusal).
+func (r *ReActExecutor) allowedTools(step Step) []tools.Tool {
+	if len(r.Guards) == 0 {
+		return r.Tools
+	}
+	var ok []tools.Tool
+	for _, t := range r.Tools {
+		if r.refusal(step, t.Name()) == "" {
+			ok = append(ok, t)
+		}
+	}
+	return ok
+}
+
+// refusal returns why the guards refuse step calling the named tool — the
+// problems they find in a plan of that one step, not yet run — or "".
+func (r *ReActExecutor) refusal(step Step, tool string) string {
+	probe := Plan{Steps: []Step{{ID: step.ID, Description: step.Description, Tool: tool}}}
+	var why []string
+	for _, g := range r.Guards {
+		for _, p := range g(probe) {
+			why = append(why, p.Message)
+		}
+	}
+	return strings.Join(why, "; ")
+}
+
+// inputJSON is a tool's input string as a step's JSON input: the text
+// itself when it is JSON, else a JSON string (the inverse of ToolInput).
+func inputJSON(input string) json.RawMessage {
+	if json.Valid([]byte(input)) {
+		return json.RawMessage(input)
+	}
+	b, _ := json.Marshal(input)
+	return b
 }
 
 // reactPrompt is the step's task with the results of its dependencies.

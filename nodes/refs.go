@@ -59,6 +59,47 @@ func FindRefs(text string) []Ref {
 	return refs
 }
 
+// placeholderPattern matches a {{…}} placeholder with no braces or spaces inside.
+var placeholderPattern = regexp.MustCompile(`\{\{\s*([^{}\s]+)\s*\}\}`)
+
+// misspelledRef is a placeholder that looks like a reference but is not one,
+// with the reference it should be ("" when there is no single guess).
+type misspelledRef struct {
+	Raw, Want string
+}
+
+// misspelledRefs lists the placeholders in text that look like references
+// to a step's result but are not references (FindRefs does not see them, so
+// ResolveInput would leave them to reach the tool as text): the seed
+// documents' {{step_1_result}} and {{step_1_result.path}}, which mean
+// {{step_1.result}} and {{step_1.result.path}}, and a step's id without
+// "result", {{order.warehouse}} for {{order.result.warehouse}}. A
+// placeholder looks like a reference when its first part (up to a dot)
+// names a step (isStep) or ends in "_result"; other placeholders are left
+// alone, as text a tool may want.
+func misspelledRefs(text string, isStep func(id string) bool) []misspelledRef {
+	var out []misspelledRef
+	for _, m := range placeholderPattern.FindAllStringSubmatch(text, -1) {
+		if refPattern.MatchString(m[0]) {
+			continue
+		}
+		head, rest, _ := strings.Cut(m[1], ".")
+		if rest != "" {
+			rest = "." + rest
+		}
+		id, seedStyle := strings.CutSuffix(head, "_result")
+		switch {
+		case seedStyle && isStep(id):
+			out = append(out, misspelledRef{m[0], "{{" + id + ".result" + rest + "}}"})
+		case seedStyle:
+			out = append(out, misspelledRef{m[0], ""})
+		case isStep(head):
+			out = append(out, misspelledRef{m[0], "{{" + head + ".result" + rest + "}}"})
+		}
+	}
+	return out
+}
+
 // ResolveInput substitutes the references in a step's JSON input with the
 // results of earlier steps. A JSON string that is exactly one reference is
 // replaced by the referenced JSON value (a result that is not JSON becomes a

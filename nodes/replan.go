@@ -81,22 +81,25 @@ type Decision struct {
 
 // Decide chooses what follows a round, without calling anything:
 //
-//   - finish when every step is completed or skipped;
+//   - finish when every step is completed or skipped and no step of the
+//     round showed the route is blocked (a finished plan whose last round
+//     found its premise gone has not answered the request);
 //   - stop when a budget is spent (Budget.Check), naming it;
 //   - revise when a step showed the route is blocked, a step failed, or
-//     pending steps can never run (a dependency failed or was skipped) —
+//     pending steps can never run (a dependency failed or does not exist) —
 //     or stop, when one more replan would exceed MaxReplans;
 //   - continue when steps are ready;
 //   - blocked otherwise.
 func Decide(in RoundInput) Decision {
 	p := in.Plan
-	if p.Done() {
+	t := findTrigger(in)
+	if p.Done() && t == nil {
 		return Decision{Action: ActionFinish, Reason: "every step is completed or skipped"}
 	}
 	if stop := in.Budget.Check(in.Usage, in.Now); stop != nil {
 		return Decision{Action: ActionStop, Reason: stop.Error(), Stop: stop}
 	}
-	if t := findTrigger(in); t != nil {
+	if t != nil {
 		if stop := in.Budget.CanReplan(in.Usage); stop != nil {
 			return Decision{Action: ActionStop, Reason: fmt.Sprintf("step %q needs a replan, but %s", t.StepID, stop.Error()), Stop: stop, Trigger: t}
 		}
@@ -135,7 +138,7 @@ func findTrigger(in RoundInput) *Trigger {
 				continue
 			}
 			for _, d := range s.DependsOn {
-				if ds, ok := st[d]; !ok || ds.Status == StatusSkipped || ds.Status == StatusFailed {
+				if ds, ok := st[d]; !ok || ds.Status == StatusFailed {
 					why := "does not exist"
 					if ok {
 						why = "was " + string(ds.Status)

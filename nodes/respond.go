@@ -16,6 +16,10 @@ type RespondRequest struct {
 	// Stop and Blocked say why the run ended early; both empty when it finished.
 	Stop    *StopReason
 	Blocked string
+	// Audit is the run's audit log (every tool call), for an answer that
+	// says what was changed, or that nothing was (see
+	// AuditLog.WithSideEffects).
+	Audit AuditLog
 }
 
 // Early reports whether the run ended before the plan was done, and why.
@@ -31,7 +35,19 @@ func (r RespondRequest) Early() (bool, string) {
 	return false, ""
 }
 
-// Missing lists the steps not completed, with their state.
+// Complete reports whether the request is answered in full: the run did not
+// end early and every step completed. A plan whose steps were skipped after
+// a failure (OnFailureSkip) is done but not complete: the skipped steps are
+// Missing.
+func (r RespondRequest) Complete() bool {
+	if early, _ := r.Early(); early {
+		return false
+	}
+	return len(r.Missing()) == 0
+}
+
+// Missing lists the steps not completed — pending, failed, or skipped after
+// a failure — with their state and error.
 func (r RespondRequest) Missing() []string {
 	var out []string
 	for _, s := range r.Plan.Steps {
@@ -50,7 +66,7 @@ func (r RespondRequest) Missing() []string {
 // Response is the final answer.
 type Response struct {
 	Text       string   `json:"text"`
-	Complete   bool     `json:"complete"`          // the plan finished
+	Complete   bool     `json:"complete"`          // the plan finished and every step completed (RespondRequest.Complete)
 	Missing    []string `json:"missing,omitempty"` // when not complete
 	ModelCalls int      `json:"model_calls"`
 	Tokens     Tokens   `json:"tokens"`
@@ -64,7 +80,8 @@ type Responder interface {
 // TemplateResponder writes the answer without a model: with Format when set
 // (a domain answer built from results), otherwise a generic report of each
 // completed step's conclusion and evidence; when the run ended early it says
-// what was done, what is missing and why.
+// what was done, what is missing and why, and when steps were skipped it
+// lists them as missing, with their errors.
 type TemplateResponder struct {
 	Format func(req RespondRequest) (string, error)
 }
@@ -72,8 +89,8 @@ type TemplateResponder struct {
 // Respond implements Responder.
 func (t TemplateResponder) Respond(_ context.Context, req RespondRequest) (Response, error) {
 	early, why := req.Early()
-	resp := Response{Complete: !early}
-	if early {
+	resp := Response{Complete: req.Complete()}
+	if !resp.Complete {
 		resp.Missing = req.Missing()
 	}
 	if t.Format != nil {
@@ -104,19 +121,23 @@ func (t TemplateResponder) Respond(_ context.Context, req RespondRequest) (Respo
 			fmt.Fprintf(&b, "  evidence: %s\n", e)
 		}
 	}
-	if early {
+	switch {
+	case early:
 		fmt.Fprintf(&b, "Stopped early: %s\nNot done:\n", why)
-		for _, m := range resp.Missing {
-			fmt.Fprintf(&b, "- %s\n", m)
-		}
+	case len(resp.Missing) > 0:
+		b.WriteString("Missing (failed, then skipped):\n")
+	}
+	for _, m := range resp.Missing {
+		fmt.Fprintf(&b, "- %s\n", m)
 	}
 	resp.Text = strings.TrimRight(b.String(), "\n")
 	return resp, nil
 }
 
 // LLMResponder asks a model to write the answer from the results and
-// evidence (ResponderTemplate); when the run ended early the prompt lists
-// what is missing and why, and asks the model to say so.
+// evidence (ResponderTemplate); when the run ended early, or steps were
+// skipped, the prompt lists what is missing and why, and asks the model to
+// say so.
 type LLMResponder struct {
 	Model   llms.Model
 	Options []llms.CallOption
@@ -125,12 +146,15 @@ type LLMResponder struct {
 // Respond implements Responder.
 func (l LLMResponder) Respond(ctx context.Context, req RespondRequest) (Response, error) {
 	early, why := req.Early()
-	resp := Response{Complete: !early}
+	resp := Response{Complete: req.Complete()}
 	data := ResponderPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Outcomes: req.Outcomes, Steps: req.Plan.Steps,
 		Findings: findings(req.Outcomes)}
-	if early {
+	if !resp.Complete {
 		resp.Missing = req.Missing()
-		data.Stopped, data.Missing = why, resp.Missing
+		data.Missing = resp.Missing
+	}
+	if early {
+		data.Stopped = why
 	}
 	prompt, err := render(ResponderTemplate, data)
 	if err != nil {

@@ -91,6 +91,11 @@ func (e *PlanError) Has(k ProblemKind) bool {
 // dependency is a forward reference, to an earlier one an undeclared
 // reference. A step may list a later step in depends_on as long as the graph
 // stays acyclic: plan order is presentation, TopoOrder is execution order.
+// A placeholder that looks like a reference but is not one is bad input, with
+// the reference to write instead: {{step_1_result}} (the seed documents'
+// syntax) is not an alias of {{step_1.result}}, and {{order.warehouse}} is
+// not {{order.result.warehouse}}; one syntax, so a typo is never passed to a
+// tool as literal text.
 func Validate(p Plan, tools []tools.Tool) error {
 	if probs := Check(p, tools); len(probs) > 0 {
 		return &PlanError{Problems: probs}
@@ -154,6 +159,21 @@ func Check(p Plan, ts []tools.Tool) []Problem {
 	cycle := findCycle(p, index)
 	if cycle != nil {
 		add(cycle[0], ProblemCycle, "dependency cycle: %s", strings.Join(cycle, " → "))
+	}
+	// Placeholders that look like references must be references.
+	isStep := func(id string) bool { _, ok := index[id]; return ok }
+	for i, s := range p.Steps {
+		label := s.ID
+		if label == "" {
+			label = fmt.Sprintf("#%d", i+1)
+		}
+		for _, m := range misspelledRefs(string(s.Input), isStep) {
+			want := "{{step_id.result}} or {{step_id.result.field}}"
+			if m.Want != "" {
+				want = m.Want
+			}
+			add(label, ProblemInvalidInput, "input has %s, which is not a reference and would reach the tool as text; write %s", m.Raw, want)
+		}
 	}
 	// References must point at (transitive) dependencies.
 	for i, s := range p.Steps {
