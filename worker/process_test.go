@@ -125,9 +125,11 @@ func TestKilledWorkerProcessRunsAreFinishedByOthers(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
+	// The victim starts alone, so that it fills both its worker slots
+	// (WithWorkers(2)) and both its runs park in c before the kill: a run
+	// it had taken but not yet parked would be killed in a or b, and be
+	// retried with an attempt and nodes the checks below do not expect.
 	victim := startWorker(t, e.schema, true)
-	startWorker(t, e.schema, false)
-	startWorker(t, e.schema, false)
 
 	// No process may lead yet (they are all LeaderElectionDisabled), so
 	// no rescue happens before the kill; the test leads afterwards.
@@ -142,17 +144,25 @@ func TestKilledWorkerProcessRunsAreFinishedByOthers(t *testing.T) {
 		require.NoError(t, err)
 	}
 
-	// Kill the victim once it is stuck in a run.
+	// Kill the victim once both its worker slots are stuck in runs: it
+	// then holds no other run, and takes none.
 	blocked := map[string]bool{}
-	line, ok := <-victim.lines
-	require.True(t, ok, "the victim ended before taking a run")
-	require.True(t, strings.HasPrefix(line, "blocked "), line)
-	blocked[strings.TrimPrefix(line, "blocked ")] = true
+	for len(blocked) < 2 {
+		select {
+		case line, ok := <-victim.lines:
+			require.True(t, ok, "the victim ended before taking two runs")
+			topic, ok := strings.CutPrefix(line, "blocked ")
+			require.True(t, ok, line)
+			blocked[topic] = true
+		case <-time.After(time.Minute):
+			t.Fatalf("the victim parked %d runs in a minute, want 2", len(blocked))
+		}
+	}
+	startWorker(t, e.schema, false)
+	startWorker(t, e.schema, false)
 	require.NoError(t, victim.cmd.Process.Signal(syscall.SIGKILL))
 	for line := range victim.lines {
-		if topic, ok := strings.CutPrefix(line, "blocked "); ok {
-			blocked[topic] = true
-		}
+		require.Fail(t, "the victim said more after parking two runs", line)
 	}
 	victimPid := victim.cmd.Process.Pid
 	t.Logf("killed the victim with %d runs in flight", len(blocked))
@@ -161,7 +171,7 @@ func TestKilledWorkerProcessRunsAreFinishedByOthers(t *testing.T) {
 	// than RescueStuckJobsAfter. River's rescuer runs when its leader
 	// starts and then every 30s (not configurable), so start the leader
 	// once the stuck jobs are old enough.
-	leader := e.rescuer(t)
+	leader := e.rescuer(t, len(blocked))
 
 	for i, id := range ids {
 		r := wait(t, leader, id)
@@ -238,16 +248,24 @@ func TestWorkersRacingOnOneThreadTakeTurns(t *testing.T) {
 // left "running" are old enough to be rescued. River's rescuer runs when
 // its leader starts and then every 30s (not configurable), so the test
 // starts the only leader-eligible client after the stuck jobs have aged.
-func (e *env) rescuer(t *testing.T) *worker.Client {
+// stuck is how many jobs the killed worker left: the client starts once
+// every other job is final, so that a live worker's slow job is never
+// mistaken for a stuck one.
+func (e *env) rescuer(t *testing.T, stuck int) *worker.Client {
 	t.Helper()
 	const rescueAfter = 2 * time.Second
 	jobs := pgx.Identifier{e.schema, "river_job"}.Sanitize()
 	require.Eventually(t, func() bool {
-		var young int
-		require.NoError(t, e.pool.QueryRow(t.Context(), `SELECT count(*) FROM `+jobs+` WHERE state = 'running' AND attempted_at > now() - $1::interval`, (rescueAfter+500*time.Millisecond).String()).Scan(&young))
-		return young == 0
+		var active, old int
+		err := e.pool.QueryRow(t.Context(), `SELECT count(*), count(*) FILTER (WHERE state = 'running' AND attempted_at <= now() - $1::interval)
+FROM `+jobs+` WHERE state NOT IN ('completed', 'cancelled', 'discarded')`, (rescueAfter+500*time.Millisecond).String()).Scan(&active, &old)
+		return err == nil && active == stuck && old == stuck
 	}, time.Minute, 50*time.Millisecond)
-	return e.client(registry(e.pipeline(nil), "pipeline"), worker.WithWorkers(2), testRiver(func(c *river.Config) {
+	// River requires JobTimeout <= RescueStuckJobsAfter, so this client
+	// would cut the runs it works short after a second; it works another
+	// queue, and the live workers (River's one-minute JobTimeout) finish
+	// the rescued runs.
+	return e.client(registry(e.pipeline(nil), "pipeline"), worker.WithQueue("rescuer"), testRiver(func(c *river.Config) {
 		c.JobTimeout = time.Second
 		c.RescueStuckJobsAfter = rescueAfter
 	}))

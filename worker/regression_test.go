@@ -42,7 +42,7 @@ func TestCancelOfARunWhoseWorkerDiedEndsIt(t *testing.T) {
 
 	require.NoError(t, enq.Cancel(ctx, id))
 
-	leader := e.rescuer(t)
+	leader := e.rescuer(t, 1)
 	jobs := pgx.Identifier{e.schema, "river_job"}.Sanitize()
 
 	// The rescuer has dealt with the job: it is final in River.

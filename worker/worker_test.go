@@ -112,7 +112,16 @@ func TestRejectRefusesARunForABusyThread(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	g := newGate("busy", "c")
-	c := e.client(registry(e.pipeline(g.hook), "pipeline"))
+	// The run accepted on "idle" parks in c too, so that the thread stays
+	// busy until every concurrent enqueue has been decided: a run that
+	// finished before a late goroutine enqueued would let it in.
+	gi := newGate("idle", "c")
+	c := e.client(registry(e.pipeline(func(ctx context.Context, topic, node string) error {
+		if err := g.hook(ctx, topic, node); err != nil {
+			return err
+		}
+		return gi.hook(ctx, topic, node)
+	}), "pipeline"))
 	ctx := t.Context()
 
 	id, err := c.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: "busy", Input: DocInput{Topic: "busy"}})
@@ -148,6 +157,7 @@ func TestRejectRefusesARunForABusyThread(t *testing.T) {
 	wg.Wait()
 	require.Len(t, accepted, 1)
 	require.Equal(t, 5, refused)
+	close(gi.release)
 	require.Equal(t, worker.StatusSuccess, wait(t, c, accepted[0]).Status)
 
 	close(g.release)
