@@ -45,7 +45,10 @@ type AgentConfig struct {
 	// Guards, optional, check the first plan and every revision (e.g.
 	// ReadOnlyGuard), and the tools a ReAct step may call: a tool a guard
 	// refuses in a one-step plan is not offered to the model, and a call
-	// to it is refused (see ReActExecutor.Guards).
+	// to it is refused (see ReActExecutor.Guards). The planner receives
+	// them in PlanRequest.Guards (and a FullReplan's planner in its
+	// request), so an LLMPlanner asks the model again when a guard refuses
+	// its plan, and the model-backed PartialReplan likewise.
 	Guards []Guard
 	// Model, optional, is the model of the default planner, replanner and
 	// responder (any llms.Model).
@@ -209,17 +212,17 @@ func (a *Agent) Compile(opts ...graph.CompileOption) (*graph.Compiled[AgentState
 	return a.g.Compile(opts...)
 }
 
-// plan is the planner node: it plans for the goal, checks the plan
-// (checkFirstPlan) and marks the ready steps running. A planner failure (a
-// model error, a plan still rejected after its attempts, no template) or a
-// plan that fails validation or a guard fails the node with a clear error,
-// before any step runs.
+// plan is the planner node: it plans for the goal, with the guards in the
+// request (PlanRequest.Guards), checks the plan (checkFirstPlan) and marks
+// the ready steps running. A planner failure (a model error, a plan still
+// rejected after its attempts, no template) or a plan that fails validation
+// or a guard fails the node with a clear error, before any step runs.
 func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
 	start := a.now()
 	delta := Usage{}
-	req := PlanRequest{Goal: s.Goal, Constraints: s.Constraints}
+	req := PlanRequest{Goal: s.Goal, Constraints: s.Constraints, Guards: a.cfg.Guards}
 	ctx, _ = budgetFor(ctx, a.cfg.Budget, s.Usage)
 	p, info, err := a.cfg.Planner.Plan(ctx, req)
 	if err != nil {

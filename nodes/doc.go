@@ -72,7 +72,9 @@
 // missing id, missing dependency, self or forward reference, cycle, bad
 // input, a placeholder that looks like a reference but is not one
 // ({{step_1_result}}, the seed documents' syntax: write {{step_1.result}}). ScorePlan grades completeness, executability and dependencies.
-// LLMPlanner asks a model and re-asks with the problems listed;
+// LLMPlanner asks a model and re-asks with the problems listed, the
+// objections of the request's guards (PlanRequest.Guards, the agent's
+// AgentConfig.Guards) included;
 // TemplatePlanner matches the goal against hand-written plans with no model
 // call; AdaptivePlanner tries templates first.
 //

@@ -15,7 +15,8 @@ import (
 var ErrNoTemplate = errors.New("nodes: no plan template matches the goal")
 
 // ErrPlanRejected is matched (errors.Is) by a *RejectedError: the model's
-// plans were still invalid or below the threshold after every attempt.
+// plans were still invalid, refused by a guard or below the threshold after
+// every attempt.
 var ErrPlanRejected = errors.New("nodes: plan rejected")
 
 // PlanRequest is what a planner plans for.
@@ -24,6 +25,13 @@ type PlanRequest struct {
 	Constraints []string `json:"constraints,omitempty"`
 	// Context is what is already known (e.g. completed work, for a full replan).
 	Context string `json:"context,omitempty"`
+	// Guards, optional, are checks the plan must pass besides validation,
+	// set by the caller: the agent's planner node passes AgentConfig.Guards,
+	// FullReplan the guards of its ReplanRequest. LLMPlanner treats a
+	// guard's objection like a validation problem: it asks the model again
+	// with the objection listed. A planner that ignores them is still
+	// checked by the agent before anything runs.
+	Guards []Guard `json:"-"`
 }
 
 // Tokens are a model call's token counts, where the provider reports them.
@@ -111,9 +119,11 @@ func (e *RejectedError) Error() string {
 // Is makes errors.Is(err, ErrPlanRejected) true.
 func (e *RejectedError) Is(target error) bool { return target == ErrPlanRejected }
 
-// LLMPlanner asks a model for a JSON plan, parses, validates and scores it,
-// and asks again with the problems listed until a plan is valid and scores at
-// least Threshold, at most MaxAttempts times.
+// LLMPlanner asks a model for a JSON plan, parses, validates, checks it
+// against the request's Guards and scores it, and asks again with the
+// problems (a guard's objections included) listed until a plan is valid, no
+// guard refuses it and it scores at least Threshold, at most MaxAttempts
+// times.
 type LLMPlanner struct {
 	Model       llms.Model
 	Tools       []tools.Tool
@@ -126,9 +136,9 @@ type LLMPlanner struct {
 const DefaultThreshold = 0.7
 
 // Plan implements Planner. A model error (transport, context) ends it at once,
-// wrapped; bad plans are re-asked; after MaxAttempts it returns a
-// *RejectedError listing the last problems. PlanInfo counts calls and tokens
-// in every case.
+// wrapped; bad plans, and plans a guard of req.Guards refuses, are re-asked;
+// after MaxAttempts it returns a *RejectedError listing the last problems.
+// PlanInfo counts calls and tokens in every case.
 func (pl *LLMPlanner) Plan(ctx context.Context, req PlanRequest) (Plan, PlanInfo, error) {
 	info := PlanInfo{Source: "model"}
 	data := PlannerPromptData{Goal: req.Goal, Constraints: req.Constraints, Context: req.Context, Tools: Infos(pl.Tools), Schema: PlanSchema}
@@ -138,8 +148,7 @@ func (pl *LLMPlanner) Plan(ctx context.Context, req PlanRequest) (Plan, PlanInfo
 			return render(PlannerTemplate, data)
 		},
 		func(p Plan) Score {
-			p = normalizeNew(p, req)
-			return ScorePlan(p, pl.Tools)
+			return guardedScore(normalizeNew(p, req), pl.Tools, req.Guards)
 		})
 	if err != nil {
 		return Plan{}, info, err
@@ -160,6 +169,17 @@ func normalizeNew(p Plan, req PlanRequest) Plan {
 		s.Status, s.Result, s.Error, s.Evidence = StatusPending, "", "", nil
 	}
 	return p
+}
+
+// guardedScore is ScorePlan with every guard's objections added to the
+// problems (kind constraint, so the score is not Valid and the plan is asked
+// for again).
+func guardedScore(p Plan, ts []tools.Tool, guards []Guard) Score {
+	s := ScorePlan(p, ts)
+	for _, g := range guards {
+		s.Problems = append(s.Problems, g(p)...)
+	}
+	return s
 }
 
 // askForPlan is the ask → parse → score → re-ask loop shared by the planner

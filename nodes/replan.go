@@ -167,7 +167,9 @@ type ReplanRequest struct {
 	Tools   []tools.Tool
 	// Guards are the guards a revision must pass, set by Revise. A strategy
 	// that chooses among others, like AdaptiveReplanner, checks each
-	// candidate with CheckRevision and moves on when it is rejected.
+	// candidate with CheckRevision and moves on when it is rejected; the
+	// model-backed PartialReplan and FullReplan (through its planner's
+	// PlanRequest.Guards) ask the model again when a guard refuses a plan.
 	Guards []Guard
 }
 

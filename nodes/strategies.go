@@ -155,8 +155,9 @@ func keptSteps(p Plan) []Step {
 // evidence and replaces every other step: with Template's steps when set
 // (zero model calls), else with steps the Model writes from the completed
 // work, the trigger and the tools, re-asked with the problems listed like
-// LLMPlanner. New steps that repeat a kept step (same id, tool and input) are
-// dropped; other id clashes are problems the model must fix.
+// LLMPlanner — a guard of the request (ReplanRequest.Guards) refusing the
+// revision is one of them. New steps that repeat a kept step (same id, tool
+// and input) are dropped; other id clashes are problems the model must fix.
 type PartialReplan struct {
 	Template    func(req ReplanRequest) ([]Step, error)
 	Model       llms.Model
@@ -203,7 +204,7 @@ func (r PartialReplan) Replan(ctx context.Context, req ReplanRequest) (Plan, Rep
 			data.Problems, data.Previous = problems, previous
 			return render(ReplannerTemplate, data)
 		},
-		func(p Plan) Score { return ScorePlan(merge(p.Steps), req.Tools) })
+		func(p Plan) Score { return guardedScore(merge(p.Steps), req.Tools, req.Guards) })
 	info.ModelCalls, info.Tokens = pi.ModelCalls, pi.Tokens
 	if err != nil {
 		return Plan{}, info, err
@@ -212,10 +213,12 @@ func (r PartialReplan) Replan(ctx context.Context, req ReplanRequest) (Plan, Rep
 }
 
 // FullReplan plans again from the goal with Planner, telling it what was
-// learned. Completed steps are not thrown away: they stay in the plan, with
-// their evidence, ahead of the new steps; a new step whose id clashes with a
-// kept one is renamed (with its dependencies and references). The new steps
-// are self-contained: they do not depend on the kept ones.
+// learned and passing on the request's Guards (PlanRequest.Guards, so an
+// LLMPlanner re-asks when a guard refuses its plan). Completed steps are not
+// thrown away: they stay in the plan, with their evidence, ahead of the new
+// steps; a new step whose id clashes with a kept one is renamed (with its
+// dependencies and references). The new steps are self-contained: they do
+// not depend on the kept ones.
 type FullReplan struct {
 	Planner Planner
 }
@@ -232,7 +235,7 @@ func (r FullReplan) Replan(ctx context.Context, req ReplanRequest) (Plan, Replan
 		fmt.Fprintf(&b, "- %s (%s): %s\n", s.Description, s.Status, truncate(s.Result, 300))
 	}
 	fmt.Fprintf(&b, "The previous plan was abandoned: step %q %s\n", req.Trigger.StepID, req.Trigger.Summary())
-	np, pi, err := r.Planner.Plan(ctx, PlanRequest{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Context: b.String()})
+	np, pi, err := r.Planner.Plan(ctx, PlanRequest{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Context: b.String(), Guards: req.Guards})
 	info.ModelCalls, info.Tokens = pi.ModelCalls, pi.Tokens
 	if err != nil {
 		return Plan{}, info, err

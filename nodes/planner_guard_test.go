@@ -1,0 +1,172 @@
+package nodes
+
+// The guards are part of what the model-backed planners check before they
+// accept a plan: a guard's objection is a problem the model is asked again
+// with, within MaxAttempts and the model-call budget, like a validation
+// problem.
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/tools"
+)
+
+// changeOrderPlanReply is the delivery case planned with change_order, which
+// the read-only guard refuses.
+const changeOrderPlanReply = `{"goal": "O1001", "steps": [
+	{"id": "order", "description": "Look up the order", "tool": "order_lookup", "input": {"order_id": "O1001"}, "depends_on": []},
+	{"id": "switch", "description": "Move the order to warehouse B, standard shipping", "tool": "change_order",
+	 "input": {"order_id": "{{order.result.order_id}}", "warehouse": "B", "method": "standard"}, "depends_on": ["order"]},
+	{"id": "answer", "description": "Answer with the evidence", "tool": "", "input": {}, "depends_on": ["switch"]}]}`
+
+const changeOrderRefusal = `step "switch": tool "change_order" changes things, but the request is query-only`
+
+func TestLLMPlannerReasksWhenAGuardRefuses(t *testing.T) {
+	t.Parallel()
+	c := NewDeliveryCase()
+	ts := c.Tools()
+	m := &scriptedModel{replies: []string{changeOrderPlanReply, deliveryPlanReply}}
+	req := c.Request()
+	req.Guards = []Guard{ReadOnlyGuard(ts)}
+	p, info, err := (&LLMPlanner{Model: m, Tools: ts}).Plan(t.Context(), req)
+	require.NoError(t, err)
+	require.Equal(t, []string{"order", "stock_a", "deliver_a", "answer"}, stepIDs(p))
+	require.Equal(t, 2, info.Attempts)
+	require.Equal(t, 2, info.ModelCalls)
+	require.Len(t, info.Rejected, 1)
+	require.Contains(t, info.Rejected[0], Problem{StepID: "switch", Kind: ProblemConstraint,
+		Message: `tool "change_order" changes things, but the request is query-only`})
+	require.NotContains(t, m.prompts[0], "previous plan was rejected")
+	require.Contains(t, m.prompts[1], "Your previous plan was rejected. Fix every problem:\n- "+changeOrderRefusal)
+	require.Contains(t, m.prompts[1], `"tool": "change_order"`, "the refused reply is shown")
+
+	// Without guards in the request the same plan is accepted: the guards
+	// are the caller's, not the planner's.
+	m = &scriptedModel{replies: []string{changeOrderPlanReply}}
+	p, _, err = (&LLMPlanner{Model: m, Tools: ts}).Plan(t.Context(), c.Request())
+	require.NoError(t, err)
+	require.Equal(t, []string{"order", "switch", "answer"}, stepIDs(p))
+}
+
+// The agent passes AgentConfig.Guards to its planner, whether it built the
+// planner or was given one, directly or inside an AdaptivePlanner.
+func TestAgentPlannerIsAskedAgainWhenAGuardRefuses(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		setup func(cfg *AgentConfig, m *scriptedModel)
+	}{{
+		name:  "built by the agent",
+		setup: func(cfg *AgentConfig, m *scriptedModel) { cfg.Planner, cfg.Model = nil, m },
+	}, {
+		name:  "given",
+		setup: func(cfg *AgentConfig, m *scriptedModel) { cfg.Planner = &LLMPlanner{Model: m, Tools: cfg.Tools} },
+	}, {
+		name: "given inside an AdaptivePlanner",
+		setup: func(cfg *AgentConfig, m *scriptedModel) {
+			cfg.Planner = &AdaptivePlanner{Templates: &TemplatePlanner{Tools: cfg.Tools}, Model: &LLMPlanner{Model: m, Tools: cfg.Tools}}
+		},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := NewDeliveryCase()
+			m := &scriptedModel{replies: []string{changeOrderPlanReply, deliveryPlanReply}}
+			cfg := c.AgentConfig() // template replan and responder: no model calls
+			tt.setup(&cfg, m)
+			app := compileAgent(t, cfg, nil)
+			out, err := app.Invoke(t.Context(), InputFor(c.Request()))
+			require.NoError(t, err)
+			require.Equal(t, 2, m.calls())
+			require.Contains(t, m.prompts[1], changeOrderRefusal)
+			require.Equal(t, 2, out.Usage.ModelCalls, "both planner calls are counted")
+			require.Equal(t, []string{"order", "stock_a"}, stepIDs(out.Plan)[:2], "the second plan ran")
+			require.Zero(t, c.Calls(ToolChangeOrder))
+			require.True(t, out.Response.Complete)
+		})
+	}
+}
+
+func TestAgentPlannerThatInsistsIsRejectedBeforeAnythingRuns(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		budget int // MaxModelCalls
+		calls  int
+		is     error
+	}{
+		{name: "after MaxAttempts", budget: 30, calls: 3, is: ErrPlanRejected},
+		{name: "when the model-call budget is spent first", budget: 2, calls: 2, is: ErrModelBudget},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := NewDeliveryCase()
+			m := &scriptedModel{replies: []string{changeOrderPlanReply, changeOrderPlanReply, changeOrderPlanReply, deliveryPlanReply}}
+			cfg := c.AgentConfig()
+			cfg.Planner = &LLMPlanner{Model: m, Tools: cfg.Tools}
+			cfg.Budget.MaxModelCalls = tt.budget
+			app := compileAgent(t, cfg, nil)
+			_, err := app.Invoke(t.Context(), InputFor(c.Request()))
+			require.ErrorIs(t, err, tt.is)
+			require.Equal(t, tt.calls, m.calls())
+			for _, tool := range []string{ToolOrderLookup, ToolStockCheck, ToolShippingQuote, ToolChangeOrder} {
+				require.Zero(t, c.Calls(tool), "no tool runs before the plan is accepted: %s", tool)
+			}
+			if tt.is != ErrPlanRejected {
+				return
+			}
+			var re *RejectedError
+			require.True(t, errors.As(err, &re))
+			require.Equal(t, 3, re.Attempts)
+			require.Equal(t, []Problem{{StepID: "switch", Kind: ProblemConstraint,
+				Message: `tool "change_order" changes things, but the request is query-only`}}, re.Problems)
+			require.ErrorContains(t, err, "nodes: planner: nodes: plan rejected after 3 attempts: "+changeOrderRefusal)
+		})
+	}
+}
+
+// The model-backed replan strategies re-ask on a guard's refusal too, rather
+// than handing the refused revision to CheckRevision.
+func TestModelReplansReaskWhenAGuardRefuses(t *testing.T) {
+	t.Parallel()
+	ts := []tools.Tool{
+		testTools("search")[0],
+		FuncTool{ToolName: "write", ToolDescription: "writes a note", Mutates: true, Fn: func(context.Context, string) (string, error) { return "", nil }},
+	}
+	p := Plan{Goal: "g", Steps: []Step{done(st("a", "search", `"q"`), "ra", "ea"), {ID: "b", Description: "x", Tool: "search", Status: StatusFailed, Error: "boom", DependsOn: []string{"a"}}}}
+	req := ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerFailed, StepID: "b", Error: "boom"}, Tools: ts}
+	const refusal = `step "w": tool "write" changes things, but the request is query-only`
+	writes := `{"steps":[{"id":"w","description":"write it down","tool":"write","input":"x"},{"id":"z","description":"answer","tool":"","depends_on":["w"]}]}`
+	searches := `{"steps":[{"id":"s","description":"search again","tool":"search","input":"q2"},{"id":"z","description":"answer","tool":"","depends_on":["s"]}]}`
+	strategies := []struct {
+		name string
+		make func(m *scriptedModel) Replanner
+	}{
+		{"partial", func(m *scriptedModel) Replanner { return PartialReplan{Model: m} }},
+		{"full", func(m *scriptedModel) Replanner { return FullReplan{Planner: &LLMPlanner{Model: m, Tools: ts}} }},
+	}
+	for _, s := range strategies {
+		t.Run(s.name+": accepted on the second attempt", func(t *testing.T) {
+			t.Parallel()
+			m := &scriptedModel{replies: []string{writes, searches}}
+			np, info, err := Revise(t.Context(), s.make(m), req, ReadOnlyGuard(ts))
+			require.NoError(t, err)
+			require.Equal(t, 2, info.ModelCalls)
+			require.Equal(t, []string{"a", "s", "z"}, stepIDs(np))
+			require.Contains(t, m.prompts[1], "- "+refusal)
+		})
+		t.Run(s.name+": rejected when the model insists", func(t *testing.T) {
+			t.Parallel()
+			m := &scriptedModel{replies: []string{writes, writes, writes}}
+			_, info, err := Revise(t.Context(), s.make(m), req, ReadOnlyGuard(ts))
+			require.ErrorIs(t, err, ErrPlanRejected)
+			require.ErrorContains(t, err, refusal)
+			require.True(t, cannotRevise(err), "the next strategy may still try")
+			require.Equal(t, 3, info.ModelCalls)
+		})
+	}
+}
