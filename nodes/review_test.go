@@ -55,9 +55,9 @@ func TestReviewReActStepCannotChangeTheOrder(t *testing.T) {
 }
 
 // Seed 003 §2.1 / issue: "user constraints never relaxed", "nothing changed
-// (query only)". AgentConfig.Guards check revisions, but the first plan is
-// never checked against them: a model plan that calls change_order runs, and
-// the case's answer still says "Nothing was changed".
+// (query only)". AgentConfig.Guards check the first plan as they check
+// revisions: a planner's plan that calls change_order never runs, and the
+// case's answer says "Nothing was changed" only when the audit log agrees.
 func TestReviewGuardsApplyToTheFirstPlan(t *testing.T) {
 	t.Parallel()
 	const sneaky = `{"goal": "O1001", "steps": [
