@@ -42,7 +42,9 @@ type Config struct {
 
 // Blob is one stored version of a channel's value.
 type Blob struct {
-	// Version is the version this blob holds.
+	// Version is the version this blob holds. Empty means the
+	// checkpoint's version of the blob's channel (Checkpoint.Versions);
+	// Put refuses a blob with neither.
 	Version string `json:"version"`
 	// Data is the serialized value, or with Delta the serialized elements
 	// appended since Base.
@@ -159,6 +161,13 @@ type ListOptions struct {
 // use. The runtime owns task bookkeeping, retries and locking; a Saver only
 // stores and reads.
 //
+// A call whose context is cancelled either succeeds or fails with an
+// error wrapping the context's error; a Put or PutWrites that fails stored
+// nothing, and one that stored returns nil (it settles before returning).
+// A backend may refuse data beyond its documented limits (an identifier
+// too long, text it cannot hold): Put and PutWrites then fail, naming the
+// field, and store nothing.
+//
 // Put takes ownership of what its request holds: the byte slices, the
 // Versions and New maps and the Metadata's maps and slices are the
 // saver's after the call, and the caller must not modify them. Byte
@@ -179,7 +188,9 @@ type Saver interface {
 	// PutWrites stores a task's writes against the checkpoint named by
 	// cfg, each with its TaskID set to taskID. It is idempotent per (task,
 	// index): storing the same writes again changes nothing. A checkpoint
-	// that does not exist is ErrNotFound.
+	// that does not exist is ErrNotFound, and so is an empty
+	// cfg.CheckpointID: writes belong to the checkpoint their task ran
+	// from, never to whatever is the latest.
 	PutWrites(ctx context.Context, cfg Config, taskID string, writes []PendingWrite) error
 	// Get returns the checkpoint named by cfg, or the latest of the
 	// thread and namespace when cfg.CheckpointID is "". ErrNotFound when

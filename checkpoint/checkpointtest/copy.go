@@ -109,12 +109,24 @@ func testCopyThreadsAreIndependent(t *testing.T, s checkpoint.Saver) {
 	require.Len(t, listIDs(t, s, checkpoint.Config{ThreadID: dst, Namespace: "child:1"}, checkpoint.ListOptions{}), 1)
 }
 
+// testCopyToExistingThreadFails: onto a thread with checkpoints (in any
+// namespace), or onto itself, is ErrConflict and changes nothing.
 func testCopyToExistingThreadFails(t *testing.T, s checkpoint.Saver) {
 	c := copier(t, s)
+	ctx := context.Background()
 	src, dst := newThreadID(), newThreadID()
 	putHistory(t, s, src)
 	dstIDs := putChain(t, s, dst, "", 2, nil)
-	require.Error(t, c.CopyThread(context.Background(), src, dst), "copying onto thread %q, which has checkpoints", dst)
+	requireConflict(t, c.CopyThread(ctx, src, dst), dst, "copying onto thread %q, which has checkpoints", dst)
 	require.Equal(t, reversed(dstIDs), listIDs(t, s, checkpoint.Config{ThreadID: dst}, checkpoint.ListOptions{}), "the destination is unchanged")
 	require.Empty(t, listIDs(t, s, checkpoint.Config{ThreadID: dst, Namespace: "child:1"}, checkpoint.ListOptions{}))
+
+	childOnly := newThreadID()
+	putChain(t, s, childOnly, "child:9", 1, nil)
+	requireConflict(t, c.CopyThread(ctx, src, childOnly), childOnly, "onto a thread with checkpoints in a child namespace only")
+	require.Empty(t, listIDs(t, s, checkpoint.Config{ThreadID: childOnly}, checkpoint.ListOptions{}))
+
+	before := listIDs(t, s, checkpoint.Config{ThreadID: src}, checkpoint.ListOptions{})
+	requireConflict(t, c.CopyThread(ctx, src, src), src, "onto itself")
+	require.Equal(t, before, listIDs(t, s, checkpoint.Config{ThreadID: src}, checkpoint.ListOptions{}))
 }

@@ -31,7 +31,16 @@
 //     length (nil and empty are not told apart).
 //   - Metadata compares after a JSON round trip (so Extra numbers may come
 //     back as float64); CreatedAt compares with time.Time.Equal at
-//     microsecond precision.
+//     microsecond precision, for any instant (the zero time, the Unix
+//     epoch, years before 1678 and after 2262 included).
+//   - A delta with an empty Base extends the empty value: its chain reads
+//     back with no snapshot. A new blob with an empty Version is stored
+//     under the checkpoint's version of its channel; Put refuses one with
+//     neither, storing nothing.
+//   - PutWrites with an empty CheckpointID is ErrNotFound.
+//   - Prune with keep 0 deletes every checkpoint of the thread; a negative
+//     keep is an error. CopyThread onto a thread that has checkpoints in any
+//     namespace, or onto its source, is ErrConflict.
 //   - Get and List fill Checkpoint.Values for every channel in Versions,
 //     rebuilding delta chains as the newest snapshot plus the deltas after
 //     it, oldest first; Checkpoint.New is nil on read.
@@ -39,7 +48,7 @@
 //   - ErrNotFound and ErrConflict errors name the thread in their message.
 //   - A call with a cancelled context either succeeds (a backend without
 //     I/O may ignore the context) or fails with an error wrapping
-//     context.Canceled.
+//     context.Canceled; a Put that fails stored nothing.
 //
 // Bench measures, at the saver level, the costs the runtime's figures rest
 // on (DESIGN.md §8): a durable step (one Put of a checkpoint whose one small

@@ -13,6 +13,8 @@ var pruneTests = []test{
 	{"KeepsNewestWithFullValues", testPruneKeepsNewestWithFullValues},
 	{"PerNamespaceAndThread", testPruneIsPerNamespaceAndThread},
 	{"KeepMoreThanStored", testPruneKeepMoreThanStored},
+	{"KeepZeroDeletesAll", testPruneKeepZeroDeletesAll},
+	{"NegativeKeepIsAnError", testPruneNegativeKeepIsAnError},
 }
 
 // pruner returns s as a Pruner, or skips the test.
@@ -131,5 +133,38 @@ func testPruneKeepMoreThanStored(t *testing.T, s checkpoint.Saver) {
 	ids := putChain(t, s, thread, "", 3, nil)
 	require.NoError(t, p.Prune(context.Background(), thread, 3))
 	require.NoError(t, p.Prune(context.Background(), thread, 10))
+	require.Equal(t, reversed(ids), listIDs(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{}))
+}
+
+// testPruneKeepZeroDeletesAll: keep 0 deletes every checkpoint of the
+// thread, in every namespace, and the thread starts afresh.
+func testPruneKeepZeroDeletesAll(t *testing.T, s checkpoint.Saver) {
+	p := pruner(t, s)
+	ctx := context.Background()
+	thread, other := newThreadID(), newThreadID()
+	root := putChain(t, s, thread, "", 3, nil)
+	putChain(t, s, thread, "child:1", 2, nil)
+	kept := putChain(t, s, other, "", 2, nil)
+	head := checkpoint.Config{ThreadID: thread, CheckpointID: root[2]}
+	require.NoError(t, s.PutWrites(ctx, head, "t", []checkpoint.PendingWrite{pw("t", 0, "x", "1")}))
+
+	require.NoError(t, p.Prune(ctx, thread, 0))
+	for _, ns := range []string{"", "child:1"} {
+		require.Empty(t, listIDs(t, s, checkpoint.Config{ThreadID: thread, Namespace: ns}, checkpoint.ListOptions{}), "ns %q", ns)
+		_, err := s.Get(ctx, checkpoint.Config{ThreadID: thread, Namespace: ns})
+		requireNotFound(t, err, thread, "ns %q", ns)
+	}
+	requireNotFound(t, s.PutWrites(ctx, head, "t", []checkpoint.PendingWrite{pw("t", 1, "x", "1")}), thread, "writes on a pruned checkpoint")
+	require.Equal(t, reversed(kept), listIDs(t, s, checkpoint.Config{ThreadID: other}, checkpoint.ListOptions{}))
+	fresh := mustPut(t, s, thread, step{blobs: map[string]checkpoint.Blob{"n": full("again", "9")}})
+	require.Equal(t, []string{fresh}, listIDs(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{}))
+	require.Empty(t, mustGet(t, s, checkpoint.Config{ThreadID: thread}).PendingWrites)
+}
+
+func testPruneNegativeKeepIsAnError(t *testing.T, s checkpoint.Saver) {
+	p := pruner(t, s)
+	thread := newThreadID()
+	ids := putChain(t, s, thread, "", 2, nil)
+	require.Error(t, p.Prune(context.Background(), thread, -1))
 	require.Equal(t, reversed(ids), listIDs(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{}))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -20,6 +21,9 @@ var putTests = []test{
 	{"ChannelAddedAndRemoved", testPutChannelAddedAndRemoved},
 	{"RebuildsDeltaChains", testPutRebuildsDeltaChains},
 	{"BranchesReadTheirOwnBlobs", testPutBranchesReadTheirOwnBlobs},
+	{"DeltaWithEmptyBase", testPutDeltaWithEmptyBase},
+	{"BlobWithoutVersion", testPutBlobWithoutVersion},
+	{"CreatedAtRoundTrips", testPutCreatedAtRoundTrips},
 }
 
 // valueKinds are channel values of every shape a serializer produces.
@@ -293,4 +297,72 @@ func testPutBranchesReadTheirOwnBlobs(t *testing.T, s checkpoint.Saver) {
 		}
 	}
 	require.Equal(t, leftChild, mustGet(t, s, checkpoint.Config{ThreadID: thread}).Checkpoint.ID, "the newest checkpoint is the head")
+}
+
+// testPutDeltaWithEmptyBase: "A delta with an empty Base extends the empty
+// value": a chain with no snapshot at all reads back as deltas only, and
+// stays readable after Prune.
+func testPutDeltaWithEmptyBase(t *testing.T, s checkpoint.Saver) {
+	thread := newThreadID()
+	a := mustPut(t, s, thread, step{blobs: map[string]checkpoint.Blob{"log": delta("l1", "", `["a"]`)}})
+	b := mustPut(t, s, thread, step{parent: a, blobs: map[string]checkpoint.Blob{"log": delta("l2", "l1", `["b"]`)}})
+	c := mustPut(t, s, thread, step{parent: b, blobs: map[string]checkpoint.Blob{"log": delta("l3", "l2", `["c"]`)}})
+	want := map[string]val{
+		a: {"l1", "", []string{`["a"]`}},
+		b: {"l2", "", []string{`["a"]`, `["b"]`}},
+		c: {"l3", "", []string{`["a"]`, `["b"]`, `["c"]`}},
+	}
+	for id, w := range want {
+		requireValues(t, map[string]val{"log": w}, mustGet(t, s, checkpoint.Config{ThreadID: thread, CheckpointID: id}).Checkpoint.Values, "get %s", id)
+	}
+	for _, tup := range collect(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{}) {
+		requireValues(t, map[string]val{"log": want[tup.Checkpoint.ID]}, tup.Checkpoint.Values, "list %s", tup.Checkpoint.ID)
+	}
+	if p, ok := s.(checkpoint.Pruner); ok {
+		require.NoError(t, p.Prune(context.Background(), thread, 1))
+		requireValues(t, map[string]val{"log": want[c]}, mustGet(t, s, checkpoint.Config{ThreadID: thread}).Checkpoint.Values, "after Prune")
+	}
+}
+
+// testPutBlobWithoutVersion: a new blob with an empty Version is stored
+// under the checkpoint's version of its channel; one with neither is
+// refused, storing nothing.
+func testPutBlobWithoutVersion(t *testing.T, s checkpoint.Saver) {
+	thread := newThreadID()
+	mustPut(t, s, thread, step{versions: map[string]string{"a": "a1"}, blobs: map[string]checkpoint.Blob{"a": {Data: []byte(`"x"`)}}})
+	requireValues(t, map[string]val{"a": {"a1", `"x"`, nil}}, mustGet(t, s, checkpoint.Config{ThreadID: thread}).Checkpoint.Values)
+
+	other := newThreadID()
+	req := step{versions: map[string]string{}, blobs: map[string]checkpoint.Blob{"a": {Data: []byte(`"x"`)}}}.request(other)
+	_, err := s.Put(context.Background(), req)
+	require.Error(t, err, "a blob without a version, of a channel the checkpoint has no version for")
+	_, err = s.Get(context.Background(), checkpoint.Config{ThreadID: other})
+	requireNotFound(t, err, other, "a refused Put stores nothing")
+}
+
+// testPutCreatedAtRoundTrips: CreatedAt compares equal (at microsecond
+// precision) for any instant a time.Time holds, in any location.
+func testPutCreatedAtRoundTrips(t *testing.T, s checkpoint.Saver) {
+	cases := []struct {
+		name string
+		at   time.Time
+	}{
+		{"unix epoch", time.Unix(0, 0)},
+		{"epoch plus a microsecond", time.Unix(0, 1000)},
+		{"zero time", time.Time{}},
+		{"1900", time.Date(1900, 1, 2, 3, 4, 5, 6000, time.UTC)},
+		{"2500", time.Date(2500, 6, 1, 0, 0, 0, 0, time.UTC)},
+		{"other location", time.Date(2024, 2, 29, 23, 59, 59, 999999000, time.FixedZone("IST", 5*3600+1800))},
+	}
+	for _, c := range cases {
+		thread := newThreadID()
+		req := step{blobs: map[string]checkpoint.Blob{"a": full("a1", "1")}}.request(thread)
+		req.Checkpoint.CreatedAt = c.at
+		_, err := s.Put(context.Background(), req)
+		require.NoError(t, err, c.name)
+		got := mustGet(t, s, checkpoint.Config{ThreadID: thread}).Checkpoint.CreatedAt
+		require.True(t, c.at.Equal(got), "%s: put %s, got %s", c.name, c.at, got)
+		got = collect(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{})[0].Checkpoint.CreatedAt
+		require.True(t, c.at.Equal(got), "%s (list): put %s, got %s", c.name, c.at, got)
+	}
 }

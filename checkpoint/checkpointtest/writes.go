@@ -147,6 +147,9 @@ func testWritesUnknownCheckpointIsNotFound(t *testing.T, s checkpoint.Saver) {
 		{"unknown id", checkpoint.Config{ThreadID: thread, CheckpointID: checkpoint.NewID()}},
 		{"unknown thread", checkpoint.Config{ThreadID: other, CheckpointID: id}},
 		{"wrong namespace", checkpoint.Config{ThreadID: thread, Namespace: "child:1", CheckpointID: id}},
+		// Writes belong to the checkpoint their task ran from, never to
+		// whatever is the latest.
+		{"no checkpoint id", checkpoint.Config{ThreadID: thread}},
 	}
 	for _, c := range cases {
 		err := s.PutWrites(context.Background(), c.cfg, "t", []checkpoint.PendingWrite{pw("t", 0, "x", "1")})

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -114,12 +115,22 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	if cp.ID == "" {
 		return checkpoint.Config{}, fmt.Errorf("memory: put on thread %q ns %q: checkpoint has no id", cfg.ThreadID, cfg.Namespace)
 	}
+	for ch, b := range cp.New {
+		if b.Version == "" && cp.Versions[ch] == "" {
+			return checkpoint.Config{}, fmt.Errorf("memory: put checkpoint %s on thread %q ns %q: the blob of channel %q has no version, and the checkpoint none for the channel",
+				cp.ID, cfg.ThreadID, cfg.Namespace, ch)
+		}
+	}
+	md, err := normalizeMetadata(req.Metadata)
+	if err != nil {
+		return checkpoint.Config{}, fmt.Errorf("memory: put checkpoint %s on thread %q ns %q: metadata: %w", cp.ID, cfg.ThreadID, cfg.Namespace, err)
+	}
 	rec := &record{
 		id:        cp.ID,
 		parent:    cfg.CheckpointID,
 		createdAt: cp.CreatedAt,
 		channels:  make([]channel, 0, len(cp.Versions)),
-		metadata:  req.Metadata, // the saver owns it now (see checkpoint.Saver)
+		metadata:  md, // the saver owns it now (see checkpoint.Saver)
 	}
 
 	s.mu.Lock()
@@ -169,7 +180,8 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 }
 
 // PutWrites stores a task's writes against the checkpoint named by cfg:
-// checkpoint.ErrNotFound if there is none. A write with a non-negative
+// checkpoint.ErrNotFound if there is none, or if cfg.CheckpointID is
+// empty. A write with a non-negative
 // index is kept once; one with a negative index replaces an earlier one.
 func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID string, writes []checkpoint.PendingWrite) error {
 	if err := ctx.Err(); err != nil {
@@ -177,7 +189,10 @@ func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID str
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec := s.record(cfg)
+	var rec *record
+	if cfg.CheckpointID != "" { // writes go to a named checkpoint, never "the latest"
+		rec = s.record(cfg)
+	}
 	if rec == nil {
 		return fmt.Errorf("memory: put writes of task %q: thread %q ns %q checkpoint %s: %w", taskID, cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, checkpoint.ErrNotFound)
 	}
@@ -310,11 +325,52 @@ func (ch channel) value() (checkpoint.Value, error) {
 	}
 }
 
-// cloneMetadata copies the maps and slices of md (not the values inside
-// Extra).
+// normalizeMetadata gives md's Extra the shape a JSON round trip gives it
+// (as the other savers store it), so that the values a tuple returns can
+// be copied deeply: only maps, slices and scalars of JSON remain.
+func normalizeMetadata(md checkpoint.Metadata) (checkpoint.Metadata, error) {
+	if len(md.Extra) == 0 {
+		return md, nil
+	}
+	b, err := json.Marshal(md.Extra)
+	if err != nil {
+		return md, err
+	}
+	var extra map[string]any
+	if err := json.Unmarshal(b, &extra); err != nil {
+		return md, err
+	}
+	md.Extra = extra
+	return md, nil
+}
+
+// cloneMetadata copies the maps and slices of md, those nested in Extra
+// included: a tuple's metadata is the caller's.
 func cloneMetadata(md checkpoint.Metadata) checkpoint.Metadata {
 	md.Parents = maps.Clone(md.Parents)
 	md.Nodes = slices.Clone(md.Nodes)
-	md.Extra = maps.Clone(md.Extra)
+	if md.Extra != nil {
+		md.Extra = cloneJSON(md.Extra).(map[string]any)
+	}
 	return md
+}
+
+// cloneJSON deeply copies a value decoded from JSON.
+func cloneJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = cloneJSON(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cloneJSON(e)
+		}
+		return out
+	default:
+		return v // string, float64, bool, nil: immutable
+	}
 }

@@ -59,6 +59,31 @@
 // checkpoint.Copier: CopyThread copies a thread from one consistent
 // snapshot.
 //
+// # Cancellation
+//
+// Put and PutWrites settle before they return. pgx answers a cancelled
+// context by dropping the connection while its cancel request is on its
+// way, and the server may still commit the statement; a caller that
+// retried would then meet its own checkpoint as ErrConflict. So these two
+// run their statement detached from the context's cancellation: when the
+// context is cancelled (or WithWriteTimeout passes), the Saver sends the
+// cancel request itself and waits for the server's answer. An error means
+// nothing was stored (and wraps context.Canceled when the cancellation
+// caused it); nil means the write is stored. Only a server that does not
+// answer at all leaves the outcome unknown. Reads, DeleteThread,
+// CopyThread and Prune stop as soon as the context is done; those that
+// write run in a transaction that is rolled back.
+//
+// # Limits
+//
+// jsonb cannot hold U+0000, and a btree index entry holds about 2.7 kB
+// after compression. Put refuses metadata, channel names and versions
+// that contain U+0000, and Put and PutWrites refuse keys too long for an
+// index entry (thread id and namespace, with the checkpoint id, a channel
+// name and version, or a task id), with an error wrapping ErrLimit that
+// names the field; nothing is stored. Thread ids and namespaces may not
+// contain U+0000 either (PostgreSQL text cannot).
+//
 // Errors from the database, including a connection killed mid-call, are
 // returned wrapped (errors.As finds the *pgconn.PgError) with the thread
 // they concern; a cancelled context gives an error wrapping

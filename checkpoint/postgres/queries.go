@@ -93,7 +93,7 @@ WHERE c.thread_id = $1 AND c.ns = r.ns AND c.id = r.id AND r.rn > $2`,
 	SELECT b.ns, b.channel, b.base
 	FROM live l JOIN ` + t.blobs + ` b
 	  ON b.thread_id = $1 AND b.ns = l.ns AND b.channel = l.channel AND b.version = l.version
-	WHERE b.delta
+	WHERE b.delta AND b.base <> ''
 )
 DELETE FROM ` + t.blobs + ` b
 WHERE b.thread_id = $1

@@ -1,10 +1,12 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -238,6 +240,12 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter) (
 		if err := json.Unmarshal(raw[i][0], &cp.Versions); err != nil {
 			return nil, corrupt("versions: %v", err)
 		}
+		if cp.Versions == nil {
+			return nil, corrupt("versions: %q is not a JSON object", truncate(raw[i][0]))
+		}
+		if m := bytes.TrimSpace(raw[i][1]); len(m) == 0 || m[0] != '{' {
+			return nil, corrupt("metadata: %q is not a JSON object", truncate(raw[i][1]))
+		}
 		if err := json.Unmarshal(raw[i][1], &tup.Metadata); err != nil {
 			return nil, corrupt("metadata: %v", err)
 		}
@@ -284,7 +292,7 @@ chain (channel, version, delta, base) AS (
 		WHERE b.thread_id = $1 AND b.ns = $2 AND b.channel = c.channel AND b.version = c.base
 		LIMIT 1
 	) b
-	WHERE c.delta
+	WHERE c.delta AND c.base <> ''
 )
 SELECT b.channel, b.version, b.data, b.delta, b.base
 FROM chain c CROSS JOIN LATERAL (
@@ -305,7 +313,8 @@ ORDER BY p.id, w.task_id, w.idx`
 
 // rebuild returns the value of channel ch at version: the newest full
 // snapshot at or before it, and the deltas after that snapshot, oldest
-// first.
+// first. A delta with an empty base extends the empty value: a chain that
+// ends in one has no snapshot.
 func rebuild(blobs map[blobKey]blobRow, ch, version string) (checkpoint.Value, error) {
 	var deltas [][]byte
 	v := version
@@ -318,16 +327,23 @@ func rebuild(blobs map[blobKey]blobRow, ch, version string) (checkpoint.Value, e
 			return checkpoint.Value{}, fmt.Errorf("channel %q version %q: base version %q of its delta chain missing", ch, version, v)
 		}
 		if !b.delta {
-			for i, j := 0, len(deltas)-1; i < j; i, j = i+1, j-1 {
-				deltas[i], deltas[j] = deltas[j], deltas[i]
-			}
+			slices.Reverse(deltas)
 			return checkpoint.Value{Version: version, Snapshot: b.data, Deltas: deltas}, nil
 		}
-		if b.base == "" {
-			return checkpoint.Value{}, fmt.Errorf("channel %q version %q: delta %q has no base", ch, version, v)
-		}
 		deltas = append(deltas, b.data)
+		if b.base == "" { // a delta of the empty value
+			slices.Reverse(deltas)
+			return checkpoint.Value{Version: version, Deltas: deltas}, nil
+		}
 		v = b.base
 	}
 	return checkpoint.Value{}, fmt.Errorf("channel %q version %q: delta chain has a cycle", ch, version)
+}
+
+// truncate shortens b for an error message.
+func truncate(b []byte) []byte {
+	if len(b) > 64 {
+		return b[:64]
+	}
+	return b
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -21,6 +22,9 @@ type Saver struct {
 	t      tables
 	q      queries
 	lock   int64 // advisory lock key of Migrate
+	// writeTimeout bounds the statement of Put and PutWrites (see
+	// WithWriteTimeout).
+	writeTimeout time.Duration
 }
 
 var (

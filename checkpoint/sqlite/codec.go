@@ -14,22 +14,81 @@ import (
 // rather than handed to the deserializer.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// checksum is the crc column of a write: the CRC-32C of its value.
 func checksum(b []byte) int64 { return int64(crc32.Checksum(b, castagnoli)) }
 
-// encodeTime stores t as Unix nanoseconds; the zero time is 0.
-func encodeTime(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
+// blobSumKind marks the crc column of a blob written by this version: the
+// CRC-32C of the delta flag, the base and the data, plus blobSumKind.
+// Rows written before it hold the CRC-32C of the data alone, below 2^32;
+// they still read, with only their data checked.
+const blobSumKind = int64(1) << 32
+
+// blobChecksum is the crc column of a blob: it covers the delta flag and
+// the base as well as the data, so a row whose flag flips or whose base
+// is re-pointed reads as corrupt.
+func blobChecksum(delta bool, base string, data []byte) int64 {
+	head := make([]byte, 0, 2+len(base))
+	if delta {
+		head = append(head, 1)
+	} else {
+		head = append(head, 0)
 	}
-	return t.UnixNano()
+	head = append(head, base...)
+	head = append(head, 0)
+	crc := crc32.Update(0, castagnoli, head)
+	return blobSumKind | int64(crc32.Update(crc, castagnoli, data))
 }
 
-// decodeTime is the inverse of encodeTime, in UTC.
-func decodeTime(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
+// blobChecksumOK reports whether a blob row matches its crc column, of
+// either kind.
+func blobChecksumOK(crc int64, delta bool, base string, data []byte) bool {
+	if crc < blobSumKind {
+		return crc == checksum(data) // written before the delta flag and base were covered
 	}
-	return time.Unix(0, n).UTC()
+	return crc == blobChecksum(delta, base, data)
+}
+
+// The created_at column holds Unix nanoseconds as an INTEGER, 0 for the
+// zero time, for every instant that this round-trips (years 1678 to 2262,
+// the Unix epoch excepted). Other instants (the epoch, which 0 would read
+// back as the zero time, and years outside that range, which overflow)
+// are stored as TEXT in RFC 3339 form with nanoseconds, which SQLite keeps
+// as text in an INTEGER column. Rows written before this read as before.
+
+// encodeTime returns the created_at column for t.
+func encodeTime(t time.Time) any {
+	if t.IsZero() {
+		return int64(0)
+	}
+	if n := t.UnixNano(); n != 0 && time.Unix(0, n).Equal(t) {
+		return n
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// decodeTime is the inverse of encodeTime, in UTC. A value that is
+// neither is an error.
+func decodeTime(v any) (time.Time, error) {
+	switch x := v.(type) {
+	case int64:
+		if x == 0 {
+			return time.Time{}, nil
+		}
+		return time.Unix(0, x).UTC(), nil
+	case string:
+		return parseTime(x)
+	case []byte:
+		return parseTime(string(x))
+	}
+	return time.Time{}, fmt.Errorf("created_at: %v (%T) is not a time", v, v)
+}
+
+func parseTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("created_at: %q is not a time", truncate([]byte(s)))
+	}
+	return t.UTC(), nil
 }
 
 // encodeVersions returns the versions column: a JSON object from channel

@@ -19,9 +19,18 @@
 // value by walking the chain back to the newest full snapshot in one
 // recursive query, and return it as checkpoint.Value{Snapshot, Deltas}.
 // Pending writes are rows per (thread, namespace, checkpoint, task,
-// index). Blob data and write values carry a CRC-32C, so a damaged row is
+// index). Blobs and write values carry a CRC-32C, so a damaged row is
 // reported as checkpoint.ErrCorrupt (naming the thread and checkpoint)
-// rather than handed to the deserializer.
+// rather than handed to the deserializer. A blob's checksum covers its
+// delta flag and base as well as its data (marked by bit 32 of the crc
+// column); blobs written by earlier versions, whose checksum covers the
+// data alone, still read. A file SQLite reports as damaged
+// (SQLITE_CORRUPT, SQLITE_NOTADB) is checkpoint.ErrCorrupt too.
+//
+// created_at holds Unix nanoseconds (0 for the zero time) for the
+// instants that round-trip so, and RFC 3339 text with nanoseconds for the
+// others (the Unix epoch itself, and years before 1678 or after 2262):
+// every time.Time reads back equal, without a schema change.
 //
 // # Schema
 //

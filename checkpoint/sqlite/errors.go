@@ -1,7 +1,10 @@
 package sqlite
 
 import (
+	"errors"
 	"fmt"
+
+	"modernc.org/sqlite"
 
 	"github.com/stategraph/stategraph/checkpoint"
 )
@@ -26,4 +29,23 @@ func notFoundError(cfg checkpoint.Config) error {
 func conflictError(thread, ns, expected, actual string) error {
 	return fmt.Errorf("sqlite: thread %q namespace %q: expected head %q, actual head %q: %w",
 		thread, ns, expected, actual, checkpoint.ErrConflict)
+}
+
+// SQLite's primary result codes for a damaged file.
+const (
+	sqliteCorrupt = 11 // SQLITE_CORRUPT: "database disk image is malformed"
+	sqliteNotADB  = 26 // SQLITE_NOTADB: "file is not a database"
+)
+
+// markCorrupt makes an error of SQLite about a damaged file (SQLITE_CORRUPT
+// or SQLITE_NOTADB, extended codes included) wrap checkpoint.ErrCorrupt.
+func markCorrupt(err error) error {
+	var se *sqlite.Error
+	if err == nil || !errors.As(err, &se) || errors.Is(err, checkpoint.ErrCorrupt) {
+		return err
+	}
+	if c := se.Code() & 0xff; c == sqliteCorrupt || c == sqliteNotADB {
+		return fmt.Errorf("%w: the database file is damaged: %w", err, checkpoint.ErrCorrupt)
+	}
+	return err
 }

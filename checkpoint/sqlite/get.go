@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
 )
@@ -13,7 +14,7 @@ import (
 // cpRow is a checkpoints row, decoded.
 type cpRow struct {
 	id, parent string
-	created    int64
+	created    time.Time
 	versions   map[string]string
 	md         checkpoint.Metadata
 }
@@ -33,10 +34,17 @@ type blobRow struct {
 func scanCheckpoint(scan func(...any) error, thread, ns string) (cpRow, error) {
 	var r cpRow
 	var versions, md []byte
-	if err := scan(&r.id, &r.parent, &r.created, &versions, &md); err != nil {
+	var created any
+	if err := scan(&r.id, &r.parent, &created, &versions, &md); err != nil {
+		if r.id != "" {
+			return r, corruptError(thread, ns, r.id, "%v", err)
+		}
 		return r, err
 	}
 	var err error
+	if r.created, err = decodeTime(created); err != nil {
+		return r, corruptError(thread, ns, r.id, "%v", err)
+	}
 	if r.versions, err = decodeVersions(versions); err != nil {
 		return r, corruptError(thread, ns, r.id, "%v", err)
 	}
@@ -86,13 +94,20 @@ func wrapRead(ctx context.Context, err error, op string, cfg checkpoint.Config) 
 	if isOurs(err) {
 		return err
 	}
-	err = fmt.Errorf("sqlite: %s thread %q namespace %q: %w", op, cfg.ThreadID, cfg.Namespace, err)
+	if cfg.CheckpointID != "" {
+		err = fmt.Errorf("sqlite: %s thread %q namespace %q checkpoint %q: %w", op, cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, err)
+	} else {
+		err = fmt.Errorf("sqlite: %s thread %q namespace %q: %w", op, cfg.ThreadID, cfg.Namespace, err)
+	}
 	return withCtx(ctx, err)
 }
 
 // withCtx makes an error that a cancelled context caused (SQLite reports
-// an interrupted statement) wrap the context's error.
+// an interrupted statement; database/sql may report a transaction it
+// rolled back) wrap the context's error, and one that a damaged file
+// caused wrap checkpoint.ErrCorrupt.
 func withCtx(ctx context.Context, err error) error {
+	err = markCorrupt(err)
 	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 		return fmt.Errorf("%w (%w)", err, cerr)
 	}
@@ -128,7 +143,7 @@ func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []
 			Config: checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: r.id},
 			Checkpoint: checkpoint.Checkpoint{
 				ID:        r.id,
-				CreatedAt: decodeTime(r.created),
+				CreatedAt: r.created,
 				Versions:  r.versions,
 				Values:    values,
 			},
@@ -177,7 +192,7 @@ func (s *Saver) loadBlobs(ctx context.Context, tx *sql.Tx, thread, ns string, ro
 			// Reported by rebuild, naming the checkpoint that needs it.
 			b = blobRow{bad: true}
 		}
-		b.bad = b.bad || checksum(b.data) != crc
+		b.bad = b.bad || !blobChecksumOK(crc, b.delta, b.base, b.data)
 		blobs[k] = &b
 	}
 	return blobs, rs.Err()

@@ -14,7 +14,10 @@ import (
 // compare-and-set on the head (the greatest id) of its thread and
 // namespace: if the head is not req.ExpectHead, it stores nothing and
 // returns an error wrapping checkpoint.ErrConflict. The checkpoint's id
-// must be greater than the head's, as checkpoint.NewID makes it.
+// must be greater than the head's, as checkpoint.NewID makes it. A new
+// blob without a Version is stored under the checkpoint's version of its
+// channel; one with neither is refused. An error that ctx's cancellation
+// caused wraps ctx's error; the checkpoint is then not stored.
 func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.Config, error) {
 	cfg, cp := req.Config, req.Checkpoint
 	thread, ns := cfg.ThreadID, cfg.Namespace
@@ -70,7 +73,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 			return err
 		}
 		for ch, b := range cp.New {
-			args = append(args, thread, ns, ch, blobVersion(ch, b, cp.Versions), b.Delta, b.Base, checksum(b.Data), b.Data)
+			args = append(args, thread, ns, ch, blobVersion(ch, b, cp.Versions), b.Delta, b.Base, blobChecksum(b.Delta, b.Base, b.Data), b.Data)
 			if len(args) == 8*maxBlobRows {
 				if err := flush(); err != nil {
 					return err
@@ -80,10 +83,10 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 		return flush()
 	})
 	if err != nil {
-		if errors.Is(err, checkpoint.ErrConflict) || isOurs(err) {
+		if isOurs(err) {
 			return checkpoint.Config{}, err
 		}
-		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q namespace %q: %w", cp.ID, thread, ns, err)
+		return checkpoint.Config{}, withCtx(ctx, fmt.Errorf("sqlite: put %q on thread %q namespace %q: %w", cp.ID, thread, ns, err))
 	}
 	return checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: cp.ID}, nil
 }
@@ -101,7 +104,9 @@ func blobVersion(ch string, b checkpoint.Blob, versions map[string]string) strin
 // stamped with taskID. A write with a non-negative index is stored once
 // (a second one with the same task and index is ignored); one with a
 // negative index replaces the earlier one. A checkpoint that does not
-// exist is checkpoint.ErrNotFound.
+// exist, or an empty cfg.CheckpointID, is checkpoint.ErrNotFound. An error
+// that ctx's cancellation caused wraps ctx's error; the writes are then
+// not stored (the transaction did not commit).
 func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID string, writes []checkpoint.PendingWrite) error {
 	if cfg.CheckpointID == "" {
 		return notFoundError(cfg)
@@ -136,7 +141,7 @@ func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID str
 		return nil
 	})
 	if err != nil && !isOurs(err) {
-		return fmt.Errorf("sqlite: put writes of task %q on thread %q namespace %q checkpoint %q: %w", taskID, thread, ns, id, err)
+		return withCtx(ctx, fmt.Errorf("sqlite: put writes of task %q on thread %q namespace %q checkpoint %q: %w", taskID, thread, ns, id, err))
 	}
 	return err
 }

@@ -84,7 +84,8 @@ var (
 
 // Open opens (creating it if needed) the SQLite database at path in WAL
 // mode, applies any pending schema migrations and returns a Saver. Close
-// it when done.
+// it when done. A file SQLite finds damaged is an error wrapping
+// checkpoint.ErrCorrupt, here or in the call that first reads the damage.
 func Open(path string, opts ...Option) (*Saver, error) {
 	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
 		return nil, fmt.Errorf("sqlite: open %q: want the path of a database file", path)
@@ -111,7 +112,7 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	wq.Set("_txlock", "immediate")
 	wdb, err := sql.Open("sqlite", base+"?"+wq.Encode())
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(err))
 	}
 	wdb.SetMaxOpenConns(1)
 	wdb.SetMaxIdleConns(1)
@@ -120,7 +121,7 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	ctx := context.Background()
 	if err := migrate(ctx, wdb, false); err != nil {
 		wdb.Close()
-		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(err))
 	}
 
 	rq := cloneValues(q)
@@ -128,7 +129,7 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	rdb, err := sql.Open("sqlite", base+"?"+rq.Encode())
 	if err != nil {
 		wdb.Close()
-		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(err))
 	}
 	rdb.SetMaxOpenConns(o.readers)
 	rdb.SetMaxIdleConns(o.readers)
@@ -138,7 +139,7 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	s := &Saver{rdb: rdb, wdb: wdb, own: true, wsem: make(chan struct{}, 1)}
 	if err := s.st.prepare(ctx, rdb, wdb); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(err))
 	}
 	return s, nil
 }
@@ -153,12 +154,12 @@ func Open(path string, opts ...Option) (*Saver, error) {
 func New(db *sql.DB) (*Saver, error) {
 	ctx := context.Background()
 	if err := migrate(ctx, db, true); err != nil {
-		return nil, fmt.Errorf("sqlite: %w", err)
+		return nil, fmt.Errorf("sqlite: %w", markCorrupt(err))
 	}
 	s := &Saver{rdb: db, wdb: db, lockFirst: true, wsem: make(chan struct{}, 1)}
 	if err := s.st.prepare(ctx, db, db); err != nil {
 		s.st.close()
-		return nil, fmt.Errorf("sqlite: %w", err)
+		return nil, fmt.Errorf("sqlite: %w", markCorrupt(err))
 	}
 	return s, nil
 }

@@ -33,10 +33,12 @@ func (s *Saver) DeleteThread(ctx context.Context, threadID string) error {
 
 // CopyThread copies every checkpoint of src, in every namespace, with its
 // blobs and pending writes, into dst, keeping the checkpoint ids. It fails
-// if dst has checkpoints, and with checkpoint.ErrNotFound if src has none.
+// with checkpoint.ErrConflict if dst has checkpoints (or is src), and with
+// checkpoint.ErrNotFound if src has none. Copies run one at a time in a
+// write transaction, so of two copies onto one dst the second conflicts.
 func (s *Saver) CopyThread(ctx context.Context, src, dst string) error {
 	if src == dst {
-		return fmt.Errorf("sqlite: copy thread %q onto itself", src)
+		return fmt.Errorf("sqlite: copy thread %q onto itself: %w", src, checkpoint.ErrConflict)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var n int
@@ -44,7 +46,7 @@ func (s *Saver) CopyThread(ctx context.Context, src, dst string) error {
 			return err
 		}
 		if n > 0 {
-			return fmt.Errorf("the destination thread %q has %d checkpoints", dst, n)
+			return fmt.Errorf("sqlite: copy thread %q to %q: the destination has %d checkpoints: %w", src, dst, n, checkpoint.ErrConflict)
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata)
 SELECT ?, ns, id, parent_id, created_at, versions, metadata FROM checkpoints WHERE thread_id = ?`, dst, src)
@@ -87,11 +89,12 @@ WHERE thread_id = ?1 AND (ns, channel, version) NOT IN (SELECT ns, channel, vers
 // Prune keeps the newest keep checkpoints of each namespace of the thread
 // and deletes the others, with their pending writes and every blob that
 // no kept checkpoint needs (a kept checkpoint needs the blobs its
-// versions name and the whole delta chain behind them). keep must be at
-// least 1; pruning an unknown thread is not an error.
+// versions name and the whole delta chain behind them). keep 0 deletes
+// every checkpoint of the thread; a negative keep is an error. Pruning an
+// unknown thread is not an error.
 func (s *Saver) Prune(ctx context.Context, threadID string, keep int) error {
-	if keep < 1 {
-		return fmt.Errorf("sqlite: prune thread %q: keep must be at least 1, not %d", threadID, keep)
+	if keep < 0 {
+		return fmt.Errorf("sqlite: prune thread %q: negative keep %d", threadID, keep)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM checkpoints WHERE thread_id = ?1 AND (ns, id) IN (
