@@ -150,6 +150,16 @@ func snippetCheckpointsInterrupt(ctx context.Context, e Essay) (state.Update[Ess
 	return state.Writes(approved.Set(ok)), nil
 }
 
+// Human in the loop: the question, read back from the thread.
+func snippetCheckpointsPayload(ctx context.Context, app *graph.Compiled[Essay]) (string, error) {
+	snap, err := app.State(ctx, graph.WithThread("essay-1"))
+	if err != nil {
+		return "", err
+	}
+	prompt, err := graph.Payload[string](snap.Interrupts[0])
+	return prompt, err
+}
+
 // Backends: the conformance test of a backend, here run on memory.New().
 func TestConformance(t *testing.T) {
 	checkpointtest.Run(t, func(tb testing.TB) checkpoint.Saver { return memory.New() })
@@ -419,6 +429,9 @@ func TestCheckpointsSnippets(t *testing.T) {
 	var ie *graph.InterruptError
 	require.ErrorAs(t, err, &ie)
 	require.Equal(t, "publish this draft?", ie.Interrupts[0].Value)
+	prompt, err := snippetCheckpointsPayload(ctx, asking)
+	require.NoError(t, err)
+	require.Equal(t, "publish this draft?", prompt)
 	out, err = asking.Invoke(ctx, state.Update[Essay]{}, graph.WithThread("essay-1"), graph.Resume(true))
 	require.NoError(t, err)
 	require.True(t, out.Approved)

@@ -14,7 +14,7 @@ import (
 	"github.com/stategraph/stategraph/state"
 )
 
-// The workloads of DESIGN.md §8. Per-step figures are reported as custom
+// The workloads of docs/performance.md (W1–W6). Per-step figures are reported as custom
 // metrics (ns/step, allocs/step) beside the per-run ns/op.
 
 func addOne(ctx context.Context, s counter) (state.Update[counter], error) {

@@ -79,7 +79,10 @@ func WithTimeout(d time.Duration) NodeOption { return func(o *nodeOptions) { o.t
 
 // WithDestinations declares the nodes this node may go to through its
 // Update's Goto or Sends, so that Compile can check reachability and
-// Mermaid can draw them.
+// Mermaid can draw them. Once declared, a Goto or Send to a node neither
+// declared nor a target of the node's edges (End is always allowed) fails
+// the step with a *RouteError (ErrInvalidRoute), as a router's undeclared
+// target does.
 func WithDestinations(nodes ...string) NodeOption {
 	return func(o *nodeOptions) { o.destinations = append(o.destinations, nodes...) }
 }

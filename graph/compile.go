@@ -137,7 +137,7 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 		errs = append(errs, errors.New("the graph has no entry point: add an edge from graph.Start"))
 	} else if len(errs) == 0 {
 		for _, name := range c.unreachable() {
-			errs = append(errs, fmt.Errorf("node %q is unreachable from graph.Start", name))
+			errs = append(errs, fmt.Errorf("node %q is unreachable from graph.Start (a node that reaches it by Goto or Send declares it with graph.WithDestinations)", name))
 		}
 	}
 	if len(errs) > 0 {

@@ -10,9 +10,9 @@
 // sources have finished; AddConditionalEdges routes with a Router whose
 // possible targets are declared; a node may also return Goto and Sends in
 // its Update (LangGraph's Command and Send). Compile checks the graph and
-// reports every problem by name: unknown nodes in edges, a missing entry,
-// unreachable nodes, reserved or duplicate names, undeclared router
-// targets.
+// reports every problem it finds by name: unknown nodes in edges, a
+// missing entry, reserved or duplicate names, undeclared router targets,
+// and, once those are fixed, unreachable nodes.
 //
 // # Running
 //

@@ -193,3 +193,74 @@ func TestSubgraphFollowsTheParentsDurability(t *testing.T) {
 		})
 	}
 }
+
+// A task stopped by the run's cancellation is not a failed task: nothing is
+// recorded for it, the thread shows it pending (no error), and a resume
+// runs it while its finished sibling stays done.
+func TestCancelledTaskIsPendingNotFailed(t *testing.T) {
+	t.Parallel()
+	var slowCalls atomic.Int64
+	g := graph.New(schema).
+		AddNode("done", visit("done")).
+		AddNode("slow", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			if slowCalls.Add(1) == 1 {
+				<-ctx.Done()
+				return state.Update[counter]{}, fmt.Errorf("call the service: %w", ctx.Err())
+			}
+			return visit("slow")(ctx, s)
+		}).
+		AddEdge(graph.Start, "done").AddEdge(graph.Start, "slow")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	for ev, err := range c.Stream(ctx, state.Update[counter]{}, graph.WithThread("t"), graph.StreamModes(graph.Tasks)) {
+		if err != nil {
+			require.ErrorIs(t, err, context.Canceled)
+			break
+		}
+		if ev.Node == "done" && ev.Task.Result {
+			cancel() // Ctrl-C, once done's writes are saved
+		}
+	}
+	snap, err := c.State(t.Context(), graph.WithThread("t"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"slow"}, snap.Next)
+	for _, task := range snap.Tasks {
+		require.Empty(t, task.Error, "task %s", task.Node)
+	}
+
+	out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"done", "slow"}, out.Trail)
+	require.EqualValues(t, 2, slowCalls.Load())
+}
+
+func TestPayloadReadsTheNodesTypeFromEitherForm(t *testing.T) {
+	t.Parallel()
+	type question struct {
+		Prompt string `json:"prompt"`
+		Max    int    `json:"max"`
+	}
+	cases := []struct {
+		name    string
+		value   any
+		want    question
+		wantErr string
+	}{
+		{"as given", question{"how many?", 3}, question{"how many?", 3}, ""},
+		{"as decoded from a checkpoint", map[string]any{"prompt": "how many?", "max": 3.0}, question{"how many?", 3}, ""},
+		{"not that type", "how many?", question{}, `interrupt "i1" of node "ask"`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := graph.Payload[question](graph.Interruption{ID: "i1", Node: "ask", Value: c.value})
+			if c.wantErr != "" {
+				require.ErrorContains(t, err, c.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, c.want, got)
+		})
+	}
+}

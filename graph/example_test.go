@@ -134,6 +134,35 @@ func ExampleInterrupt() {
 	// approved: true <nil>
 }
 
+// Payload reads an interrupt's payload as the type the node gave it, also
+// when it comes back from a checkpoint as JSON (here through State, as in
+// another process that answers the question).
+func ExamplePayload() {
+	type Question struct {
+		Prompt  string
+		Choices []string
+	}
+	g := graph.New(essay).
+		AddNode("ask", func(ctx context.Context, e Essay) (state.Update[Essay], error) {
+			ok, err := graph.Interrupt[bool](ctx, Question{Prompt: "publish?", Choices: []string{"yes", "no"}})
+			if err != nil {
+				return state.Update[Essay]{}, err
+			}
+			return state.Writes(approved.Set(ok)), nil
+		}).
+		AddEdge(graph.Start, "ask")
+	app, _ := g.Compile(graph.WithCheckpointer(memory.New()))
+	ctx := context.Background()
+	_, _ = app.Invoke(ctx, state.Writes(topic.Set("Go")), graph.WithThread("t"))
+
+	snap, _ := app.State(ctx, graph.WithThread("t"))
+	in := snap.Interrupts[0]
+	q, err := graph.Payload[Question](in)
+	fmt.Printf("%T -> %+v %v\n", in.Value, q, err)
+	// Output:
+	// map[string]interface {} -> {Prompt:publish? Choices:[yes no]} <nil>
+}
+
 // History lists a thread's checkpoints, newest first; any of them can be
 // replayed or forked.
 func ExampleCompiled_History() {

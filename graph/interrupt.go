@@ -23,11 +23,32 @@ type Interruption struct {
 	// interrupts.
 	When string `json:"when"`
 	// Value is the payload the node gave Interrupt. After a round trip
-	// through a checkpoint it is the payload decoded from JSON.
+	// through a checkpoint (State, History, another process) it is the
+	// payload decoded from JSON (a map, a slice, a float64...): read it
+	// with Payload to get the type the node gave.
 	Value any `json:"value,omitempty"`
 	// Step and TaskID locate the task.
 	Step   int    `json:"step"`
 	TaskID string `json:"task_id,omitempty"`
+}
+
+// Payload returns the interrupt's payload as a T, whether it is the value
+// the node gave Interrupt (in the run that stopped) or its JSON form read
+// back from a checkpoint. A payload that is not a T is an error naming the
+// interrupt and its node.
+func Payload[T any](in Interruption) (T, error) {
+	if v, ok := in.Value.(T); ok {
+		return v, nil
+	}
+	var v T
+	data, err := json.Marshal(in.Value)
+	if err == nil {
+		err = json.Unmarshal(data, &v)
+	}
+	if err != nil {
+		return v, fmt.Errorf("graph: payload of interrupt %q of node %q is not a %T: %w", in.ID, in.Node, v, err)
+	}
+	return v, nil
 }
 
 // ErrInterrupted matches every *InterruptError.

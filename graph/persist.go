@@ -438,6 +438,12 @@ func (p *persist[S]) saveTask(t *task[S]) error {
 	if t.err == nil && len(p.r.tasks) == 1 {
 		return nil
 	}
+	if t.err != nil && p.r.ctx.Err() != nil && errors.Is(t.err, context.Canceled) {
+		// Stopped by the run's cancellation (Ctrl-C, a consumer that left
+		// the stream), not failed: nothing is recorded, and the task is
+		// simply pending, to run again on resume.
+		return nil
+	}
 	var ws []checkpoint.PendingWrite
 	add := func(idx int, ch string, v []byte) {
 		ws = append(ws, checkpoint.PendingWrite{TaskID: t.id, Index: idx, Channel: ch, Value: v})

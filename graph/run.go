@@ -720,15 +720,28 @@ func (r *run[S]) route(t *task[S], view *S) error {
 			r.next.sends = append(r.next.sends, s)
 		}
 	}
+	var declared []string // the node's WithDestinations; none: any node
+	if nd := r.c.nodes[t.name]; nd != nil && len(nd.destinations) > 0 {
+		declared = slices.Clone(nd.destinations)
+		for _, d := range w.static { // its edges' targets are allowed too
+			declared = append(declared, d.name)
+		}
+	}
 	for _, to := range t.update.Goto {
 		if to != End && r.c.nodes[to] == nil {
 			return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: goto unknown node %q", ErrInvalidRoute, to)}
+		}
+		if to != End && len(declared) > 0 && !slices.Contains(declared, to) {
+			return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: goto %q, which is not among the node's declared destinations %v (graph.WithDestinations)", ErrInvalidRoute, to, declared)}
 		}
 		r.addName(to)
 	}
 	for _, s := range t.update.Sends {
 		if r.c.nodes[s.Node] == nil {
 			return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: send to unknown node %q", ErrInvalidRoute, s.Node)}
+		}
+		if len(declared) > 0 && !slices.Contains(declared, s.Node) {
+			return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: send to %q, which is not among the node's declared destinations %v (graph.WithDestinations)", ErrInvalidRoute, s.Node, declared)}
 		}
 		r.next.sends = append(r.next.sends, s)
 	}

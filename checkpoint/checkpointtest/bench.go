@@ -13,7 +13,7 @@ import (
 )
 
 // historySize is the number of checkpoints the read benchmarks start
-// from: W3 at N=1,000 makes two checkpoints per loop (DESIGN.md §8, W5).
+// from: W3 at N=1,000 makes two checkpoints per loop (docs/performance.md, W5).
 const historySize = 2000
 
 // snapshotEvery is how often the append channel of the read benchmarks is

@@ -51,7 +51,7 @@
 //     context.Canceled; a Put that fails stored nothing.
 //
 // Bench measures, at the saver level, the costs the runtime's figures rest
-// on (DESIGN.md §8): a durable step (one Put of a checkpoint whose one small
+// on (docs/performance.md): a durable step (one Put of a checkpoint whose one small
 // channel changed plus one PutWrites), a put of an append-only channel
 // stored as a delta while history grows, the latest state after 2,000
 // checkpoints, and the full history of 2,000 checkpoints (with the time to

@@ -145,7 +145,10 @@ func run(ctx context.Context, answer Answerer, out io.Writer) (Ticket, error) {
 			return t, err // finished, or failed
 		}
 		in := ie.Interrupts[0]
-		q, _ := in.Value.(Question)
+		q, perr := graph.Payload[Question](in)
+		if perr != nil {
+			return t, perr
+		}
 		fmt.Fprintf(out, "paused in %s at step %d: %s\n", in.Node, in.Step, q.Prompt)
 		a, aerr := answer(q)
 		if aerr != nil {
