@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/fake"
@@ -29,10 +30,12 @@ import (
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/checkpointtest"
 	"github.com/stategraph/stategraph/checkpoint/memory"
+	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/state"
+	"github.com/stategraph/stategraph/worker"
 )
 
 // ---- concepts.md ----
@@ -323,6 +326,32 @@ func snippetAgentEvaluate(ctx context.Context, app *graph.Compiled[nodes.AgentSt
 	return nil
 }
 
+// ---- deployment.md ----
+
+// EssayInput is a run's JSON input, as the deployment snippet decodes it.
+type EssayInput struct{ Topic string }
+
+// Setting up: a worker process's start-up, on a pool to PostgreSQL.
+func snippetDeploymentStartUp(ctx context.Context, pool *pgxpool.Pool, g *graph.StateGraph[Essay]) error {
+	saver := postgres.New(pool)
+	app, err := g.Compile(graph.WithCheckpointer(saver))
+	if err != nil {
+		return err
+	}
+	reg := worker.NewRegistry()
+	worker.Register(reg, "essay", app, worker.JSONInput(func(in EssayInput) (state.Update[Essay], error) {
+		return state.Writes(topic.Set(in.Topic)), nil
+	}))
+	client, err := worker.New(pool, reg, worker.WithSaver(saver), worker.WithWorkers(4))
+	if err != nil {
+		return err
+	}
+	if err := client.Migrate(ctx); err != nil {
+		return err
+	}
+	return nil
+}
+
 // ---- running them ----
 //
 // The tests below run the snippets offline (memory savers, SQLite files in
@@ -555,4 +584,38 @@ func TestAgentSnippets(t *testing.T) {
 		got := printed(t, func() error { return snippetAgentEvaluate(ctx, deliveryApp(t, c.AgentConfig()), c) })
 		require.Equal(t, "success 100%, 5.0 tool calls on average\n", got)
 	})
+}
+
+// The deployment snippet needs PostgreSQL: it runs when
+// STATEGRAPH_POSTGRES_DSN is set (.ci/run sets it), in a schema of its own
+// that the pool's search_path points to, dropped at the end.
+func TestDeploymentSnippets(t *testing.T) {
+	dsn := os.Getenv("STATEGRAPH_POSTGRES_DSN")
+	if dsn == "" {
+		t.Skip("STATEGRAPH_POSTGRES_DSN is not set")
+	}
+	ctx := t.Context()
+	admin, err := pgxpool.New(ctx, dsn)
+	require.NoError(t, err)
+	t.Cleanup(admin.Close)
+	schema := fmt.Sprintf("docs_deployment_%d", time.Now().UnixNano())
+	_, err = admin.Exec(ctx, "CREATE SCHEMA "+schema)
+	require.NoError(t, err)
+	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE") })
+
+	cfg, err := pgxpool.ParseConfig(dsn)
+	require.NoError(t, err)
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+
+	g := graph.New(essay).AddNode("write", write).AddEdge(graph.Start, "write")
+	require.NoError(t, snippetDeploymentStartUp(ctx, pool, g))
+	// Migrate made the runs table, River's and the checkpoints' in the schema.
+	var tables int
+	require.NoError(t, pool.QueryRow(ctx,
+		`SELECT count(*) FROM information_schema.tables WHERE table_schema = $1 AND table_name IN ('stategraph_runs', 'river_job')`,
+		schema).Scan(&tables))
+	require.Equal(t, 2, tables)
 }

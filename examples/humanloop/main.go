@@ -5,7 +5,7 @@
 // agent drafts again.
 //
 //	go run ./examples/humanloop          # the reviewer's answers are scripted
-//	go run ./examples/humanloop -stdin   # you are the reviewer
+//	go run ./examples/humanloop -stdin   # you are the reviewer: y or n, then what to change
 //
 // Each answer resumes the same thread with a zero input and
 // graph.Resume(answer): the paused node runs again from its start, and its
@@ -114,19 +114,38 @@ func Script(answers ...any) Answerer {
 	}
 }
 
-// Prompt asks on in: y or n for yes/no questions, a line otherwise.
-func Prompt(in io.Reader) Answerer {
+// Prompt asks on in, writing its hints to out: y or n (yes or no, in any
+// case) for yes/no questions, asking again after any other reply; a line
+// otherwise. The end of the input before an answer is an error.
+func Prompt(in io.Reader, out io.Writer) Answerer {
 	r := bufio.NewReader(in)
 	return func(q Question) (any, error) {
-		line, err := r.ReadString('\n')
-		line = strings.TrimSpace(line)
-		if err != nil && line == "" {
-			return nil, fmt.Errorf("no answer: %w", err)
+		for {
+			if q.YesNo {
+				fmt.Fprint(out, "your answer [y/n]: ")
+			} else {
+				fmt.Fprint(out, "your answer: ")
+			}
+			line, err := r.ReadString('\n')
+			fmt.Fprintln(out) // the reply's own newline is not echoed when stdin is not a terminal
+			line = strings.TrimSpace(line)
+			if err != nil && line == "" {
+				return nil, fmt.Errorf("no answer: %w", err)
+			}
+			if !q.YesNo {
+				return line, nil
+			}
+			switch strings.ToLower(line) {
+			case "y", "yes":
+				return true, nil
+			case "n", "no":
+				return false, nil
+			}
+			fmt.Fprintf(out, "Please answer y or n (not %q).\n", line)
+			if err != nil {
+				return nil, fmt.Errorf("no answer: %w", err)
+			}
 		}
-		if q.YesNo {
-			return strings.HasPrefix(strings.ToLower(line), "y"), nil
-		}
-		return line, nil
 	}
 }
 
@@ -175,7 +194,7 @@ func main() {
 	flag.Parse()
 	answer := Script(false, "the refund reaches your card within 3 days", true)
 	if *fromStdin {
-		answer = Prompt(os.Stdin)
+		answer = Prompt(os.Stdin, os.Stdout)
 	}
 	t, err := run(context.Background(), answer, os.Stdout)
 	if err != nil {

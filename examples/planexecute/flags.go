@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 )
 
 // Exit codes.
@@ -29,6 +30,7 @@ type config struct {
 	approve bool
 	db      string
 	mermaid string
+	delay   time.Duration // how long each simulated tool call takes
 }
 
 // parseFlags reads the command line. It returns a code >= 0 when the
@@ -43,10 +45,17 @@ func parseFlags(args []string, stderr io.Writer) (config, int) {
 	fs.BoolVar(&cfg.approve, "approve", false, "ask for approval (y/n on standard input) before the final answer")
 	fs.StringVar(&cfg.db, "db", defaultDB, "the SQLite checkpoint database `PATH`")
 	fs.StringVar(&cfg.mermaid, "mermaid", "", "write the graph and the path this run took to `FILE` (Markdown with Mermaid blocks)")
+	fs.DurationVar(&cfg.delay, "delay", 0, "make each simulated tool call take `DURATION` (such as 2s; default 0, no delay), time enough to press Ctrl-C and try -resume;\nthe case's time budget is one minute of running time, so keep it under 15s")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: go run ./examples/planexecute [flags]")
 		fmt.Fprintln(stderr, "\nThe plan-and-execute agent on the delivery case (order O1001), checkpointed in SQLite.")
-		fmt.Fprintln(stderr, "Exit codes: 0 answered, 1 failed, 2 bad flags or model setup, 3 declined, 130 interrupted.")
+		fmt.Fprintln(stderr, "\nTry Ctrl-C and resume:")
+		fmt.Fprintln(stderr, "  go run ./examples/planexecute -delay 2s -thread demo   # press Ctrl-C after a few tool calls")
+		fmt.Fprintln(stderr, "  go run ./examples/planexecute -resume -thread demo     # finishes it; saved steps do not run again")
+		fmt.Fprintln(stderr, "\nExit codes: 0 answered, 1 failed, 2 bad flags or model setup, 3 declined, 130 interrupted.")
+		fmt.Fprintln(stderr, "go run reports any failure as exit status 1 (it prints the program's own, e.g. \"exit status 3\");")
+		fmt.Fprintln(stderr, "scripts that need the codes run the program itself:")
+		fmt.Fprintln(stderr, "  go build -o planexecute ./examples/planexecute && ./planexecute")
 		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
 	}
@@ -65,6 +74,17 @@ func parseFlags(args []string, stderr io.Writer) (config, int) {
 	default:
 		fmt.Fprintf(stderr, "planexecute: -model %q: want openai or ollama\n", cfg.model)
 		return cfg, exitUsage
+	}
+	if cfg.delay < 0 {
+		fmt.Fprintf(stderr, "planexecute: -delay %v: want a duration of zero or more\n", cfg.delay)
+		return cfg, exitUsage
+	}
+	if cfg.mermaid != "" {
+		// Checked now, not after the run: a typo should not cost a run.
+		if err := checkWritable(cfg.mermaid); err != nil {
+			fmt.Fprintf(stderr, "planexecute: -mermaid %s: cannot write the file: %v\n", cfg.mermaid, err)
+			return cfg, exitUsage
+		}
 	}
 	if cfg.resume && cfg.thread == "" {
 		fmt.Fprintln(stderr, "planexecute: -resume needs -thread ID (the id printed when the run started)")

@@ -177,7 +177,7 @@ func TestCtrlCLeavesTheThreadResumable(t *testing.T) {
 	require.Equal(t, exitOK, res.code, res.stderr)
 	out2 := res.stdout
 	requireRecommendation(t, out2)
-	require.Contains(t, out2, "Resuming after step 4: next: execute ×3 (1 already done)")
+	require.Contains(t, out2, "Resuming after graph step 4: next: execute ×3 (1 already done)")
 	require.Contains(t, out2, "✓ execute b_stock (saved before the interruption: not run again)")
 	// Nothing that finished runs again: no planning, no order lookup, no
 	// stock check; only the two quotes that were cut off.
@@ -195,6 +195,72 @@ func TestCtrlCLeavesTheThreadResumable(t *testing.T) {
 	require.Contains(t, res.stdout, "The thread has already finished")
 	requireRecommendation(t, res.stdout)
 	require.Empty(t, toolCalls(res.stdout))
+}
+
+// interruptAt starts cmd, reads its output until a line contains marker,
+// presses Ctrl-C, and returns all it printed and its exit code.
+func interruptAt(t *testing.T, cmd *exec.Cmd, marker string) result {
+	t.Helper()
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	var out strings.Builder
+	sc := bufio.NewScanner(stdout)
+	found := false
+	for !found && sc.Scan() {
+		out.WriteString(sc.Text() + "\n")
+		found = strings.Contains(sc.Text(), marker)
+	}
+	require.True(t, found, "the run never printed %q:\n%s", marker, out.String())
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	rest, err := io.ReadAll(stdout)
+	require.NoError(t, err)
+	out.Write(rest)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	if err != nil {
+		require.ErrorAs(t, err, &ee)
+	}
+	return result{out.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+}
+
+// -delay is how a person gets the time to press Ctrl-C: with an hour per
+// tool call, the first call is certainly still running when it comes.
+func TestDelayLeavesTimeForCtrlC(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	res := interruptAt(t, command(t, dir, "-delay", "1h", "-thread", "demo"), "→ order_lookup")
+	require.Equal(t, exitInterrupted, res.code, res.stderr)
+	require.Contains(t, res.stdout, "each tool call takes 1h0m0s (-delay)")
+	require.Contains(t, res.stdout, "Interrupted. The thread is saved and resumable")
+	require.Contains(t, res.stdout, "To finish it: go run ./examples/planexecute -resume -thread demo\n")
+	require.NotContains(t, res.stdout, "✓ execute order", "the call was cut off")
+
+	// The documented second command: the plan is not made again; the cut-off
+	// lookup and everything after it run, without the delay.
+	res = execute(t, command(t, dir, "-resume", "-thread", "demo"), "")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	requireRecommendation(t, res.stdout)
+	require.Contains(t, res.stdout, "Resuming after graph step 0: next: execute")
+	require.NotContains(t, res.stdout, "▶ planner")
+	require.NotContains(t, res.stdout, "-delay")
+	require.Contains(t, res.stdout, "5 tool calls (5 by this process)")
+}
+
+func TestDelaySlowsEachToolCall(t *testing.T) {
+	t.Parallel()
+	res := execute(t, command(t, t.TempDir(), "-delay", "100ms"), "")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	requireRecommendation(t, res.stdout)
+	// Three rounds call tools (order, stock_a, then three in parallel): at
+	// least three delays, whatever the machine.
+	m := regexp.MustCompile(`Done in ([0-9.]+)s`).FindStringSubmatch(res.stdout)
+	require.Len(t, m, 2, res.stdout)
+	took, err := time.ParseDuration(m[1] + "s")
+	require.NoError(t, err)
+	require.GreaterOrEqual(t, took, 300*time.Millisecond)
 }
 
 func TestApproveOnStandardInput(t *testing.T) {
@@ -218,7 +284,11 @@ func TestApproveOnStandardInput(t *testing.T) {
 			for _, w := range tc.want {
 				require.Contains(t, res.stdout, w)
 			}
-			// The human sees the findings before deciding.
+			// The human sees the findings before deciding: the five plan
+			// steps that called a tool, each listed.
+			require.Contains(t, res.stdout, "The agent ran 5 tool steps of its plan (5 tool calls, all read-only) and found:\n"+
+				"  - order: ")
+			require.Equal(t, 5, strings.Count(res.stdout, "\n  - "))
 			require.Contains(t, res.stdout, "b_standard: candidate: arrives Friday 16:00, extra 10")
 			if tc.code != exitOK {
 				require.NotContains(t, res.stdout, "Recommendation")
@@ -276,6 +346,9 @@ func TestBadInvocations(t *testing.T) {
 		{"unknown model", []string{"-model", "gpt"}, nil, `-model "gpt": want openai or ollama`},
 		{"resume without a thread", []string{"-resume"}, nil, "-resume needs -thread ID"},
 		{"unknown flag", []string{"-frobnicate"}, nil, "flag provided but not defined"},
+		{"negative delay", []string{"-delay", "-1s"}, nil, "-delay -1s: want a duration of zero or more"},
+		{"mermaid file in a missing directory", []string{"-mermaid", "/nonexistent/dir/x.md"}, nil,
+			"-mermaid /nonexistent/dir/x.md: cannot write the file: no such file or directory"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -284,16 +357,19 @@ func TestBadInvocations(t *testing.T) {
 			res := execute(t, cmd, "")
 			require.Equal(t, exitUsage, res.code)
 			require.Contains(t, res.stderr, tc.want)
-			require.Empty(t, toolCalls(res.stdout))
+			require.Empty(t, toolCalls(res.stdout), "nothing ran")
 		})
 	}
 
 	t.Run("resume an unknown thread", func(t *testing.T) {
 		t.Parallel()
-		res := execute(t, command(t, t.TempDir(), "-resume", "-thread", "nope"), "")
+		dir := t.TempDir()
+		md := filepath.Join(dir, "run.md")
+		res := execute(t, command(t, dir, "-resume", "-thread", "nope", "-mermaid", md), "")
 		require.Equal(t, exitUsage, res.code)
 		require.Contains(t, res.stdout, `There is no thread "nope"`)
 		require.Empty(t, toolCalls(res.stdout))
+		require.NoFileExists(t, md, "checking that -mermaid can be written leaves no file behind")
 	})
 }
 

@@ -27,11 +27,13 @@ func newProgress(w io.Writer) *progress {
 }
 
 // indent lines up detail lines under a line's text.
-const indent = "                     "
+const indent = "                           "
 
-// line prints one progress line: elapsed time, step, text.
+// line prints one progress line: elapsed time, graph step, text. A graph
+// step is a superstep of the graph (one checkpoint each), not a step of
+// the agent's plan (order, stock_a, …).
 func (p *progress) line(step int, format string, args ...any) {
-	fmt.Fprintf(p.w, "%8.3fs  step %-2d %s\n", time.Since(p.start).Seconds(), step, fmt.Sprintf(format, args...))
+	fmt.Fprintf(p.w, "%8.3fs  graph step %-2d %s\n", time.Since(p.start).Seconds(), step, fmt.Sprintf(format, args...))
 }
 
 // detail prints lines under the last progress line.

@@ -36,7 +36,7 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 		}
 		return fail(exitFailed, "%v", err)
 	}
-	acfg.Tools = watchTools(acfg.Tools, slowTools())
+	acfg.Tools = watchTools(acfg.Tools, slowTools(), cfg.delay)
 	saver, err := sqlite.Open(cfg.db)
 	if err != nil {
 		return fail(exitFailed, "open the checkpoint database: %v", err)
@@ -55,6 +55,9 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 	fmt.Fprintf(stdout, "Plan-and-execute: %s\n", c.Goal())
 	fmt.Fprintf(stdout, "constraints: %s\n", strings.Join(c.Constraints(), " · "))
 	fmt.Fprintf(stdout, "setup: %s\n", setup)
+	if cfg.delay > 0 {
+		fmt.Fprintf(stdout, "each tool call takes %v (-delay): press Ctrl-C to interrupt, then -resume to finish\n", cfg.delay)
+	}
 	fmt.Fprintf(stdout, "thread %s · checkpoints in %s\n\n", cfg.thread, cfg.db)
 
 	r := &runner{cfg: cfg, app: a, p: p, in: newAsker(stdin, stdout), out: stdout}
@@ -111,7 +114,7 @@ func (r *runner) run(ctx context.Context, c *nodes.DeliveryCase) int {
 			r.answer(snap.Values)
 			return exitOK
 		}
-		fmt.Fprintf(r.out, "Resuming after step %d: %s. Work already saved is not done again.\n\n",
+		fmt.Fprintf(r.out, "Resuming after graph step %d: %s. Work already saved is not done again.\n\n",
 			snap.Metadata.Step, pending(snap.Tasks))
 	} else {
 		input = nodes.InputFor(c.Request())
@@ -184,13 +187,16 @@ func (r *runner) interrupted() int {
 
 // ask shows what the agent found and asks whether to write the answer.
 func (r *runner) ask(ctx context.Context, s nodes.AgentState) (bool, error) {
-	fmt.Fprintf(r.out, "\nApproval needed before the final answer. The agent ran %d steps (%d tool calls, all read-only) and found:\n",
-		len(s.PastSteps), len(s.Audit))
+	var found []string
 	for _, o := range s.PastSteps {
 		if o.Tool != "" {
-			fmt.Fprintf(r.out, "  - %s: %s\n", o.StepID, describeOutcome(o))
+			found = append(found, fmt.Sprintf("  - %s: %s\n", o.StepID, describeOutcome(o)))
 		}
 	}
+	// Plan steps that called a tool, not graph steps (the numbers on the
+	// progress lines).
+	fmt.Fprintf(r.out, "\nApproval needed before the final answer. The agent ran %d tool steps of its plan (%d tool calls, all read-only) and found:\n%s",
+		len(found), len(s.Audit), strings.Join(found, ""))
 	return r.in.ask(ctx, "Write the answer?")
 }
 

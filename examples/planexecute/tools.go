@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/nodes"
@@ -28,17 +29,28 @@ type toolBlocked struct{ Tool string }
 // (graph.Emit), so the progress shows every tool call as it happens.
 type watchedTool struct {
 	tools.Tool
-	slow bool
+	slow  bool          // the test hook: block until ctx is done
+	delay time.Duration // -delay: take this long before answering
 }
 
-// Call reports the call and calls the tool, or with the test hook blocks
-// until ctx is done.
+// Call reports the call and calls the tool, after -delay; with the test
+// hook it blocks until ctx is done. A Ctrl-C during the delay cuts the
+// call off, as it would a slow real service.
 func (t watchedTool) Call(ctx context.Context, input string) (string, error) {
 	graph.Emit(ctx, toolCall{Tool: t.Name(), Input: input})
 	if t.slow {
 		graph.Emit(ctx, toolBlocked{Tool: t.Name()})
 		<-ctx.Done()
 		return "", ctx.Err()
+	}
+	if t.delay > 0 {
+		timer := time.NewTimer(t.delay)
+		defer timer.Stop()
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-timer.C:
+		}
 	}
 	return t.Tool.Call(ctx, input)
 }
@@ -49,15 +61,16 @@ func (t watchedTool) SideEffects() bool {
 	return ok && se.SideEffects()
 }
 
-// watchTools wraps every tool; those named in slow block (the test hook).
-func watchTools(ts []tools.Tool, slow string) []tools.Tool {
+// watchTools wraps every tool: each call takes delay; those named in slow
+// block (the test hook).
+func watchTools(ts []tools.Tool, slow string, delay time.Duration) []tools.Tool {
 	blocked := map[string]bool{}
 	for _, name := range strings.Split(slow, ",") {
 		blocked[strings.TrimSpace(name)] = true
 	}
 	out := make([]tools.Tool, len(ts))
 	for i, t := range ts {
-		out[i] = watchedTool{Tool: t, slow: blocked[t.Name()]}
+		out[i] = watchedTool{Tool: t, slow: blocked[t.Name()], delay: delay}
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 // Quickstart: a small graph with a fan-out and a conditional loop. It
 // researches a few topics in parallel (one Send per topic), then drafts
-// until a router is satisfied, printing each step as it streams and the
+// until a router is satisfied, printing each task's update as it streams
+// (drafts is a sum: a write of 1 adds one draft), the final state, and the
 // graph as Mermaid.
 //
 //	go run ./examples/quickstart
@@ -9,6 +10,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -69,30 +71,62 @@ func build() (*graph.Compiled[Report], error) {
 	return g.Compile()
 }
 
-func main() {
+// run streams the graph on a question, printing each task's update and
+// what it emitted, then the final state and the graph as Mermaid.
+func run(ctx context.Context, out io.Writer) error {
 	app, err := build()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return err
 	}
-	ctx := context.Background()
 	in := state.Writes(question.Set("Which runtime should we pick?"))
-	for ev, err := range app.Stream(ctx, in, graph.StreamModes(graph.Updates, graph.Custom)) {
+	fmt.Fprint(out, "Each \"wrote\" line is one task's update:\n"+
+		"  field = v    sets the field\n"+
+		"  field += v   adds v through the field's reducer (drafts is a sum, notes a list)\n"+
+		"plan writes nothing: its router sends one research task per topic.\n\n")
+	var final Report
+	for ev, err := range app.Stream(ctx, in, graph.StreamModes(graph.Updates, graph.Custom, graph.Values)) {
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "error:", err)
-			os.Exit(1)
+			return err
 		}
 		switch ev.Mode {
 		case graph.Custom:
-			fmt.Printf("step %d  %-8s says: %v\n", ev.Step, ev.Node, ev.Custom)
+			fmt.Fprintf(out, "step %d  %-8s says: %v\n", ev.Step, ev.Node, ev.Custom)
 		case graph.Updates:
-			var fields []string
-			for _, w := range ev.Update.Writes {
-				fields = append(fields, fmt.Sprintf("%s=%v", w.Field(), w.Value()))
-			}
-			fmt.Printf("step %d  %-8s wrote %s\n", ev.Step, ev.Node, strings.Join(fields, ", "))
+			fmt.Fprintf(out, "step %d  %-8s wrote %s\n", ev.Step, ev.Node, describe(ev.Update))
+		case graph.Values:
+			final = ev.State
 		}
 	}
-	fmt.Println()
-	fmt.Print(app.Mermaid())
+	fmt.Fprintf(out, "\nfinal state: %d notes, drafts = %d, text = %q\n\n", len(final.Notes), final.Drafts, final.Text)
+	fmt.Fprint(out, app.Mermaid())
+	return nil
+}
+
+// describe renders a task's writes: "text = …" for a field that keeps the
+// last value, "drafts += 1" for one whose reducer adds or appends, and
+// "nothing" for a node that only routes.
+func describe(u state.Update[Report]) string {
+	if len(u.Writes) == 0 {
+		return "nothing"
+	}
+	var parts []string
+	for _, w := range u.Writes {
+		op := "="
+		if i := schema.IndexOf(w); i >= 0 && (schema.Kind(i) == state.KindSum || schema.Kind(i) == state.KindAppend) {
+			op = "+="
+		}
+		v := fmt.Sprint(w.Value())
+		if s, ok := w.Value().(string); ok {
+			v = fmt.Sprintf("%q", s)
+		}
+		parts = append(parts, w.Field()+" "+op+" "+v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "quickstart:", err)
+		os.Exit(1)
+	}
 }

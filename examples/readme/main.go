@@ -1,16 +1,19 @@
 // The README's quickstart as a program: a writer drafts until a router is
-// satisfied, checkpointed in a SQLite file, then prints the drafts. The test beside it keeps the README's snippet identical to the
-// marked part of this file.
+// satisfied, checkpointed in a SQLite file, ./essays.db, then it prints
+// the drafts and how to inspect the thread, essay-1, with the inspector.
+// The test beside it keeps the README's snippet identical to the marked
+// part of this file.
 //
 //	go run ./examples/readme
+//	go run ./cmd/stategraph -db essays.db history essay-1
 package main
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
 	"os"
-	"path/filepath"
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
@@ -57,20 +60,33 @@ func run(ctx context.Context, saver checkpoint.Saver) (Essay, error) {
 
 // README:end
 
+// db is the checkpoint database, kept after the program ends so that the
+// thread can be inspected.
+const db = "essays.db"
+
 func main() {
-	dir, err := os.MkdirTemp("", "stategraph-readme")
-	if err != nil {
+	if err := program(context.Background(), db, os.Stdout); err != nil {
 		log.Fatal(err)
 	}
-	defer os.RemoveAll(dir)
-	saver, err := sqlite.Open(filepath.Join(dir, "essays.db"))
+}
+
+// program drafts the essay on thread essay-1 in the SQLite file path and
+// prints the drafts and how to inspect the thread. An essay-1 left there
+// by an earlier run is deleted first, so every run drafts from scratch.
+func program(ctx context.Context, path string, out io.Writer) error {
+	saver, err := sqlite.Open(path)
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
 	defer saver.Close()
-	essay, err := run(context.Background(), saver)
-	if err != nil {
-		log.Fatal(err)
+	if err := saver.DeleteThread(ctx, "essay-1"); err != nil {
+		return err
 	}
-	fmt.Println(essay.Drafts)
+	essay, err := run(ctx, saver)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, essay.Drafts)
+	fmt.Fprintf(out, "Thread essay-1 is saved in %s. To see its checkpoints:\n  go run ./cmd/stategraph -db %s history essay-1\n", path, path)
+	return nil
 }

@@ -49,3 +49,28 @@ func TestRun(t *testing.T) {
 	}
 	require.Equal(t, 4, n)
 }
+
+// The program keeps its database in the working directory, so the thread
+// the README talks about can be inspected; a second run starts the thread
+// afresh instead of drafting on top of the first.
+func TestProgramKeepsTheThreadInEssaysDB(t *testing.T) {
+	t.Chdir(t.TempDir())
+	ctx := context.Background()
+	for range 2 {
+		var out strings.Builder
+		require.NoError(t, program(ctx, db, &out))
+		require.Equal(t, "[Go, draft 1 Go, draft 2 Go, draft 3]\n"+
+			"Thread essay-1 is saved in essays.db. To see its checkpoints:\n"+
+			"  go run ./cmd/stategraph -db essays.db history essay-1\n", out.String())
+	}
+	require.FileExists(t, "essays.db")
+	saver, err := sqlite.Open("essays.db")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = saver.Close() })
+	n := 0
+	for _, err := range saver.List(ctx, checkpoint.Config{ThreadID: "essay-1"}, checkpoint.ListOptions{}) {
+		require.NoError(t, err)
+		n++
+	}
+	require.Equal(t, 4, n, "the input and three steps, of the second run only")
+}

@@ -106,14 +106,16 @@ func run(ctx context.Context, p *Planner, out io.Writer) (Results, error) {
 		return res, err
 	}
 
-	// The checkpoint after choose_city: find_hotel is next.
+	// The checkpoint after choose_city: find_hotel is next. Its Ran is the
+	// history a replay or a fork from it starts with.
 	var afterCity string
+	var before int
 	for snap, err := range p.App.History(ctx, thread) {
 		if err != nil {
 			return res, err
 		}
 		if len(snap.Next) == 1 && snap.Next[0] == "find_hotel" {
-			afterCity = snap.Config.CheckpointID
+			afterCity, before = snap.Config.CheckpointID, len(snap.Values.Ran)
 		}
 	}
 
@@ -122,7 +124,7 @@ func run(ctx context.Context, p *Planner, out io.Writer) (Results, error) {
 		return res, err
 	}
 	fmt.Fprintf(out, "\nreplayed from the checkpoint after choose_city: %s\n", res.Replayed.Booking)
-	fmt.Fprintf(out, "  ran: %s (choose_city ran %d time)\n", strings.Join(res.Replayed.Ran, " → "), p.Calls("choose_city"))
+	fmt.Fprintf(out, "  %s\n", whatRan(res.Replayed.Ran, before, "replay", p))
 
 	// Fork: edit the state at that checkpoint as if choose_city had
 	// chosen Lisbon, then resume the thread from the edit.
@@ -134,8 +136,16 @@ func run(ctx context.Context, p *Planner, out io.Writer) (Results, error) {
 		return res, err
 	}
 	fmt.Fprintf(out, "\nforked at %s with city=Lisbon: %s\n", short(cfg.CheckpointID), res.Forked.Booking)
-	fmt.Fprintf(out, "  ran: %s (choose_city ran %d time)\n\nhistory, newest first:\n", strings.Join(res.Forked.Ran, " → "), p.Calls("choose_city"))
+	fmt.Fprintf(out, "  %s\n\nhistory, newest first:\n", whatRan(res.Forked.Ran, before, "fork", p))
 	return res, printHistory(ctx, p.App, out)
+}
+
+// whatRan tells the nodes of a branch's state that came with the checkpoint it
+// started from (the first before of them) from those that ran on it, and
+// how often choose_city has run in all.
+func whatRan(nodes []string, before int, branch string, p *Planner) string {
+	return fmt.Sprintf("from the checkpoint: %s · ran on the %s: %s (choose_city has run %d time in all)",
+		strings.Join(nodes[:before], " → "), branch, strings.Join(nodes[before:], " → "), p.Calls("choose_city"))
 }
 
 // printHistory prints one line per checkpoint: step, source, the nodes it

@@ -44,5 +44,10 @@ func TestReplayAndFork(t *testing.T) {
 	}, sources)
 	require.Equal(t, []int{90, 90, 0, 105, 105, 0, 120, 120, 0, 0}, prices)
 	require.Contains(t, out.String(), "forked at")
-	require.Contains(t, out.String(), "(choose_city ran 1 time)")
+	// Each branch says what it ran, apart from what it started from.
+	require.Contains(t, out.String(), "replayed from the checkpoint after choose_city: Casa do Rio, Porto, 105 a night\n"+
+		"  from the checkpoint: choose_city · ran on the replay: find_hotel → book (choose_city has run 1 time in all)\n")
+	require.Contains(t, out.String(), "with city=Lisbon: Alfama Rooms, Lisbon, 90 a night\n"+
+		"  from the checkpoint: choose_city · ran on the fork: find_hotel → book (choose_city has run 1 time in all)\n")
+	require.NotContains(t, out.String(), "ran: choose_city")
 }
