@@ -17,8 +17,8 @@ type env struct {
 	store *store.Store
 	out   io.Writer
 	json  bool
-	keep  int    // prune --keep; -1 when not given
-	ns    string // -ns of the commands that read one namespace
+	keep  keepFlag // prune --keep
+	ns    string   // -ns of the commands that read one namespace
 }
 
 // command is one subcommand.
@@ -62,7 +62,7 @@ func lookup(name string) *command {
 
 // run runs the command line args and returns the exit status.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	e := &env{out: stdout, keep: -1}
+	e := &env{out: stdout}
 	var dbPath, dsn, schema string
 	fs := flag.NewFlagSet(progName, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

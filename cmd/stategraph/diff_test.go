@@ -1,12 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"maps"
+	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/inspect"
+	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/state"
 )
 
 func TestDiffNamesAddedRemovedChangedAndAppendedFields(t *testing.T) {
@@ -44,4 +53,81 @@ func TestDiffNamesAddedRemovedChangedAndAppendedFields(t *testing.T) {
 	same := onDB(t, db, "diff", threadDone, head, head)
 	require.Equal(t, 0, same.code, same.stderr)
 	assert.Contains(t, same.stdout, "no field changed\n")
+}
+
+// attrs is an ordered map: it marshals its keys in the order they were
+// set, as ordered-map types and non-Go writers do.
+type attrs [][2]string
+
+func (a attrs) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, kv := range a {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(kv[0])
+		v, _ := json.Marshal(kv[1])
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func (a *attrs) UnmarshalJSON(data []byte) error {
+	var m map[string]string
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	*a = (*a)[:0]
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		*a = append(*a, [2]string{k, m[k]})
+	}
+	return nil
+}
+
+// Task is the state of the graph the diff of a map field runs.
+type Task struct{ Attrs attrs }
+
+func TestDiffPrintsMapsWithSortedKeys(t *testing.T) {
+	t.Parallel()
+	attrsF := state.Value("attrs", func(s *Task) *attrs { return &s.Attrs })
+	set := func(a attrs) graph.NodeFunc[Task] {
+		return func(ctx context.Context, s Task) (state.Update[Task], error) {
+			return state.Writes(attrsF.Set(a)), nil
+		}
+	}
+	db := filepath.Join(t.TempDir(), "attrs.db")
+	saver, err := sqlite.Open(db)
+	require.NoError(t, err)
+	app, err := graph.New(state.NewSchema(attrsF)).
+		AddNode("assign", set(attrs{{"owner", "ann"}, {"due", "mon"}})).
+		AddNode("postpone", set(attrs{{"due", "tue"}, {"owner", "ann"}})).
+		AddEdge(graph.Start, "assign").AddEdge("assign", "postpone").AddEdge("postpone", graph.End).
+		Compile(graph.WithCheckpointer(saver))
+	require.NoError(t, err)
+	_, err = app.Invoke(t.Context(), state.Update[Task]{}, graph.WithThread("task-1"))
+	require.NoError(t, err)
+	require.NoError(t, saver.Close())
+	hist := decode[[]historyRow](t, db, "history", "task-1")
+	require.Len(t, hist, 3)
+	a, b := hist[1].Checkpoint, hist[0].Checkpoint
+
+	d := decode[diffView](t, db, "diff", "task-1", a, b)
+	require.Len(t, d.Changes, 1)
+	assert.JSONEq(t, `{"due":"mon","owner":"ann"}`, string(d.Changes[0].Before))
+	assert.JSONEq(t, `{"due":"tue","owner":"ann"}`, string(d.Changes[0].After))
+	r := onDB(t, db, "-json", "diff", "task-1", a, b)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "\"before\": {\n        \"due\": \"mon\",\n        \"owner\": \"ann\"\n      },")
+	assert.Contains(t, r.stdout, "\"after\": {\n        \"due\": \"tue\",\n        \"owner\": \"ann\"\n      }")
+
+	r = onDB(t, db, "diff", "task-1", a, b)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `(?m)^attrs\s+changed\s+\{"due":"mon","owner":"ann"\} → \{"due":"tue","owner":"ann"\}$`, r.stdout)
+	r = onDB(t, db, "state", "task-1", a)
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "values:\n{\n  \"attrs\": {\n    \"due\": \"mon\",\n    \"owner\": \"ann\"\n  }\n}\n")
 }

@@ -25,9 +25,16 @@
 //	delete THREAD                         delete every checkpoint of the thread
 //	prune THREAD --keep N                 keep the newest N checkpoints of the thread
 //
-// A CHECKPOINT is a checkpoint id as history prints it, or a prefix or
-// suffix of one that matches a single checkpoint of the thread. The
-// -json flag may also follow the command.
+// A CHECKPOINT is a checkpoint id as history prints it, or any part of
+// one that names a single checkpoint of the thread: the exact id first,
+// then the only id that ends with it, then the only id that contains it
+// (ids are UUIDv7: a thread's share their first characters). The -json
+// flag may also follow the command.
+//
+// The status of a thread is done, pending, interrupted or error. A run
+// stopped by Ctrl-C leaves it pending; a task error that ends with
+// "context canceled", which older versions recorded for such a run, is
+// read as a cancellation, not a failure: "pending NODES (cancelled)".
 //
 // Subgraphs (graph.AddSubgraph) checkpoint in namespaces of their own
 // within the parent's thread; threads counts them, and lists them with

@@ -119,3 +119,27 @@ func TestPostgresDSNFromTheEnvironmentAndAWrongSchema(t *testing.T) {
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, `no stategraph checkpoint tables in schema "`+schema+`_missing"`)
 }
+
+func TestPostgresStoppedThreadsArePending(t *testing.T) {
+	t.Parallel()
+	dsn, schema := pgtest.DSN(t), pgtest.Schema(t)
+	ctx := context.Background()
+	saver, err := postgres.Open(ctx, dsn, postgres.WithSchema(schema))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = saver.Close() })
+	require.NoError(t, saver.Migrate(ctx))
+	populateStopped(t, saver)
+
+	r := cli(t, nil, "-dsn", dsn, "-schema", schema, "threads")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Regexp(t, `(?m)^stopped-1\s+0\s+pending execute\s+2\s`, r.stdout)
+	assert.Regexp(t, `(?m)^stopped-old-1\s+0\s+pending execute \(cancelled\)\s+2\s`, r.stdout)
+
+	r = cli(t, nil, "-dsn", dsn, "-schema", schema, "-json", "state", threadStoppedOld)
+	require.Equal(t, 0, r.code, r.stderr)
+	var st stateView
+	require.NoError(t, jsonUnmarshal(r.stdout, &st), r.stdout)
+	assert.Equal(t, threeExecutes, st.Next)
+	assert.Empty(t, st.Errors)
+	assert.Len(t, st.Cancelled, 2)
+}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"strconv"
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/inspect"
@@ -15,18 +17,44 @@ var pruneCmd = &command{
 	summary: "keep the newest N checkpoints of the thread, delete the rest",
 	min:     1, max: 1,
 	flags: func(fs *flag.FlagSet, e *env) {
-		fs.IntVar(&e.keep, "keep", -1, "how many checkpoints to keep (at least 1)")
+		fs.Var(&e.keep, "keep", "how many checkpoints to keep (at least 1)")
 	},
 	check: func(c *command, e *env) error {
 		switch {
-		case e.keep == -1:
+		case !e.keep.set:
 			return usagef(c, "prune: --keep N is required")
-		case e.keep < 1:
-			return usagef(c, "prune: --keep must be at least 1, not %d (to remove a thread, use delete)", e.keep)
+		case e.keep.n < 1:
+			return usagef(c, "prune: --keep must be at least 1, not %d (to remove a thread, use delete)", e.keep.n)
 		}
 		return nil
 	},
 	run: runPrune,
+}
+
+// keepFlag is the value of --keep and whether it was given: every int,
+// -1 included, is a value someone may type.
+type keepFlag struct {
+	n   int
+	set bool
+}
+
+func (k *keepFlag) String() string {
+	if k == nil || !k.set {
+		return ""
+	}
+	return strconv.Itoa(k.n)
+}
+
+func (k *keepFlag) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return errors.New("value out of range")
+	case err != nil:
+		return errors.New("not an integer")
+	}
+	k.n, k.set = n, true
+	return nil
 }
 
 // pruneView is what prune prints with -json.
@@ -48,14 +76,14 @@ func runPrune(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := p.Prune(ctx, thread, e.keep); err != nil {
+	if err := p.Prune(ctx, thread, e.keep.n); err != nil {
 		return fmt.Errorf("prune thread %q: %w", thread, err)
 	}
 	after, err := inspect.History(ctx, e.store, thread, "")
 	if err != nil {
 		return err
 	}
-	v := pruneView{Thread: thread, Keep: e.keep, Before: len(before), After: len(after), Removed: len(before) - len(after)}
+	v := pruneView{Thread: thread, Keep: e.keep.n, Before: len(before), After: len(after), Removed: len(before) - len(after)}
 	if e.json {
 		return printJSON(e.out, v)
 	}

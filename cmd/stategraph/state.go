@@ -39,6 +39,9 @@ type stateView struct {
 	Values     map[string]json.RawMessage `json:"values"`
 	Interrupts []inspect.Interrupt        `json:"interrupts"`
 	Errors     []inspect.TaskError        `json:"errors"`
+	// Cancelled are the tasks a cancellation stopped, as older versions
+	// of the runtime recorded them: pending, not failed.
+	Cancelled []inspect.TaskError `json:"cancelled,omitempty"`
 
 	status inspect.Status
 }
@@ -55,7 +58,7 @@ func view(tup *checkpoint.Tuple) (*stateView, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", at, err)
 	}
-	ints, errs, err := inspect.Pending(tup)
+	tasks, err := inspect.Pending(tup)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", at, err)
 	}
@@ -68,7 +71,7 @@ func view(tup *checkpoint.Tuple) (*stateView, error) {
 		Step: tup.Metadata.Step, Source: string(tup.Metadata.Source), Nodes: tup.Metadata.Nodes,
 		RunID: tup.Metadata.RunID, Extra: tup.Metadata.Extra, CreatedAt: tup.Checkpoint.CreatedAt,
 		Status: st.State, Next: sched.Next(), Sends: sched.Sends, Values: values,
-		Interrupts: ints, Errors: errs, status: st,
+		Interrupts: tasks.Interrupts, Errors: tasks.Errors, Cancelled: tasks.Cancelled, status: st,
 	}
 	if v.Nodes == nil {
 		v.Nodes = []string{}
@@ -148,15 +151,21 @@ func printState(e *env, v *stateView) error {
 			return err
 		}
 	}
-	if len(v.Errors) > 0 {
-		fmt.Fprintln(e.out, "\ntask errors:")
-		tb := newTable(e.out, "NODE", "ERROR", "TASK")
-		for _, te := range v.Errors {
-			tb.row(te.Node, strings.TrimSpace(te.Error), te.TaskID)
-		}
-		if err := tb.flush(); err != nil {
-			return err
-		}
+	if err := printTaskErrors(e, "task errors", v.Errors); err != nil {
+		return err
 	}
-	return nil
+	return printTaskErrors(e, "cancelled tasks (pending: they run again on resume)", v.Cancelled)
+}
+
+// printTaskErrors prints the task errors errs under title, if any.
+func printTaskErrors(e *env, title string, errs []inspect.TaskError) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	fmt.Fprintf(e.out, "\n%s:\n", title)
+	tb := newTable(e.out, "NODE", "ERROR", "TASK")
+	for _, te := range errs {
+		tb.row(te.Node, strings.TrimSpace(te.Error), te.TaskID)
+	}
+	return tb.flush()
 }

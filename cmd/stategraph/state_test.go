@@ -2,11 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/inspect"
 )
 
@@ -72,7 +77,7 @@ func TestStateShowsNextNodesInterruptsAndErrors(t *testing.T) {
 	assert.Regexp(t, `(?m)^task errors:\nNODE\s+ERROR\s+TASK\nreview\s+.*reviewer unavailable\s+`+failed.Errors[0].TaskID+`$`, r.stdout)
 }
 
-func TestStateOfAPastCheckpointByIDPrefixOrSuffix(t *testing.T) {
+func TestStateOfAPastCheckpointByIDOrSuffix(t *testing.T) {
 	t.Parallel()
 	db := sqliteDB(t)
 	hist := decode[[]historyRow](t, db, "history", threadDone)
@@ -89,4 +94,81 @@ func TestStateOfAPastCheckpointByIDPrefixOrSuffix(t *testing.T) {
 	input := decode[stateView](t, db, "state", threadDone, hist[3].Checkpoint)
 	assert.Equal(t, map[string]json.RawMessage{"topic": json.RawMessage(`"Go"`)}, input.Values)
 	assert.Equal(t, inspect.StatePending, input.Status)
+}
+
+// idsThread is the thread idsDB writes, with the ids of its
+// checkpoints, oldest first: UUIDv7s of one millisecond, as the runtime
+// makes them, whose middles differ.
+const idsThread = "ids-1"
+
+var threadIDs = []string{
+	"019a0000-0000-7000-8000-2b9c00000001",
+	"019a0000-0000-7000-8000-a11100000002",
+	"019a0000-0000-7000-8000-f00d0000a111",
+}
+
+// idsDB returns the path of a new SQLite database holding idsThread.
+func idsDB(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "ids.db")
+	saver, err := sqlite.Open(path)
+	require.NoError(t, err)
+	parent := ""
+	for step, id := range threadIDs {
+		v := strconv.Itoa(step)
+		_, err := saver.Put(t.Context(), checkpoint.PutRequest{
+			Config: checkpoint.Config{ThreadID: idsThread, CheckpointID: parent},
+			Checkpoint: checkpoint.Checkpoint{ID: id, CreatedAt: time.Now(), Versions: map[string]string{"step": v},
+				New: map[string]checkpoint.Blob{"step": {Version: v, Data: []byte(v)}}},
+			Metadata:   checkpoint.Metadata{Source: checkpoint.SourceLoop, Step: step},
+			ExpectHead: parent,
+		})
+		require.NoError(t, err)
+		parent = id
+	}
+	require.NoError(t, saver.Close())
+	return path
+}
+
+func TestACheckpointIsNamedByItsIDThenASuffixThenAnyPart(t *testing.T) {
+	t.Parallel()
+	db := idsDB(t)
+	cases := []struct {
+		ref  string
+		want int // index in threadIDs
+	}{
+		{threadIDs[1], 1},
+		{"0002", 1},      // a suffix
+		{"a111", 2},      // the suffix of 2, though also within 1
+		{"2b9c", 0},      // a chunk from the middle
+		{"f00d0000a", 2}, // within 2 only
+	}
+	for _, c := range cases {
+		v := decode[stateView](t, db, "state", idsThread, c.ref)
+		assert.Equal(t, threadIDs[c.want], v.Checkpoint, c.ref)
+		assert.JSONEq(t, strconv.Itoa(c.want), string(v.Values["step"]), c.ref)
+	}
+	d := decode[diffView](t, db, "diff", idsThread, "2b9c", "a111")
+	assert.Equal(t, diffEnd{Checkpoint: threadIDs[0], Step: 0}, d.A)
+	assert.Equal(t, diffEnd{Checkpoint: threadIDs[2], Step: 2}, d.B)
+
+	r := onDB(t, db, "state", idsThread, "0000")
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, `stategraph: unknown checkpoint "0000": it matches 3 checkpoints of thread "ids-1" (`+
+		threadIDs[2]+", "+threadIDs[1]+", "+threadIDs[0]+"); give more of the id\n", r.stderr)
+	r = onDB(t, db, "mermaid", idsThread, "2b9d")
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, `stategraph: unknown checkpoint "2b9d": thread "ids-1" has no such checkpoint (list them with "stategraph history ids-1")`+"\n", r.stderr)
+}
+
+func TestACheckpointChunkMatchingSeveralListsThem(t *testing.T) {
+	t.Parallel()
+	db := sqliteDB(t)
+	hist := decode[[]historyRow](t, db, "history", threadDone)
+	// UUIDv7 ids of one thread share their start: a prefix names them all.
+	shared := hist[0].Checkpoint[:8]
+	r := onDB(t, db, "state", threadDone, shared)
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, "stategraph: unknown checkpoint \""+shared+"\": it matches 4 checkpoints of thread \"done-1\" ("+
+		hist[0].Checkpoint+", "+hist[1].Checkpoint+", "+hist[2].Checkpoint+", "+hist[3].Checkpoint+"); give more of the id\n", r.stderr)
 }

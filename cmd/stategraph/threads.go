@@ -17,11 +17,17 @@ var threadsCmd = &command{
 
 // threadRow is one thread as threads prints it.
 type threadRow struct {
-	Thread      string    `json:"thread"`
-	Step        int       `json:"step"`
-	Status      string    `json:"status"`
-	Next        []string  `json:"next"`
-	Error       string    `json:"error,omitempty"`
+	Thread string `json:"thread"`
+	Step   int    `json:"step"`
+	Status string `json:"status"`
+	// Next are the tasks of the next step by node, one per task, as
+	// state lists them.
+	Next  []string `json:"next"`
+	Error string   `json:"error,omitempty"`
+	// Cancelled reports a task of the next step stopped by a
+	// cancellation that an older version of the runtime recorded (for a
+	// pending thread, the table's "(cancelled)").
+	Cancelled   bool      `json:"cancelled,omitempty"`
 	Checkpoints int       `json:"checkpoints"`
 	Head        string    `json:"head"`
 	Updated     time.Time `json:"updated"`
@@ -54,16 +60,16 @@ func runThreads(ctx context.Context, e *env, _ []string) error {
 		if err != nil {
 			return fmt.Errorf("thread %q: %w", t.ID, err)
 		}
-		next := st.Nodes
-		if next == nil {
-			next = []string{}
+		sched, err := inspect.ParseSchedule(head)
+		if err != nil {
+			return fmt.Errorf("thread %q: %w", t.ID, err)
 		}
 		nss := make([]namespaceRow, len(t.Namespaces))
 		for i, n := range t.Namespaces {
 			nss[i] = namespaceRow{Namespace: n.Name, Checkpoints: n.Checkpoints, Updated: n.Updated}
 		}
 		rows = append(rows, threadRow{
-			Thread: t.ID, Step: head.Metadata.Step, Status: st.State, Next: next, Error: st.Error,
+			Thread: t.ID, Step: head.Metadata.Step, Status: st.State, Next: sched.Next(), Error: st.Error, Cancelled: st.Cancelled,
 			Checkpoints: t.Checkpoints, Head: head.Config.CheckpointID, Updated: t.Updated, Namespaces: nss,
 		})
 		statuses = append(statuses, st.String())

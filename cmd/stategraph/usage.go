@@ -27,7 +27,8 @@ Output:
 Commands:
 `
 	usageFooter = `
-CHECKPOINT is an id from history, or a unique prefix or suffix of one.
+CHECKPOINT is an id from history, or a part of one (a suffix, or any
+chunk) that no other checkpoint of the thread has.
 NS is a namespace in which a subgraph of the thread checkpointed, as
 threads -json lists them, or a prefix of one such as the subgraph's node
 name. Without -ns, commands read the root graph's namespace.

@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stategraph/stategraph/checkpoint"
 )
 
 func TestDiff(t *testing.T) {
@@ -43,4 +46,25 @@ func TestDiff(t *testing.T) {
 	// Sorted by field.
 	assert.Equal(t, "big", got[0].Field)
 	assert.Empty(t, Diff(a, a))
+}
+
+func TestDiffShowsObjectsWithSortedKeys(t *testing.T) {
+	t.Parallel()
+	tup := func(snapshot string) *checkpoint.Tuple {
+		return &checkpoint.Tuple{Checkpoint: checkpoint.Checkpoint{Values: map[string]checkpoint.Value{
+			"attrs": {Snapshot: []byte(snapshot)},
+		}}}
+	}
+	a, err := Values(tup(`{"owner":"ann","due":"mon"}`))
+	require.NoError(t, err)
+	b, err := Values(tup(`{"due":"tue","owner":"ann"}`))
+	require.NoError(t, err)
+	got := Diff(a, b)
+	require.Len(t, got, 1)
+	assert.Equal(t, `{"due":"mon","owner":"ann"}`, string(got[0].Before))
+	assert.Equal(t, `{"due":"tue","owner":"ann"}`, string(got[0].After))
+
+	reordered, err := Values(tup(`{"due":"mon","owner":"ann"}`))
+	require.NoError(t, err)
+	assert.Empty(t, Diff(a, reordered), "the order of keys is no change")
 }

@@ -3,6 +3,7 @@ package inspect
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/stategraph/stategraph/checkpoint"
 )
@@ -26,26 +27,52 @@ type TaskError struct {
 	Error  string `json:"error"`
 }
 
-// Pending returns the interrupts and task errors among a checkpoint's
-// pending writes, in the order Get returns them (by task id).
-func Pending(tup *checkpoint.Tuple) ([]Interrupt, []TaskError, error) {
-	ints, errs := []Interrupt{}, []TaskError{}
+// Cancelled reports whether the task was stopped by a cancellation
+// rather than failed: its error ends with "context canceled", the text
+// of context.Canceled. The runtime no longer records a task that its
+// run's cancellation stopped (Ctrl-C), but databases written by older
+// versions hold such errors. Either way the task runs again on resume,
+// so the thread is pending, not failed.
+func (e TaskError) Cancelled() bool {
+	return strings.HasSuffix(strings.TrimSpace(e.Error), "context canceled")
+}
+
+// Tasks is what the pending writes of a checkpoint say about the tasks
+// of its next step, in the order Get returns the writes (by task id).
+type Tasks struct {
+	// Interrupts are the pending interrupts.
+	Interrupts []Interrupt
+	// Errors are the tasks that failed.
+	Errors []TaskError
+	// Cancelled are the tasks a cancellation stopped, as older versions
+	// recorded them (see TaskError.Cancelled).
+	Cancelled []TaskError
+}
+
+// Pending reads the interrupts and task errors among a checkpoint's
+// pending writes. The slices are empty, never nil.
+func Pending(tup *checkpoint.Tuple) (Tasks, error) {
+	out := Tasks{Interrupts: []Interrupt{}, Errors: []TaskError{}, Cancelled: []TaskError{}}
 	for _, w := range tup.PendingWrites {
 		switch w.Channel {
 		case checkpoint.InterruptChannel:
 			var in []Interrupt
 			if err := json.Unmarshal(w.Value, &in); err != nil {
-				return nil, nil, fmt.Errorf("checkpoint %q: interrupt of task %q: %w: %w", tup.Config.CheckpointID, w.TaskID, checkpoint.ErrCorrupt, err)
+				return Tasks{}, fmt.Errorf("checkpoint %q: interrupt of task %q: %w: %w", tup.Config.CheckpointID, w.TaskID, checkpoint.ErrCorrupt, err)
 			}
-			ints = append(ints, in...)
+			out.Interrupts = append(out.Interrupts, in...)
 		case checkpoint.ErrorChannel:
 			te := TaskError{TaskID: w.TaskID}
 			if err := json.Unmarshal(w.Value, &te); err != nil || te.Error == "" {
 				te.Error = string(w.Value)
 			}
 			te.TaskID = w.TaskID
-			errs = append(errs, te)
+			if te.Cancelled() {
+				out.Cancelled = append(out.Cancelled, te)
+			} else {
+				out.Errors = append(out.Errors, te)
+			}
 		}
 	}
-	return ints, errs, nil
+	return out, nil
 }

@@ -18,7 +18,7 @@ var (
 	// namespace, or the namespace prefix matches none or several.
 	ErrUnknownNamespace = errors.New("unknown namespace")
 	// ErrUnknownCheckpoint: the thread has no checkpoint with that id or
-	// id prefix, or more than one.
+	// a part of one, or more than one.
 	ErrUnknownCheckpoint = errors.New("unknown checkpoint")
 )
 
@@ -37,7 +37,10 @@ func Head(ctx context.Context, s checkpoint.Saver, thread, ns string) (*checkpoi
 
 // Resolve returns the checkpoint ref of a thread in namespace ns: the
 // latest when ref is "", else the checkpoint whose id is ref or, failing
-// that, the only one whose id starts or ends with ref.
+// that, the only one whose id ends with ref or, failing that, the only
+// one whose id contains ref. Checkpoint ids are UUIDv7: the checkpoints of
+// a thread share their first characters and differ in their last, so a
+// suffix or a chunk from the middle names one where a prefix rarely does.
 func Resolve(ctx context.Context, s checkpoint.Saver, thread, ns, ref string) (*checkpoint.Tuple, error) {
 	head, err := Head(ctx, s, thread, ns)
 	if err != nil || ref == "" {
@@ -54,26 +57,48 @@ func Resolve(ctx context.Context, s checkpoint.Saver, thread, ns, ref string) (*
 	if err != nil {
 		return nil, err
 	}
-	var matches []string
-	for _, t := range hist {
-		id := t.Config.CheckpointID
-		if strings.HasPrefix(id, ref) || strings.HasSuffix(id, ref) {
-			matches = append(matches, id)
+	ids := make([]string, len(hist))
+	for i, t := range hist {
+		ids[i] = t.Config.CheckpointID
+	}
+	id, err := matchCheckpoint(thread, ns, ref, ids)
+	if err != nil {
+		return nil, err
+	}
+	tup, err = s.Get(ctx, checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: id})
+	if err != nil {
+		return nil, fmt.Errorf("%s checkpoint %q: %w", where(thread, ns), id, err)
+	}
+	return tup, nil
+}
+
+// matchCheckpoint returns the id among ids (a thread's checkpoints in
+// namespace ns, newest first) that ref names when it is not a whole id:
+// the only one that ends with ref, else the only one that contains it.
+// Anything else is ErrUnknownCheckpoint, listing the ids ref matches.
+func matchCheckpoint(thread, ns, ref string, ids []string) (string, error) {
+	var suffix, within []string
+	for _, id := range ids {
+		if strings.HasSuffix(id, ref) {
+			suffix = append(suffix, id)
 		}
+		if strings.Contains(id, ref) {
+			within = append(within, id)
+		}
+	}
+	matches := within
+	if len(suffix) > 0 {
+		matches = suffix
 	}
 	switch len(matches) {
 	case 0:
-		return nil, fmt.Errorf("%w %q: %s has no such checkpoint (list them with \"stategraph history %s\")",
+		return "", fmt.Errorf("%w %q: %s has no such checkpoint (list them with \"stategraph history %s\")",
 			ErrUnknownCheckpoint, ref, where(thread, ns), historyArgs(thread, ns))
 	case 1:
-		tup, err := s.Get(ctx, checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: matches[0]})
-		if err != nil {
-			return nil, fmt.Errorf("%s checkpoint %q: %w", where(thread, ns), matches[0], err)
-		}
-		return tup, nil
+		return matches[0], nil
 	}
-	return nil, fmt.Errorf("%w %q: it matches %d checkpoints of %s (%s); give more of the id",
-		ErrUnknownCheckpoint, ref, len(matches), where(thread, ns), strings.Join(matches, ", "))
+	return "", fmt.Errorf("%w %q: it matches %d checkpoints of %s (%s); give more of the id",
+		ErrUnknownCheckpoint, ref, len(matches), where(thread, ns), idList(matches))
 }
 
 // History returns every checkpoint of a thread in namespace ns, newest
@@ -92,7 +117,7 @@ func History(ctx context.Context, s checkpoint.Saver, thread, ns string) ([]*che
 	return out, nil
 }
 
-// maxListed is how many namespaces an error lists.
+// maxListed is how many namespaces or checkpoints an error lists.
 const maxListed = 5
 
 // MatchNamespace returns the namespace of thread that ns names, given
@@ -174,6 +199,14 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// idList lists checkpoint ids for a message, at most maxListed of them.
+func idList(ids []string) string {
+	if len(ids) <= maxListed {
+		return strings.Join(ids, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(ids[:maxListed], ", "), len(ids)-maxListed)
 }
 
 // quoteList quotes names for a message, at most maxListed of them.

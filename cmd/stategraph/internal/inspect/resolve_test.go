@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -66,4 +67,52 @@ func TestShellQuoteQuotesWhatAShellWouldSplit(t *testing.T) {
 	assert.Equal(t, "'a:1|b:2'", shellQuote("a:1|b:2"))
 	assert.Equal(t, `'it'\''s'`, shellQuote("it's"))
 	assert.Equal(t, "''", shellQuote(""))
+}
+
+func TestMatchCheckpointBySuffixThenSubstring(t *testing.T) {
+	t.Parallel()
+	a, b := "0190aa00-2b9c-7000-8000-0000000000e1", "0190aa00-2b9d-7000-8000-e1f000002b9c"
+	ids := []string{b, a}
+	cases := []struct{ ref, want string }{
+		{"2b9c", b},  // b's suffix, though also within a
+		{"e1", a},    // a's suffix, though also within b
+		{"2b9c-", a}, // within a only
+		{"e1f0", b},  // within b only
+		{"9d-7", b},
+	}
+	for _, c := range cases {
+		got, err := matchCheckpoint("t", "", c.ref, ids)
+		require.NoError(t, err, c.ref)
+		assert.Equal(t, c.want, got, c.ref)
+	}
+}
+
+func TestMatchCheckpointListsTheCandidates(t *testing.T) {
+	t.Parallel()
+	var many []string
+	for i := range 7 {
+		many = append(many, "0190aa00-0000-7000-8000-00000000000"+string(rune('1'+i)))
+	}
+	cases := []struct {
+		name, ns, ref string
+		ids           []string
+		msg           string
+	}{
+		{"unknown", "", "zzz", many,
+			`unknown checkpoint "zzz": thread "t" has no such checkpoint (list them with "stategraph history t")`},
+		{"unknown in a namespace", "a:1|b:2", "zzz", many,
+			`unknown checkpoint "zzz": thread "t" namespace "a:1|b:2" has no such checkpoint (list them with "stategraph history t -ns 'a:1|b:2'")`},
+		{"ambiguous", "", "0000000000", many[:2],
+			`unknown checkpoint "0000000000": it matches 2 checkpoints of thread "t" (` + many[0] + ", " + many[1] + `); give more of the id`},
+		{"at most five listed", "", "0190", many,
+			`unknown checkpoint "0190": it matches 7 checkpoints of thread "t" (` + strings.Join(many[:5], ", ") + ` and 2 more); give more of the id`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := matchCheckpoint("t", c.ns, c.ref, c.ids)
+			require.ErrorIs(t, err, ErrUnknownCheckpoint)
+			assert.EqualError(t, err, c.msg)
+		})
+	}
 }

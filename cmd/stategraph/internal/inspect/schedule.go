@@ -25,8 +25,9 @@ type Send struct {
 	Arg  map[string]json.RawMessage `json:"arg,omitempty"`
 }
 
-// Next returns the nodes of the next step: the scheduled nodes, then the
-// node of each Send.
+// Next returns the tasks of the next step by node, one per task: the
+// nodes scheduled by edges, then the node of each Send (a node sent three
+// inputs appears three times).
 func (s Schedule) Next() []string {
 	out := make([]string, 0, len(s.Nodes)+len(s.Sends))
 	out = append(out, s.Nodes...)
@@ -68,7 +69,7 @@ func ParseSchedule(tup *checkpoint.Tuple) (Schedule, error) {
 			snd.Arg = make(map[string]json.RawMessage, len(s.Arg))
 			for field, data := range s.Arg {
 				if json.Valid(data) {
-					snd.Arg[field] = compact(data)
+					snd.Arg[field] = canonical(data)
 				} else {
 					snd.Arg[field] = opaque(data)
 				}

@@ -12,8 +12,8 @@ const (
 	// StateDone: nothing is scheduled; the thread finished.
 	StateDone = "done"
 	// StatePending: nodes are scheduled and none has failed or paused
-	// (a run that was stopped, or a static interrupt, which the runtime
-	// does not store).
+	// (a run that was stopped, or an interrupt after a node, which the
+	// runtime does not store).
 	StatePending = "pending"
 	// StateInterrupted: a node called Interrupt and waits for a resume.
 	StateInterrupted = "interrupted"
@@ -25,18 +25,25 @@ const (
 type Status struct {
 	// State is StateDone, StatePending, StateInterrupted or StateError.
 	State string `json:"status"`
-	// Nodes are the nodes of the next step (for StateInterrupted and
-	// StateError, the nodes that paused or failed).
+	// Nodes are the nodes of the next step, each once (for
+	// StateInterrupted and StateError, the nodes that paused or failed).
 	Nodes []string `json:"nodes,omitempty"`
 	// Error is the first task error, for StateError.
 	Error string `json:"error,omitempty"`
+	// Cancelled reports that a task of the next step was stopped by a
+	// cancellation, as older versions of the runtime recorded it (see
+	// TaskError.Cancelled): the run was stopped, the task is pending.
+	Cancelled bool `json:"cancelled,omitempty"`
 }
 
 // String returns the status for a table: "done", "pending a, b",
-// "interrupted (a)" or "error (a: message)".
+// "pending a, b (cancelled)", "interrupted (a)" or "error (a: message)".
 func (s Status) String() string {
 	switch s.State {
 	case StatePending:
+		if s.Cancelled {
+			return "pending " + strings.Join(s.Nodes, ", ") + " (cancelled)"
+		}
 		return "pending " + strings.Join(s.Nodes, ", ")
 	case StateInterrupted:
 		return "interrupted (" + strings.Join(s.Nodes, ", ") + ")"
@@ -48,31 +55,33 @@ func (s Status) String() string {
 
 // StatusOf returns the status of a thread at the checkpoint tup: an error
 // if a task failed there, interrupted if a node paused, pending if nodes
-// are scheduled, done otherwise.
+// are scheduled, done otherwise. A task stopped by a cancellation did not
+// fail (see TaskError.Cancelled): it leaves the thread pending.
 func StatusOf(tup *checkpoint.Tuple) (Status, error) {
 	sched, err := ParseSchedule(tup)
 	if err != nil {
 		return Status{}, err
 	}
-	ints, errs, err := Pending(tup)
+	tasks, err := Pending(tup)
 	if err != nil {
 		return Status{}, err
 	}
+	cancelled := len(tasks.Cancelled) > 0
 	switch {
-	case len(errs) > 0:
-		st := Status{State: StateError, Error: errs[0].Error}
-		for _, e := range errs {
+	case len(tasks.Errors) > 0:
+		st := Status{State: StateError, Error: tasks.Errors[0].Error, Cancelled: cancelled}
+		for _, e := range tasks.Errors {
 			st.Nodes = appendUnique(st.Nodes, e.Node)
 		}
 		return st, nil
-	case len(ints) > 0:
-		st := Status{State: StateInterrupted}
-		for _, in := range ints {
+	case len(tasks.Interrupts) > 0:
+		st := Status{State: StateInterrupted, Cancelled: cancelled}
+		for _, in := range tasks.Interrupts {
 			st.Nodes = appendUnique(st.Nodes, in.Node)
 		}
 		return st, nil
 	case !sched.Done():
-		st := Status{State: StatePending}
+		st := Status{State: StatePending, Cancelled: cancelled}
 		for _, n := range sched.Next() {
 			st.Nodes = appendUnique(st.Nodes, n)
 		}

@@ -13,6 +13,7 @@ func TestStatusPrefersErrorsThenInterruptsThenPending(t *testing.T) {
 	t.Parallel()
 	next := map[string]checkpoint.Value{NextChannel: {Snapshot: []byte(`{"nodes":["a","b"]}`)}}
 	errW := checkpoint.PendingWrite{TaskID: "t1", Index: -1, Channel: checkpoint.ErrorChannel, Value: []byte(`{"node":"a","error":"boom\nat line 2"}`)}
+	cancelW := checkpoint.PendingWrite{TaskID: "t0", Index: -1, Channel: checkpoint.ErrorChannel, Value: []byte(`{"node":"b","error":"graph: node \"b\" failed at step 5: context canceled"}`)}
 	intW := checkpoint.PendingWrite{TaskID: "t2", Index: -3, Channel: checkpoint.InterruptChannel, Value: []byte(`[{"id":"i","node":"b","when":"during","step":1}]`)}
 	cases := []struct {
 		name   string
@@ -25,6 +26,9 @@ func TestStatusPrefersErrorsThenInterruptsThenPending(t *testing.T) {
 		{"pending", next, nil, "pending a, b"},
 		{"interrupted", next, []checkpoint.PendingWrite{intW}, "interrupted (b)"},
 		{"error", next, []checkpoint.PendingWrite{errW, intW}, "error (a: boom at line 2)"},
+		{"cancelled", next, []checkpoint.PendingWrite{cancelW}, "pending a, b (cancelled)"},
+		{"cancelled while interrupted", next, []checkpoint.PendingWrite{cancelW, intW}, "interrupted (b)"},
+		{"error and a cancelled sibling", next, []checkpoint.PendingWrite{cancelW, errW}, "error (a: boom at line 2)"},
 	}
 	for _, c := range cases {
 		st, err := StatusOf(&checkpoint.Tuple{Checkpoint: checkpoint.Checkpoint{Values: c.values}, PendingWrites: c.writes})
@@ -33,4 +37,28 @@ func TestStatusPrefersErrorsThenInterruptsThenPending(t *testing.T) {
 	}
 	_, err := StatusOf(&checkpoint.Tuple{PendingWrites: []checkpoint.PendingWrite{{Channel: checkpoint.InterruptChannel, Value: []byte(`{`)}}})
 	assert.ErrorIs(t, err, checkpoint.ErrCorrupt)
+}
+
+func TestTaskErrorsEndingInContextCanceledAreCancellations(t *testing.T) {
+	t.Parallel()
+	cases := map[string]bool{
+		`graph: node "execute" failed at step 5: context canceled`:             true,
+		"call the service: context canceled\n":                                 true,
+		"context canceled":                                                     true,
+		"context deadline exceeded":                                            false,
+		"context canceled by the user, then the service failed":                false,
+		`graph: node "review" failed at step 2: reviewer unavailable`:          false,
+		"Post \"https://api\": context canceled; retry budget exhausted: boom": false,
+	}
+	for text, want := range cases {
+		assert.Equal(t, want, TaskError{Error: text}.Cancelled(), text)
+	}
+	tasks, err := Pending(&checkpoint.Tuple{PendingWrites: []checkpoint.PendingWrite{
+		{TaskID: "t1", Index: -1, Channel: checkpoint.ErrorChannel, Value: []byte(`{"node":"a","error":"boom"}`)},
+		{TaskID: "t2", Index: -1, Channel: checkpoint.ErrorChannel, Value: []byte(`{"node":"b","error":"x: context canceled"}`)},
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, []TaskError{{TaskID: "t1", Node: "a", Error: "boom"}}, tasks.Errors)
+	assert.Equal(t, []TaskError{{TaskID: "t2", Node: "b", Error: "x: context canceled"}}, tasks.Cancelled)
+	assert.Empty(t, tasks.Interrupts)
 }

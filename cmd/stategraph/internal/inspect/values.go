@@ -15,7 +15,9 @@ import (
 const NextChannel = "__next__"
 
 // Values returns the state fields of a checkpoint read with Get, each as
-// JSON: a field stored as a snapshot and deltas is the concatenation of
+// compact JSON with the keys of every object sorted, so the same value
+// always prints the same (a saver such as PostgreSQL's jsonb may reorder
+// keys): a field stored as a snapshot and deltas is the concatenation of
 // the snapshot's elements and every delta's. A value that is not JSON (a
 // custom Serializer) is shown as {"base64": "..."}. Reserved channels
 // (names starting and ending with "__") are left out.
@@ -57,7 +59,7 @@ func value(v checkpoint.Value) (json.RawMessage, error) {
 		if !json.Valid(v.Snapshot) {
 			return opaque(v.Snapshot), nil
 		}
-		return compact(v.Snapshot), nil
+		return canonical(v.Snapshot), nil
 	}
 	var elems []json.RawMessage
 	if s := bytes.TrimSpace(v.Snapshot); len(s) > 0 && !bytes.Equal(s, []byte("null")) {
@@ -81,15 +83,24 @@ func value(v checkpoint.Value) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	return b, nil
+	return canonical(b), nil
 }
 
-func compact(b []byte) json.RawMessage {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
+// canonical returns the JSON b compact, with the keys of every object
+// sorted; numbers and strings keep their text (1.0 stays 1.0, "<" is not
+// escaped). b that is not JSON is returned as it is.
+func canonical(b []byte) json.RawMessage {
+	v, ok := decode(b)
+	if !ok {
 		return json.RawMessage(b)
 	}
-	return buf.Bytes()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil { // maps encode with sorted keys
+		return json.RawMessage(b)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
 // opaque wraps bytes that are not JSON.

@@ -68,3 +68,17 @@ func TestScheduleWithSendsAndJoins(t *testing.T) {
 	_, err = ParseSchedule(&checkpoint.Tuple{Checkpoint: checkpoint.Checkpoint{Values: map[string]checkpoint.Value{NextChannel: {Snapshot: []byte(`[`)}}}})
 	require.ErrorIs(t, err, checkpoint.ErrCorrupt)
 }
+
+func TestValuesSortTheKeysOfEveryObject(t *testing.T) {
+	t.Parallel()
+	tup := &checkpoint.Tuple{Checkpoint: checkpoint.Checkpoint{Values: map[string]checkpoint.Value{
+		"attrs": {Snapshot: []byte(`{"zeta": {"y": 1, "x": [ {"b": 2, "a": 1} ]}, "alpha": "<&>", "mid": 1.50}`)},
+		"log":   {Snapshot: []byte(`[{"b":1,"a":2}]`), Deltas: [][]byte{[]byte(`[{"d":9007199254740993,"c":1e2}]`)}},
+	}}}
+	got, err := Values(tup)
+	require.NoError(t, err)
+	// Byte for byte: the keys sorted at every depth, numbers and strings
+	// as they were written.
+	assert.Equal(t, `{"alpha":"<&>","mid":1.50,"zeta":{"x":[{"a":1,"b":2}],"y":1}}`, string(got["attrs"]))
+	assert.Equal(t, `[{"a":2,"b":1},{"c":1e2,"d":9007199254740993}]`, string(got["log"]))
+}
