@@ -50,10 +50,21 @@ type Tasks struct {
 }
 
 // Pending reads the interrupts and task errors among a checkpoint's
-// pending writes. The slices are empty, never nil.
+// pending writes. The slices are empty, never nil. As in the runtime, a
+// task that has successful writes (index 0 or more) finished: its earlier
+// error or interrupt writes are left out.
 func Pending(tup *checkpoint.Tuple) (Tasks, error) {
 	out := Tasks{Interrupts: []Interrupt{}, Errors: []TaskError{}, Cancelled: []TaskError{}}
+	finished := map[string]bool{}
 	for _, w := range tup.PendingWrites {
+		if w.Index >= 0 {
+			finished[w.TaskID] = true
+		}
+	}
+	for _, w := range tup.PendingWrites {
+		if finished[w.TaskID] {
+			continue
+		}
 		switch w.Channel {
 		case checkpoint.InterruptChannel:
 			var in []Interrupt

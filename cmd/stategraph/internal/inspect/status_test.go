@@ -62,3 +62,21 @@ func TestTaskErrorsEndingInContextCanceledAreCancellations(t *testing.T) {
 	assert.Equal(t, []TaskError{{TaskID: "t2", Node: "b", Error: "x: context canceled"}}, tasks.Cancelled)
 	assert.Empty(t, tasks.Interrupts)
 }
+
+// A task that failed or paused and then finished (a resume that crashed
+// later in the step) has successful writes beside its old error or
+// interrupt write: as the runtime does, the inspector counts it finished.
+func TestAFinishedTasksOldFailureIsLeftOut(t *testing.T) {
+	t.Parallel()
+	tasks, err := Pending(&checkpoint.Tuple{PendingWrites: []checkpoint.PendingWrite{
+		{TaskID: "t1", Index: -1, Channel: checkpoint.ErrorChannel, Value: []byte(`{"node":"a","error":"boom"}`)},
+		{TaskID: "t1", Index: 0, Channel: "trail", Value: []byte(`["a"]`)},
+		{TaskID: "t2", Index: -3, Channel: checkpoint.InterruptChannel, Value: []byte(`[{"id":"i2","node":"b","when":"during"}]`)},
+		{TaskID: "t2", Index: 0, Channel: "trail", Value: []byte(`["b"]`)},
+		{TaskID: "t3", Index: -3, Channel: checkpoint.InterruptChannel, Value: []byte(`[{"id":"i3","node":"c","when":"during"}]`)},
+	}})
+	require.NoError(t, err)
+	assert.Empty(t, tasks.Errors)
+	require.Len(t, tasks.Interrupts, 1)
+	assert.Equal(t, "i3", tasks.Interrupts[0].ID)
+}
