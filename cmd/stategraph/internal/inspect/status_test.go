@@ -35,7 +35,7 @@ func TestStatusPrefersErrorsThenInterruptsThenPending(t *testing.T) {
 		require.NoError(t, err, c.name)
 		assert.Equal(t, c.want, st.String(), c.name)
 	}
-	_, err := StatusOf(&checkpoint.Tuple{PendingWrites: []checkpoint.PendingWrite{{Channel: checkpoint.InterruptChannel, Value: []byte(`{`)}}})
+	_, err := StatusOf(&checkpoint.Tuple{PendingWrites: []checkpoint.PendingWrite{{Index: -3, Channel: checkpoint.InterruptChannel, Value: []byte(`{`)}}})
 	assert.ErrorIs(t, err, checkpoint.ErrCorrupt)
 }
 
