@@ -438,10 +438,10 @@ func (p *persist[S]) saveTask(t *task[S]) error {
 	if t.err == nil && len(p.r.tasks) == 1 {
 		return nil
 	}
-	if t.err != nil && p.r.ctx.Err() != nil && errors.Is(t.err, context.Canceled) {
+	if t.err != nil && p.r.stoppedBy(t.err) {
 		// Stopped by the run's cancellation (Ctrl-C, a consumer that left
-		// the stream), not failed: nothing is recorded, and the task is
-		// simply pending, to run again on resume.
+		// the stream, the caller's deadline), not failed: nothing is
+		// recorded, and the task is simply pending, to run again on resume.
 		return nil
 	}
 	var ws []checkpoint.PendingWrite

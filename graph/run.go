@@ -113,6 +113,18 @@ func (c *Compiled[S]) Stream(ctx context.Context, input state.Update[S], opts ..
 
 var errStopped = errors.New("graph: stream consumer stopped")
 
+// stoppedBy reports whether err is the run's own stop showing through a
+// task: the run's context is done (cancelled, past the caller's deadline,
+// or a Stream consumer left) and err is that context's error or cause. A
+// node's own timeout is not: the run's context is still live then.
+func (r *run[S]) stoppedBy(err error) bool {
+	if r.ctx.Err() == nil {
+		return false
+	}
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, errStopped) || errors.Is(err, context.Cause(r.ctx))
+}
+
 func (c *Compiled[S]) options(opts []RunOption) runOptions {
 	o := runOptions{limit: DefaultRecursionLimit}
 	for _, opt := range opts {
@@ -725,6 +737,12 @@ func (r *run[S]) route(t *task[S], view *S) error {
 		declared = slices.Clone(nd.destinations)
 		for _, d := range w.static { // its edges' targets are allowed too
 			declared = append(declared, d.name)
+		}
+		for _, b := range w.branches {
+			declared = append(declared, b.targets...)
+			for _, d := range b.pathMap {
+				declared = append(declared, d)
+			}
 		}
 	}
 	for _, to := range t.update.Goto {
