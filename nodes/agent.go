@@ -44,8 +44,9 @@ type AgentConfig struct {
 	Checker Checker
 	// Guards, optional, check the first plan and every revision (e.g.
 	// ReadOnlyGuard), and the tools a ReAct step may call: a tool a guard
-	// refuses in a one-step plan is not offered to the model, and a call
-	// to it is refused (see ReActExecutor.Guards). The planner receives
+	// refuses in a one-step plan is not offered to the model, and each
+	// call is checked as a one-step plan with its tool and input, a call
+	// a guard refuses not being made (see ReActExecutor.Guards). The planner receives
 	// them in PlanRequest.Guards (and a FullReplan's planner in its
 	// request), so an LLMPlanner asks the model again when a guard refuses
 	// its plan, and the model-backed PartialReplan likewise.
@@ -225,6 +226,11 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState
 	req := PlanRequest{Goal: s.Goal, Constraints: s.Constraints, Guards: a.cfg.Guards}
 	ctx, _ = budgetFor(ctx, a.cfg.Budget, s.Usage)
 	p, info, err := a.cfg.Planner.Plan(ctx, req)
+	if errors.Is(err, ErrModelBudget) {
+		// Info counts the calls made; the refused one was not.
+		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: planning needed more model calls than the budget allows (%s: used %d of %d): %w",
+			BudgetModelCalls, s.Usage.ModelCalls+info.ModelCalls, a.cfg.Budget.MaxModelCalls, err)
+	}
 	if err != nil {
 		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: %w", err)
 	}
@@ -381,17 +387,27 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 			p.Steps[i].Status = StatusPending
 		}
 	}
-	progressed := Progressed(before, outs)
 	// The clock runs for the round's execute tasks and this node only: the
 	// time between nodes, where a thread sits when it is interrupted, is
 	// not charged to the wall-time budget.
 	ran := runningTime(outs)
-	u := s.Usage.EndRound(progressed)
+	u := s.Usage
+	switch {
+	case Progressed(before, outs):
+		u = u.EndRound(true)
+	case OnlyRepeated(before, outs):
+		// Work a revision asked for again: not progress, but not a round
+		// without progress either (Budget.MaxRoundsWithoutProgress).
+		u.Rounds++
+	default:
+		u = u.EndRound(false)
+	}
 	u.Wall += ran
 	u.Start = start
 	delta := Usage{Rounds: 1, RoundsWithoutProgress: u.RoundsWithoutProgress}
 	ctx, _ = budgetFor(ctx, a.cfg.Budget, u)
-	d, err := ReplanRound(ctx, RoundInput{Plan: p, Outcomes: outs, Budget: a.cfg.Budget, Usage: u, Now: a.now()},
+	needs := a.needs(p)
+	d, err := ReplanRound(ctx, RoundInput{Plan: p, Outcomes: outs, Budget: a.cfg.Budget, Usage: u, Now: a.now(), Needs: &needs},
 		a.cfg.Replanner, a.cfg.Tools, a.cfg.Guards...)
 	if errors.Is(err, ErrModelBudget) {
 		// The strategies needed more model calls than the budget had left.
@@ -418,14 +434,24 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 	next.ModelCalls += delta.ModelCalls // this node's model calls are spent before the next round
 	switch d.Action {
 	case ActionContinue:
-		p, _ = a.startRound(p, next)
+		var n int
+		p, n = a.startRound(p, next)
+		if n == 0 {
+			// Decide let the run go on, the work left not needing a spent
+			// budget, so none should keep the ready steps from starting;
+			// should one, the stop names it.
+			if stop := a.blockedBy(p, next); stop != nil {
+				d.Action, d.Reason, d.Stop = ActionStop, stop.Error(), stop
+			}
+		}
 	case ActionRevise:
 		delta.Replans = 1
 		var n int
 		p, n = a.startRound(*d.Plan, next)
 		if n == 0 {
 			if stop := a.blockedBy(p, next); stop != nil {
-				// The revision spent the last model calls its steps needed.
+				// The revision spent the last model calls its steps
+				// needed, or its steps need tool calls and none is left.
 				d.Action, d.Reason, d.Stop = ActionStop, d.Reason+"; the revised plan cannot start: "+stop.Error(), stop
 			} else {
 				d.Action, d.Reason = ActionBlocked, d.Reason+"; the revised plan has no step ready to run"
@@ -447,7 +473,9 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 // respond is the respond node. When the model-call budget is spent, a
 // responder other than a TemplateResponder is replaced by the generic
 // TemplateResponder, so answering never exceeds the budget. A stop or a
-// blocked plan is always named in the answer.
+// blocked plan is always named in the answer, and so is every step skipped
+// after a failure, as missing with its error, whatever the responder wrote
+// (a TemplateResponder's Format, a model).
 func (a *Agent) respond(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
@@ -461,11 +489,29 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (state.Update[AgentSt
 	if err != nil {
 		return state.Update[AgentState]{}, fmt.Errorf("nodes: respond: %w", err)
 	}
-	if early, why := req.Early(); early && !containsFold(resp.Text, why) {
+	early, why := req.Early()
+	if early && !containsFold(resp.Text, why) {
 		if resp.Text != "" {
 			resp.Text += "\n"
 		}
 		resp.Text += "Stopped early: " + why + "."
+	}
+	if !early {
+		// Steps skipped after a failure (OnFailureSkip) leave a finished
+		// plan incomplete: the answer lists each one the responder left
+		// out, with its error.
+		var left []string
+		for _, m := range req.Missing() {
+			if !containsFold(resp.Text, m) {
+				left = append(left, "- "+m)
+			}
+		}
+		if len(left) > 0 {
+			if resp.Text != "" {
+				resp.Text += "\n"
+			}
+			resp.Text += "Missing (failed, then skipped):\n" + strings.Join(left, "\n")
+		}
 	}
 	delta := Usage{ModelCalls: resp.ModelCalls, Wall: a.now().Sub(start)}.AddTokens(resp.Tokens)
 	return state.Writes(StateResponse.Set(resp), StateUsage.Set(delta)), nil

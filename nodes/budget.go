@@ -9,14 +9,30 @@ import (
 // MaxRoundsWithoutProgress, where zero means the default of 2 and a negative
 // value means no limit.
 //
-// MaxToolCalls is a hard limit: the agent dispatches no more steps in a
-// round than it has calls left and gives each its share (see NewAgent).
-// MaxModelCalls is one too: the planner and replan nodes' strategies get
-// only the model calls left, and a round dispatches no more ReAct steps
-// than there are model calls left and gives each its share (see Agent).
+// MaxToolCalls is a hard limit: a round starts no more of the steps that
+// call tools (a step naming a tool, a ReAct step) than the agent has calls
+// left, and gives each its share (see Agent); steps that call no tool are
+// not limited by it. MaxModelCalls is one too: the planner and replan
+// nodes' strategies get only the model calls left, and a round starts no
+// more ReAct steps than there are model calls left and gives each its share.
+// A spent MaxToolCalls or MaxModelCalls stops the agent only when the work
+// left needs that budget (see CallNeeds): a tool-less synthesis step still
+// runs when the tool calls are spent, and a TemplateResponder still answers
+// when the model calls are.
 // MaxWall bounds the running time (Usage.Wall), not the time a thread sat
 // interrupted; the agent's executors check it before every tool call and
 // ReAct model call, so a step's retries stop when it is spent.
+//
+// MaxRoundsWithoutProgress counts rounds that made no progress (see
+// Progressed) in a row. A round that only redid finished work (OnlyRepeated:
+// each of its steps completed by repeating a finished step, none failed and
+// none showed the route blocked) is neither progress nor a round without
+// progress: the agent leaves the streak as it was. A revision may ask for
+// such work — FullReplan's new steps may not depend on the kept ones, so
+// they redo the kept lookups before they reach new work — and is not
+// stopped for it. A loop of revisions is still stopped: each revision
+// follows a round in which a step failed or showed the route blocked, and
+// such a round counts when it found nothing new.
 type Budget struct {
 	MaxModelCalls            int           `json:"max_model_calls,omitempty"`
 	MaxToolCalls             int           `json:"max_tool_calls,omitempty"`
@@ -133,14 +149,31 @@ func (r *StopReason) String() string { return r.Error() }
 // allowed); replans stop it only when over the limit, since Decide refuses a
 // replan that would exceed it. Wall time is u.RunningTime(now).
 // MaxToolCallsPerStep is not checked here: the Executor enforces it per step.
+// Check assumes the work left needs both tool calls and model calls; Decide
+// checks the counters only against the work left when told what it needs
+// (RoundInput.Needs).
 func (b Budget) Check(u Usage, now time.Time) *StopReason {
+	return b.check(u, now, CallNeeds{ToolCalls: true, ModelCalls: true})
+}
+
+// CallNeeds says which calls the work left in a run needs: tool calls, model
+// calls. A spent counter of a budget the work left does not need does not
+// stop the run.
+type CallNeeds struct {
+	ToolCalls  bool
+	ModelCalls bool
+}
+
+// check is Check with MaxToolCalls and MaxModelCalls checked only when need
+// says the work left needs them.
+func (b Budget) check(u Usage, now time.Time, need CallNeeds) *StopReason {
 	itoa := func(n int) string { return fmt.Sprint(n) }
 	switch {
 	case b.MaxWall > 0 && u.RunningTime(now) >= b.MaxWall:
 		return &StopReason{Budget: BudgetWall, Limit: b.MaxWall.String(), Used: u.RunningTime(now).Round(time.Millisecond).String()}
-	case b.MaxModelCalls > 0 && u.ModelCalls >= b.MaxModelCalls:
+	case need.ModelCalls && b.MaxModelCalls > 0 && u.ModelCalls >= b.MaxModelCalls:
 		return &StopReason{Budget: BudgetModelCalls, Limit: itoa(b.MaxModelCalls), Used: itoa(u.ModelCalls)}
-	case b.MaxToolCalls > 0 && u.ToolCalls >= b.MaxToolCalls:
+	case need.ToolCalls && b.MaxToolCalls > 0 && u.ToolCalls >= b.MaxToolCalls:
 		return &StopReason{Budget: BudgetToolCalls, Limit: itoa(b.MaxToolCalls), Used: itoa(u.ToolCalls)}
 	case b.MaxReplans > 0 && u.Replans > b.MaxReplans:
 		return &StopReason{Budget: BudgetReplans, Limit: itoa(b.MaxReplans), Used: itoa(u.Replans)}

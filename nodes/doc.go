@@ -33,8 +33,11 @@
 // (Usage.Wall, checkpointed with the state): a thread that sits interrupted
 // between a run and its resume is not charged for the wait. It is checked
 // before every tool call and ReAct model call, retries included, not only
-// between rounds. The guards hold inside ReAct steps too: a tool a guard
-// refuses is neither offered to the model nor called.
+// between rounds. A spent MaxToolCalls or MaxModelCalls stops the run only
+// when the work left needs it: the tool-less steps still run, and a
+// TemplateResponder still answers. The guards hold inside ReAct steps too:
+// a tool a guard refuses is not offered to the model, and each call is
+// checked with its input, a call a guard refuses not being made.
 //
 // The state, AgentState, is declared field by field (StatePlan,
 // StatePastSteps, …, AgentSchema) and marshals to JSON, so the agent can be
@@ -93,7 +96,9 @@
 // (a Budget spent: the StopReason names it); a round that showed the route
 // is blocked is never a finish, even when it completed the plan. Progressed
 // does not count a step that repeats finished work (same tool, resolved
-// input and evidence) as progress. Revise runs a strategy —
+// input and evidence) as progress; a round that only repeats it
+// (OnlyRepeated: a FullReplan's new steps redoing the kept lookups) does
+// not count against Budget.MaxRoundsWithoutProgress either. Revise runs a strategy —
 // IncrementalFix (no model call), PartialReplan (keeps completed work,
 // replaces the rest, by template or model), FullReplan, or AdaptiveReplanner
 // choosing among them — and enforces the invariants with CheckRevision:
@@ -109,6 +114,8 @@
 // TemplateResponder and LLMResponder write the answer from results and
 // evidence; when the run ended early, or steps failed and were skipped, they
 // say what was done, what is missing and why (Response.Complete is false).
+// The agent's respond node adds the stop and the skipped steps to any
+// answer that leaves them out.
 //
 // DeliveryCase is the seed documents' delivery question as simulated tools,
 // with its template plan, checker, rule-based replan and responder;

@@ -321,7 +321,10 @@ func ToolCalls(outcomes []StepOutcome) int {
 // input once resolved, and every piece of its evidence — is not progress,
 // and evidence already on a step of before is not new, whichever step
 // found it: checking the same thing again under a new step id moves
-// nothing.
+// nothing. A round made only of such repeats (OnlyRepeated) is not
+// progress, but the agent does not count it against
+// Budget.MaxRoundsWithoutProgress either: a revision may have asked for the
+// work again (FullReplan's steps may not depend on the kept ones).
 func Progressed(before Plan, outcomes []StepOutcome) bool {
 	known := map[string]bool{}
 	for _, s := range before.Steps {
@@ -343,6 +346,30 @@ func Progressed(before Plan, outcomes []StepOutcome) bool {
 		}
 	}
 	return false
+}
+
+// OnlyRepeated reports whether a round only redid finished work: it has
+// outcomes, and each completed its step by repeating a completed step of
+// before (same tool, resolved input and evidence, as Progressed judges),
+// without showing the route blocked. A round with a failed step, a
+// blocked one, or anything new is not. The agent leaves the no-progress
+// streak as it was after such a round (see Budget.MaxRoundsWithoutProgress):
+// a revision that starts over redoes lookups before it reaches new work,
+// while a revision loop still ends, each revision following a round that
+// failed or was blocked.
+func OnlyRepeated(before Plan, outcomes []StepOutcome) bool {
+	if len(outcomes) == 0 {
+		return false
+	}
+	results := before.Results()
+	for _, o := range outcomes {
+		prev, _ := before.Step(o.StepID)
+		if o.Status != StatusCompleted || o.Blocked || prev.Status == StatusCompleted ||
+			!repeatsFinishedWork(before, results, prev, o) {
+			return false
+		}
+	}
+	return true
 }
 
 // repeatsFinishedWork reports whether step s, completed with outcome o,

@@ -40,10 +40,12 @@ type ReActExecutor struct {
 	// given the called tool and its input (the agent's Checker when used
 	// through WithReAct and left nil).
 	Checker Checker
-	// Guards, optional, refuse tools: a tool on which a guard finds a
-	// problem in a one-step plan (the step with that tool) is not offered
-	// to the model, and a call to it is answered with the guard's problem,
-	// not made and not audited. WithReAct adds the agent's Guards.
+	// Guards, optional, refuse tools and calls: a tool on which a guard
+	// finds a problem in a one-step plan (the step with that tool, without
+	// input) is not offered to the model, and each call the model asks for
+	// is checked as a one-step plan with the call's tool and input: a call
+	// a guard refuses is answered with the guard's problem, not made and
+	// not audited. WithReAct adds the agent's Guards.
 	Guards []Guard
 	// Now is the clock for audit records (default time.Now).
 	Now func() time.Time
@@ -172,7 +174,8 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 // call runs one tool call the model asked for among the allowed tools,
 // records it, and returns the tool message that answers it and, when the
 // call succeeded, its verdict (judgeCall). A call to a tool the guards
-// refuse is answered with the refusal and neither made nor recorded.
+// refuse, with its input (refusal), is answered with the refusal and
+// neither made nor recorded.
 func (r *ReActExecutor) call(ctx context.Context, step Step, tc llms.ToolCall, allowed []tools.Tool, now func() time.Time, out *StepOutcome) (llms.MessageContent, *Verdict) {
 	name, args := "", ""
 	if tc.FunctionCall != nil {
@@ -190,10 +193,10 @@ func (r *ReActExecutor) call(ctx context.Context, step Step, tc llms.ToolCall, a
 	if json.Unmarshal([]byte(args), &a) == nil && a.Input != nil {
 		input = *a.Input
 	}
-	if _, ok := FindTool(allowed, name); !ok {
-		if why := r.refusal(step, name); why != "" {
-			return answer(fmt.Sprintf("error: tool %q refused, not called: %s", name, why)), nil
-		}
+	// The call is checked as the one-step plan it is, with its input: a
+	// guard may refuse a tool for some inputs only.
+	if why := r.refusal(step, name, inputJSON(input)); why != "" {
+		return answer(fmt.Sprintf("error: tool %q refused, not called: %s", name, why)), nil
 	}
 	rec := AuditRecord{StepID: step.ID, Tool: name, Attempt: len(out.Audit) + 1, Input: input, Start: now()}
 	var result string
@@ -228,17 +231,21 @@ func (r *ReActExecutor) allowedTools(step Step) []tools.Tool {
 	}
 	var ok []tools.Tool
 	for _, t := range r.Tools {
-		if r.refusal(step, t.Name()) == "" {
+		if r.refusal(step, t.Name(), nil) == "" {
 			ok = append(ok, t)
 		}
 	}
 	return ok
 }
 
-// refusal returns why the guards refuse step calling the named tool — the
-// problems they find in a plan of that one step, not yet run — or "".
-func (r *ReActExecutor) refusal(step Step, tool string) string {
-	probe := Plan{Steps: []Step{{ID: step.ID, Description: step.Description, Tool: tool}}}
+// refusal returns why the guards refuse step calling the named tool with
+// input (nil: the tool whatever its input, to decide whether to offer it) —
+// the problems they find in a plan of that one step, not yet run — or "".
+func (r *ReActExecutor) refusal(step Step, tool string, input json.RawMessage) string {
+	if len(r.Guards) == 0 {
+		return ""
+	}
+	probe := Plan{Steps: []Step{{ID: step.ID, Description: step.Description, Tool: tool, Input: input}}}
 	var why []string
 	for _, g := range r.Guards {
 		for _, p := range g(probe) {

@@ -73,7 +73,9 @@ type misspelledRef struct {
 // ResolveInput would leave them to reach the tool as text): the seed
 // documents' {{step_1_result}} and {{step_1_result.path}}, which mean
 // {{step_1.result}} and {{step_1.result.path}}, and a step's id without
-// "result", {{order.warehouse}} for {{order.result.warehouse}}. A
+// "result", {{order.warehouse}} for {{order.result.warehouse}}, or with
+// "result" misspelled in case or number, {{order.Result.warehouse}} or
+// {{order.results}} for {{order.result.warehouse}} or {{order.result}}. A
 // placeholder looks like a reference when its first part (up to a dot)
 // names a step (isStep) or ends in "_result"; other placeholders are left
 // alone, as text a tool may want.
@@ -94,10 +96,25 @@ func misspelledRefs(text string, isStep func(id string) bool) []misspelledRef {
 		case seedStyle:
 			out = append(out, misspelledRef{m[0], ""})
 		case isStep(head):
-			out = append(out, misspelledRef{m[0], "{{" + head + ".result" + rest + "}}"})
+			out = append(out, misspelledRef{m[0], "{{" + head + ".result" + dropNearResult(rest) + "}}"})
 		}
 	}
 	return out
+}
+
+// dropNearResult returns the path rest (".a.b" or "") without its first
+// part when that part is "result" misspelled in case or number ("Result",
+// "results"): {{order.Result.warehouse}} means {{order.result.warehouse}},
+// not a field "Result" of the result.
+func dropNearResult(rest string) string {
+	first, after, _ := strings.Cut(strings.TrimPrefix(rest, "."), ".")
+	if first == "" || !strings.EqualFold(strings.TrimSuffix(strings.ToLower(first), "s"), "result") {
+		return rest
+	}
+	if after == "" {
+		return ""
+	}
+	return "." + after
 }
 
 // ResolveInput substitutes the references in a step's JSON input with the

@@ -66,6 +66,14 @@ type RoundInput struct {
 	Budget   Budget
 	Usage    Usage // including the round (see Usage.EndRound)
 	Now      time.Time
+	// Needs, optional, says which calls the work left needs: the steps
+	// not completed or skipped, and the answer. With it, a spent
+	// MaxToolCalls or MaxModelCalls stops the run only when that work needs
+	// the budget; without it, Decide cannot tell, and any spent counter
+	// stops the run (Budget.Check). The agent sets it: tool calls for a
+	// step that names a tool or runs as a ReAct step, model calls for a
+	// ReAct step or a Responder other than a TemplateResponder.
+	Needs *CallNeeds
 }
 
 // Decision is the replan node's output.
@@ -84,7 +92,9 @@ type Decision struct {
 //   - finish when every step is completed or skipped and no step of the
 //     round showed the route is blocked (a finished plan whose last round
 //     found its premise gone has not answered the request);
-//   - stop when a budget is spent (Budget.Check), naming it;
+//   - stop when a budget is spent (Budget.Check), naming it — a spent
+//     tool-call or model-call counter only when the work left needs it,
+//     when RoundInput.Needs says what it needs;
 //   - revise when a step showed the route is blocked, a step failed, or
 //     pending steps can never run (a dependency failed or does not exist) —
 //     or stop, when one more replan would exceed MaxReplans;
@@ -96,7 +106,11 @@ func Decide(in RoundInput) Decision {
 	if p.Done() && t == nil {
 		return Decision{Action: ActionFinish, Reason: "every step is completed or skipped"}
 	}
-	if stop := in.Budget.Check(in.Usage, in.Now); stop != nil {
+	need := CallNeeds{ToolCalls: true, ModelCalls: true}
+	if in.Needs != nil {
+		need = *in.Needs
+	}
+	if stop := in.Budget.check(in.Usage, in.Now, need); stop != nil {
 		return Decision{Action: ActionStop, Reason: stop.Error(), Stop: stop}
 	}
 	if t != nil {

@@ -78,10 +78,13 @@ type Responder interface {
 }
 
 // TemplateResponder writes the answer without a model: with Format when set
-// (a domain answer built from results), otherwise a generic report of each
-// completed step's conclusion and evidence; when the run ended early it says
-// what was done, what is missing and why, and when steps were skipped it
-// lists them as missing, with their errors.
+// (a domain answer built from results, written as Format writes it),
+// otherwise a generic report of each completed step's conclusion and
+// evidence, which says, when the run ended early, what was done, what is
+// missing and why, and when steps were skipped lists them as missing, with
+// their errors. Either way Response.Complete and Response.Missing say so;
+// the agent's respond node adds to the text the stop and each skipped step
+// that Format left out.
 type TemplateResponder struct {
 	Format func(req RespondRequest) (string, error)
 }

@@ -21,9 +21,11 @@ import (
 // tools, Budget.MaxModelCalls one model call for each ReAct step; the others
 // stay pending for a later round. u must count every call made before the
 // round, the calling node's own included. Decide stops the run before a
-// round when no call is left, but the planner's or a revision's own model
-// calls may spend the last ones: then no ReAct step starts, and blockedBy
-// names the budget.
+// round when a budget the work left needs is spent (RoundInput.Needs, see
+// Agent.needs); a spent budget the work left does not need stops nothing,
+// and the steps that need no call start. The planner's or a revision's own
+// model calls may still spend the last calls a ready step needs: then that
+// step does not start, and when no step does, blockedBy names the budget.
 func (a *Agent) startRound(p Plan, u Usage) (Plan, int) {
 	ready := p.Ready()
 	if len(ready) == 0 {
@@ -75,6 +77,25 @@ func (a *Agent) blockedBy(p Plan, u Usage) *StopReason {
 		return &StopReason{Budget: BudgetModelCalls, Limit: fmt.Sprint(b.MaxModelCalls), Used: fmt.Sprint(u.ModelCalls)}
 	}
 	return nil
+}
+
+// needs says which calls the work left in p needs (RoundInput.Needs): tool
+// calls when a step not completed or skipped calls tools (callsTools),
+// model calls when one runs as a ReAct step or when the Responder is not a
+// TemplateResponder (the respond node gives a model responder the generic
+// template when the budget is spent, but that answer is not the one asked
+// for). Failed steps count: a revision most likely runs them again.
+func (a *Agent) needs(p Plan) CallNeeds {
+	_, tmpl := a.cfg.Responder.(TemplateResponder)
+	n := CallNeeds{ModelCalls: !tmpl}
+	for _, s := range p.Steps {
+		if s.Status == StatusCompleted || s.Status == StatusSkipped {
+			continue
+		}
+		n.ToolCalls = n.ToolCalls || a.callsTools(s)
+		n.ModelCalls = n.ModelCalls || a.runsReAct(s)
+	}
+	return n
 }
 
 // callsTools reports whether running s may call tools: it names a tool, or
