@@ -88,7 +88,7 @@ func TestReviewRetriedResumeRunKeepsItsAnswers(t *testing.T) {
 		}
 		return nil
 	})
-	c := e.client(registry(app, "asks"), worker.WithRunTimeout(time.Second))
+	c := e.client(registry(app, "asks"), worker.WithRunTimeout(3*time.Second)) // the second attempt must finish within it, even on a loaded machine
 	ctx := t.Context()
 
 	id, err := c.Enqueue(ctx, worker.Request{Graph: "asks", Thread: "ra", Input: DocInput{Topic: "ra"}})
@@ -297,7 +297,7 @@ func TestReviewFollowAcrossARetry(t *testing.T) {
 		}
 		return nil
 	})
-	c := e.client(registry(g, "pipeline"), worker.WithRunTimeout(time.Second))
+	c := e.client(registry(g, "pipeline"), worker.WithRunTimeout(3*time.Second)) // the second attempt must finish within it, even on a loaded machine
 	ctx := t.Context()
 
 	id, err := c.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: "fr", Input: DocInput{Topic: "fr", Add: 2}})
@@ -808,7 +808,7 @@ func TestRetriedPositionalAnswerIsNotGivenToTheNextInterrupt(t *testing.T) {
 		AddEdge(graph.Start, "ask").AddEdge(graph.Start, "slow")
 	app, err := g.Compile(graph.WithCheckpointer(e.saver))
 	require.NoError(t, err)
-	c := e.client(registry(app, "two-questions"), worker.WithRunTimeout(time.Second))
+	c := e.client(registry(app, "two-questions"), worker.WithRunTimeout(3*time.Second)) // the second attempt must finish within it, even on a loaded machine
 	ctx := t.Context()
 
 	id, err := c.Enqueue(ctx, worker.Request{Graph: "two-questions", Thread: "tq", Input: DocInput{Topic: "tq"}})
