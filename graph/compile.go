@@ -198,6 +198,9 @@ type wiring[S any] struct {
 	static   []*node[S]
 	branches []*branch[S]
 	joins    []joinSlot // the joins the node is a source of
+	// gotos are where the node may goto or send: its WithDestinations and
+	// its edges' targets; nil when it declared none (anywhere).
+	gotos []string
 }
 
 // joinSlot is a node's place among a join's sources.
@@ -214,6 +217,16 @@ func (c *Compiled[S]) wiringOf(name string) wiring[S] {
 	}
 	for _, d := range c.static[name] {
 		w.static = append(w.static, c.nodes[d])
+	}
+	if n := c.nodes[name]; n != nil && len(n.destinations) > 0 {
+		w.gotos = slices.Clone(n.destinations)
+		w.gotos = append(w.gotos, c.static[name]...)
+		for _, b := range w.branches {
+			w.gotos = append(w.gotos, b.targets...)
+			for _, d := range b.pathMap {
+				w.gotos = append(w.gotos, d)
+			}
+		}
 	}
 	return w
 }

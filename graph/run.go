@@ -732,19 +732,7 @@ func (r *run[S]) route(t *task[S], view *S) error {
 			r.next.sends = append(r.next.sends, s)
 		}
 	}
-	var declared []string // the node's WithDestinations; none: any node
-	if nd := r.c.nodes[t.name]; nd != nil && len(nd.destinations) > 0 {
-		declared = slices.Clone(nd.destinations)
-		for _, d := range w.static { // its edges' targets are allowed too
-			declared = append(declared, d.name)
-		}
-		for _, b := range w.branches {
-			declared = append(declared, b.targets...)
-			for _, d := range b.pathMap {
-				declared = append(declared, d)
-			}
-		}
-	}
+	declared := w.gotos // nil: the node declared no destinations, any node goes
 	for _, to := range t.update.Goto {
 		if to != End && r.c.nodes[to] == nil {
 			return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: goto unknown node %q", ErrInvalidRoute, to)}
