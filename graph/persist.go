@@ -238,7 +238,7 @@ func (p *persist[S]) replayResumes(tup *checkpoint.Tuple) error {
 	}
 	for owner, byID := range p.resumeIDs {
 		for id := range byID {
-			if id != interruptIDOwnedBy(p.pending[owner], id) {
+			if !raisedBy(p.pending[owner], id) {
 				return p.errorf("checkpoint %q: interrupt %q was raised in a subgraph: a replay cannot answer it (resume the thread's latest checkpoint instead)", tup.Config.CheckpointID, id)
 			}
 		}
@@ -250,10 +250,9 @@ func (p *persist[S]) replayResumes(tup *checkpoint.Tuple) error {
 	return nil
 }
 
-// interruptIDOwnedBy returns id when one of the task's interrupt writes
-// holds an interrupt with that id raised by the task itself (not by a
-// subgraph it ran), and "" otherwise.
-func interruptIDOwnedBy(ws []checkpoint.PendingWrite, id string) string {
+// raisedBy reports whether one of a task's interrupt writes holds the
+// interrupt id raised by the task itself, not by a subgraph it ran.
+func raisedBy(ws []checkpoint.PendingWrite, id string) bool {
 	for _, w := range ws {
 		if w.Channel != checkpoint.InterruptChannel {
 			continue
@@ -264,11 +263,11 @@ func interruptIDOwnedBy(ws []checkpoint.PendingWrite, id string) string {
 		}
 		for _, in := range ints {
 			if in.ID == id && in.TaskID == w.TaskID {
-				return id
+				return true
 			}
 		}
 	}
-	return ""
+	return false
 }
 
 // restore decodes a checkpoint into the run's state and schedule.
