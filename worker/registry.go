@@ -230,8 +230,11 @@ func (e *entry[S]) answers(ctx context.Context, req runRequest) ([]graph.RunOpti
 	if len(byID) == 0 && len(req.resume) == 0 {
 		return nil, nil
 	}
-	if len(byID) == 0 && !req.retry && req.pin == nil {
-		return []graph.RunOption{graph.Resume(req.resume)}, nil
+	if !req.retry && (len(byID) > 0 || req.pin == nil) {
+		if len(byID) == 0 {
+			return []graph.RunOption{graph.Resume(req.resume)}, nil
+		}
+		return []graph.RunOption{graph.ResumeByID(anyValues(byID))}, nil
 	}
 	snap, err := e.g.State(ctx, graph.WithThread(req.thread))
 	if err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
@@ -265,6 +268,15 @@ func (e *entry[S]) answers(ctx context.Context, req runRequest) ([]graph.RunOpti
 		return nil, nil // every answer was taken: continue the thread
 	}
 	return []graph.RunOption{graph.ResumeByID(m)}, nil
+}
+
+// anyValues converts answers for graph.ResumeByID.
+func anyValues(m map[string]json.RawMessage) map[string]any {
+	out := make(map[string]any, len(m))
+	for id, v := range m {
+		out[id] = v
+	}
+	return out
 }
 
 // callSafely calls f, turning a panic into an error with its stack: a
