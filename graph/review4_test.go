@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -73,10 +72,17 @@ func TestReview4TaskStoppedByCallersDeadlineIsNotFailed(t *testing.T) {
 		}).
 		AddEdge(graph.Start, "done").AddEdge(graph.Start, "slow")
 	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
-	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
-	defer cancel()
+	// The deadline passes once slow runs (a fixed timeout could pass
+	// before it starts on a loaded machine: slow would never run).
+	ctx := &deadlineCtx{Context: context.Background(), done: make(chan struct{})}
+	go func() {
+		select {
+		case <-started:
+		case <-t.Context().Done():
+		}
+		close(ctx.done)
+	}()
 	_, err := c.Invoke(ctx, state.Writes(nField.Set(1)), graph.WithThread("t"))
-	<-started
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	snap := requireNoTaskErrors(t, c, "t")
 	require.Equal(t, []string{"slow"}, snap.Next)
@@ -132,5 +138,22 @@ func TestReview4InterruptOutputThenResumeAppliesSiblingOnce(t *testing.T) {
 			require.ElementsMatch(t, []string{"a", "ask:yes", "z"}, out.Trail)
 			require.Equal(t, 1, out.Total)
 		})
+	}
+}
+
+// deadlineCtx is a context whose deadline passes when done is closed.
+type deadlineCtx struct {
+	context.Context
+	done chan struct{}
+}
+
+func (c *deadlineCtx) Done() <-chan struct{} { return c.done }
+
+func (c *deadlineCtx) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
 	}
 }

@@ -257,7 +257,7 @@ func TestReviewExhaustedRetriesEndTheRun(t *testing.T) {
 		}
 		return nil
 	})
-	c := e.client(registry(g, "pipeline"), worker.WithRunTimeout(300*time.Millisecond), testRiver(func(c *river.Config) { c.MaxAttempts = 2 }))
+	c := e.client(registry(g, "pipeline"), worker.WithRunTimeout(time.Second), testRiver(func(c *river.Config) { c.MaxAttempts = 2 })) // step 0 must be saved within it on the first attempt, even on a loaded machine
 	ctx := t.Context()
 
 	id, err := c.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: "exhaust", Input: DocInput{Topic: "exhaust", Add: 3}})

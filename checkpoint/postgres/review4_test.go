@@ -61,8 +61,11 @@ func TestReview4WriteTimeoutCancelsABlockedPut(t *testing.T) {
 	ctx := context.Background()
 	app := "stategraph-review4-" + uuid.NewString()[:8]
 	pool := appPool(t, app)
-	s := postgres.New(pool, postgres.WithSchema(schema), postgres.WithWriteTimeout(100*time.Millisecond))
+	s := postgres.New(pool, postgres.WithSchema(schema))
 	require.NoError(t, s.Migrate(ctx))
+	// Only the blocked Put has the short timeout: the others must not be
+	// cut short by a slow commit on a loaded machine.
+	short := postgres.New(pool, postgres.WithSchema(schema), postgres.WithWriteTimeout(100*time.Millisecond))
 	thread := newThread()
 	head := mustPut(t, s, putReq(thread, "", nil, map[string]checkpoint.Blob{"a": fullBlob("1", `"x"`)}))
 
@@ -74,7 +77,7 @@ func TestReview4WriteTimeoutCancelsABlockedPut(t *testing.T) {
 	require.NoError(t, err)
 
 	blocked := putReq(thread, head, map[string]string{"a": "1"}, map[string]checkpoint.Blob{"a": fullBlob("2", `"y"`)})
-	_, err = s.Put(ctx, blocked)
+	_, err = short.Put(ctx, blocked)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.NoError(t, tx.Commit(ctx))
 	waitFor(t, admin, app, "", true)
