@@ -132,10 +132,14 @@ func New(pool *pgxpool.Pool, reg *Registry, opts ...Option) (*Client, error) {
 
 // Start starts working runs in the background, until Stop or until ctx
 // is cancelled (which stops softly, as Stop does). The Client needs a
-// Registry.
+// Registry, and a database that Migrate has brought to SchemaVersion: a
+// worker never runs against tables older than it expects.
 func (c *Client) Start(ctx context.Context) error {
 	if c.reg == nil {
 		return errors.New("worker: Start: the client has no Registry, so it can only enqueue")
+	}
+	if err := c.checkSchema(ctx); err != nil {
+		return err
 	}
 	if err := c.river.Start(ctx); err != nil {
 		return fmt.Errorf("worker: start: %w", err)

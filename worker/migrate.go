@@ -148,3 +148,17 @@ func (c *Client) expand(sql string) string {
 		"{runs_ended_idx}", pgx.Identifier{"stategraph_runs_ended_idx"}.Sanitize(),
 	).Replace(sql)
 }
+
+// checkSchema fails when the runs table is older than SchemaVersion (or
+// missing), naming the versions and the remedy.
+func (c *Client) checkSchema(ctx context.Context) error {
+	var current int
+	err := c.pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM "+c.t.migrations).Scan(&current)
+	if err != nil {
+		return fmt.Errorf("worker: start: read the schema version (has Migrate run?): %w", err)
+	}
+	if current < SchemaVersion {
+		return fmt.Errorf("worker: start: the runs table is at schema version %d, this worker needs %d: call Migrate first", current, SchemaVersion)
+	}
+	return nil
+}

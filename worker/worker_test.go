@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stategraph/stategraph/worker"
@@ -487,4 +489,26 @@ func TestPruneRunsDeletesOnlyOldEndedRuns(t *testing.T) {
 	n, err = c.PruneRuns(ctx, time.Now().Add(-time.Hour))
 	require.NoError(t, err)
 	require.Zero(t, n)
+}
+
+// A worker refuses to start on tables older than it expects, saying to
+// call Migrate, instead of failing runs one by one.
+func TestStartRefusesAnOlderSchema(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	reg := worker.NewRegistry()
+	worker.Register(reg, "noop", compilePipeline(t, memory.New(), nil, "", nil), worker.JSONInput(docInput))
+
+	pool := newPool(t, nil)
+	c, err := worker.New(pool, reg, worker.WithSchema(newSchema(t)), worker.WithSaver(memory.New()))
+	require.NoError(t, err)
+	require.ErrorContains(t, c.Start(ctx), "has Migrate run?")
+
+	e := newEnv(t)
+	_, err = e.pool.Exec(ctx, `DELETE FROM `+pgx.Identifier{e.schema, "stategraph_worker_migrations"}.Sanitize()+` WHERE version = $1`, worker.SchemaVersion)
+	require.NoError(t, err)
+	c, err = worker.New(e.pool, reg, worker.WithSchema(e.schema), worker.WithSaver(e.saver))
+	require.NoError(t, err)
+	err = c.Start(ctx)
+	require.ErrorContains(t, err, fmt.Sprintf("schema version %d, this worker needs %d: call Migrate first", worker.SchemaVersion-1, worker.SchemaVersion))
 }
