@@ -320,13 +320,7 @@ func (p *persist[S]) taskID(step int, t *task[S]) string {
 
 // taskIDAt is the id task t of step would have in checkpoint cp.
 func (p *persist[S]) taskIDAt(cp string, step int, t *task[S]) string {
-	var num [20]byte
-	st := strconv.AppendInt(num[:0], int64(step), 10)
-	if t.push {
-		var idx [20]byte
-		return checkpoint.DeriveID(cp, p.cfg.Namespace, string(st), t.name, "send", string(strconv.AppendInt(idx[:0], int64(t.index), 10)))
-	}
-	return checkpoint.DeriveID(cp, p.cfg.Namespace, string(st), t.name)
+	return checkpoint.TaskID(cp, p.cfg.Namespace, step, t.name, sendIndex(t))
 }
 
 // groupPending groups a checkpoint's pending writes by task. A task that

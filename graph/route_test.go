@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
 )
@@ -51,4 +53,34 @@ func TestGotoAndSendsStayWithinDeclaredDestinations(t *testing.T) {
 			require.ErrorContains(t, err, c.wantErr)
 		})
 	}
+}
+
+// checkpoint.TaskID is the runtime's own rule: readers without the graph
+// (the inspector) find a step's tasks by it.
+func TestTaskIDsFollowCheckpointTaskID(t *testing.T) {
+	t.Parallel()
+	g := graph.New(schema).
+		AddNode("plan", visit("plan")).
+		AddNode("side", visit("side")).
+		AddNode("execute", visit("execute")).
+		AddEdge(graph.Start, "plan").AddEdge("plan", "side").
+		AddConditionalEdges("plan", graph.FanOut(func(ctx context.Context, s counter) ([]graph.Send[counter], error) {
+			return []graph.Send[counter]{graph.SendTo("execute", counter{N: 1}), graph.SendTo("execute", counter{N: 2})}, nil
+		}), "execute")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()), graph.WithInterruptBefore("execute"))
+	_, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+	require.ErrorIs(t, err, graph.ErrInterrupted)
+	snap, err := c.State(t.Context(), graph.WithThread("t"))
+	require.NoError(t, err)
+	cp, step := snap.Config.CheckpointID, snap.Metadata.Step+1
+	want := []string{
+		checkpoint.TaskID(cp, "", step, "side", -1),
+		checkpoint.TaskID(cp, "", step, "execute", 0),
+		checkpoint.TaskID(cp, "", step, "execute", 1),
+	}
+	var got []string
+	for _, task := range snap.Tasks {
+		got = append(got, task.ID)
+	}
+	require.Equal(t, want, got)
 }

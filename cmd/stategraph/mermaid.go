@@ -48,12 +48,12 @@ func runMermaid(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%s: %w", where(args[0], ns), err)
 	}
 	path := inspect.Path(hist, head)
-	text := inspect.Mermaid(path, sched.Next())
+	text := inspect.Mermaid(path, sched.Unfinished(head))
 	if !e.json {
 		_, err := fmt.Fprint(e.out, text)
 		return err
 	}
-	v := mermaidView{Thread: args[0], Namespace: ns, Checkpoint: head.Config.CheckpointID, Next: sched.Next(), Mermaid: text}
+	v := mermaidView{Thread: args[0], Namespace: ns, Checkpoint: head.Config.CheckpointID, Next: sched.Unfinished(head), Mermaid: text}
 	for _, t := range path {
 		v.Path = append(v.Path, t.Config.CheckpointID)
 	}

@@ -70,7 +70,7 @@ func view(tup *checkpoint.Tuple) (*stateView, error) {
 		Thread: tup.Config.ThreadID, Namespace: tup.Config.Namespace, Checkpoint: id,
 		Step: tup.Metadata.Step, Source: string(tup.Metadata.Source), Nodes: tup.Metadata.Nodes,
 		RunID: tup.Metadata.RunID, Extra: tup.Metadata.Extra, CreatedAt: tup.Checkpoint.CreatedAt,
-		Status: st.State, Next: sched.Next(), Sends: sched.Sends, Values: values,
+		Status: st.State, Next: sched.Unfinished(tup), Sends: sched.Sends, Values: values,
 		Interrupts: tasks.Interrupts, Errors: tasks.Errors, Cancelled: tasks.Cancelled, status: st,
 	}
 	if v.Nodes == nil {

@@ -69,7 +69,7 @@ func runThreads(ctx context.Context, e *env, _ []string) error {
 			nss[i] = namespaceRow{Namespace: n.Name, Checkpoints: n.Checkpoints, Updated: n.Updated}
 		}
 		rows = append(rows, threadRow{
-			Thread: t.ID, Step: head.Metadata.Step, Status: st.State, Next: sched.Next(), Error: st.Error, Cancelled: st.Cancelled,
+			Thread: t.ID, Step: head.Metadata.Step, Status: st.State, Next: sched.Unfinished(head), Error: st.Error, Cancelled: st.Cancelled,
 			Checkpoints: t.Checkpoints, Head: head.Config.CheckpointID, Updated: t.Updated, Namespaces: nss,
 		})
 		statuses = append(statuses, st.String())

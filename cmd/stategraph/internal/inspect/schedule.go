@@ -37,6 +37,36 @@ func (s Schedule) Next() []string {
 	return out
 }
 
+// Unfinished returns the tasks of the next step that still have to run,
+// by node, one per task: Next without the tasks whose writes tup already
+// holds (a step stopped by an error, an interrupt or Ctrl-C after some of
+// its tasks finished). Tasks are recognised by the ids the runtime gives
+// them (checkpoint.TaskID), as State's Next does.
+func (s Schedule) Unfinished(tup *checkpoint.Tuple) []string {
+	finished := map[string]bool{}
+	for _, w := range tup.PendingWrites {
+		if w.Index >= 0 {
+			finished[w.TaskID] = true
+		}
+	}
+	if len(finished) == 0 {
+		return s.Next()
+	}
+	cp, ns, step := tup.Config.CheckpointID, tup.Config.Namespace, tup.Metadata.Step+1
+	out := make([]string, 0, len(s.Nodes)+len(s.Sends))
+	for _, n := range s.Nodes {
+		if !finished[checkpoint.TaskID(cp, ns, step, n, -1)] {
+			out = append(out, n)
+		}
+	}
+	for i, snd := range s.Sends {
+		if !finished[checkpoint.TaskID(cp, ns, step, snd.Node, i)] {
+			out = append(out, snd.Node)
+		}
+	}
+	return out
+}
+
 // Done reports whether nothing is scheduled: the thread finished.
 func (s Schedule) Done() bool { return len(s.Nodes) == 0 && len(s.Sends) == 0 }
 

@@ -82,7 +82,7 @@ func StatusOf(tup *checkpoint.Tuple) (Status, error) {
 		return st, nil
 	case !sched.Done():
 		st := Status{State: StatePending, Cancelled: cancelled}
-		for _, n := range sched.Next() {
+		for _, n := range sched.Unfinished(tup) {
 			st.Nodes = appendUnique(st.Nodes, n)
 		}
 		return st, nil
