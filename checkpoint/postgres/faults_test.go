@@ -62,11 +62,7 @@ func TestKilledConnectionMidPutStoresNothing(t *testing.T) {
 
 	// Another session holds the head row.
 	admin := newPool(t, nil)
-	tx, err := admin.Begin(ctx)
-	require.NoError(t, err)
-	defer tx.Rollback(ctx) //nolint:errcheck // ends the lock on every path
-	_, err = tx.Exec(ctx, "SELECT 1 FROM "+pgx.Identifier{schema, "stategraph_heads"}.Sanitize()+" WHERE thread_id = $1 FOR UPDATE", thread)
-	require.NoError(t, err)
+	tx := lockRows(t, admin, schema, "stategraph_heads", thread)
 
 	done := make(chan error, 1)
 	killed := putReq(thread, head, nil, map[string]checkpoint.Blob{"a": fullBlob("2", `"y"`)})
@@ -81,7 +77,7 @@ func TestKilledConnectionMidPutStoresNothing(t *testing.T) {
 WHERE application_name = $1 AND wait_event_type = 'Lock')`, app).Scan(&waiting))
 	}
 	pgtest.Terminate(t, admin, app)
-	err = <-done
+	err := <-done
 	require.Error(t, err)
 	require.ErrorContains(t, err, thread)
 	require.NotErrorIs(t, err, checkpoint.ErrConflict)
@@ -128,18 +124,38 @@ func TestCorruptRowsAreErrCorrupt(t *testing.T) {
 
 			_, err = pool.Exec(ctx, c.corrupt, thread)
 			require.NoError(t, err)
-			_, err = s.Get(ctx, configOf(thread))
-			requireCorrupt(t, err, thread, last)
-			var listErr error
-			for _, err := range s.List(ctx, configOf(thread), checkpoint.ListOptions{}) {
-				if err != nil {
-					listErr = err
-					break
-				}
-			}
-			requireCorrupt(t, listErr, thread, last)
+			requireCorruptOnRead(t, s, thread, last)
 		})
 	}
+}
+
+// lockRows holds the thread's rows of table (FOR UPDATE) in a transaction
+// of admin, another session, until the returned tx ends or the test does.
+func lockRows(t *testing.T, admin *pgxpool.Pool, schema, table, thread string) pgx.Tx {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := admin.Begin(ctx)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = tx.Rollback(ctx) })
+	_, err = tx.Exec(ctx, "SELECT 1 FROM "+pgx.Identifier{schema, table}.Sanitize()+" WHERE thread_id = $1 FOR UPDATE", thread)
+	require.NoError(t, err)
+	return tx
+}
+
+// requireCorruptOnRead asserts that both Get and List of the thread fail
+// with ErrCorrupt naming the thread and the checkpoint id.
+func requireCorruptOnRead(t *testing.T, s *postgres.Saver, thread, id string) {
+	t.Helper()
+	_, err := s.Get(context.Background(), configOf(thread))
+	requireCorrupt(t, err, thread, id)
+	var listErr error
+	for _, err := range s.List(context.Background(), configOf(thread), checkpoint.ListOptions{}) {
+		if err != nil {
+			listErr = err
+			break
+		}
+	}
+	requireCorrupt(t, listErr, thread, id)
 }
 
 func requireCorrupt(t *testing.T, err error, thread, id string) {

@@ -70,14 +70,10 @@ func TestReview4WriteTimeoutCancelsABlockedPut(t *testing.T) {
 	head := mustPut(t, s, putReq(thread, "", nil, map[string]checkpoint.Blob{"a": fullBlob("1", `"x"`)}))
 
 	admin := newPool(t, nil)
-	tx, err := admin.Begin(ctx)
-	require.NoError(t, err)
-	defer tx.Rollback(ctx) //nolint:errcheck // ends the lock on every path
-	_, err = tx.Exec(ctx, "SELECT 1 FROM "+pgx.Identifier{schema, "stategraph_heads"}.Sanitize()+" WHERE thread_id = $1 FOR UPDATE", thread)
-	require.NoError(t, err)
+	tx := lockRows(t, admin, schema, "stategraph_heads", thread)
 
 	blocked := putReq(thread, head, map[string]string{"a": "1"}, map[string]checkpoint.Blob{"a": fullBlob("2", `"y"`)})
-	_, err = short.Put(ctx, blocked)
+	_, err := short.Put(ctx, blocked)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.NoError(t, tx.Commit(ctx))
 	waitFor(t, admin, app, "", true)
@@ -103,11 +99,7 @@ func TestReview4CancelledPutWritesWhileBlockedStoresNothing(t *testing.T) {
 	head := mustPut(t, s, putReq(thread, "", nil, map[string]checkpoint.Blob{"a": fullBlob("1", `"x"`)}))
 
 	admin := newPool(t, nil)
-	tx, err := admin.Begin(ctx)
-	require.NoError(t, err)
-	defer tx.Rollback(ctx) //nolint:errcheck // ends the lock on every path
-	_, err = tx.Exec(ctx, "SELECT 1 FROM "+pgx.Identifier{schema, "stategraph_checkpoints"}.Sanitize()+" WHERE thread_id = $1 FOR UPDATE", thread)
-	require.NoError(t, err)
+	tx := lockRows(t, admin, schema, "stategraph_checkpoints", thread)
 
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()

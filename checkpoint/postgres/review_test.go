@@ -31,11 +31,7 @@ func TestReviewCancelledPutWhileBlockedStoresNothing(t *testing.T) {
 	head := mustPut(t, s, putReq(thread, "", nil, map[string]checkpoint.Blob{"a": fullBlob("1", `"x"`)}))
 
 	admin := newPool(t, nil)
-	tx, err := admin.Begin(ctx)
-	require.NoError(t, err)
-	defer tx.Rollback(ctx) //nolint:errcheck // ends the lock on every path
-	_, err = tx.Exec(ctx, "SELECT 1 FROM "+pgx.Identifier{schema, "stategraph_heads"}.Sanitize()+" WHERE thread_id = $1 FOR UPDATE", thread)
-	require.NoError(t, err)
+	tx := lockRows(t, admin, schema, "stategraph_heads", thread)
 
 	putCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -51,7 +47,7 @@ func TestReviewCancelledPutWhileBlockedStoresNothing(t *testing.T) {
 	require.NoError(t, tx.Commit(ctx))
 	waitFor(t, admin, app, "", true)
 
-	_, err = s.Get(ctx, checkpoint.Config{ThreadID: thread, CheckpointID: cancelled.Checkpoint.ID})
+	_, err := s.Get(ctx, checkpoint.Config{ThreadID: thread, CheckpointID: cancelled.Checkpoint.ID})
 	require.ErrorIs(t, err, checkpoint.ErrNotFound, "a Put that failed stored its checkpoint afterwards")
 	tup, err := s.Get(ctx, configOf(thread))
 	require.NoError(t, err)
@@ -166,16 +162,7 @@ func TestReviewJSONNullRowsAreErrCorrupt(t *testing.T) {
 			id := mustPut(t, s, putReq(thread, "", nil, map[string]checkpoint.Blob{"a": fullBlob("a1", "1")}))
 			_, err := pool.Exec(ctx, c.damage, thread)
 			require.NoError(t, err)
-			_, err = s.Get(ctx, configOf(thread))
-			requireCorrupt(t, err, thread, id)
-			var listErr error
-			for _, err := range s.List(ctx, configOf(thread), checkpoint.ListOptions{}) {
-				if err != nil {
-					listErr = err
-					break
-				}
-			}
-			requireCorrupt(t, listErr, thread, id)
+			requireCorruptOnRead(t, s, thread, id)
 		})
 	}
 }
