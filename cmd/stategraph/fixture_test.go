@@ -130,25 +130,24 @@ func populate(t testing.TB, saver checkpoint.Saver) {
 	require.NoError(t, err)
 }
 
-// sqliteDB returns the path of a new SQLite database holding the test
-// threads.
-func sqliteDB(t *testing.T) string {
+// newDB returns the path of a new SQLite checkpoint database named name,
+// filled by each fill in turn.
+func newDB(t *testing.T, name string, fill ...func(testing.TB, checkpoint.Saver)) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "checkpoints.db")
+	path := filepath.Join(t.TempDir(), name)
 	saver, err := sqlite.Open(path)
 	require.NoError(t, err)
-	populate(t, saver)
+	for _, f := range fill {
+		f(t, saver)
+	}
 	require.NoError(t, saver.Close())
 	return path
 }
 
+// sqliteDB returns the path of a new SQLite database holding the test
+// threads.
+func sqliteDB(t *testing.T) string { return newDB(t, "checkpoints.db", populate) }
+
 // emptyDB returns the path of a new SQLite checkpoint database without
 // threads.
-func emptyDB(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "empty.db")
-	saver, err := sqlite.Open(path)
-	require.NoError(t, err)
-	require.NoError(t, saver.Close())
-	return path
-}
+func emptyDB(t *testing.T) string { return newDB(t, "empty.db") }

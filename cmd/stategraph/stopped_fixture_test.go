@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/stategraph/stategraph/checkpoint"
-	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
 )
@@ -111,25 +109,10 @@ func populateStopped(t testing.TB, saver checkpoint.Saver) {
 
 // stoppedDB returns the path of a new SQLite database holding
 // threadStopped and threadStoppedOld.
-func stoppedDB(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "stopped.db")
-	saver, err := sqlite.Open(path)
-	require.NoError(t, err)
-	populateStopped(t, saver)
-	require.NoError(t, saver.Close())
-	return path
-}
+func stoppedDB(t *testing.T) string { return newDB(t, "stopped.db", populateStopped) }
 
 // everyThreadDB returns the path of a new SQLite database holding the
 // test threads of populate and of populateStopped.
 func everyThreadDB(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "every.db")
-	saver, err := sqlite.Open(path)
-	require.NoError(t, err)
-	populate(t, saver)
-	populateStopped(t, saver)
-	require.NoError(t, saver.Close())
-	return path
+	return newDB(t, "every.db", populate, populateStopped)
 }
