@@ -55,12 +55,7 @@ type Tasks struct {
 // error or interrupt writes are left out.
 func Pending(tup *checkpoint.Tuple) (Tasks, error) {
 	out := Tasks{Interrupts: []Interrupt{}, Errors: []TaskError{}, Cancelled: []TaskError{}}
-	finished := map[string]bool{}
-	for _, w := range tup.PendingWrites {
-		if w.Index >= 0 {
-			finished[w.TaskID] = true
-		}
-	}
+	finished := finishedTasks(tup)
 	for _, w := range tup.PendingWrites {
 		if finished[w.TaskID] {
 			continue
@@ -86,4 +81,16 @@ func Pending(tup *checkpoint.Tuple) (Tasks, error) {
 		}
 	}
 	return out, nil
+}
+
+// finishedTasks returns the ids of the tasks with successful writes (index
+// 0 or more) among tup's pending writes: they finished and do not run again.
+func finishedTasks(tup *checkpoint.Tuple) map[string]bool {
+	finished := map[string]bool{}
+	for _, w := range tup.PendingWrites {
+		if w.Index >= 0 {
+			finished[w.TaskID] = true
+		}
+	}
+	return finished
 }

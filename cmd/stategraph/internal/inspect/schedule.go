@@ -43,12 +43,7 @@ func (s Schedule) Next() []string {
 // its tasks finished). Tasks are recognised by the ids the runtime gives
 // them (checkpoint.TaskID), as State's Next does.
 func (s Schedule) Unfinished(tup *checkpoint.Tuple) []string {
-	finished := map[string]bool{}
-	for _, w := range tup.PendingWrites {
-		if w.Index >= 0 {
-			finished[w.TaskID] = true
-		}
-	}
+	finished := finishedTasks(tup)
 	if len(finished) == 0 {
 		return s.Next()
 	}
