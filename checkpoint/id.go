@@ -104,6 +104,21 @@ func TaskID(checkpointID, namespace string, step int, node string, send int) str
 	return DeriveID(checkpointID, namespace, string(st), node)
 }
 
+// FinishedTasks returns the ids of the tasks that finished among a
+// checkpoint's pending writes: those with a write at index 0 or more. A
+// task that failed or was interrupted and then finished on a resume also
+// keeps its earlier error or interrupt write (negative index); it finished
+// all the same, and does not run again.
+func FinishedTasks(writes []PendingWrite) map[string]bool {
+	finished := map[string]bool{}
+	for _, w := range writes {
+		if w.Index >= 0 {
+			finished[w.TaskID] = true
+		}
+	}
+	return finished
+}
+
 // DeriveID returns a deterministic UUID (version 5 layout, SHA-1) for the
 // given parts: the same parts always give the same id. The runtime uses it
 // for task ids, so that a resumed step finds the writes of its tasks.

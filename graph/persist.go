@@ -331,14 +331,10 @@ func (p *persist[S]) taskIDAt(cp string, step int, t *task[S]) string {
 // interrupts are no longer pending, and it never runs again.
 func groupPending(ws []checkpoint.PendingWrite) map[string][]checkpoint.PendingWrite {
 	out := map[string][]checkpoint.PendingWrite{}
-	succeeded := map[string]bool{}
 	for _, w := range ws {
 		out[w.TaskID] = append(out[w.TaskID], w)
-		if w.Index >= 0 {
-			succeeded[w.TaskID] = true
-		}
 	}
-	for id := range succeeded {
+	for id := range checkpoint.FinishedTasks(ws) {
 		out[id] = slices.DeleteFunc(out[id], func(w checkpoint.PendingWrite) bool { return w.Index < 0 })
 	}
 	return out

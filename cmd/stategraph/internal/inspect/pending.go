@@ -55,7 +55,7 @@ type Tasks struct {
 // error or interrupt writes are left out.
 func Pending(tup *checkpoint.Tuple) (Tasks, error) {
 	out := Tasks{Interrupts: []Interrupt{}, Errors: []TaskError{}, Cancelled: []TaskError{}}
-	finished := finishedTasks(tup)
+	finished := checkpoint.FinishedTasks(tup.PendingWrites)
 	for _, w := range tup.PendingWrites {
 		if finished[w.TaskID] {
 			continue
@@ -81,16 +81,4 @@ func Pending(tup *checkpoint.Tuple) (Tasks, error) {
 		}
 	}
 	return out, nil
-}
-
-// finishedTasks returns the ids of the tasks with successful writes (index
-// 0 or more) among tup's pending writes: they finished and do not run again.
-func finishedTasks(tup *checkpoint.Tuple) map[string]bool {
-	finished := map[string]bool{}
-	for _, w := range tup.PendingWrites {
-		if w.Index >= 0 {
-			finished[w.TaskID] = true
-		}
-	}
-	return finished
 }

@@ -43,7 +43,7 @@ func (s Schedule) Next() []string {
 // its tasks finished). Tasks are recognised by the ids the runtime gives
 // them (checkpoint.TaskID), as State's Next does.
 func (s Schedule) Unfinished(tup *checkpoint.Tuple) []string {
-	finished := finishedTasks(tup)
+	finished := checkpoint.FinishedTasks(tup.PendingWrites)
 	if len(finished) == 0 {
 		return s.Next()
 	}
