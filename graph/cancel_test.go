@@ -67,7 +67,7 @@ func TestCancellationStopsPromptly(t *testing.T) {
 	require.ErrorContains(t, err, "run stopped at step 0")
 }
 
-func TestTimeout(t *testing.T) {
+func TestNodeTimeoutFailsTheNode(t *testing.T) {
 	t.Parallel()
 	g := graph.New(schema).AddNode("slow", func(ctx context.Context, s counter) (state.Update[counter], error) {
 		<-ctx.Done()
