@@ -8,12 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
+	"github.com/stretchr/testify/require"
 )
 
 // hookedSaver runs a hook before each Put; the hook may block or fail it.
@@ -29,8 +28,301 @@ func (s hookedSaver) Put(ctx context.Context, req checkpoint.PutRequest) (checkp
 	return s.Saver.Put(ctx, req)
 }
 
+// isLoopStep reports whether req stores the loop checkpoint of step.
 func isLoopStep(req checkpoint.PutRequest, step int) bool {
 	return req.Metadata.Source == checkpoint.SourceLoop && req.Metadata.Step == step
+}
+
+// waitFor blocks until ch is closed; the timeout is a deadlock guard only.
+func waitFor(ch <-chan struct{}, what string) error {
+	select {
+	case <-ch:
+		return nil
+	case <-time.After(10 * time.Second):
+		return errors.New("deadlock guard: " + what)
+	}
+}
+
+// latestStep returns the step of the thread's latest checkpoint.
+func latestStep(t *testing.T, c *graph.Compiled[counter], thread string) int {
+	t.Helper()
+	return latestState(t, c, thread).Metadata.Step
+}
+
+// Mirrors test_async_durability_keeps_single_superstep_overlap and
+// test_*_durability_*: every mode stores what it promises, at most one save
+// runs at a time, none outlives the run, and the final state is the same.
+func TestDurabilityModesStoreWhatTheyPromise(t *testing.T) {
+	t.Parallel()
+	for _, d := range allDurabilities {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			saver := newRecordingSaver()
+			g := graph.New(schema).
+				AddNode("inc", func(ctx context.Context, s counter) (state.Update[counter], error) {
+					return state.Writes(nField.Set(s.N+1), trailField.Set([]string{fmt.Sprint(s.N)})), nil
+				}).
+				AddEdge(graph.Start, "inc").
+				AddConditionalEdges("inc", graph.Choose(func(ctx context.Context, s counter) (string, error) {
+					if s.N < 6 {
+						return "inc", nil
+					}
+					return graph.End, nil
+				}), "inc", graph.End)
+			c := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithDurability(d))
+			out, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
+			require.NoError(t, err)
+			require.Equal(t, 6, out.N)
+			active, maxActive, puts, early := saver.snapshot()
+			require.Zero(t, active)
+			require.Equal(t, 1, maxActive)
+			require.Empty(t, early)
+			var steps []int
+			for _, s := range history(t, c, "t") {
+				steps = append(steps, s.Metadata.Step)
+			}
+			switch d {
+			case graph.DurabilityExit:
+				// Documented as "only the checkpoint the run ends on"; the
+				// input checkpoint is stored as well.
+				require.Equal(t, []int{5, -1}, steps)
+				require.Equal(t, 2, puts)
+			default:
+				require.Equal(t, []int{5, 4, 3, 2, 1, 0, -1}, steps)
+				require.Equal(t, 7, puts)
+			}
+			// A fresh graph (no state cache) reads the same final state.
+			fresh := mustCompile(t, g, graph.WithCheckpointer(saver))
+			require.Equal(t, out, latestState(t, fresh, "t").Values)
+		})
+	}
+}
+
+// Every durability mode keeps a failed step's finished siblings and
+// resumes without running them again.
+func TestEveryDurabilityResumesWithoutRerunningFinishedSiblings(t *testing.T) {
+	t.Parallel()
+	for _, d := range []graph.Durability{graph.DurabilitySync, graph.DurabilityAsync, graph.DurabilityExit} {
+		t.Run(fmt.Sprint(d), func(t *testing.T) {
+			t.Parallel()
+			var okCalls, flakyCalls atomic.Int64
+			var failing atomic.Bool
+			failing.Store(true)
+			g := graph.New(schema).
+				AddNode("pre", visit("pre")).
+				AddNode("ok", counted(&okCalls, visit("ok"))).
+				AddNode("flaky", counted(&flakyCalls, func(ctx context.Context, s counter) (state.Update[counter], error) {
+					if failing.Load() {
+						return state.Update[counter]{}, errors.New("service down")
+					}
+					return visit("flaky")(ctx, s)
+				})).
+				AddNode("after", visit("after")).
+				AddEdge(graph.Start, "pre").AddEdge("pre", "ok").AddEdge("pre", "flaky").
+				AddJoin([]string{"ok", "flaky"}, "after")
+			c := mustCompile(t, g, graph.WithCheckpointer(memory.New()), graph.WithDurability(d))
+			_, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+			var ne *graph.NodeError
+			require.ErrorAs(t, err, &ne)
+			require.Equal(t, "flaky", ne.Node)
+
+			failing.Store(false)
+			out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+			require.NoError(t, err)
+			require.Equal(t, []string{"pre", "flaky", "ok", "after"}, out.Trail)
+			require.EqualValues(t, 1, okCalls.Load())
+			require.EqualValues(t, 2, flakyCalls.Load())
+		})
+	}
+}
+
+func TestDurabilityExitStoresOnlyTheEnd(t *testing.T) {
+	t.Parallel()
+	g := graph.New(schema).AddNode("a", visit("a")).AddNode("b", visit("b")).
+		AddEdge(graph.Start, "a").AddEdge("a", "b")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()), graph.WithDurability(graph.DurabilityExit))
+	out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+	require.NoError(t, err)
+	hist := history(t, c, "t")
+	require.Len(t, hist, 2) // the input and the end
+	require.Equal(t, out, hist[0].Values)
+}
+
+// DurabilityExit keeps "the final checkpoint and pending writes": a run
+// stopped by Interrupt must be resumable.
+func TestDurabilityExitInterruptIsResumable(t *testing.T) {
+	t.Parallel()
+	g := graph.New(schema).
+		AddNode("ask", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			v, err := graph.Interrupt[string](ctx, "name?")
+			if err != nil {
+				return state.Update[counter]{}, err
+			}
+			return state.Writes(lastField.Set(v)), nil
+		}).
+		AddEdge(graph.Start, "ask")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()), graph.WithDurability(graph.DurabilityExit))
+	_, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+	require.ErrorIs(t, err, graph.ErrInterrupted)
+	snap, err := c.State(t.Context(), graph.WithThread("t"))
+	require.NoError(t, err)
+	require.Len(t, snap.Interrupts, 1, "the interrupt was not stored")
+	out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"), graph.Resume("ann"))
+	require.NoError(t, err)
+	require.Equal(t, "ann", out.Last)
+}
+
+// Under DurabilityExit the final checkpoint must still name its parent
+// (the input checkpoint), or History/MermaidPath lose the chain.
+func TestDurabilityExitFinalCheckpointHasParent(t *testing.T) {
+	t.Parallel()
+	g := graph.New(schema).AddNode("a", visit("a")).AddNode("b", visit("b")).
+		AddEdge(graph.Start, "a").AddEdge("a", "b")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()), graph.WithDurability(graph.DurabilityExit))
+	_, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+	require.NoError(t, err)
+	hist := history(t, c, "t")
+	require.Len(t, hist, 2)
+	require.NotNil(t, hist[0].Parent, "the final checkpoint has no parent")
+	require.Equal(t, hist[1].Config.CheckpointID, hist[0].Parent.CheckpointID)
+}
+
+// Under DurabilityExit, tasks after the first step get ids derived from
+// an empty checkpoint id, so a replay reaches a subgraph with the same
+// task id — and the same namespace — as the original run: the subgraph
+// "resumes" its finished old run instead of running again.
+func TestDurabilityExitReplayRerunsSubgraph(t *testing.T) {
+	t.Parallel()
+	var innerCalls, preCalls atomic.Int64
+	inner := mustCompile(t, graph.New(schema).
+		AddNode("x", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			n := innerCalls.Add(1)
+			return state.Writes(lastField.Set(fmt.Sprintf("x%d", n))), nil
+		}).
+		AddEdge(graph.Start, "x"))
+	g := graph.New(schema).AddNode("pre", counted(&preCalls, visit("pre"))).AddSubgraph("sub", inner).
+		AddEdge(graph.Start, "pre").AddEdge("pre", "sub")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()), graph.WithDurability(graph.DurabilityExit))
+	out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+	require.NoError(t, err)
+	require.Equal(t, "x1", out.Last)
+	hist := history(t, c, "t")
+	input := hist[len(hist)-1]
+	out, err = c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"), graph.WithCheckpoint(input.Config.CheckpointID))
+	require.NoError(t, err)
+	require.EqualValues(t, 2, preCalls.Load(), "the replay ran the step before the subgraph")
+	require.EqualValues(t, 2, innerCalls.Load(), "the replay did not run the subgraph again")
+	require.Equal(t, "x2", out.Last)
+}
+
+// A subgraph run follows its parent run's durability, as in LangGraph,
+// whatever the subgraph was compiled with.
+func TestSubgraphFollowsTheParentsDurability(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		parent    graph.Durability
+		innerPuts int // checkpoints stored in the subgraph's namespace
+	}{
+		{graph.DurabilitySync, 4}, // input, x, y, z
+		{graph.DurabilityExit, 2}, // input, end
+	} {
+		t.Run(tc.parent.String(), func(t *testing.T) {
+			t.Parallel()
+			var innerPuts atomic.Int64
+			saver := hookedSaver{Saver: memory.New(), before: func(req checkpoint.PutRequest) error {
+				if req.Config.Namespace != "" {
+					innerPuts.Add(1)
+				}
+				return nil
+			}}
+			inner := mustCompile(t, graph.New(schema).
+				AddNode("x", visit("x")).AddNode("y", visit("y")).AddNode("z", visit("z")).
+				AddEdge(graph.Start, "x").AddEdge("x", "y").AddEdge("y", "z"),
+				graph.WithDurability(graph.DurabilitySync))
+			g := graph.New(schema).AddSubgraph("sub", inner).AddNode("after", visit("after")).
+				AddEdge(graph.Start, "sub").AddEdge("sub", "after")
+			c := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithDurability(tc.parent))
+			out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+			require.NoError(t, err)
+			require.Equal(t, []string{"x", "y", "z", "after"}, out.Trail)
+			require.EqualValues(t, tc.innerPuts, innerPuts.Load())
+		})
+	}
+}
+
+// Cancelling the run while the previous step's checkpoint is being stored
+// in the background: the save completes (it ignores the cancellation), the
+// run returns the context's error, and resuming runs only what is left.
+func TestCancelDuringBackgroundSaveKeepsFinishedSteps(t *testing.T) {
+	t.Parallel()
+	for _, d := range allDurabilities {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			cancelled := make(chan struct{})
+			saver := newRecordingSaver()
+			if d == graph.DurabilityAsync {
+				saver.beforePut = func(req checkpoint.PutRequest) error {
+					if isLoopStep(req, 0) {
+						return waitFor(cancelled, "b did not run while step 0 was stored")
+					}
+					return nil
+				}
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			var cs calls
+			b := func(ctx context.Context, s counter) (state.Update[counter], error) {
+				cancel()
+				close(cancelled)
+				return cs.track("b")(ctx, s)
+			}
+			c := mustCompile(t, chainABC(&cs, b), graph.WithCheckpointer(saver), graph.WithDurability(d))
+			_, err := c.Invoke(ctx, zero, graph.WithThread("t"))
+			require.ErrorIs(t, err, context.Canceled)
+			require.Equal(t, 1, latestStep(t, c, "t"), "b's step finished and is stored")
+
+			out, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
+			require.NoError(t, err)
+			require.Equal(t, []string{"a", "b", "c"}, out.Trail)
+			require.Equal(t, 1, cs.get("a"))
+			require.Equal(t, 1, cs.get("b"))
+			require.Equal(t, 1, cs.get("c"))
+		})
+	}
+}
+
+// Breaking out of Stream right after a task's update: no goroutine or save
+// outlives the loop (goleak checks in TestMain), the finished step is kept,
+// and a resume continues after it, in every durability.
+func TestStreamBreakThenResumeKeepsFinishedStepInEveryDurability(t *testing.T) {
+	t.Parallel()
+	for _, d := range allDurabilities {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			saver := newRecordingSaver()
+			var cs calls
+			c := mustCompile(t, chainABC(&cs, nil), graph.WithCheckpointer(saver), graph.WithDurability(d))
+			for ev, err := range c.Stream(t.Context(), zero, graph.WithThread("t"), graph.StreamModes(graph.Updates)) {
+				require.NoError(t, err)
+				if ev.Node == "b" {
+					break
+				}
+			}
+			active, _, _, early := saver.snapshot()
+			require.Zero(t, active, "a save outlived the stream")
+			require.Empty(t, early)
+			out, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
+			require.NoError(t, err)
+			require.Equal(t, []string{"a", "b", "c"}, out.Trail)
+			require.Equal(t, 1, cs.get("a"))
+			require.Equal(t, 1, cs.get("b"), "b's finished step was lost")
+			require.Equal(t, 1, cs.get("c"))
+			hist := history(t, c, "t")
+			for i := 0; i+1 < len(hist); i++ {
+				require.Equal(t, hist[i+1].Config.CheckpointID, hist[i].Parent.CheckpointID)
+			}
+		})
+	}
 }
 
 // Under DurabilityAsync the checkpoint of step 0 is stored while step 1
@@ -121,146 +413,218 @@ func TestDurabilityAsyncSaveErrorEndsTheRunAndLosesNothingStored(t *testing.T) {
 	require.EqualValues(t, 2, calls[1].Load(), "b's step was lost with its checkpoint")
 }
 
-// Every durability mode keeps a failed step's finished siblings and
-// resumes without running them again.
-func TestEveryDurabilityResumesWithoutRerunningFinishedSiblings(t *testing.T) {
+// Under DurabilityAsync, the checkpoint of step 0 (after a) is stored while
+// b runs. When that save fails, the run must end with the save's error,
+// whatever else stops it in step 1 — the thread is not where the returned
+// error says (an interrupt that was never stored cannot be resumed).
+func TestDurabilityAsyncFailedSaveIsReportedWhateverStopsTheRun(t *testing.T) {
 	t.Parallel()
-	for _, d := range []graph.Durability{graph.DurabilitySync, graph.DurabilityAsync, graph.DurabilityExit} {
-		t.Run(fmt.Sprint(d), func(t *testing.T) {
-			t.Parallel()
-			var okCalls, flakyCalls atomic.Int64
-			var failing atomic.Bool
-			failing.Store(true)
-			g := graph.New(schema).
-				AddNode("pre", visit("pre")).
-				AddNode("ok", counted(&okCalls, visit("ok"))).
-				AddNode("flaky", counted(&flakyCalls, func(ctx context.Context, s counter) (state.Update[counter], error) {
-					if failing.Load() {
-						return state.Update[counter]{}, errors.New("service down")
-					}
-					return visit("flaky")(ctx, s)
-				})).
-				AddNode("after", visit("after")).
-				AddEdge(graph.Start, "pre").AddEdge("pre", "ok").AddEdge("pre", "flaky").
-				AddJoin([]string{"ok", "flaky"}, "after")
-			c := mustCompile(t, g, graph.WithCheckpointer(memory.New()), graph.WithDurability(d))
-			_, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
-			var ne *graph.NodeError
-			require.ErrorAs(t, err, &ne)
-			require.Equal(t, "flaky", ne.Node)
-
-			failing.Store(false)
-			out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
-			require.NoError(t, err)
-			require.Equal(t, []string{"pre", "flaky", "ok", "after"}, out.Trail)
-			require.EqualValues(t, 1, okCalls.Load())
-			require.EqualValues(t, 2, flakyCalls.Load())
-		})
-	}
-}
-
-// A subgraph run follows its parent run's durability, as in LangGraph,
-// whatever the subgraph was compiled with.
-func TestSubgraphFollowsTheParentsDurability(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		parent    graph.Durability
-		innerPuts int // checkpoints stored in the subgraph's namespace
+	errDisk := errors.New("disk full")
+	cases := []struct {
+		name string
+		b    func(cs *calls) graph.NodeFunc[counter]
+		opts []graph.RunOption
 	}{
-		{graph.DurabilitySync, 4}, // input, x, y, z
-		{graph.DurabilityExit, 2}, // input, end
-	} {
-		t.Run(tc.parent.String(), func(t *testing.T) {
+		{name: "nothing else", b: func(cs *calls) graph.NodeFunc[counter] { return cs.track("b") }},
+		{name: "interrupt before b", b: func(cs *calls) graph.NodeFunc[counter] { return cs.track("b") }, opts: []graph.RunOption{graph.InterruptBefore("b")}},
+		{
+			name: "interrupt after a",
+			b:    func(cs *calls) graph.NodeFunc[counter] { return cs.track("b") },
+			opts: []graph.RunOption{graph.InterruptAfter("a")},
+		},
+		{
+			name: "b calls Interrupt",
+			b:    func(cs *calls) graph.NodeFunc[counter] { return askNode(cs, "b") },
+		},
+		{
+			name: "b fails",
+			b: func(cs *calls) graph.NodeFunc[counter] {
+				return func(ctx context.Context, s counter) (state.Update[counter], error) {
+					cs.inc("b")
+					return state.Update[counter]{}, errors.New("boom")
+				}
+			},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var innerPuts atomic.Int64
-			saver := hookedSaver{Saver: memory.New(), before: func(req checkpoint.PutRequest) error {
-				if req.Config.Namespace != "" {
-					innerPuts.Add(1)
+			saver := newRecordingSaver()
+			saver.beforePut = func(req checkpoint.PutRequest) error {
+				if isLoopStep(req, 0) {
+					return errDisk
 				}
 				return nil
-			}}
-			inner := mustCompile(t, graph.New(schema).
-				AddNode("x", visit("x")).AddNode("y", visit("y")).AddNode("z", visit("z")).
-				AddEdge(graph.Start, "x").AddEdge("x", "y").AddEdge("y", "z"),
-				graph.WithDurability(graph.DurabilitySync))
-			g := graph.New(schema).AddSubgraph("sub", inner).AddNode("after", visit("after")).
-				AddEdge(graph.Start, "sub").AddEdge("sub", "after")
-			c := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithDurability(tc.parent))
-			out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
-			require.NoError(t, err)
-			require.Equal(t, []string{"x", "y", "z", "after"}, out.Trail)
-			require.EqualValues(t, tc.innerPuts, innerPuts.Load())
+			}
+			var cs calls
+			c := mustCompile(t, chainABC(&cs, tc.b(&cs)), graph.WithCheckpointer(saver), graph.WithDurability(graph.DurabilityAsync))
+			_, err := c.Invoke(t.Context(), zero, append([]graph.RunOption{graph.WithThread("t")}, tc.opts...)...)
+			require.ErrorIs(t, err, errDisk, "the failed save of step 0 must be reported")
+			require.Equal(t, -1, latestStep(t, c, "t"), "the thread stays at its last stored checkpoint")
 		})
 	}
 }
 
-// A task stopped by the run's cancellation is not a failed task: nothing is
-// recorded for it, the thread shows it pending (no error), and a resume
-// runs it while its finished sibling stays done.
-func TestCancelledTaskIsPendingNotFailed(t *testing.T) {
+// A task's writes are stored against the checkpoint holding it; under
+// DurabilityAsync that checkpoint may still be in flight when the task
+// finishes: the writes wait for it (never stored before it, never lost).
+func TestDurabilityAsyncWritesWaitForTheirCheckpoint(t *testing.T) {
 	t.Parallel()
-	var slowCalls atomic.Int64
+	b1Done := make(chan struct{})
+	saver := newRecordingSaver()
+	saver.beforePut = func(req checkpoint.PutRequest) error {
+		if isLoopStep(req, 0) {
+			return waitFor(b1Done, "b1 did not run while step 0 was stored")
+		}
+		return nil
+	}
+	var cs calls
+	var fail atomic.Bool
+	fail.Store(true)
 	g := graph.New(schema).
-		AddNode("done", visit("done")).
-		AddNode("slow", func(ctx context.Context, s counter) (state.Update[counter], error) {
-			if slowCalls.Add(1) == 1 {
-				<-ctx.Done()
-				return state.Update[counter]{}, fmt.Errorf("call the service: %w", ctx.Err())
-			}
-			return visit("slow")(ctx, s)
+		AddNode("a", cs.track("a")).
+		AddNode("b1", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			defer close(b1Done)
+			return cs.track("b1")(ctx, s)
 		}).
-		AddEdge(graph.Start, "done").AddEdge(graph.Start, "slow")
-	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	for ev, err := range c.Stream(ctx, state.Update[counter]{}, graph.WithThread("t"), graph.StreamModes(graph.Tasks)) {
-		if err != nil {
-			require.ErrorIs(t, err, context.Canceled)
-			break
-		}
-		if ev.Node == "done" && ev.Task.Result {
-			cancel() // Ctrl-C, once done's writes are saved
-		}
-	}
-	snap, err := c.State(t.Context(), graph.WithThread("t"))
-	require.NoError(t, err)
-	require.Equal(t, []string{"slow"}, snap.Next)
-	for _, task := range snap.Tasks {
-		require.Empty(t, task.Error, "task %s", task.Node)
-	}
+		AddNode("b2", cs.track("b2")).
+		AddNode("b3", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			cs.inc("b3")
+			if fail.Load() {
+				return state.Update[counter]{}, errors.New("flaky")
+			}
+			return state.Writes(trailField.Set([]string{"b3"})), nil
+		}).
+		AddNode("c", cs.track("c")).
+		AddEdge(graph.Start, "a").AddEdge("a", "b1").AddEdge("a", "b2").AddEdge("a", "b3").
+		AddJoin([]string{"b1", "b2", "b3"}, "c")
+	c := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithDurability(graph.DurabilityAsync))
+	_, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
+	var ne *graph.NodeError
+	require.ErrorAs(t, err, &ne)
+	require.Equal(t, "b3", ne.Node)
+	active, maxActive, _, early := saver.snapshot()
+	require.Empty(t, early, "writes were stored against a checkpoint not stored yet")
+	require.Zero(t, active, "a save outlived the run")
+	require.Equal(t, 1, maxActive, "at most one checkpoint is in flight")
 
-	out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+	snap := latestState(t, c, "t")
+	require.Equal(t, 0, snap.Metadata.Step)
+	require.ElementsMatch(t, []string{"a", "b1", "b2"}, snap.Values.Trail)
+	require.Equal(t, []string{"b3"}, snap.Next)
+
+	fail.Store(false)
+	out, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
 	require.NoError(t, err)
-	require.ElementsMatch(t, []string{"done", "slow"}, out.Trail)
-	require.EqualValues(t, 2, slowCalls.Load())
+	require.Equal(t, []string{"a", "b1", "b2", "b3", "c"}, out.Trail)
+	for name, n := range map[string]int{"a": 1, "b1": 1, "b2": 1, "b3": 2, "c": 1} {
+		require.Equal(t, n, cs.get(name), name)
+	}
 }
 
-func TestPayloadReadsTheNodesTypeFromEitherForm(t *testing.T) {
+// Subgraphs under DurabilityAsync (the parent's, the subgraph's, or both):
+// an interrupt inside the subgraph stops the parent, the resume finishes
+// it, and every subgraph checkpoint names a parent checkpoint that was
+// stored.
+func TestDurabilityAsyncSubgraphInterruptResumes(t *testing.T) {
 	t.Parallel()
-	type question struct {
-		Prompt string `json:"prompt"`
-		Max    int    `json:"max"`
-	}
 	cases := []struct {
-		name    string
-		value   any
-		want    question
-		wantErr string
+		name          string
+		parent, inner graph.Durability
 	}{
-		{"as given", question{"how many?", 3}, question{"how many?", 3}, ""},
-		{"as decoded from a checkpoint", map[string]any{"prompt": "how many?", "max": 3.0}, question{"how many?", 3}, ""},
-		{"not that type", "how many?", question{}, `interrupt "i1" of node "ask"`},
+		{"parent async", graph.DurabilityAsync, graph.DurabilitySync},
+		{"subgraph async", graph.DurabilitySync, graph.DurabilityAsync},
+		{"both async", graph.DurabilityAsync, graph.DurabilityAsync},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := graph.Payload[question](graph.Interruption{ID: "i1", Node: "ask", Value: c.value})
-			if c.wantErr != "" {
-				require.ErrorContains(t, err, c.wantErr)
-				return
-			}
+			saver := newRecordingSaver()
+			var cs calls
+			inner := mustCompile(t, graph.New(schema).
+				AddNode("x", cs.track("x")).AddNode("ask", askNode(&cs, "ask")).AddNode("y", cs.track("y")).
+				AddEdge(graph.Start, "x").AddEdge("x", "ask").AddEdge("ask", "y"), graph.WithDurability(tc.inner))
+			g := graph.New(schema).
+				AddNode("pre", cs.track("pre")).AddSubgraph("sub", inner).AddNode("post", cs.track("post")).
+				AddEdge(graph.Start, "pre").AddEdge("pre", "sub").AddEdge("sub", "post")
+			c := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithDurability(tc.parent))
+			_, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
+			require.ErrorIs(t, err, graph.ErrInterrupted)
+			snap := latestState(t, c, "t")
+			require.Equal(t, []string{"sub"}, snap.Next)
+			require.Len(t, snap.Tasks, 1)
+			ns := "sub:" + snap.Tasks[0].ID
+
+			out, err := c.Invoke(t.Context(), zero, graph.WithThread("t"), graph.Resume("ok"))
 			require.NoError(t, err)
-			require.Equal(t, c.want, got)
+			require.Equal(t, []string{"pre", "x", "y", "post"}, out.Trail)
+			require.Equal(t, []string{"ok"}, out.Items)
+			for name, n := range map[string]int{"pre": 1, "x": 1, "ask": 2, "y": 1, "post": 1} {
+				require.Equal(t, n, cs.get(name), name)
+			}
+			active, _, _, early := saver.snapshot()
+			require.Zero(t, active)
+			require.Empty(t, early)
+
+			parentIDs := map[string]bool{}
+			for _, s := range history(t, c, "t") {
+				parentIDs[s.Config.CheckpointID] = true
+			}
+			n := 0
+			for tup, err := range saver.List(t.Context(), checkpoint.Config{ThreadID: "t", Namespace: ns}, checkpoint.ListOptions{}) {
+				require.NoError(t, err)
+				n++
+				require.True(t, parentIDs[tup.Metadata.Parents[""]], "subgraph checkpoint at step %d names parent checkpoint %q, which is not stored", tup.Metadata.Step, tup.Metadata.Parents[""])
+			}
+			require.NotZero(t, n, "no checkpoint in the subgraph's namespace %q", ns)
 		})
 	}
+}
+
+// Right after an async run: UpdateState, a replay (fork) and State (which
+// may come from the state cache) see every checkpoint the run stored, and
+// agree with a fresh graph that decodes them.
+func TestDurabilityAsyncRunThenUpdateStateAndReplay(t *testing.T) {
+	t.Parallel()
+	saver := newRecordingSaver()
+	var cs calls
+	g := chainABC(&cs, nil)
+	c := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithDurability(graph.DurabilityAsync), graph.WithInterruptBefore("c"))
+	_, err := c.Invoke(t.Context(), state.Writes(nField.Set(1)), graph.WithThread("t"))
+	require.ErrorIs(t, err, graph.ErrInterrupted)
+	fresh := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithInterruptBefore("c"))
+	snap := latestState(t, c, "t")
+	require.Equal(t, latestState(t, fresh, "t").Values, snap.Values)
+	require.Equal(t, []string{"a", "b"}, snap.Values.Trail)
+	require.Equal(t, []string{"c"}, snap.Next)
+
+	_, err = c.UpdateState(t.Context(), state.Writes(trailField.Set([]string{"edit"})), "b", graph.WithThread("t"))
+	require.NoError(t, err)
+	snap = latestState(t, c, "t")
+	require.Equal(t, []string{"a", "b", "edit"}, snap.Values.Trail)
+	require.Equal(t, []string{"c"}, snap.Next)
+	require.Equal(t, latestState(t, fresh, "t").Values, snap.Values)
+
+	out, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b", "edit", "c"}, out.Trail)
+
+	// Replay from the checkpoint after a: b and c run again on a fork.
+	var afterA string
+	for _, s := range history(t, c, "t") {
+		if s.Metadata.Source == checkpoint.SourceLoop && s.Metadata.Step == 0 {
+			afterA = s.Config.CheckpointID
+		}
+	}
+	require.NotEmpty(t, afterA)
+	_, err = c.Invoke(t.Context(), zero, graph.WithThread("t"), graph.WithCheckpoint(afterA))
+	require.ErrorIs(t, err, graph.ErrInterrupted, "the fork stops before c again (c is not its first step)")
+	snap = latestState(t, c, "t")
+	require.Equal(t, []string{"a", "b"}, snap.Values.Trail)
+	require.Equal(t, latestState(t, fresh, "t").Values, snap.Values)
+	require.Equal(t, 2, cs.get("b"))
+	require.Equal(t, 1, cs.get("a"))
+	active, _, _, early := saver.snapshot()
+	require.Zero(t, active)
+	require.Empty(t, early)
 }

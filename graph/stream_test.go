@@ -3,7 +3,12 @@ package graph_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
@@ -110,6 +115,27 @@ func TestStreamEarlyBreakDuringConcurrentStep(t *testing.T) {
 	// goleak in TestMain checks that no task goroutine outlives the run.
 }
 
+// A consumer that stops the stream right after a task's result does not
+// lose that task's work: the step's checkpoint is still saved, and resuming
+// does not run the node again.
+func TestBreakAfterTaskResultKeepsItsWork(t *testing.T) {
+	t.Parallel()
+	var aCalls atomic.Int64
+	g := graph.New(schema).AddNode("a", counted(&aCalls, visit("a"))).AddNode("b", visit("b")).
+		AddEdge(graph.Start, "a").AddEdge("a", "b")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
+	for ev, err := range c.Stream(t.Context(), state.Update[counter]{}, graph.WithThread("t"), graph.StreamModes(graph.Tasks)) {
+		require.NoError(t, err)
+		if ev.Node == "a" && ev.Task.Result {
+			break
+		}
+	}
+	out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "b"}, out.Trail)
+	require.EqualValues(t, 1, aCalls.Load())
+}
+
 func TestStreamEndsWithTheError(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("boom")
@@ -124,51 +150,6 @@ func TestStreamEndsWithTheError(t *testing.T) {
 	}
 	require.Len(t, errs, 1)
 	require.ErrorIs(t, errs[0], boom)
-}
-
-func TestSubgraphRunsOnParentState(t *testing.T) {
-	t.Parallel()
-	inner := mustCompile(t, graph.New(schema).
-		AddNode("x", visit("x")).
-		AddNode("count", func(ctx context.Context, s counter) (state.Update[counter], error) {
-			return state.Writes(totalField.Set(10), lastField.Set("inner saw "+join(s.Trail))), nil
-		}).
-		AddEdge(graph.Start, "x").AddEdge("x", "count"))
-	g := graph.New(schema).
-		AddNode("before", visit("before")).
-		AddSubgraph("sub", inner).
-		AddNode("after", visit("after")).
-		AddEdge(graph.Start, "before").AddEdge("before", "sub").AddEdge("sub", "after")
-	out, err := mustCompile(t, g).Invoke(t.Context(), state.Writes(totalField.Set(1)))
-	require.NoError(t, err)
-	require.Equal(t, []string{"before", "x", "after"}, out.Trail)
-	require.Equal(t, 11, out.Total)
-	require.Equal(t, "inner saw before,x", out.Last)
-}
-
-func TestSubgraphEventsWithSubgraphs(t *testing.T) {
-	t.Parallel()
-	inner := mustCompile(t, graph.New(schema).AddNode("x", visit("x")).AddEdge(graph.Start, "x"))
-	g := graph.New(schema).AddSubgraph("sub", inner).AddEdge(graph.Start, "sub")
-	var nss []string
-	for ev, err := range mustCompile(t, g).Stream(t.Context(), state.Update[counter]{}, graph.StreamModes(graph.Updates), graph.WithSubgraphs()) {
-		require.NoError(t, err)
-		nss = append(nss, ev.Namespace+"/"+ev.Node)
-	}
-	require.Len(t, nss, 2)
-	require.Regexp(t, `^sub:.*/x$`, nss[0])
-	require.Equal(t, "/sub", nss[1])
-}
-
-func join(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += ","
-		}
-		out += x
-	}
-	return out
 }
 
 func TestStreamCheckpointsMode(t *testing.T) {
@@ -194,6 +175,45 @@ func TestStreamCheckpointsMode(t *testing.T) {
 	require.Equal(t, ids, hist)
 }
 
+// The Checkpoints stream yields exactly the checkpoints History holds, in
+// order, in every durability (under async each is yielded once stored,
+// that is, while or after the next step runs).
+func TestCheckpointsStreamMatchesHistoryInEveryDurability(t *testing.T) {
+	t.Parallel()
+	for _, d := range allDurabilities {
+		t.Run(d.String(), func(t *testing.T) {
+			t.Parallel()
+			var cs calls
+			c := mustCompile(t, chainABC(&cs, nil), graph.WithCheckpointer(memory.New()), graph.WithDurability(d))
+			var ids []string
+			var order []string
+			for ev, err := range c.Stream(t.Context(), zero, graph.WithThread("t"), graph.StreamModes(graph.Checkpoints, graph.Values)) {
+				require.NoError(t, err)
+				switch ev.Mode {
+				case graph.Checkpoints:
+					ids = append(ids, ev.Checkpoint.CheckpointID)
+					order = append(order, fmt.Sprintf("cp%d", ev.Metadata.Step))
+				case graph.Values:
+					order = append(order, fmt.Sprintf("v%d", ev.Step))
+				}
+			}
+			var hist []string
+			for _, s := range history(t, c, "t") {
+				hist = append([]string{s.Config.CheckpointID}, hist...)
+			}
+			require.Equal(t, hist, ids)
+			switch d {
+			case graph.DurabilitySync:
+				require.Equal(t, []string{"cp-1", "v-1", "cp0", "v0", "cp1", "v1", "cp2", "v2"}, order)
+			case graph.DurabilityAsync:
+				// Each checkpoint is announced once stored: after the next
+				// step's tasks, before its values.
+				require.Equal(t, []string{"v-1", "cp-1", "v0", "cp0", "v1", "cp1", "v2", "cp2"}, order)
+			}
+		})
+	}
+}
+
 func TestTaskEventsSayWhichSend(t *testing.T) {
 	t.Parallel()
 	g := graph.New(schema).AddNode("split", visit("split")).
@@ -210,4 +230,280 @@ func TestTaskEventsSayWhichSend(t *testing.T) {
 		}
 	}
 	require.ElementsMatch(t, []int{-1, 0, 1}, sends)
+}
+
+// Mirrors test_stream_updates / stream_mode="updates" with parallel nodes
+// (including {"node": None} for a node that returns nothing): one event per
+// task with its writes, all of a step before any of the next.
+func TestStreamUpdatesForParallelNodes(t *testing.T) {
+	t.Parallel()
+	g := graph.New(schema).
+		AddNode("a", visit("a")).AddNode("b", visit("b")).
+		AddNode("n", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			return state.Writes(nField.Set(7)), nil
+		}).
+		AddNode("empty", func(ctx context.Context, s counter) (state.Update[counter], error) { return zero, nil }).
+		AddNode("last", visit("last")).
+		AddEdge(graph.Start, "a").AddEdge(graph.Start, "b").AddEdge(graph.Start, "n").AddEdge(graph.Start, "empty").
+		AddJoin([]string{"a", "b", "n", "empty"}, "last")
+	type upd struct {
+		step   int
+		node   string
+		fields string
+	}
+	var got []upd
+	for ev, err := range mustCompile(t, g).Stream(t.Context(), zero, graph.StreamModes(graph.Updates)) {
+		require.NoError(t, err)
+		require.Equal(t, graph.Updates, ev.Mode)
+		f := ""
+		for _, w := range ev.Update.Writes {
+			f += fmt.Sprintf("%s=%v;", w.Field(), w.Value())
+		}
+		got = append(got, upd{ev.Step, ev.Node, f})
+	}
+	require.Len(t, got, 5)
+	require.ElementsMatch(t, []upd{
+		{0, "a", "trail=[a];"}, {0, "b", "trail=[b];"}, {0, "n", "n=7;"}, {0, "empty", ""},
+	}, got[:4])
+	require.Equal(t, upd{1, "last", "trail=[last];"}, got[4])
+}
+
+// Mirrors test_debug_retry / stream_mode="debug" (task and task_result
+// payloads): each task's start, then its result with its error and the
+// attempts it took; a resumed task whose writes were saved is reported as
+// cached and does not run.
+func TestStreamTasksReportAttemptsErrorsAndCachedResults(t *testing.T) {
+	t.Parallel()
+	var fails atomic.Int64
+	var down atomic.Bool
+	down.Store(true)
+	g := graph.New(schema).
+		AddNode("retry", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			if fails.Add(1) < 3 {
+				return state.Update[counter]{}, errors.New("transient")
+			}
+			return state.Writes(trailField.Set([]string{"retry"})), nil
+		}, graph.WithRetry(graph.RetryPolicy{MaxAttempts: 3, InitialInterval: time.Microsecond})).
+		AddNode("bad", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			if down.Load() {
+				return state.Update[counter]{}, errors.New("down")
+			}
+			return state.Writes(trailField.Set([]string{"bad"})), nil
+		}).
+		AddEdge(graph.Start, "retry").AddEdge(graph.Start, "bad")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
+	type res struct {
+		attempts int
+		err      string
+		cached   bool
+	}
+	collect := func() (starts []string, results map[string]res, streamErr error) {
+		results = map[string]res{}
+		for ev, err := range c.Stream(t.Context(), zero, graph.WithThread("t"), graph.StreamModes(graph.Tasks)) {
+			if err != nil {
+				streamErr = err
+				continue
+			}
+			require.Equal(t, graph.Tasks, ev.Mode)
+			require.NotEmpty(t, ev.TaskID)
+			require.Equal(t, -1, ev.Task.Send)
+			if !ev.Task.Result {
+				require.NotContains(t, results, ev.Node, "a result came before its start")
+				starts = append(starts, ev.Node)
+				continue
+			}
+			r := res{attempts: ev.Task.Attempts, cached: ev.Task.Cached}
+			if ev.Task.Err != nil {
+				r.err = ev.Task.Err.Error()
+			}
+			results[ev.Node] = r
+		}
+		return starts, results, streamErr
+	}
+	starts, results, err := collect()
+	require.Error(t, err)
+	require.ElementsMatch(t, []string{"bad", "retry"}, starts)
+	require.Equal(t, 3, results["retry"].attempts)
+	require.Empty(t, results["retry"].err)
+	require.Equal(t, 1, results["bad"].attempts)
+	require.Contains(t, results["bad"].err, "down")
+
+	down.Store(false)
+	starts, results, err = collect()
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"bad", "retry"}, starts)
+	require.True(t, results["retry"].cached, "retry's saved writes are reused")
+	require.False(t, results["bad"].cached)
+	require.EqualValues(t, 3, fails.Load(), "retry did not run again")
+}
+
+// Mirrors LangGraph's output of cached writes on resume
+// (PregelLoop._first/_output_writes(cached=True), test_pending_writes_resume
+// streaming): a resumed step streams the update of the task that had
+// finished before, marked cached, without running it.
+func TestResumeStreamsCachedUpdates(t *testing.T) {
+	t.Parallel()
+	var cs calls
+	var fail atomic.Bool
+	fail.Store(true)
+	g := graph.New(schema).
+		AddNode("ok", cs.track("ok")).
+		AddNode("flaky", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			if fail.Load() {
+				return state.Update[counter]{}, errors.New("down")
+			}
+			return state.Writes(trailField.Set([]string{"flaky"})), nil
+		}).
+		AddEdge(graph.Start, "ok").AddEdge(graph.Start, "flaky")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
+	_, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
+	require.Error(t, err)
+	fail.Store(false)
+	var updates []string
+	cached := map[string]bool{}
+	for ev, err := range c.Stream(t.Context(), zero, graph.WithThread("t"), graph.StreamModes(graph.Updates, graph.Tasks)) {
+		require.NoError(t, err)
+		switch ev.Mode {
+		case graph.Updates:
+			updates = append(updates, ev.Node)
+		case graph.Tasks:
+			if ev.Task.Result {
+				cached[ev.Node] = ev.Task.Cached
+			}
+		}
+	}
+	require.ElementsMatch(t, []string{"ok", "flaky"}, updates)
+	require.Equal(t, map[string]bool{"ok": true, "flaky": false}, cached)
+	require.Equal(t, 1, cs.get("ok"))
+}
+
+// Mirrors test_get_stream_writer / stream_mode="custom": what a node
+// emits arrives in order, tagged with the node and step, before the node's
+// update; a subgraph's custom events come with its namespace when
+// subgraphs are streamed, and not at all otherwise.
+func TestEmittedEventsArriveInOrderBeforeTheUpdate(t *testing.T) {
+	t.Parallel()
+	emitter := func(name string) graph.NodeFunc[counter] {
+		return func(ctx context.Context, s counter) (state.Update[counter], error) {
+			graph.Emit(ctx, name+":1")
+			graph.Emit(ctx, name+":2")
+			return state.Writes(trailField.Set([]string{name})), nil
+		}
+	}
+	inner := mustCompile(t, graph.New(schema).AddNode("x", emitter("x")).AddEdge(graph.Start, "x"))
+	g := graph.New(schema).AddNode("a", emitter("a")).AddSubgraph("sub", inner).
+		AddEdge(graph.Start, "a").AddEdge("a", "sub")
+	c := mustCompile(t, g)
+	for _, subgraphs := range []bool{false, true} {
+		opts := []graph.RunOption{graph.StreamModes(graph.Custom, graph.Updates)}
+		if subgraphs {
+			opts = append(opts, graph.WithSubgraphs())
+		}
+		var got []string
+		for ev, err := range c.Stream(t.Context(), zero, opts...) {
+			require.NoError(t, err)
+			switch ev.Mode {
+			case graph.Custom:
+				require.NotEmpty(t, ev.Node)
+				tag := ""
+				if ev.Namespace != "" {
+					tag = "sub|"
+				}
+				got = append(got, fmt.Sprintf("%s%v@%s/%d", tag, ev.Custom, ev.Node, ev.Step))
+			case graph.Updates:
+				got = append(got, "update:"+ev.Node)
+			}
+		}
+		want := []string{"a:1@a/0", "a:2@a/0", "update:a", "update:sub"}
+		if subgraphs {
+			want = []string{"a:1@a/0", "a:2@a/0", "update:a", "sub|x:1@x/0", "sub|x:2@x/0", "update:x", "update:sub"}
+		}
+		require.Equal(t, want, got, "subgraphs=%v", subgraphs)
+	}
+	// No Custom mode: Emit does nothing.
+	for ev, err := range c.Stream(t.Context(), zero, graph.StreamModes(graph.Updates), graph.WithSubgraphs()) {
+		require.NoError(t, err)
+		require.Equal(t, graph.Updates, ev.Mode)
+	}
+}
+
+// A node that streams from several goroutines (parallel LLM calls, each
+// with StreamingFunc) must not make Stream call the consumer concurrently.
+// When the node is the step's only task its events go straight to yield
+// from the emitting goroutine.
+func TestInlineEmitFromGoroutinesIsSerialized(t *testing.T) {
+	t.Parallel()
+	g := graph.New(schema).
+		AddNode("fan", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			var wg sync.WaitGroup
+			for i := range 4 {
+				wg.Go(func() {
+					for j := range 50 {
+						graph.Emit(ctx, fmt.Sprintf("%d/%d", i, j))
+					}
+				})
+			}
+			wg.Wait()
+			return state.Writes(lastField.Set("done")), nil
+		}).
+		AddEdge(graph.Start, "fan")
+	var got []any // written by the consumer only: a race here is the runtime's
+	for ev, err := range mustCompile(t, g).Stream(t.Context(), state.Update[counter]{}, graph.StreamModes(graph.Custom)) {
+		require.NoError(t, err)
+		got = append(got, ev.Custom)
+	}
+	require.Len(t, got, 200)
+}
+
+func TestSubgraphEventsWithSubgraphs(t *testing.T) {
+	t.Parallel()
+	inner := mustCompile(t, graph.New(schema).AddNode("x", visit("x")).AddEdge(graph.Start, "x"))
+	g := graph.New(schema).AddSubgraph("sub", inner).AddEdge(graph.Start, "sub")
+	var nss []string
+	for ev, err := range mustCompile(t, g).Stream(t.Context(), state.Update[counter]{}, graph.StreamModes(graph.Updates), graph.WithSubgraphs()) {
+		require.NoError(t, err)
+		nss = append(nss, ev.Namespace+"/"+ev.Node)
+	}
+	require.Len(t, nss, 2)
+	require.Regexp(t, `^sub:.*/x$`, nss[0])
+	require.Equal(t, "/sub", nss[1])
+}
+
+// Mirrors test_doubly_nested_graph_state / stream(subgraphs=True) with
+// stream_mode="updates": the updates of a subgraph's subgraph come tagged
+// with the namespace path, each level's updates before the update of the
+// task that ran it.
+func TestStreamUpdatesOfNestedSubgraphsCarryTheirNamespace(t *testing.T) {
+	t.Parallel()
+	grand := mustCompile(t, graph.New(schema).AddNode("g1", visit("g1")).AddNode("g2", visit("g2")).
+		AddEdge(graph.Start, "g1").AddEdge("g1", "g2"))
+	child := mustCompile(t, graph.New(schema).AddNode("c1", visit("c1")).AddSubgraph("grand", grand).
+		AddEdge(graph.Start, "c1").AddEdge("c1", "grand"))
+	g := graph.New(schema).AddNode("p1", visit("p1")).AddSubgraph("child", child).AddNode("p2", visit("p2")).
+		AddEdge(graph.Start, "p1").AddEdge("p1", "child").AddEdge("child", "p2")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
+	var got []string
+	var nss []string
+	for ev, err := range c.Stream(t.Context(), zero, graph.WithThread("t"), graph.StreamModes(graph.Updates), graph.WithSubgraphs()) {
+		require.NoError(t, err)
+		got = append(got, ev.Node)
+		nss = append(nss, ev.Namespace)
+	}
+	require.Equal(t, []string{"p1", "c1", "g1", "g2", "grand", "child", "p2"}, got)
+	require.Empty(t, nss[0])
+	require.Regexp(t, `^child:[^|]+$`, nss[1])
+	require.Regexp(t, `^child:[^|]+\|grand:[^|]+$`, nss[2])
+	require.Equal(t, nss[2], nss[3])
+	require.True(t, strings.HasPrefix(nss[2], nss[1]+"|"))
+	require.Equal(t, nss[1], nss[4])
+	require.Empty(t, nss[5])
+	require.Empty(t, nss[6])
+
+	// Without WithSubgraphs only the parent's own updates.
+	got = nil
+	for ev, err := range c.Stream(t.Context(), state.Writes(nField.Set(1)), graph.WithThread("t2"), graph.StreamModes(graph.Updates)) {
+		require.NoError(t, err)
+		got = append(got, ev.Node)
+	}
+	require.Equal(t, []string{"p1", "child", "p2"}, got)
 }
