@@ -64,6 +64,7 @@ func groups() []group {
 		{"Identifiers", identifierTests},
 		{"Metadata", metadataTests},
 		{"Concurrency", concurrencyTests},
+		{"Durability", durabilityTests},
 	}
 }
 
