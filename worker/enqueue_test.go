@@ -31,7 +31,7 @@ func TestLargeInputRuns(t *testing.T) {
 	var args worker.RunArgs
 	require.NoError(t, json.Unmarshal(job.EncodedArgs, &args))
 	require.Equal(t, id, args.RunID)
-	// Documents the current design (see the review notes): the job args
+	// Documents the current design: the job args
 	// hold the whole input and the metadata.
 	require.Greater(t, len(job.EncodedArgs), len(topic))
 	require.Equal(t, "s3cr3t", args.Metadata["api_key"])

@@ -116,7 +116,7 @@ func listeners() int {
 // closes its LISTEN connection. Not parallel: it counts goroutines.
 func TestFollowLeavesNoGoroutine(t *testing.T) {
 	e := newEnv(t)
-	app := "stategraph-review-" + e.schema
+	app := "stategraph-follow-" + e.schema
 	pool := newPool(t, func(c *pgxpool.Config) { c.ConnConfig.RuntimeParams["application_name"] = app })
 	// An insert-only client on a queue nobody works: the run stays pending.
 	c, err := worker.New(pool, nil, worker.WithSchema(e.schema), worker.WithSaver(e.saver), worker.WithQueue("idle"), worker.WithPollInterval(50*time.Millisecond))

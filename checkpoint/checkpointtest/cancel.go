@@ -55,7 +55,7 @@ func (c *tripCtx) wasTripped() bool {
 	return c.tripped
 }
 
-// testCancelMidPut cancels a Put with many blobs (more than one insert
+// cancelMidPut cancels a Put with many blobs (more than one insert
 // statement's worth) at every point it looks at its context: each attempt
 // either succeeds or fails with an error wrapping context.Canceled; either
 // way the checkpoint is stored whole or not at all, and the thread goes on
@@ -113,7 +113,7 @@ func cancelMidPut(t *testing.T, s checkpoint.Saver, strictErr bool) {
 	}
 }
 
-// testCancelMidPutWrites: a cancelled PutWrites stores all of its writes or
+// cancelMidPutWrites: a cancelled PutWrites stores all of its writes or
 // none of them, and what it stored is settled when it returns (nothing
 // shows up later).
 func cancelMidPutWrites(t *testing.T, s checkpoint.Saver, strictErr bool) {
