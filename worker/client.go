@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/postgres"
+	"github.com/stategraph/stategraph/internal/migrate"
 )
 
 // DefaultQueue is the River queue runs go to unless WithQueue says
@@ -107,9 +107,7 @@ func New(pool *pgxpool.Pool, reg *Registry, opts ...Option) (*Client, error) {
 		c.saver = postgres.New(pool, po...)
 	}
 	c.t = newTables(c.schema)
-	h := fnv.New64a()
-	h.Write([]byte("stategraph/worker\x00" + c.schema))
-	c.lock = int64(h.Sum64())
+	c.lock = migrate.Key("stategraph/worker", c.schema)
 
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &runWorker{c: c}); err != nil {

@@ -283,3 +283,47 @@ func (g *gate) await(tb testing.TB) {
 		tb.Fatalf("no run reached node %q of %q", g.node, g.topic)
 	}
 }
+
+// asks compiles a graph whose two nodes, ask1 and ask2, run in parallel
+// from Start and each ask a human; each appends "<node>:<answer>" to
+// Trail. after, when set, runs in a node once it has its answer.
+func (e *env) asks(after func(ctx context.Context, node string) error) *graph.Compiled[Doc] {
+	e.tb.Helper()
+	ask := func(name string) graph.NodeFunc[Doc] {
+		return func(ctx context.Context, d Doc) (state.Update[Doc], error) {
+			ans, err := graph.Interrupt[string](ctx, name+"?")
+			if err != nil {
+				return state.Update[Doc]{}, err
+			}
+			if after != nil {
+				if err := after(ctx, name); err != nil {
+					return state.Update[Doc]{}, err
+				}
+			}
+			return state.Writes(trailF.Set([]string{name + ":" + ans})), nil
+		}
+	}
+	g := graph.New(docs).
+		AddNode("ask1", ask("ask1")).AddNode("ask2", ask("ask2")).
+		AddEdge(graph.Start, "ask1").AddEdge(graph.Start, "ask2")
+	c, err := g.Compile(graph.WithCheckpointer(e.saver))
+	require.NoError(e.tb, err)
+	return c
+}
+
+// jobState reads the state of a River job.
+func (e *env) jobState(ctx context.Context, id int64) string {
+	e.tb.Helper()
+	var st string
+	require.NoError(e.tb, e.pool.QueryRow(ctx, `SELECT state FROM `+pgx.Identifier{e.schema, "river_job"}.Sanitize()+` WHERE id = $1`, id).Scan(&st))
+	return st
+}
+
+// answers answers every interrupt of an interrupted run with "<node>-yes".
+func answers(r *worker.Run) map[string]any {
+	m := map[string]any{}
+	for _, in := range r.Interrupts {
+		m[in.ID] = in.Node + "-yes"
+	}
+	return m
+}

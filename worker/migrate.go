@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/stategraph/stategraph/internal/migrate"
 )
 
 // migrations of the runs table are applied in order; migration i has
@@ -83,16 +84,11 @@ func (c *Client) migrate(ctx context.Context) error {
 		return err
 	}
 	defer conn.Release()
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", c.lock); err != nil {
+	unlock, err := migrate.SessionLock(ctx, conn, c.lock)
+	if err != nil {
 		return err
 	}
-	defer func() {
-		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if _, err := conn.Exec(uctx, "SELECT pg_advisory_unlock($1)", c.lock); err != nil {
-			conn.Conn().Close(uctx) //nolint:errcheck // closing the session drops the lock
-		}
-	}()
+	defer unlock()
 	if c.schema != "" {
 		if _, err := conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{c.schema}.Sanitize()); err != nil {
 			return err
@@ -117,27 +113,15 @@ func (c *Client) migrate(ctx context.Context) error {
 			break
 		}
 	}
-	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+c.t.migrations+` (
-	version    integer PRIMARY KEY,
-	applied_at timestamptz NOT NULL DEFAULT now()
-)`); err != nil {
-			return err
-		}
-		var current int
-		if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM "+c.t.migrations).Scan(&current); err != nil {
-			return err
-		}
-		for v := current + 1; v <= len(migrations); v++ {
-			if _, err := tx.Exec(ctx, c.expand(migrations[v-1])); err != nil {
-				return fmt.Errorf("version %d: %w", v, err)
-			}
-			if _, err := tx.Exec(ctx, "INSERT INTO "+c.t.migrations+" (version) VALUES ($1)", v); err != nil {
-				return fmt.Errorf("version %d: %w", v, err)
-			}
-		}
-		return nil
-	})
+	// Ours in one transaction on the same connection: its transaction lock
+	// on the same key is granted at once (advisory locks are re-entrant
+	// within a session).
+	return c.migrations().Up(ctx, conn)
+}
+
+// migrations is the migration set of the runs table.
+func (c *Client) migrations() migrate.Set {
+	return migrate.Set{Table: c.t.migrations, Lock: c.lock, Steps: migrations, Expand: c.expand}
 }
 
 func (c *Client) expand(sql string) string {
@@ -152,8 +136,7 @@ func (c *Client) expand(sql string) string {
 // checkSchema fails when the runs table is older than SchemaVersion (or
 // missing), naming the versions and the remedy.
 func (c *Client) checkSchema(ctx context.Context) error {
-	var current int
-	err := c.pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM "+c.t.migrations).Scan(&current)
+	current, err := c.migrations().Version(ctx, c.pool)
 	if err != nil {
 		return fmt.Errorf("worker: start: read the schema version (has Migrate run?): %w", err)
 	}

@@ -3,6 +3,7 @@ package checkpointtest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -12,9 +13,11 @@ import (
 )
 
 var casTests = []test{
-	{"RejectsStaleHead", testCASRejectsStaleHead},
-	{"ConcurrentPutsOneWins", testCASConcurrentPutsOneWins},
-	{"ForkFromOldCheckpointSucceeds", testCASForkFromOldCheckpointSucceeds},
+	{name: "RejectsStaleHead", fn: testCASRejectsStaleHead},
+	{name: "ConcurrentPutsOneWins", fn: testCASConcurrentPutsOneWins},
+	{name: "ForkFromOldCheckpointSucceeds", fn: testCASForkFromOldCheckpointSucceeds},
+	{name: "NonMonotonicIDIsRefusedOrListed", fn: testCASNonMonotonicID},
+	{name: "DuplicateIDKeepsTheOriginal", fn: testCASDuplicateID},
 }
 
 func testCASRejectsStaleHead(t *testing.T, s checkpoint.Saver) {
@@ -118,4 +121,51 @@ func testCASForkFromOldCheckpointSucceeds(t *testing.T, s checkpoint.Saver) {
 	// The old head no longer works as ExpectHead.
 	_, err := s.Put(context.Background(), step{parent: head, blobs: map[string]checkpoint.Blob{"n": full("late", "0")}}.request(thread))
 	requireConflict(t, err, thread)
+}
+
+// testCASNonMonotonicID: a checkpoint whose id sorts before the head's (made
+// by another clock) is either refused, storing nothing, or stored and
+// listed in id order with the head unchanged. Ports LangGraph
+// checkpoint-sqlite test_list_includes_non_monotonic_parent to our
+// contract ("a saver may refuse one that does not [sort after the head]").
+func testCASNonMonotonicID(t *testing.T, s checkpoint.Saver) {
+	ctx := context.Background()
+	thread := newThreadID()
+	a := mustPut(t, s, thread, step{blobs: map[string]checkpoint.Blob{"n": full("a", "1")}})
+	old := checkpoint.NewID()
+	b := mustPut(t, s, thread, step{parent: a, blobs: map[string]checkpoint.Blob{"n": full("b", "2")}})
+	req := step{id: old, parent: b, blobs: map[string]checkpoint.Blob{"n": full("old", "3")}}.request(thread)
+	if _, err := s.Put(ctx, req); err != nil {
+		t.Logf("refused: %v", err)
+		_, gerr := s.Get(ctx, checkpoint.Config{ThreadID: thread, CheckpointID: old})
+		requireNotFound(t, gerr, thread)
+		require.Equal(t, []string{b, a}, listIDs(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{}))
+		mustPut(t, s, thread, step{parent: b, blobs: map[string]checkpoint.Blob{"n": full("c", "4")}})
+		return
+	}
+	tup := mustGet(t, s, checkpoint.Config{ThreadID: thread, CheckpointID: old})
+	require.Equal(t, map[string]flat{"n": flatVal("old", "3")}, flatValues(tup.Checkpoint.Values))
+	require.Equal(t, b, tup.Parent.CheckpointID)
+	require.Equal(t, []string{b, old, a}, listIDs(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{}))
+	require.Equal(t, b, mustGet(t, s, checkpoint.Config{ThreadID: thread}).Checkpoint.ID, "the head is the greatest id")
+	require.Equal(t, []string{a}, listIDs(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{Before: old}))
+	mustPut(t, s, thread, step{parent: b, blobs: map[string]checkpoint.Blob{"n": full("c", "4")}})
+}
+
+// testCASDuplicateID: a Put reusing a stored checkpoint's id (the head's or an
+// older one) fails and leaves that checkpoint as it was.
+func testCASDuplicateID(t *testing.T, s checkpoint.Saver) {
+	ctx := context.Background()
+	thread := newThreadID()
+	ids := putChain(t, s, thread, "", 3, nil)
+	for _, i := range []int{2, 0} {
+		req := step{id: ids[i], parent: ids[2], blobs: map[string]checkpoint.Blob{"n": full(fmt.Sprint("dup", i), `"dup"`)}, md: checkpoint.Metadata{Step: 99}}.request(thread)
+		_, err := s.Put(ctx, req)
+		require.Error(t, err, "reusing the id of checkpoint %d", i)
+		tup := mustGet(t, s, checkpoint.Config{ThreadID: thread, CheckpointID: ids[i]})
+		require.Equal(t, map[string]flat{"n": flatVal(fmt.Sprint("n", i), fmt.Sprint(i))}, flatValues(tup.Checkpoint.Values), "checkpoint %d", i)
+		require.Equal(t, i, tup.Metadata.Step)
+	}
+	require.Equal(t, reversed(ids), listIDs(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{}))
+	mustPut(t, s, thread, step{parent: ids[2], blobs: map[string]checkpoint.Blob{"n": full("next", "3")}})
 }

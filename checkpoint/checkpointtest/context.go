@@ -10,7 +10,11 @@ import (
 )
 
 var contextTests = []test{
-	{"CancelledContext", testCancelledContext},
+	{name: "CancelledContext", fn: testCancelledContext},
+	{name: "CancelMidPutIsAllOrNothing", fn: func(t *testing.T, s checkpoint.Saver) { cancelMidPut(t, s, false) }},
+	{name: "CancelMidPutWritesIsAllOrNothing", fn: func(t *testing.T, s checkpoint.Saver) { cancelMidPutWrites(t, s, false) }},
+	{name: "CancelMidPutErrorWrapsCanceled", fn: func(t *testing.T, s checkpoint.Saver) { cancelMidPut(t, s, true) }},
+	{name: "CancelMidPutWritesErrorWrapsCanceled", fn: func(t *testing.T, s checkpoint.Saver) { cancelMidPutWrites(t, s, true) }},
 }
 
 // testCancelledContext calls every method with a cancelled context: each

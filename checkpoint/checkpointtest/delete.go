@@ -2,6 +2,7 @@ package checkpointtest
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,8 +11,9 @@ import (
 )
 
 var deleteTests = []test{
-	{"RemovesEveryNamespace", testDeleteRemovesEveryNamespace},
-	{"UnknownThreadIsNotAnError", testDeleteUnknownThreadIsNotAnError},
+	{name: "RemovesEveryNamespace", fn: testDeleteRemovesEveryNamespace},
+	{name: "UnknownThreadIsNotAnError", fn: testDeleteUnknownThreadIsNotAnError},
+	{name: "LeavesOtherThreadsIntact", fn: testDeleteLeavesOtherThreadsIntact},
 }
 
 func testDeleteRemovesEveryNamespace(t *testing.T, s checkpoint.Saver) {
@@ -58,4 +60,51 @@ func testDeleteUnknownThreadIsNotAnError(t *testing.T, s checkpoint.Saver) {
 	putChain(t, s, thread, "", 1, nil)
 	require.NoError(t, s.DeleteThread(context.Background(), thread))
 	require.NoError(t, s.DeleteThread(context.Background(), thread), "deleting twice")
+}
+
+// DeleteThread
+
+// testDeleteLeavesOtherThreadsIntact: threads whose ids differ from the deleted
+// one by a wildcard, a prefix or case, and a copy with the very same
+// checkpoint ids and blob versions, keep everything. Mirrors LangGraph
+// conformance test_delete_thread (other threads untouched).
+func testDeleteLeavesOtherThreadsIntact(t *testing.T, s checkpoint.Saver) {
+	ctx := context.Background()
+	victim := newThreadID()
+	others := []string{victim + "%", victim + "x", victim[:len(victim)-1], strings.ToUpper(victim), "_" + victim[1:]}
+	putCopySource(t, s, victim)
+	for _, o := range others {
+		putCopySource(t, s, o)
+	}
+	snapshot := func(thread string) map[string][]*checkpoint.Tuple {
+		out := map[string][]*checkpoint.Tuple{}
+		for _, ns := range []string{"", "child:1", "child:1|grand:2"} {
+			out[ns] = collect(t, s, checkpoint.Config{ThreadID: thread, Namespace: ns}, checkpoint.ListOptions{})
+		}
+		return out
+	}
+	if c, ok := s.(checkpoint.Copier); ok {
+		cp := victim + "-copy"
+		require.NoError(t, c.CopyThread(ctx, victim, cp))
+		others = append(others, cp)
+	}
+	want := map[string]map[string][]*checkpoint.Tuple{}
+	for _, o := range others {
+		want[o] = snapshot(o)
+	}
+
+	require.NoError(t, s.DeleteThread(ctx, victim))
+
+	for ns, tups := range snapshot(victim) {
+		require.Empty(t, tups, "ns %q of the deleted thread", ns)
+	}
+	for _, o := range others {
+		got := snapshot(o)
+		for ns, w := range want[o] {
+			require.Len(t, got[ns], len(w), "thread %q ns %q", o, ns)
+			for i := range w {
+				requireSameTuple(t, w[i], got[ns][i], "thread %q ns %q checkpoint %d", o, ns, i)
+			}
+		}
+	}
 }

@@ -3,15 +3,21 @@
 // and a third-party backend should too: passing it means the graph runtime
 // can rely on the backend for resume, time travel and one-writer-per-thread.
 //
-// A backend's test file is a few lines. It hands Run a factory that returns
-// a ready saver; the factory registers any cleanup with tb.Cleanup:
+// A backend's test file is a few lines. It hands RunHarness a Harness
+// whose New returns a ready saver (registering any cleanup with
+// tb.Cleanup) and, for a backend that stores outside the process, whose
+// Reopen opens a second saver on the same storage, as a restarted process
+// would:
 //
 //	func TestConformance(t *testing.T) {
-//		checkpointtest.Run(t, func(tb testing.TB) checkpoint.Saver {
-//			s, err := mybackend.Open(tb.TempDir())
-//			require.NoError(tb, err)
-//			tb.Cleanup(func() { s.Close() })
-//			return s
+//		checkpointtest.RunHarness(t, checkpointtest.Harness{
+//			New: func(tb testing.TB) checkpoint.Saver {
+//				return open(tb, filepath.Join(tb.TempDir(), "cp.db"))
+//			},
+//			Reopen: func(tb testing.TB, s checkpoint.Saver) checkpoint.Saver {
+//				return open(tb, s.(*mybackend.Saver).Path())
+//			},
+//			IsLimit: func(err error) bool { return errors.Is(err, mybackend.ErrTooLarge) },
 //		})
 //	}
 //
@@ -19,11 +25,15 @@
 //		checkpointtest.Bench(b, func(tb testing.TB) checkpoint.Saver { … })
 //	}
 //
-// Run calls the factory once per subtest and runs subtests in parallel.
-// Every subtest uses fresh, random thread ids, so a factory may return
-// savers that share one database. Optional capabilities (checkpoint.Copier,
-// checkpoint.Pruner) are tested when the saver implements them and skipped
-// otherwise.
+// Run(t, newSaver) is RunHarness with New only. The suite calls New once
+// per subtest and runs subtests in parallel. Every subtest uses fresh,
+// random thread ids, so New may return savers that share one database.
+// Optional capabilities (checkpoint.Copier, checkpoint.Pruner) are tested
+// when the saver implements them and skipped otherwise; the cases of what
+// survives a reopen, and holds across two savers of one storage, are
+// skipped without Reopen. IsLimit names the refusals a backend documents
+// (input beyond its database's limits): the cases with such input accept
+// them when the refused Put stored nothing.
 //
 // What the suite pins, beyond the doc comments of checkpoint.Saver:
 //   - Data and pending write values are arbitrary bytes (a Serializer may
@@ -48,7 +58,21 @@
 //   - ErrNotFound and ErrConflict errors name the thread in their message.
 //   - A call with a cancelled context either succeeds (a backend without
 //     I/O may ignore the context) or fails with an error wrapping
-//     context.Canceled; a Put that fails stored nothing.
+//     context.Canceled; a Put or PutWrites cancelled part-way stores all
+//     or nothing, settled when it returns.
+//   - Thread ids and namespaces of any text (SQL and LIKE metacharacters,
+//     JSON, unicode, kilobytes long) round-trip and never match a
+//     neighbour's; NUL, invalid UTF-8 and an empty thread id are refused
+//     (storing nothing) or round-trip.
+//   - Metadata filters compare as checkpoint.Metadata.Matches does, for
+//     every JSON kind, across pages, with Before and Limit; maps and
+//     slices of returned tuples are the caller's.
+//   - Pending writes order by task id in byte order; within a call and
+//     across calls (and savers) a non-negative index keeps the first
+//     write and a negative one the last.
+//   - Concurrent first puts, writers racing on one head and copies racing
+//     onto one thread: exactly one wins, the rest get ErrConflict, and
+//     the history is one chain.
 //
 // Bench measures, at the saver level, the costs the runtime's figures rest
 // on (docs/performance.md): a durable step (one Put of a checkpoint whose one small

@@ -10,9 +10,9 @@ import (
 )
 
 var getTests = []test{
-	{"LatestPerThreadAndNamespace", testGetLatestPerThreadAndNamespace},
-	{"ByID", testGetByID},
-	{"UnknownIsNotFound", testGetUnknownIsNotFound},
+	{name: "LatestPerThreadAndNamespace", fn: testGetLatestPerThreadAndNamespace},
+	{name: "ByID", fn: testGetByID},
+	{name: "UnknownIsNotFound", fn: testGetUnknownIsNotFound},
 }
 
 func testGetLatestPerThreadAndNamespace(t *testing.T, s checkpoint.Saver) {

@@ -41,6 +41,7 @@ func versionsOf(blobs map[string]checkpoint.Blob) map[string]string {
 // step describes one checkpoint to put.
 type step struct {
 	ns       string
+	id       string // "" for a fresh id
 	parent   string // parent checkpoint id; also ExpectHead unless head is set
 	head     *string
 	versions map[string]string // nil: versionsOf(blobs)
@@ -48,7 +49,8 @@ type step struct {
 	md       checkpoint.Metadata
 }
 
-// request builds the PutRequest for st on thread with a fresh id.
+// request builds the PutRequest for st on thread, with a fresh id unless
+// st.id is set.
 func (st step) request(thread string) checkpoint.PutRequest {
 	versions := st.versions
 	if versions == nil {
@@ -62,10 +64,14 @@ func (st step) request(thread string) checkpoint.PutRequest {
 	if md.Source == "" {
 		md.Source = checkpoint.SourceLoop
 	}
+	id := st.id
+	if id == "" {
+		id = checkpoint.NewID()
+	}
 	return checkpoint.PutRequest{
 		Config: checkpoint.Config{ThreadID: thread, Namespace: st.ns, CheckpointID: st.parent},
 		Checkpoint: checkpoint.Checkpoint{
-			ID:        checkpoint.NewID(),
+			ID:        id,
 			CreatedAt: time.Now().UTC().Truncate(time.Microsecond),
 			Versions:  versions,
 			New:       st.blobs,

@@ -3,6 +3,7 @@ package checkpointtest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,14 +12,16 @@ import (
 )
 
 var listTests = []test{
-	{"NewestFirst", testListNewestFirst},
-	{"Filter", testListFilter},
-	{"BeforeAndLimit", testListBeforeAndLimit},
-	{"OneCheckpointByID", testListOneCheckpointByID},
-	{"TuplesAreComplete", testListTuplesAreComplete},
-	{"NamespacesAreSeparate", testListNamespacesAreSeparate},
-	{"StopEarly", testListStopEarly},
-	{"UnknownThreadYieldsNothing", testListUnknownThreadYieldsNothing},
+	{name: "NewestFirst", fn: testListNewestFirst},
+	{name: "Filter", fn: testListFilter},
+	{name: "BeforeAndLimit", fn: testListBeforeAndLimit},
+	{name: "OneCheckpointByID", fn: testListOneCheckpointByID},
+	{name: "TuplesAreComplete", fn: testListTuplesAreComplete},
+	{name: "NamespacesAreSeparate", fn: testListNamespacesAreSeparate},
+	{name: "StopEarly", fn: testListStopEarly},
+	{name: "UnknownThreadYieldsNothing", fn: testListUnknownThreadYieldsNothing},
+	{name: "BeforeLimitFilterAcrossPages", fn: testListBeforeLimitFilterAcrossPages},
+	{name: "WithCheckpointID", fn: testListWithCheckpointID},
 }
 
 func testListNewestFirst(t *testing.T, s checkpoint.Saver) {
@@ -198,4 +201,92 @@ func testListUnknownThreadYieldsNothing(t *testing.T, s checkpoint.Saver) {
 	putChain(t, s, newThreadID(), "", 1, nil)
 	require.Empty(t, listIDs(t, s, checkpoint.Config{ThreadID: newThreadID()}, checkpoint.ListOptions{}))
 	require.Empty(t, listIDs(t, s, checkpoint.Config{ThreadID: newThreadID()}, checkpoint.ListOptions{Filter: map[string]any{"source": "loop"}, Limit: 3}))
+}
+
+// testListBeforeLimitFilterAcrossPages combines Before, Limit and Filter over a
+// history longer than the backends' pages (sqlite 8→32→128, postgres 100),
+// with filters a backend can run in SQL (strings) and ones it cannot.
+// Mirrors LangGraph conformance test_list_limit_plus_before, extended with
+// a filter.
+func testListBeforeLimitFilterAcrossPages(t *testing.T, s checkpoint.Saver) {
+	thread := newThreadID()
+	const n = 150
+	md := func(i int) checkpoint.Metadata {
+		even := "no"
+		if i%2 == 0 {
+			even = "yes"
+		}
+		return checkpoint.Metadata{Source: checkpoint.SourceLoop, Step: i, Extra: map[string]any{"mod3": i % 3, "even": even, "i": i}}
+	}
+	ids := putChain(t, s, thread, "", n, md)
+	before := func(i int) string { return ids[i] }
+	cases := []struct {
+		name   string
+		filter map[string]any
+		before string
+		limit  int
+	}{
+		{"number filter, before, limit", map[string]any{"mod3": 0}, before(120), 7},
+		{"string filter, before, limit across pages", map[string]any{"even": "yes"}, before(100), 30},
+		{"mixed filter, before, no limit", map[string]any{"mod3": 1, "even": "no"}, before(149), 0},
+		{"sparse number filter, small limit", map[string]any{"i": 3}, before(4), 1},
+		{"match is the before id itself", map[string]any{"i": 3}, before(3), 0},
+		{"no filter, limit across pages", nil, before(149), 120},
+		{"no filter, no limit", nil, before(140), 0},
+		{"negative limit means no limit", map[string]any{"even": "no"}, "", -1},
+		{"filter then limit larger than matches", map[string]any{"mod3": 2}, before(20), 100},
+		{"before an unknown id between two", map[string]any{"even": "yes"}, ids[50][:len(ids[50])-1], 3},
+	}
+	for _, c := range cases {
+		want := []string{}
+		for i := n - 1; i >= 0; i-- {
+			if c.before != "" && ids[i] >= c.before {
+				continue
+			}
+			if !md(i).Matches(c.filter) {
+				continue
+			}
+			if c.limit > 0 && len(want) == c.limit {
+				break
+			}
+			want = append(want, ids[i])
+		}
+		got := listIDs(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{Filter: c.filter, Before: c.before, Limit: c.limit})
+		require.Equal(t, want, got, c.name)
+	}
+}
+
+// testListWithCheckpointID: List with cfg.CheckpointID lists only that
+// checkpoint, narrowed further by Before, Filter and Limit.
+func testListWithCheckpointID(t *testing.T, s checkpoint.Saver) {
+	thread, other := newThreadID(), newThreadID()
+	ids := putChain(t, s, thread, "", 5, func(i int) checkpoint.Metadata {
+		return checkpoint.Metadata{Source: checkpoint.SourceLoop, Step: i, Extra: map[string]any{"k": i % 2, "name": fmt.Sprint("c", i)}}
+	})
+	putChain(t, s, other, "", 1, nil)
+	cfg := checkpoint.Config{ThreadID: thread, CheckpointID: ids[2]}
+	cases := []struct {
+		name string
+		cfg  checkpoint.Config
+		opts checkpoint.ListOptions
+		want []string
+	}{
+		{"plain", cfg, checkpoint.ListOptions{}, []string{ids[2]}},
+		{"before a newer id", cfg, checkpoint.ListOptions{Before: ids[3]}, []string{ids[2]}},
+		{"before itself", cfg, checkpoint.ListOptions{Before: ids[2]}, []string{}},
+		{"before an older id", cfg, checkpoint.ListOptions{Before: ids[1]}, []string{}},
+		{"matching number filter", cfg, checkpoint.ListOptions{Filter: map[string]any{"k": 0}}, []string{ids[2]}},
+		{"non-matching number filter", cfg, checkpoint.ListOptions{Filter: map[string]any{"k": 1}}, []string{}},
+		{"matching string filter", cfg, checkpoint.ListOptions{Filter: map[string]any{"name": "c2"}}, []string{ids[2]}},
+		{"non-matching string filter", cfg, checkpoint.ListOptions{Filter: map[string]any{"name": "c3"}}, []string{}},
+		{"step filter", cfg, checkpoint.ListOptions{Filter: map[string]any{"step": 2}}, []string{ids[2]}},
+		{"limit 1", cfg, checkpoint.ListOptions{Limit: 1}, []string{ids[2]}},
+		{"limit 5", cfg, checkpoint.ListOptions{Limit: 5}, []string{ids[2]}},
+		{"everything", cfg, checkpoint.ListOptions{Before: ids[4], Limit: 3, Filter: map[string]any{"k": 0, "name": "c2"}}, []string{ids[2]}},
+		{"other namespace", checkpoint.Config{ThreadID: thread, Namespace: "child:1", CheckpointID: ids[2]}, checkpoint.ListOptions{}, []string{}},
+		{"other thread", checkpoint.Config{ThreadID: other, CheckpointID: ids[2]}, checkpoint.ListOptions{}, []string{}},
+	}
+	for _, c := range cases {
+		require.Equal(t, c.want, listIDs(t, s, c.cfg, c.opts), c.name)
+	}
 }

@@ -10,11 +10,12 @@ import (
 )
 
 var pruneTests = []test{
-	{"KeepsNewestWithFullValues", testPruneKeepsNewestWithFullValues},
-	{"PerNamespaceAndThread", testPruneIsPerNamespaceAndThread},
-	{"KeepMoreThanStored", testPruneKeepMoreThanStored},
-	{"KeepZeroDeletesAll", testPruneKeepZeroDeletesAll},
-	{"NegativeKeepIsAnError", testPruneNegativeKeepIsAnError},
+	{name: "KeepsNewestWithFullValues", fn: testPruneKeepsNewestWithFullValues},
+	{name: "PerNamespaceAndThread", fn: testPruneIsPerNamespaceAndThread},
+	{name: "KeepMoreThanStored", fn: testPruneKeepMoreThanStored},
+	{name: "KeepZeroDeletesAll", fn: testPruneKeepZeroDeletesAll},
+	{name: "NegativeKeepIsAnError", fn: testPruneNegativeKeepIsAnError},
+	{name: "DeltaChainsAcrossForksAndNamespaces", fn: testPruneDeltaChainsAcrossForks},
 }
 
 // pruner returns s as a Pruner, or skips the test.
@@ -167,4 +168,59 @@ func testPruneNegativeKeepIsAnError(t *testing.T, s checkpoint.Saver) {
 	ids := putChain(t, s, thread, "", 2, nil)
 	require.Error(t, p.Prune(context.Background(), thread, -1))
 	require.Equal(t, reversed(ids), listIDs(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{}))
+}
+
+// Prune
+
+// testPruneDeltaChainsAcrossForks: the kept head of a fork reads a delta
+// chain whose older links were written by checkpoints of the abandoned
+// branch and by pruned ancestors; a child namespace uses the same channel
+// and version names. Mirrors LangGraph conformance
+// test_prune_keep_latest_across_namespaces and the delta keep-set tests.
+func testPruneDeltaChainsAcrossForks(t *testing.T, s checkpoint.Saver) {
+	p, ok := s.(checkpoint.Pruner)
+	if !ok {
+		t.Skip("not a Pruner")
+	}
+	ctx := context.Background()
+	thread, other := newThreadID(), newThreadID()
+	for _, th := range []string{thread, other} {
+		c0 := mustPut(t, s, th, step{blobs: map[string]checkpoint.Blob{"items": full("i0", `[0]`), "name": full("n0", `"kept"`)}})
+		c1 := mustPut(t, s, th, step{parent: c0, versions: map[string]string{"items": "i1", "name": "n0"}, blobs: map[string]checkpoint.Blob{"items": delta("i1", "i0", `[1]`)}})
+		c2 := mustPut(t, s, th, step{parent: c1, versions: map[string]string{"items": "i2", "name": "n0"}, blobs: map[string]checkpoint.Blob{"items": delta("i2", "i1", `[2]`)}})
+		f3 := mustPut(t, s, th, step{parent: c1, head: &c2, md: checkpoint.Metadata{Source: checkpoint.SourceFork},
+			versions: map[string]string{"items": "i3f", "name": "n0"}, blobs: map[string]checkpoint.Blob{"items": delta("i3f", "i1", `["f"]`)}})
+		mustPut(t, s, th, step{parent: f3, versions: map[string]string{"items": "i4f", "name": "n0"}, blobs: map[string]checkpoint.Blob{"items": delta("i4f", "i3f", `["g"]`)}})
+		k0 := mustPut(t, s, th, step{ns: "child:1", blobs: map[string]checkpoint.Blob{"items": full("i0", `["c0"]`)}})
+		mustPut(t, s, th, step{ns: "child:1", parent: k0, blobs: map[string]checkpoint.Blob{"items": delta("i1", "i0", `["c1"]`)}})
+	}
+	all := listIDs(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{})
+	require.Len(t, all, 5)
+
+	require.NoError(t, p.Prune(ctx, thread, 2))
+	require.Equal(t, all[:2], listIDs(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{}))
+	require.NoError(t, p.Prune(ctx, thread, 1))
+	require.Equal(t, all[:1], listIDs(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{}))
+	for _, id := range all[1:] {
+		_, err := s.Get(ctx, checkpoint.Config{ThreadID: thread, CheckpointID: id})
+		requireNotFound(t, err, thread, "pruned %s", id)
+	}
+	head := mustGet(t, s, checkpoint.Config{ThreadID: thread})
+	require.Equal(t, map[string]flat{"items": flatVal("i4f", `[0]`, `[1]`, `["f"]`, `["g"]`), "name": flatVal("n0", `"kept"`)}, flatValues(head.Checkpoint.Values))
+	child := collect(t, s, checkpoint.Config{ThreadID: thread, Namespace: "child:1"}, checkpoint.ListOptions{})
+	require.Len(t, child, 1)
+	require.Equal(t, map[string]flat{"items": flatVal("i1", `["c0"]`, `["c1"]`)}, flatValues(child[0].Checkpoint.Values))
+
+	// The chain goes on from the kept head.
+	next := mustPut(t, s, thread, step{parent: head.Checkpoint.ID, versions: map[string]string{"items": "i5", "name": "n0"}, blobs: map[string]checkpoint.Blob{"items": delta("i5", "i4f", `[5]`)}})
+	require.NoError(t, p.Prune(ctx, thread, 1))
+	got := mustGet(t, s, checkpoint.Config{ThreadID: thread})
+	require.Equal(t, next, got.Checkpoint.ID)
+	require.Equal(t, map[string]flat{"items": flatVal("i5", `[0]`, `[1]`, `["f"]`, `["g"]`, `[5]`), "name": flatVal("n0", `"kept"`)}, flatValues(got.Checkpoint.Values))
+
+	// The other thread, with the same versions, is whole.
+	require.Len(t, listIDs(t, s, checkpoint.Config{ThreadID: other}, checkpoint.ListOptions{}), 5)
+	for _, tup := range collect(t, s, checkpoint.Config{ThreadID: other}, checkpoint.ListOptions{}) {
+		require.Contains(t, flatValues(tup.Checkpoint.Values)["items"].Snapshot, "[0]")
+	}
 }

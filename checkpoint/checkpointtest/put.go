@@ -1,6 +1,7 @@
 package checkpointtest
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -12,18 +13,19 @@ import (
 )
 
 var putTests = []test{
-	{"RoundTripsEveryValueKind", testPutRoundTripsEveryValueKind},
-	{"RoundTripsCheckpointFields", testPutRoundTripsCheckpointFields},
-	{"RoundTripsMetadata", testPutRoundTripsMetadata},
-	{"NamespacesAreSeparateHeads", testPutNamespacesAreSeparateHeads},
-	{"ReturnsParentInTuple", testPutReturnsParentInTuple},
-	{"StoresOnlyChangedChannels", testPutStoresOnlyChangedChannels},
-	{"ChannelAddedAndRemoved", testPutChannelAddedAndRemoved},
-	{"RebuildsDeltaChains", testPutRebuildsDeltaChains},
-	{"BranchesReadTheirOwnBlobs", testPutBranchesReadTheirOwnBlobs},
-	{"DeltaWithEmptyBase", testPutDeltaWithEmptyBase},
-	{"BlobWithoutVersion", testPutBlobWithoutVersion},
-	{"CreatedAtRoundTrips", testPutCreatedAtRoundTrips},
+	{name: "RoundTripsEveryValueKind", fn: testPutRoundTripsEveryValueKind},
+	{name: "RoundTripsCheckpointFields", fn: testPutRoundTripsCheckpointFields},
+	{name: "RoundTripsMetadata", fn: testPutRoundTripsMetadata},
+	{name: "NamespacesAreSeparateHeads", fn: testPutNamespacesAreSeparateHeads},
+	{name: "ReturnsParentInTuple", fn: testPutReturnsParentInTuple},
+	{name: "StoresOnlyChangedChannels", fn: testPutStoresOnlyChangedChannels},
+	{name: "ChannelAddedAndRemoved", fn: testPutChannelAddedAndRemoved},
+	{name: "RebuildsDeltaChains", fn: testPutRebuildsDeltaChains},
+	{name: "BranchesReadTheirOwnBlobs", fn: testPutBranchesReadTheirOwnBlobs},
+	{name: "DeltaWithEmptyBase", fn: testPutDeltaWithEmptyBase},
+	{name: "BlobWithoutVersion", fn: testPutBlobWithoutVersion},
+	{name: "CreatedAtRoundTrips", fn: testPutCreatedAtRoundTrips},
+	{name: "LargeBlobsAndWrites", fn: testPutLargeBlobsAndWrites},
 }
 
 // valueKinds are channel values of every shape a serializer produces.
@@ -364,5 +366,36 @@ func testPutCreatedAtRoundTrips(t *testing.T, s checkpoint.Saver) {
 		require.True(t, c.at.Equal(got), "%s: put %s, got %s", c.name, c.at, got)
 		got = collect(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{})[0].Checkpoint.CreatedAt
 		require.True(t, c.at.Equal(got), "%s (list): put %s, got %s", c.name, c.at, got)
+	}
+}
+
+// Values
+
+// testPutLargeBlobsAndWrites: blobs and writes of a few MB round-trip through Put,
+// PutWrites, Get, List and CopyThread.
+func testPutLargeBlobsAndWrites(t *testing.T, s checkpoint.Saver) {
+	ctx := context.Background()
+	thread := newThreadID()
+	snap := randomBytes(t, 4<<20)
+	d1, d2 := randomBytes(t, 2<<20), randomBytes(t, 1<<20+3)
+	wv := randomBytes(t, 3<<20)
+	a := mustPut(t, s, thread, step{blobs: map[string]checkpoint.Blob{"big": {Version: "b1", Data: snap}, "log": {Version: "l1", Data: d1}}})
+	b := mustPut(t, s, thread, step{parent: a, versions: map[string]string{"big": "b1", "log": "l2"}, blobs: map[string]checkpoint.Blob{"log": {Version: "l2", Data: d2, Delta: true, Base: "l1"}}})
+	cfg := checkpoint.Config{ThreadID: thread, CheckpointID: b}
+	require.NoError(t, s.PutWrites(ctx, cfg, "t", []checkpoint.PendingWrite{{Index: 0, Channel: "big", Value: wv}}))
+	check := func(tup *checkpoint.Tuple, what string) {
+		require.True(t, bytes.Equal(snap, tup.Checkpoint.Values["big"].Snapshot), what)
+		require.True(t, bytes.Equal(d1, tup.Checkpoint.Values["log"].Snapshot), what)
+		require.Len(t, tup.Checkpoint.Values["log"].Deltas, 1, what)
+		require.True(t, bytes.Equal(d2, tup.Checkpoint.Values["log"].Deltas[0]), what)
+		require.Len(t, tup.PendingWrites, 1, what)
+		require.True(t, bytes.Equal(wv, tup.PendingWrites[0].Value), what)
+	}
+	check(mustGet(t, s, cfg), "get")
+	check(collect(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{Limit: 1})[0], "list")
+	if c, ok := s.(checkpoint.Copier); ok {
+		dst := newThreadID()
+		require.NoError(t, c.CopyThread(ctx, thread, dst))
+		check(mustGet(t, s, checkpoint.Config{ThreadID: dst}), "copy")
 	}
 }

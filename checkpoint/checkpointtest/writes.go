@@ -2,6 +2,8 @@ package checkpointtest
 
 import (
 	"context"
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,13 +12,17 @@ import (
 )
 
 var writesTests = []test{
-	{"RoundTripOrderedByTaskThenIndex", testWritesRoundTripOrdered},
-	{"StampsTaskID", testWritesStampsTaskID},
-	{"NonNegativeIndexKeepsFirst", testWritesNonNegativeIndexKeepsFirst},
-	{"NegativeIndexReplaces", testWritesNegativeIndexReplaces},
-	{"AttachToOneCheckpoint", testWritesAttachToOneCheckpoint},
-	{"InNamespace", testWritesInNamespace},
-	{"UnknownCheckpointIsNotFound", testWritesUnknownCheckpointIsNotFound},
+	{name: "RoundTripOrderedByTaskThenIndex", fn: testWritesRoundTripOrdered},
+	{name: "StampsTaskID", fn: testWritesStampsTaskID},
+	{name: "NonNegativeIndexKeepsFirst", fn: testWritesNonNegativeIndexKeepsFirst},
+	{name: "NegativeIndexReplaces", fn: testWritesNegativeIndexReplaces},
+	{name: "AttachToOneCheckpoint", fn: testWritesAttachToOneCheckpoint},
+	{name: "InNamespace", fn: testWritesInNamespace},
+	{name: "UnknownCheckpointIsNotFound", fn: testWritesUnknownCheckpointIsNotFound},
+	{name: "MissingCheckpointIsNotFound", fn: testWritesMissingCheckpointIsNotFound},
+	{name: "BatchDuplicatesAndNegativeIndices", fn: testWritesBatchDuplicates},
+	{name: "TaskOrderIsBytewise", fn: testWritesTaskOrderIsBytewise},
+	{name: "IdempotentAcrossReopen", fnh: testWritesIdempotentAcrossReopen},
 }
 
 func testWritesRoundTripOrdered(t *testing.T, s checkpoint.Saver) {
@@ -156,4 +162,139 @@ func testWritesUnknownCheckpointIsNotFound(t *testing.T, s checkpoint.Saver) {
 		requireNotFound(t, err, c.cfg.ThreadID, c.name)
 	}
 	require.Empty(t, mustGet(t, s, checkpoint.Config{ThreadID: thread}).PendingWrites)
+}
+
+// Pending writes
+
+func testWritesMissingCheckpointIsNotFound(t *testing.T, s checkpoint.Saver) {
+	ctx := context.Background()
+	thread := newThreadID()
+	ids := putChain(t, s, thread, "", 3, nil)
+	deleted := newThreadID()
+	delIDs := putChain(t, s, deleted, "", 1, nil)
+	require.NoError(t, s.DeleteThread(ctx, deleted))
+
+	cases := []struct {
+		name   string
+		cfg    checkpoint.Config
+		writes []checkpoint.PendingWrite
+	}{
+		{"unknown id", checkpoint.Config{ThreadID: thread, CheckpointID: checkpoint.NewID()}, []checkpoint.PendingWrite{pending(0, "x", "1")}},
+		{"unknown id, no writes", checkpoint.Config{ThreadID: thread, CheckpointID: checkpoint.NewID()}, nil},
+		{"unknown id, negative index", checkpoint.Config{ThreadID: thread, CheckpointID: checkpoint.NewID()}, []checkpoint.PendingWrite{pending(-1, checkpoint.ErrorChannel, `"e"`)}},
+		{"deleted thread", checkpoint.Config{ThreadID: deleted, CheckpointID: delIDs[0]}, []checkpoint.PendingWrite{pending(0, "x", "1")}},
+		{"deleted thread, no writes", checkpoint.Config{ThreadID: deleted, CheckpointID: delIDs[0]}, []checkpoint.PendingWrite{}},
+		{"id of the thread in another namespace", checkpoint.Config{ThreadID: thread, Namespace: "child", CheckpointID: ids[0]}, []checkpoint.PendingWrite{pending(0, "x", "1")}},
+	}
+	if p, ok := s.(checkpoint.Pruner); ok {
+		require.NoError(t, p.Prune(ctx, thread, 2))
+		cases = append(cases, struct {
+			name   string
+			cfg    checkpoint.Config
+			writes []checkpoint.PendingWrite
+		}{"pruned checkpoint", checkpoint.Config{ThreadID: thread, CheckpointID: ids[0]}, []checkpoint.PendingWrite{pending(0, "x", "1")}})
+	}
+	for _, c := range cases {
+		err := s.PutWrites(ctx, c.cfg, "t", c.writes)
+		requireNotFound(t, err, c.cfg.ThreadID, c.name)
+	}
+	for _, id := range ids[1:] {
+		require.Empty(t, mustGet(t, s, checkpoint.Config{ThreadID: thread, CheckpointID: id}).PendingWrites)
+	}
+	require.Empty(t, listIDs(t, s, checkpoint.Config{ThreadID: thread, Namespace: "child"}, checkpoint.ListOptions{}))
+	require.Empty(t, listIDs(t, s, checkpoint.Config{ThreadID: deleted}, checkpoint.ListOptions{}))
+}
+
+// testWritesBatchDuplicates: within one call, and across calls, a
+// non-negative index keeps the first write and a negative one the last
+// (channel included). Mirrors LangGraph conformance
+// test_put_writes_idempotent and test_put_writes_special_channels.
+func testWritesBatchDuplicates(t *testing.T, s checkpoint.Saver) {
+	ctx := context.Background()
+	thread := newThreadID()
+	id := putChain(t, s, thread, "", 1, nil)[0]
+	cfg := checkpoint.Config{ThreadID: thread, CheckpointID: id}
+	batch := []checkpoint.PendingWrite{
+		pending(0, "a", `"first"`),
+		pending(0, "a", `"second"`),
+		pending(-1, checkpoint.ErrorChannel, `"e1"`),
+		pending(-1, checkpoint.ErrorChannel, `"e2"`),
+		pending(-2, checkpoint.InterruptChannel, `[{"value":"ask"}]`),
+		pending(1, "b", ``),
+		pending(0, "c", `"third"`),
+	}
+	want := []flatWrite{
+		{"t", -2, checkpoint.InterruptChannel, `[{"value":"ask"}]`},
+		{"t", -1, checkpoint.ErrorChannel, `"e2"`},
+		{"t", 0, "a", `"first"`},
+		{"t", 1, "b", ``},
+	}
+	require.NoError(t, s.PutWrites(ctx, cfg, "t", batch))
+	require.Equal(t, want, flatWrites(mustGet(t, s, cfg).PendingWrites), "one call with duplicates")
+	require.NoError(t, s.PutWrites(ctx, cfg, "t", batch))
+	require.Equal(t, want, flatWrites(mustGet(t, s, cfg).PendingWrites), "the same call again")
+
+	require.NoError(t, s.PutWrites(ctx, cfg, "t", []checkpoint.PendingWrite{
+		pending(-1, checkpoint.ResumeChannel, `["yes"]`), // replaces, channel too
+		pending(0, "a", `"later"`),                       // kept as it was
+		pending(2, "d", `"new"`),
+	}))
+	want = []flatWrite{
+		{"t", -2, checkpoint.InterruptChannel, `[{"value":"ask"}]`},
+		{"t", -1, checkpoint.ResumeChannel, `["yes"]`},
+		{"t", 0, "a", `"first"`},
+		{"t", 1, "b", ``},
+		{"t", 2, "d", `"new"`},
+	}
+	require.Equal(t, want, flatWrites(mustGet(t, s, cfg).PendingWrites), "a later call")
+	require.Equal(t, want, flatWrites(collect(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{})[0].PendingWrites), "list")
+}
+
+// testWritesTaskOrderIsBytewise: "ordered by task id" is byte order in every
+// backend (no collation).
+func testWritesTaskOrderIsBytewise(t *testing.T, s checkpoint.Saver) {
+	ctx := context.Background()
+	thread := newThreadID()
+	id := putChain(t, s, thread, "", 1, nil)[0]
+	cfg := checkpoint.Config{ThreadID: thread, CheckpointID: id}
+	tasks := []string{"task-é", "task-z", "Task-A", "task-a", "task-10", "task-9", "täsk", "task_", "task-", "ä"}
+	for _, task := range tasks {
+		require.NoError(t, s.PutWrites(ctx, cfg, task, []checkpoint.PendingWrite{pending(1, "x", task), pending(-1, checkpoint.ErrorChannel, task)}))
+	}
+	sorted := slices.Clone(tasks)
+	sort.Strings(sorted)
+	var want []flatWrite
+	for _, task := range sorted {
+		want = append(want, flatWrite{task, -1, checkpoint.ErrorChannel, task}, flatWrite{task, 1, "x", task})
+	}
+	require.Equal(t, want, flatWrites(mustGet(t, s, cfg).PendingWrites))
+	require.Equal(t, want, flatWrites(collect(t, s, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{})[0].PendingWrites))
+}
+
+// testWritesIdempotentAcrossReopen mirrors LangGraph conformance
+// test_put_writes_idempotent_across_restart: replaying a task's writes from
+// a new saver on the same storage stores nothing twice, and the head's
+// compare-and-set holds across the two savers.
+func testWritesIdempotentAcrossReopen(t *testing.T, s checkpoint.Saver, h *Harness) {
+	if h.Reopen == nil {
+		t.Skip("the harness has no Reopen (a backend that keeps nothing outside the process)")
+	}
+	ctx := context.Background()
+	s1 := s
+	thread := newThreadID()
+	ids := putChain(t, s1, thread, "", 2, nil)
+	cfg := checkpoint.Config{ThreadID: thread, CheckpointID: ids[1]}
+	writes := []checkpoint.PendingWrite{pending(0, "ch", `"val"`), pending(-1, checkpoint.ErrorChannel, `"e1"`)}
+	require.NoError(t, s1.PutWrites(ctx, cfg, "task", writes))
+
+	s2 := h.Reopen(t, s1)
+	require.NoError(t, s2.PutWrites(ctx, cfg, "task", []checkpoint.PendingWrite{pending(0, "ch", `"other"`), pending(-1, checkpoint.ErrorChannel, `"e2"`)}))
+	want := []flatWrite{{"task", -1, checkpoint.ErrorChannel, `"e2"`}, {"task", 0, "ch", `"val"`}}
+	require.Equal(t, want, flatWrites(mustGet(t, s2, cfg).PendingWrites))
+	require.Equal(t, want, flatWrites(mustGet(t, s1, cfg).PendingWrites))
+
+	// One writer per thread across savers.
+	mustPut(t, s2, thread, step{parent: ids[1], blobs: map[string]checkpoint.Blob{"n": full("s2", "2")}})
+	_, err := s1.Put(ctx, step{parent: ids[1], blobs: map[string]checkpoint.Blob{"n": full("s1", "1")}}.request(thread))
+	require.ErrorIs(t, err, checkpoint.ErrConflict)
 }

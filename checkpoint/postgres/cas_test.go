@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -122,4 +123,46 @@ func TestConflictErrorNamesBothHeads(t *testing.T) {
 	tup, err := s.Get(ctx, configOf(thread))
 	require.NoError(t, err)
 	require.Equal(t, second, tup.Checkpoint.ID)
+}
+
+// TestFirstPutRaceAcrossSaversOneWins: first puts (ExpectHead "") of one
+// empty namespace from savers on separate pools: exactly one wins.
+func TestFirstPutRaceAcrossSaversOneWins(t *testing.T) {
+	t.Parallel()
+	schema := newSchema(t)
+	ctx := context.Background()
+	const n = 6
+	savers := make([]*postgres.Saver, n)
+	for i := range savers {
+		savers[i] = postgres.New(newPool(t, nil), postgres.WithSchema(schema))
+		require.NoError(t, savers[i].Migrate(ctx))
+	}
+	for round := range 5 {
+		thread := newThread()
+		errs := make(chan error, n)
+		start := make(chan struct{})
+		for _, s := range savers {
+			go func() {
+				<-start
+				_, err := s.Put(ctx, putReq(thread, "", nil, map[string]checkpoint.Blob{"a": fullBlob(uuid.NewString(), `"x"`)}))
+				errs <- err
+			}()
+		}
+		close(start)
+		wins := 0
+		for range savers {
+			if err := <-errs; err == nil {
+				wins++
+			} else {
+				require.ErrorIs(t, err, checkpoint.ErrConflict, "round %d", round)
+			}
+		}
+		require.Equal(t, 1, wins, "round %d", round)
+		n := 0
+		for _, err := range savers[0].List(ctx, configOf(thread), checkpoint.ListOptions{}) {
+			require.NoError(t, err)
+			n++
+		}
+		require.Equal(t, 1, n, "round %d", round)
+	}
 }

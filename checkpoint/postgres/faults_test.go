@@ -205,3 +205,31 @@ func TestCancelledContext(t *testing.T) {
 	require.Equal(t, head, tup.Checkpoint.ID)
 	require.Empty(t, tup.PendingWrites)
 }
+
+// TestJSONNullRowsAreErrCorrupt: a checkpoint row whose versions or
+// metadata is the JSON null is damaged, like one that is not an object
+// (faults_test.go); it must not read back as a checkpoint with no channels
+// or empty metadata. (The SQLite backend reports both as ErrCorrupt.)
+func TestJSONNullRowsAreErrCorrupt(t *testing.T) {
+	t.Parallel()
+	s, pool, schema := newSaver(t)
+	ctx := context.Background()
+	cps := pgx.Identifier{schema, "stategraph_checkpoints"}.Sanitize()
+	cases := []struct {
+		name, damage string
+	}{
+		{"versions null", `UPDATE ` + cps + ` SET versions = 'null' WHERE thread_id = $1`},
+		{"metadata null", `UPDATE ` + cps + ` SET metadata = 'null' WHERE thread_id = $1`},
+		{"metadata wrong type", `UPDATE ` + cps + ` SET metadata = '{"step":"three"}' WHERE thread_id = $1`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			thread := newThread()
+			id := mustPut(t, s, putReq(thread, "", nil, map[string]checkpoint.Blob{"a": fullBlob("a1", "1")}))
+			_, err := pool.Exec(ctx, c.damage, thread)
+			require.NoError(t, err)
+			requireCorruptOnRead(t, s, thread, id)
+		})
+	}
+}

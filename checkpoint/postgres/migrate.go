@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/stategraph/stategraph/internal/migrate"
 )
 
 // migrations are applied in order; migration i has version i+1. Append
@@ -66,36 +68,8 @@ const SchemaVersion = 1
 // migrations that stategraph_migrations does not list yet. A database
 // migrated by a newer version of this package is left as it is.
 func (s *Saver) Migrate(ctx context.Context) error {
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", s.lock); err != nil {
-			return err
-		}
-		if s.schema != "" {
-			if _, err := tx.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{s.schema}.Sanitize()); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+s.t.migrations+` (
-	version    integer PRIMARY KEY,
-	applied_at timestamptz NOT NULL DEFAULT now()
-)`); err != nil {
-			return err
-		}
-		var current int
-		if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM "+s.t.migrations).Scan(&current); err != nil {
-			return err
-		}
-		for v := current + 1; v <= len(migrations); v++ {
-			if _, err := tx.Exec(ctx, s.expand(migrations[v-1])); err != nil {
-				return fmt.Errorf("version %d: %w", v, err)
-			}
-			if _, err := tx.Exec(ctx, "INSERT INTO "+s.t.migrations+" (version) VALUES ($1)", v); err != nil {
-				return fmt.Errorf("version %d: %w", v, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	set := migrate.Set{Table: s.t.migrations, Schema: s.schema, Lock: s.lock, Steps: migrations, Expand: s.expand}
+	if err := set.Up(ctx, s.pool); err != nil {
 		return fmt.Errorf("postgres: migrate: %w", err)
 	}
 	return nil

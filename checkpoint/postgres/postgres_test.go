@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -39,8 +40,17 @@ func newSaver(tb testing.TB) (*postgres.Saver, *pgxpool.Pool, string) {
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	s, _, _ := newSaver(t)
-	checkpointtest.Run(t, func(testing.TB) checkpoint.Saver { return s })
+	s, _, schema := newSaver(t)
+	checkpointtest.RunHarness(t, checkpointtest.Harness{
+		New: func(testing.TB) checkpoint.Saver { return s },
+		// Another process: its own pool on the same schema.
+		Reopen: func(tb testing.TB, _ checkpoint.Saver) checkpoint.Saver {
+			other := postgres.New(newPool(tb, nil), postgres.WithSchema(schema))
+			require.NoError(tb, other.Migrate(context.Background()))
+			return other
+		},
+		IsLimit: func(err error) bool { return errors.Is(err, postgres.ErrLimit) },
+	})
 }
 
 func BenchmarkSaver(b *testing.B) {

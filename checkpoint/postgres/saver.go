@@ -3,13 +3,13 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/internal/migrate"
 )
 
 // Saver is a checkpoint.Saver on PostgreSQL. It is safe for concurrent use
@@ -52,9 +52,7 @@ func New(pool *pgxpool.Pool, opts ...Option) *Saver {
 	}
 	s.t = newTables(s.schema)
 	s.q = newQueries(s.t)
-	h := fnv.New64a()
-	h.Write([]byte("stategraph/checkpoint/postgres\x00" + s.schema))
-	s.lock = int64(h.Sum64())
+	s.lock = migrate.Key("stategraph/checkpoint/postgres", s.schema)
 	return s
 }
 

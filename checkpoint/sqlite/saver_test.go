@@ -53,11 +53,16 @@ func TestConformanceWithOwnHandle(t *testing.T) {
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)")
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
-	checkpointtest.Run(t, func(tb testing.TB) checkpoint.Saver {
+	newSaver := func(tb testing.TB) checkpoint.Saver {
 		s, err := sqlite.New(db)
 		require.NoError(tb, err)
 		tb.Cleanup(func() { require.NoError(tb, s.Close()) })
 		return s
+	}
+	checkpointtest.RunHarness(t, checkpointtest.Harness{
+		New: newSaver,
+		// Another Saver on the same handle.
+		Reopen: func(tb testing.TB, _ checkpoint.Saver) checkpoint.Saver { return newSaver(tb) },
 	})
 }
 

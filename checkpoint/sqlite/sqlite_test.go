@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,13 +24,30 @@ func openTemp(tb testing.TB, opts ...sqlite.Option) *sqlite.Saver {
 
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	checkpointtest.Run(t, func(tb testing.TB) checkpoint.Saver { return openTemp(tb) })
+	var files sync.Map // *sqlite.Saver → its file
+	openFile := func(tb testing.TB, path string) checkpoint.Saver {
+		s, err := sqlite.Open(path)
+		require.NoError(tb, err)
+		tb.Cleanup(func() { require.NoError(tb, s.Close()) })
+		files.Store(s, path)
+		return s
+	}
+	checkpointtest.RunHarness(t, checkpointtest.Harness{
+		New: func(tb testing.TB) checkpoint.Saver {
+			return openFile(tb, filepath.Join(tb.TempDir(), "checkpoints.db"))
+		},
+		Reopen: func(tb testing.TB, s checkpoint.Saver) checkpoint.Saver {
+			path, ok := files.Load(s)
+			require.True(tb, ok, "a saver of New")
+			return openFile(tb, path.(string))
+		},
+	})
 }
 
 func BenchmarkSaver(b *testing.B) {
-	for _, sync := range []sqlite.Synchronous{sqlite.SyncNormal, sqlite.SyncFull} {
-		b.Run(sync.String(), func(b *testing.B) {
-			checkpointtest.Bench(b, func(tb testing.TB) checkpoint.Saver { return openTemp(tb, sqlite.WithSynchronous(sync)) })
+	for _, mode := range []sqlite.Synchronous{sqlite.SyncNormal, sqlite.SyncFull} {
+		b.Run(mode.String(), func(b *testing.B) {
+			checkpointtest.Bench(b, func(tb testing.TB) checkpoint.Saver { return openTemp(tb, sqlite.WithSynchronous(mode)) })
 		})
 	}
 }

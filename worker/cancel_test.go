@@ -13,6 +13,38 @@ import (
 	"github.com/stategraph/stategraph/worker"
 )
 
+// TestCancelEndsAPendingRunAndLeavesAnEndedOne: Cancel of a pending run ends it at once and cancels
+// its job; of a finished run does nothing and keeps how it ended.
+func TestCancelEndsAPendingRunAndLeavesAnEndedOne(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(registry(e.pipeline(nil), "pipeline"))
+	idle := e.client(nil, worker.WithQueue("idle")) // nobody works this queue
+	ctx := t.Context()
+
+	done, err := c.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: "cf", Input: DocInput{Topic: "cf"}})
+	require.NoError(t, err)
+	require.Equal(t, worker.StatusSuccess, wait(t, c, done).Status)
+	require.NoError(t, c.Cancel(ctx, done))
+	r, err := c.Run(ctx, done)
+	require.NoError(t, err)
+	require.Equal(t, worker.StatusSuccess, r.Status, "cancelling a finished run changes nothing")
+	require.NoError(t, r.Err())
+
+	pending, err := idle.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: "cp", Input: DocInput{Topic: "cp"}})
+	require.NoError(t, err)
+	require.NoError(t, idle.Cancel(ctx, pending))
+	r = wait(t, idle, pending)
+	require.Equal(t, worker.StatusCancelled, r.Status)
+	require.ErrorIs(t, r.Err(), worker.ErrCancelled)
+	require.Equal(t, "cancelled", e.jobState(ctx, r.JobID))
+	require.NoError(t, idle.Cancel(ctx, pending), "twice is fine")
+	// The thread is free again.
+	id, err := c.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: "cp", Input: DocInput{Topic: "cp"}})
+	require.NoError(t, err)
+	require.Equal(t, worker.StatusSuccess, wait(t, c, id).Status)
+}
+
 // TestCancelOfARunWhoseWorkerDiedEndsIt: a run is running on a worker
 // process that is killed (SIGKILL); the run is then cancelled. Cancel only
 // marks a running run (cancel_requested) and asks River to cancel its job,
