@@ -381,7 +381,7 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 	from := min(s.Applied, len(s.PastSteps))
 	outs := s.PastSteps[from:]
 	before := s.Plan
-	p := before.Apply(outs...)
+	p := ApplyOutcomes(before, outs...)
 	for i := range p.Steps {
 		if p.Steps[i].Status == StatusRunning { // sent, but no outcome came back
 			p.Steps[i].Status = StatusPending

@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"fmt"
+	"github.com/tmc/langchaingo/llms"
 	"time"
 )
 
@@ -127,6 +128,58 @@ func (u Usage) EndRound(progressed bool) Usage {
 		u.RoundsWithoutProgress++
 	}
 	return u
+}
+
+// Tokens are a model call's token counts, where the provider reports them.
+type Tokens struct {
+	Prompt     int `json:"prompt"`
+	Completion int `json:"completion"`
+	Total      int `json:"total"`
+}
+
+// Add returns t + u.
+func (t Tokens) Add(u Tokens) Tokens {
+	return Tokens{t.Prompt + u.Prompt, t.Completion + u.Completion, t.Total + u.Total}
+}
+
+// TokensOf reads token counts from langchaingo's GenerationInfo
+// (PromptTokens/CompletionTokens/TotalTokens as OpenAI reports them,
+// InputTokens/OutputTokens as Anthropic does), summed over choices.
+func TokensOf(resp *llms.ContentResponse) Tokens {
+	var t Tokens
+	if resp == nil {
+		return t
+	}
+	for _, c := range resp.Choices {
+		if c == nil {
+			continue
+		}
+		info := c.GenerationInfo
+		p := firstInt(info, "PromptTokens", "InputTokens", "input_tokens", "prompt_tokens")
+		q := firstInt(info, "CompletionTokens", "OutputTokens", "output_tokens", "completion_tokens")
+		tot := firstInt(info, "TotalTokens", "total_tokens")
+		if tot == 0 {
+			tot = p + q
+		}
+		t = t.Add(Tokens{p, q, tot})
+	}
+	return t
+}
+
+func firstInt(m map[string]any, keys ...string) int {
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case int:
+			return v
+		case int32:
+			return int(v)
+		case int64:
+			return int(v)
+		case float64:
+			return int(v)
+		}
+	}
+	return 0
 }
 
 // StopReason says which budget ended a run, with its limit and what was used.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes/internal/text"
 	"slices"
 	"strings"
 	"sync"
@@ -347,7 +348,7 @@ func (c *DeliveryCase) ReplanTemplate(req ReplanRequest) ([]Step, error) {
 }
 
 func mustJSON(v any) json.RawMessage {
-	b, err := marshalCompact(v)
+	b, err := text.CompactJSON(v)
 	if err != nil {
 		panic(err)
 	}

@@ -55,7 +55,7 @@ func (r pureRun) run(t *testing.T, req PlanRequest) pureResult {
 		res.Rounds = append(res.Rounds, ids)
 		outs := r.Executor.RunSteps(ctx, ready, p.Results())
 		progressed := Progressed(p, outs)
-		p = p.Apply(outs...)
+		p = ApplyOutcomes(p, outs...)
 		res.Outcomes = append(res.Outcomes, outs...)
 		res.Usage.ToolCalls += ToolCalls(outs)
 		res.Usage = res.Usage.EndRound(progressed)
@@ -163,7 +163,7 @@ func TestDeliveryReplanRefusesMutatingTool(t *testing.T) {
 	ex := &Executor{Tools: ts, Checker: c.Checker()}
 	for _, id := range []string{"order", "stock_a"} {
 		s, _ := p.Step(id)
-		p = p.Apply(ex.Run(t.Context(), s, p.Results()))
+		p = ApplyOutcomes(p, ex.Run(t.Context(), s, p.Results()))
 	}
 	// A replanner that "solves" it by changing the order violates "query only".
 	sneaky := PartialReplan{Template: func(ReplanRequest) ([]Step, error) {

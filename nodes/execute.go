@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes/internal/text"
 	"slices"
 	"strings"
 	"sync"
@@ -70,6 +71,29 @@ type StepOutcome struct {
 	// replan node adds the round's running time to Usage.Wall from them.
 	Start time.Time `json:"start,omitzero"`
 	End   time.Time `json:"end,omitzero"`
+}
+
+// ApplyOutcomes returns a copy of p with the outcomes recorded on their steps:
+// status, result (the tool's output), error and evidence (appended, without
+// duplicates). Outcomes for unknown steps are ignored.
+func ApplyOutcomes(p Plan, outcomes ...StepOutcome) Plan {
+	c := p.Clone()
+	for _, o := range outcomes {
+		i := c.Index(o.StepID)
+		if i < 0 {
+			continue
+		}
+		s := &c.Steps[i]
+		s.Status = o.Status
+		s.Result = o.Output
+		s.Error = o.Err
+		for _, e := range o.Evidence {
+			if !slices.Contains(s.Evidence, e) {
+				s.Evidence = append(s.Evidence, e)
+			}
+		}
+	}
+	return c
 }
 
 // Executor runs plan steps with tools. The zero value plus Tools works.
@@ -212,10 +236,10 @@ func judgeCall(step Step, input, output string, checker Checker) Verdict {
 		}
 	}
 	if v.Conclusion == "" {
-		v.Conclusion = truncate(output, 200)
+		v.Conclusion = text.Truncate(output, 200)
 	}
 	if len(v.Evidence) == 0 {
-		v.Evidence = []string{fmt.Sprintf("%s(%s) → %s", step.Tool, truncate(input, 120), truncate(output, 300))}
+		v.Evidence = []string{fmt.Sprintf("%s(%s) → %s", step.Tool, text.Truncate(input, 120), text.Truncate(output, 300))}
 	}
 	if v.Blocked && v.Reason == "" {
 		v.Reason = v.Conclusion
@@ -413,7 +437,7 @@ func canonicalInput(s Step, results Results) (string, bool) {
 	if dec.Decode(&v) != nil {
 		return string(in), true
 	}
-	c, err := marshalCompact(v)
+	c, err := text.CompactJSON(v)
 	if err != nil {
 		return string(in), true
 	}

@@ -200,7 +200,7 @@ func TestRunStepsRunsReadyStepsInParallel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	p := Plan{Steps: []Step{st("root", "", ""), st("x", "x", "", "root"), st("y", "y", "", "root"), st("z", "", "", "x", "y")}}
-	p = p.Apply(RunStep(ctx, p.Steps[0], nil, p.Results()))
+	p = ApplyOutcomes(p, RunStep(ctx, p.Steps[0], nil, p.Results()))
 	ready := p.Ready()
 	require.Equal(t, []string{"x", "y"}, stepIDs(Plan{Steps: ready}))
 	outs := (&Executor{Tools: []tools.Tool{wait("x"), wait("y")}}).RunSteps(ctx, ready, p.Results())
@@ -208,7 +208,7 @@ func TestRunStepsRunsReadyStepsInParallel(t *testing.T) {
 	require.Equal(t, "y", outs[1].StepID)
 	require.Equal(t, StatusCompleted, outs[0].Status)
 	require.Equal(t, StatusCompleted, outs[1].Status)
-	p = p.Apply(outs...)
+	p = ApplyOutcomes(p, outs...)
 	require.Equal(t, []string{"z"}, stepIDs(Plan{Steps: p.Ready()}))
 }
 

@@ -14,6 +14,30 @@ import (
 // that looks like a plan.
 var ErrNoPlan = errors.New("nodes: no JSON plan found")
 
+// PlanSchema is the JSON Schema of the plan a model is asked to write.
+const PlanSchema = `{
+  "type": "object",
+  "required": ["goal", "steps"],
+  "properties": {
+    "goal": {"type": "string"},
+    "steps": {
+      "type": "array",
+      "minItems": 1,
+      "items": {
+        "type": "object",
+        "required": ["id", "description", "tool", "input", "depends_on"],
+        "properties": {
+          "id": {"type": "string", "description": "unique, e.g. step_1"},
+          "description": {"type": "string"},
+          "tool": {"type": "string", "description": "one of the tools, or \"\" for the final step that writes the answer"},
+          "input": {"description": "the tool's input as JSON; a string may hold {{step_id.result}} or {{step_id.result.field}}"},
+          "depends_on": {"type": "array", "items": {"type": "string"}}
+        }
+      }
+    }
+  }
+}`
+
 // ParseError says why and where a model's text could not be read as a plan.
 // Offset is the byte offset in the text given to ParsePlan; Line and Column
 // are 1-based (Column counts bytes). For schema errors (valid JSON of the

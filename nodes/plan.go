@@ -201,40 +201,18 @@ func (p Plan) Clone() Plan {
 	if p.Steps != nil {
 		c.Steps = make([]Step, len(p.Steps))
 		for i, s := range p.Steps {
-			c.Steps[i] = s.clone()
+			c.Steps[i] = s.Clone()
 		}
 	}
 	return c
 }
 
-func (s Step) clone() Step {
+// Clone returns a deep copy of the step.
+func (s Step) Clone() Step {
 	s.Input = slices.Clone(s.Input)
 	s.DependsOn = slices.Clone(s.DependsOn)
 	s.Evidence = slices.Clone(s.Evidence)
 	return s
-}
-
-// Apply returns a copy of the plan with the outcomes recorded on their steps:
-// status, result (the tool's output), error and evidence (appended, without
-// duplicates). Outcomes for unknown steps are ignored.
-func (p Plan) Apply(outcomes ...StepOutcome) Plan {
-	c := p.Clone()
-	for _, o := range outcomes {
-		i := c.Index(o.StepID)
-		if i < 0 {
-			continue
-		}
-		s := &c.Steps[i]
-		s.Status = o.Status
-		s.Result = o.Output
-		s.Error = o.Err
-		for _, e := range o.Evidence {
-			if !slices.Contains(s.Evidence, e) {
-				s.Evidence = append(s.Evidence, e)
-			}
-		}
-	}
-	return c
 }
 
 // WithStatus returns a copy of the plan with step id set to status st.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes/internal/text"
 	"slices"
 	"strings"
 
@@ -32,58 +33,6 @@ type PlanRequest struct {
 	// with the objection listed. A planner that ignores them is still
 	// checked by the agent before anything runs.
 	Guards []Guard `json:"-"`
-}
-
-// Tokens are a model call's token counts, where the provider reports them.
-type Tokens struct {
-	Prompt     int `json:"prompt"`
-	Completion int `json:"completion"`
-	Total      int `json:"total"`
-}
-
-// Add returns t + u.
-func (t Tokens) Add(u Tokens) Tokens {
-	return Tokens{t.Prompt + u.Prompt, t.Completion + u.Completion, t.Total + u.Total}
-}
-
-// TokensOf reads token counts from langchaingo's GenerationInfo
-// (PromptTokens/CompletionTokens/TotalTokens as OpenAI reports them,
-// InputTokens/OutputTokens as Anthropic does), summed over choices.
-func TokensOf(resp *llms.ContentResponse) Tokens {
-	var t Tokens
-	if resp == nil {
-		return t
-	}
-	for _, c := range resp.Choices {
-		if c == nil {
-			continue
-		}
-		info := c.GenerationInfo
-		p := firstInt(info, "PromptTokens", "InputTokens", "input_tokens", "prompt_tokens")
-		q := firstInt(info, "CompletionTokens", "OutputTokens", "output_tokens", "completion_tokens")
-		tot := firstInt(info, "TotalTokens", "total_tokens")
-		if tot == 0 {
-			tot = p + q
-		}
-		t = t.Add(Tokens{p, q, tot})
-	}
-	return t
-}
-
-func firstInt(m map[string]any, keys ...string) int {
-	for _, k := range keys {
-		switch v := m[k].(type) {
-		case int:
-			return v
-		case int32:
-			return int(v)
-		case int64:
-			return int(v)
-		case float64:
-			return int(v)
-		}
-	}
-	return 0
 }
 
 // PlanInfo says how a plan was made.
@@ -199,11 +148,11 @@ func askForPlan(ctx context.Context, model llms.Model, attempts int, threshold f
 	var problems []Problem
 	var previous string
 	for a := 1; a <= attempts; a++ {
-		text, err := prompt(problems, previous)
+		msg, err := prompt(problems, previous)
 		if err != nil {
 			return Plan{}, fmt.Errorf("nodes: render prompt: %w", err)
 		}
-		reply, tok, err := generate(ctx, model, text, opts...)
+		reply, tok, err := generate(ctx, model, msg, opts...)
 		if errors.Is(err, ErrModelBudget) {
 			// Refused, not made: neither an attempt nor a model call.
 			return Plan{}, fmt.Errorf("nodes: model call %d refused: %w", a, err)
@@ -229,7 +178,7 @@ func askForPlan(ctx context.Context, model llms.Model, attempts int, threshold f
 			}
 		}
 		info.Rejected = append(info.Rejected, problems)
-		previous = truncate(reply, 4000)
+		previous = text.Truncate(reply, 4000)
 	}
 	return Plan{}, &RejectedError{Attempts: attempts, Problems: problems}
 }

@@ -8,30 +8,6 @@ import (
 	"github.com/tmc/langchaingo/tools"
 )
 
-// PlanSchema is the JSON Schema of the plan a model is asked to write.
-const PlanSchema = `{
-  "type": "object",
-  "required": ["goal", "steps"],
-  "properties": {
-    "goal": {"type": "string"},
-    "steps": {
-      "type": "array",
-      "minItems": 1,
-      "items": {
-        "type": "object",
-        "required": ["id", "description", "tool", "input", "depends_on"],
-        "properties": {
-          "id": {"type": "string", "description": "unique, e.g. step_1"},
-          "description": {"type": "string"},
-          "tool": {"type": "string", "description": "one of the tools, or \"\" for the final step that writes the answer"},
-          "input": {"description": "the tool's input as JSON; a string may hold {{step_id.result}} or {{step_id.result.field}}"},
-          "depends_on": {"type": "array", "items": {"type": "string"}}
-        }
-      }
-    }
-  }
-}`
-
 // ToolInfo is a tool's name and description, as shown to a model.
 type ToolInfo struct {
 	Name        string

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes/internal/text"
 	"strings"
 	"time"
 
@@ -132,7 +133,7 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 		if len(choice.ToolCalls) == 0 {
 			out.Status = StatusCompleted
 			out.Output = strings.TrimSpace(choice.Content)
-			out.Conclusion = truncate(out.Output, 200)
+			out.Conclusion = text.Truncate(out.Output, 200)
 			for _, v := range judged {
 				out.Evidence = append(out.Evidence, v.Evidence...)
 				if v.Blocked && !out.Blocked {
@@ -140,7 +141,7 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 				}
 			}
 			if len(out.Evidence) == 0 {
-				out.Evidence = []string{"model: " + truncate(out.Output, 300)}
+				out.Evidence = []string{"model: " + text.Truncate(out.Output, 300)}
 			}
 			return out, info
 		}
@@ -274,7 +275,7 @@ func reactPrompt(step Step, results Results) string {
 	}
 	for _, d := range step.DependsOn {
 		if r, ok := results[d]; ok && r.Status == StatusCompleted {
-			fmt.Fprintf(&b, "Result of %s (%s): %s\n", d, r.Description, truncate(r.Result, 2000))
+			fmt.Fprintf(&b, "Result of %s (%s): %s\n", d, r.Description, text.Truncate(r.Result, 2000))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes/internal/text"
 	"regexp"
 	"strconv"
 	"strings"
@@ -139,17 +140,7 @@ func ResolveInput(stepID string, input json.RawMessage, results Results) (json.R
 	if err != nil {
 		return nil, err
 	}
-	return marshalCompact(v)
-}
-
-func marshalCompact(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return text.CompactJSON(v)
 }
 
 type resolver struct {
@@ -203,7 +194,7 @@ func (r resolver) str(s string) (any, error) {
 		if str, ok := v.(string); ok {
 			b.WriteString(str)
 		} else {
-			t, err := marshalCompact(v)
+			t, err := text.CompactJSON(v)
 			if err != nil {
 				return nil, err
 			}

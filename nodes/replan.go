@@ -1,9 +1,11 @@
 package nodes
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes/internal/text"
 	"slices"
 	"time"
 
@@ -148,7 +150,7 @@ func findTrigger(in RoundInput) *Trigger {
 	if in.Plan.Stuck() {
 		st := in.Plan.Results()
 		for _, s := range in.Plan.Steps {
-			if s.Status.orPending() != StatusPending {
+			if cmp.Or(s.Status, StatusPending) != StatusPending {
 				continue
 			}
 			for _, d := range s.DependsOn {
@@ -216,34 +218,6 @@ type Replanner interface {
 	Replan(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error)
 }
 
-// Guard checks a plan against a user constraint and lists the violations.
-type Guard func(p Plan) []Problem
-
-// SideEffecter is an optional interface for tools: SideEffects reports
-// whether calling the tool changes the world (places an order, writes a file).
-type SideEffecter interface {
-	SideEffects() bool
-}
-
-// ReadOnlyGuard enforces "query only, change nothing": no step that has not
-// run yet may use a tool whose SideEffects reports true.
-func ReadOnlyGuard(ts []tools.Tool) Guard {
-	return func(p Plan) []Problem {
-		var probs []Problem
-		for _, s := range p.Steps {
-			if s.Status == StatusCompleted || s.Status == StatusSkipped {
-				continue
-			}
-			if t, ok := FindTool(ts, s.Tool); ok {
-				if se, ok := t.(SideEffecter); ok && se.SideEffects() {
-					probs = append(probs, Problem{StepID: s.ID, Kind: ProblemConstraint, Message: fmt.Sprintf("tool %q changes things, but the request is query-only", s.Tool)})
-				}
-			}
-		}
-		return probs
-	}
-}
-
 // CheckRevision enforces the replan invariants and returns a *PlanError
 // (matching ErrInvalidPlan and ErrRevisionRejected) listing every violation:
 // the goal is unchanged; every constraint of old is in revised, verbatim;
@@ -273,7 +247,7 @@ func CheckRevision(old, revised Plan, ts []tools.Tool, guards ...Guard) error {
 		default:
 			for _, e := range s.Evidence {
 				if !slices.Contains(n.Evidence, e) {
-					probs = append(probs, Problem{StepID: s.ID, Kind: ProblemDroppedWork, Message: fmt.Sprintf("evidence dropped: %q", truncate(e, 80))})
+					probs = append(probs, Problem{StepID: s.ID, Kind: ProblemDroppedWork, Message: fmt.Sprintf("evidence dropped: %q", text.Truncate(e, 80))})
 				}
 			}
 		}

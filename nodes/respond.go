@@ -1,9 +1,11 @@
 package nodes
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes/internal/text"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
@@ -54,7 +56,7 @@ func (r RespondRequest) Missing() []string {
 		if s.Status == StatusCompleted {
 			continue
 		}
-		m := fmt.Sprintf("%s: %s (%s)", s.ID, s.Description, s.Status.orPending())
+		m := fmt.Sprintf("%s: %s (%s)", s.ID, s.Description, cmp.Or(s.Status, StatusPending))
 		if s.Error != "" {
 			m += ": " + s.Error
 		}
@@ -119,7 +121,7 @@ func (t TemplateResponder) Respond(_ context.Context, req RespondRequest) (Respo
 		if o, ok := conclusions[s.ID]; ok && o.Conclusion != "" {
 			line = o.Conclusion
 		}
-		fmt.Fprintf(&b, "- %s: %s\n", s.Description, truncate(line, 300))
+		fmt.Fprintf(&b, "- %s: %s\n", s.Description, text.Truncate(line, 300))
 		for _, e := range s.Evidence {
 			fmt.Fprintf(&b, "  evidence: %s\n", e)
 		}

@@ -116,7 +116,7 @@ func TestReviewBlockedRouteInTheLastRoundIsNotAFinish(t *testing.T) {
 	for _, id := range []string{"order", "stock_a"} {
 		s, _ := p.Step(id)
 		o := ex.Run(t.Context(), s, p.Results())
-		p = p.Apply(o)
+		p = ApplyOutcomes(p, o)
 		if id == "stock_a" {
 			require.True(t, o.Blocked)
 			d := Decide(RoundInput{Plan: p, Outcomes: []StepOutcome{o}, Now: c.Now})
@@ -189,7 +189,7 @@ func TestReviewBlockedStockCheckIsACompleteResultPackage(t *testing.T) {
 	p := reviewDeliveryPlan(t, c)
 	ex := &Executor{Tools: c.Tools(), Checker: c.Checker()}
 	order, _ := p.Step("order")
-	p = p.Apply(ex.Run(t.Context(), order, p.Results()))
+	p = ApplyOutcomes(p, ex.Run(t.Context(), order, p.Results()))
 	stock, _ := p.Step("stock_a")
 	o := ex.Run(t.Context(), stock, p.Results())
 
@@ -207,7 +207,7 @@ func TestReviewBlockedStockCheckIsACompleteResultPackage(t *testing.T) {
 	require.Equal(t, AuditOK, o.Audit[0].Status)
 
 	// The trigger the replanner sees is "blocked", not "failed".
-	d := Decide(RoundInput{Plan: p.Apply(o), Outcomes: []StepOutcome{o}, Now: c.Now})
+	d := Decide(RoundInput{Plan: ApplyOutcomes(p, o), Outcomes: []StepOutcome{o}, Now: c.Now})
 	require.Equal(t, ActionRevise, d.Action)
 	require.Equal(t, TriggerBlocked, d.Trigger.Kind)
 	require.Contains(t, d.Reason, "succeeded and showed the route is blocked")
@@ -509,7 +509,7 @@ func TestReviewRevisionMayNotRelaxAConstraintOrDropEvidence(t *testing.T) {
 	ex := &Executor{Tools: ts, Checker: c.Checker()}
 	for _, id := range []string{"order", "stock_a"} {
 		s, _ := p.Step(id)
-		p = p.Apply(ex.Run(t.Context(), s, p.Results()))
+		p = ApplyOutcomes(p, ex.Run(t.Context(), s, p.Results()))
 	}
 	good, err := c.ReplanTemplate(ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerBlocked, StepID: "stock_a"}})
 	require.NoError(t, err)
@@ -566,7 +566,7 @@ func TestReviewSeedStyleReferenceIsNotPassedLiterally(t *testing.T) {
 	}}
 	err := Validate(p, ts)
 	if err == nil {
-		p = p.Apply(RunStep(t.Context(), p.Steps[0], ts, p.Results()))
+		p = ApplyOutcomes(p, RunStep(t.Context(), p.Steps[0], ts, p.Results()))
 		o := RunStep(t.Context(), p.Steps[1], ts, p.Results())
 		require.Equal(t, StatusCompleted, o.Status)
 		require.NotContains(t, got.Load(), "{{step_1_result}}", "the tool must not receive an unresolved placeholder")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes/internal/text"
 	"path"
 	"regexp"
 	"slices"
@@ -54,7 +55,7 @@ func (f IncrementalFix) Replan(_ context.Context, req ReplanRequest) (Plan, Repl
 		}
 	}
 	for _, fix := range fixes {
-		repl, ok := fix(req, failed.clone())
+		repl, ok := fix(req, failed.Clone())
 		if !ok {
 			continue
 		}
@@ -129,7 +130,7 @@ func (f IncrementalFix) fixMissingFile(req ReplanRequest, s Step) ([]Step, bool)
 		}
 		find.Input, _ = json.Marshal(map[string]string{"name": path.Base(p)})
 		obj[key] = "{{" + find.ID + ".result}}"
-		in, err := marshalCompact(obj)
+		in, err := text.CompactJSON(obj)
 		if err != nil {
 			return nil, false
 		}
@@ -145,7 +146,7 @@ func keptSteps(p Plan) []Step {
 	var out []Step
 	for _, s := range p.Steps {
 		if s.Status == StatusCompleted || s.Status == StatusSkipped {
-			out = append(out, s.clone())
+			out = append(out, s.Clone())
 		}
 	}
 	return out
@@ -175,7 +176,7 @@ func (r PartialReplan) Replan(ctx context.Context, req ReplanRequest) (Plan, Rep
 			if k, ok := p.Step(s.ID); ok && k.Tool == s.Tool && string(k.Input) == string(s.Input) {
 				continue
 			}
-			s = s.clone()
+			s = s.Clone()
 			s.Status, s.Result, s.Error, s.Evidence = StatusPending, "", "", nil
 			p.Steps = append(p.Steps, s)
 		}
@@ -232,7 +233,7 @@ func (r FullReplan) Replan(ctx context.Context, req ReplanRequest) (Plan, Replan
 	kept := keptSteps(req.Plan)
 	var b strings.Builder
 	for _, s := range kept {
-		fmt.Fprintf(&b, "- %s (%s): %s\n", s.Description, s.Status, truncate(s.Result, 300))
+		fmt.Fprintf(&b, "- %s (%s): %s\n", s.Description, s.Status, text.Truncate(s.Result, 300))
 	}
 	fmt.Fprintf(&b, "The previous plan was abandoned: step %q %s\n", req.Trigger.StepID, req.Trigger.Summary())
 	np, pi, err := r.Planner.Plan(ctx, PlanRequest{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Context: b.String(), Guards: req.Guards})
@@ -268,7 +269,7 @@ func renameSteps(steps []Step, taken map[string]bool) []Step {
 	}
 	out := make([]Step, len(steps))
 	for i, s := range steps {
-		s = s.clone()
+		s = s.Clone()
 		if n, ok := rename[s.ID]; ok {
 			s.ID = n
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes/internal/text"
 	"slices"
 	"sort"
 	"strings"
@@ -211,7 +212,7 @@ func inputProblem(in json.RawMessage) string {
 		return ""
 	}
 	if !json.Valid(in) {
-		return fmt.Sprintf("input is not valid JSON: %s", truncate(string(in), 80))
+		return fmt.Sprintf("input is not valid JSON: %s", text.Truncate(string(in), 80))
 	}
 	var s string
 	if json.Unmarshal(in, &s) == nil {
@@ -341,6 +342,34 @@ func TopoOrder(p Plan) ([]string, error) {
 	return order, nil
 }
 
+// Guard checks a plan against a user constraint and lists the violations.
+type Guard func(p Plan) []Problem
+
+// SideEffecter is an optional interface for tools: SideEffects reports
+// whether calling the tool changes the world (places an order, writes a file).
+type SideEffecter interface {
+	SideEffects() bool
+}
+
+// ReadOnlyGuard enforces "query only, change nothing": no step that has not
+// run yet may use a tool whose SideEffects reports true.
+func ReadOnlyGuard(ts []tools.Tool) Guard {
+	return func(p Plan) []Problem {
+		var probs []Problem
+		for _, s := range p.Steps {
+			if s.Status == StatusCompleted || s.Status == StatusSkipped {
+				continue
+			}
+			if t, ok := FindTool(ts, s.Tool); ok {
+				if se, ok := t.(SideEffecter); ok && se.SideEffects() {
+					probs = append(probs, Problem{StepID: s.ID, Kind: ProblemConstraint, Message: fmt.Sprintf("tool %q changes things, but the request is query-only", s.Tool)})
+				}
+			}
+		}
+		return probs
+	}
+}
+
 // ToolNames returns the tools' names, in order.
 func ToolNames(ts []tools.Tool) []string {
 	names := make([]string, 0, len(ts))
@@ -415,12 +444,4 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }
