@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"slices"
 	"strings"
 	"time"
@@ -50,7 +51,7 @@ type AgentConfig struct {
 	// them in PlanRequest.Guards (and a FullReplan's planner in its
 	// request), so an LLMPlanner asks the model again when a guard refuses
 	// its plan, and the model-backed PartialReplan likewise.
-	Guards []Guard
+	Guards []plan.Guard
 	// Model, optional, is the model of the default planner, replanner and
 	// responder (any llms.Model).
 	Model llms.Model
@@ -62,7 +63,7 @@ type AgentOption func(*agentOptions)
 type agentOptions struct {
 	now      func() time.Time
 	react    *ReActExecutor
-	reactFor func(Step) bool
+	reactFor func(plan.Step) bool
 	nodeOpts map[string][]graph.NodeOption
 }
 
@@ -80,7 +81,7 @@ func WithClock(now func() time.Time) AgentOption { return func(o *agentOptions) 
 // In a round, each ReAct step makes at most its share of the model calls
 // Budget.MaxModelCalls has left (and at most r.MaxModelCalls), and of the
 // tool calls Budget.MaxToolCalls has left.
-func WithReAct(r *ReActExecutor, selectStep func(Step) bool) AgentOption {
+func WithReAct(r *ReActExecutor, selectStep func(plan.Step) bool) AgentOption {
 	return func(o *agentOptions) { o.react, o.reactFor = r, selectStep }
 }
 
@@ -124,7 +125,7 @@ type Agent struct {
 	cfg      AgentConfig
 	exec     *Executor
 	react    *ReActExecutor
-	reactFor func(Step) bool
+	reactFor func(plan.Step) bool
 	now      func() time.Time
 	g        *graph.StateGraph[AgentState]
 }
@@ -186,7 +187,7 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 		r.Guards = append(slices.Clone(r.Guards), cfg.Guards...)
 		a.react, a.reactFor = &r, o.reactFor
 		if a.reactFor == nil {
-			a.reactFor = func(s Step) bool { return s.Tool == "" && len(s.DependsOn) == 0 }
+			a.reactFor = func(s plan.Step) bool { return s.Tool == "" && len(s.DependsOn) == 0 }
 		}
 	}
 	a.g = graph.New(AgentSchema).
@@ -268,13 +269,13 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState
 // Planner made it: Validate against the agent's tools and every guard of
 // AgentConfig.Guards, as CheckRevision checks a revision. It returns a
 // *PlanError (matching ErrInvalidPlan) listing every problem, or nil.
-func (a *Agent) checkFirstPlan(p Plan) error {
-	probs := Check(p, a.cfg.Tools)
+func (a *Agent) checkFirstPlan(p plan.Plan) error {
+	probs := plan.Check(p, a.cfg.Tools)
 	for _, g := range a.cfg.Guards {
 		probs = append(probs, g(p)...)
 	}
 	if len(probs) > 0 {
-		return &PlanError{Problems: probs}
+		return &plan.ValidationError{Problems: probs}
 	}
 	return nil
 }
@@ -285,7 +286,7 @@ func (a *Agent) checkFirstPlan(p Plan) error {
 func sendRunning(_ context.Context, s AgentState) ([]graph.Send[AgentState], error) {
 	var sends []graph.Send[AgentState]
 	for _, st := range s.Plan.Steps {
-		if st.Status == StatusRunning {
+		if st.Status == plan.StatusRunning {
 			sends = append(sends, graph.SendTo(NodeExecute, AgentState{Goal: s.Goal, Plan: s.Plan, Usage: s.Usage, Current: st.ID}))
 		}
 	}
@@ -334,7 +335,7 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 			return state.Update[AgentState]{}, nil // stays pending; the replan node stops the run
 		}
 	}
-	step.Status = StatusPending
+	step.Status = plan.StatusPending
 	results := s.Plan.Results()
 	var out StepOutcome
 	var delta Usage
@@ -356,7 +357,7 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 		out = e.Run(ctx, step, results)
 	}
 	out.Start, out.End = start, a.now()
-	if err := ctx.Err(); err != nil && out.Status != StatusCompleted {
+	if err := ctx.Err(); err != nil && out.Status != plan.StatusCompleted {
 		// Cancelled: fail the task, so a resume runs the step again rather
 		// than recording a failure the step did not cause.
 		return state.Update[AgentState]{}, err
@@ -383,8 +384,8 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 	before := s.Plan
 	p := ApplyOutcomes(before, outs...)
 	for i := range p.Steps {
-		if p.Steps[i].Status == StatusRunning { // sent, but no outcome came back
-			p.Steps[i].Status = StatusPending
+		if p.Steps[i].Status == plan.StatusRunning { // sent, but no outcome came back
+			p.Steps[i].Status = plan.StatusPending
 		}
 	}
 	// The clock runs for the round's execute tasks and this node only: the

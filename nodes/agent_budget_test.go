@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"sync"
 	"testing"
 	"time"
@@ -14,9 +15,9 @@ import (
 )
 
 // plannerFunc is a Planner from a function.
-type plannerFunc func(ctx context.Context, req PlanRequest) (Plan, PlanInfo, error)
+type plannerFunc func(ctx context.Context, req PlanRequest) (plan.Plan, PlanInfo, error)
 
-func (f plannerFunc) Plan(ctx context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+func (f plannerFunc) Plan(ctx context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
 	return f(ctx, req)
 }
 
@@ -24,11 +25,11 @@ func (f plannerFunc) Plan(ctx context.Context, req PlanRequest) (Plan, PlanInfo,
 // a replan that never makes progress.
 type retryReplanner struct{}
 
-func (retryReplanner) Replan(_ context.Context, req ReplanRequest) (Plan, ReplanInfo, error) {
+func (retryReplanner) Replan(_ context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error) {
 	p := req.Plan.Clone()
 	for i := range p.Steps {
-		if p.Steps[i].Status == StatusFailed {
-			p.Steps[i].Status, p.Steps[i].Error = StatusPending, ""
+		if p.Steps[i].Status == plan.StatusFailed {
+			p.Steps[i].Status, p.Steps[i].Error = plan.StatusPending, ""
 		}
 	}
 	return p, ReplanInfo{Strategy: "retry"}, nil
@@ -40,8 +41,8 @@ func flakyConfig() AgentConfig {
 		Fn: func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }}}
 	return AgentConfig{
 		Tools: ts,
-		Planner: plannerFunc(func(_ context.Context, req PlanRequest) (Plan, PlanInfo, error) {
-			return Plan{Goal: req.Goal, Steps: []Step{
+		Planner: plannerFunc(func(_ context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
+			return plan.Plan{Goal: req.Goal, Steps: []plan.Step{
 				{ID: "fetch", Description: "fetch the data", Tool: "flaky", Input: json.RawMessage(`{}`)},
 				{ID: "answer", Description: "answer", DependsOn: []string{"fetch"}},
 			}}, PlanInfo{Source: "test"}, nil
@@ -264,14 +265,14 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 		c := NewDeliveryCase()
 		cfg := c.AgentConfig()
 		tmpl := c.Template()
-		cfg.Planner = plannerFunc(func(ctx context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+		cfg.Planner = plannerFunc(func(ctx context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
 			p, err := tmpl.Build(req)
 			p.Steps[1].Tool = "stock_chek" // a typo
 			return p, PlanInfo{Source: "test"}, err
 		})
 		app := compileAgent(t, cfg, nil)
 		_, err := app.Invoke(t.Context(), InputFor(c.Request()))
-		require.ErrorIs(t, err, ErrInvalidPlan)
+		require.ErrorIs(t, err, plan.ErrInvalid)
 		var ne *graph.NodeError
 		require.ErrorAs(t, err, &ne)
 		require.Equal(t, NodePlanner, ne.Node)
@@ -288,7 +289,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 		c := NewDeliveryCase()
 		cfg := c.AgentConfig()
 		tmpl := c.Template()
-		cfg.Planner = plannerFunc(func(ctx context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+		cfg.Planner = plannerFunc(func(ctx context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
 			p, err := tmpl.Build(req)
 			p.Steps[1].Input = json.RawMessage(`{"input":` + string(p.Steps[1].Input) + `}`)
 			return p, PlanInfo{Source: "test"}, err
@@ -296,7 +297,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 		app := compileAgent(t, cfg, nil)
 		out, err := app.Invoke(t.Context(), InputFor(c.Request()))
 		require.NoError(t, err)
-		require.Equal(t, ErrKindBadInput, outcomeOf(t, out.PastSteps, "stock_a").ErrKind)
+		require.Equal(t, plan.ErrKindBadInput, outcomeOf(t, out.PastSteps, "stock_a").ErrKind)
 		require.Equal(t, "adaptive:incremental", out.Decisions[1].Info.Strategy)
 		require.Zero(t, out.Usage.ModelCalls)
 		require.Equal(t, 2, out.Usage.Replans)

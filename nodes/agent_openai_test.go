@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 
 	"github.com/stategraph/stategraph/internal/fakechat"
@@ -46,7 +47,7 @@ func TestAgentDeliveryThroughOpenAIClient(t *testing.T) {
 	c := NewDeliveryCase()
 	ts := c.Tools()
 	app := compileAgent(t, AgentConfig{
-		Model: llm, Tools: ts, Checker: c.Checker(), Guards: []Guard{ReadOnlyGuard(ts)},
+		Model: llm, Tools: ts, Checker: c.Checker(), Guards: []plan.Guard{plan.ReadOnlyGuard(ts)},
 		Budget: Budget{MaxModelCalls: 10, MaxToolCalls: 20, MaxReplans: 2},
 	}, nil)
 	out, err := app.Invoke(t.Context(), InputFor(c.Request()))

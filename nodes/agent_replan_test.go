@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"sync/atomic"
 	"testing"
 
@@ -17,11 +18,11 @@ func TestAgentRejectedIncrementalFixFallsThrough(t *testing.T) {
 	// (it writes an index), so the fix breaks the query-only guard. (The
 	// plan is valid: the agent validates the first plan, so a typo in a
 	// tool's name no longer reaches execution.)
-	plan := []Step{st("lookup", "lookup", `{}`), st("read", "read_file", `{"path":"/data/records.csv"}`, "lookup"), st("answer", "", "", "read")}
+	firstPlan := []plan.Step{st("lookup", "lookup", `{}`), st("read", "read_file", `{"path":"/data/records.csv"}`, "lookup"), st("answer", "", "", "read")}
 	const guardRefusal = `tool "find_file" changes things, but the request is query-only`
-	lookupAgain := []Step{st("check", "lookup", `{"again":true}`, "lookup"), st("answer", "", "", "check")}
-	partial := func(steps []Step, err error) Replanner {
-		return PartialReplan{Template: func(ReplanRequest) ([]Step, error) { return steps, err }}
+	lookupAgain := []plan.Step{st("check", "lookup", `{"again":true}`, "lookup"), st("answer", "", "", "check")}
+	partial := func(steps []plan.Step, err error) Replanner {
+		return PartialReplan{Template: func(ReplanRequest) ([]plan.Step, error) { return steps, err }}
 	}
 	full := FullReplan{Planner: stepsPlanner(st("fresh", "lookup", `{"fresh":true}`), st("answer", "", "", "fresh"))}
 	tests := []struct {
@@ -48,7 +49,7 @@ func TestAgentRejectedIncrementalFixFallsThrough(t *testing.T) {
 		},
 	}, {
 		name:   "every strategy rejected: blocked, with every reason",
-		replan: AdaptiveReplanner{Incremental: IncrementalFix{FileFinder: "find_file"}, Partial: partial([]Step{st("find2", "find_file", `{}`, "lookup")}, nil)},
+		replan: AdaptiveReplanner{Incremental: IncrementalFix{FileFinder: "find_file"}, Partial: partial([]plan.Step{st("find2", "find_file", `{}`, "lookup")}, nil)},
 		failed: []StrategyFailure{
 			{Strategy: "incremental", Rejected: true, Reason: guardRefusal},
 			{Strategy: "partial:template", Rejected: true, Reason: `tool "find_file" changes things`},
@@ -69,24 +70,24 @@ func TestAgentRejectedIncrementalFixFallsThrough(t *testing.T) {
 			ts := []tools.Tool{
 				FuncTool{ToolName: "lookup", Fn: func(_ context.Context, in string) (string, error) { return "found " + in, nil }},
 				FuncTool{ToolName: "read_file", Fn: func(_ context.Context, in string) (string, error) {
-					return "", fmt.Errorf("%w: /data/records.csv", ErrMissingFile)
+					return "", fmt.Errorf("%w: /data/records.csv", plan.ErrMissingFile)
 				}},
 				FuncTool{ToolName: "find_file", Mutates: true, Fn: func(context.Context, string) (string, error) { indexed.Add(1); return "/data/x/records.csv", nil }},
 			}
 			cfg := AgentConfig{
 				Tools: ts,
-				Planner: plannerFunc(func(_ context.Context, req PlanRequest) (Plan, PlanInfo, error) {
-					return Plan{Goal: req.Goal, Steps: plan}, tt.planInfo, nil
+				Planner: plannerFunc(func(_ context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
+					return plan.Plan{Goal: req.Goal, Steps: firstPlan}, tt.planInfo, nil
 				}),
 				Replanner: tt.replan,
-				Guards:    []Guard{ReadOnlyGuard(ts)},
+				Guards:    []plan.Guard{plan.ReadOnlyGuard(ts)},
 				Budget:    tt.budget,
 			}
 			app := compileAgent(t, cfg, nil)
 			out, err := app.Invoke(t.Context(), NewInput("look the records up", "query only: change nothing"))
 			require.NoError(t, err)
 			require.Zero(t, indexed.Load(), "the guard held")
-			require.Equal(t, ErrKindMissingFile, outcomeOf(t, out.PastSteps, "read").ErrKind)
+			require.Equal(t, plan.ErrKindMissingFile, outcomeOf(t, out.PastSteps, "read").ErrKind)
 
 			d := out.Decisions[1] // the round in which "read" failed
 			require.Equal(t, TriggerFailed, d.Trigger.Kind)

@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 	"flag"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"os"
 	"path/filepath"
 	"slices"
@@ -69,7 +70,7 @@ func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 	require.Equal(t, []string{"stock_a"}, rounds[1])
 	// The blocked premise: the stock check succeeded and showed A is blocked.
 	stockA := outcomeOf(t, final.PastSteps, "stock_a")
-	require.Equal(t, StatusCompleted, stockA.Status)
+	require.Equal(t, plan.StatusCompleted, stockA.Status)
 	require.True(t, stockA.Blocked)
 	require.Contains(t, stockA.BlockReason, "next Monday 18:00")
 	require.Equal(t, "arranging delivery from warehouse A has lost its premise; evaluate other warehouses", stockA.Impact)
@@ -135,7 +136,7 @@ func TestAgentRunsIndependentStepsInOneSuperstep(t *testing.T) {
 	require.Equal(t, []string{NodeExecute, NodeExecute, NodeExecute}, fanned.Next)
 	var running []string
 	for _, s := range fanned.Values.Plan.Steps {
-		if s.Status == StatusRunning {
+		if s.Status == plan.StatusRunning {
 			running = append(running, s.ID)
 		}
 	}

@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 	"errors"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,7 +15,7 @@ import (
 // not the one the model-call budget refused (ErrModelBudget).
 func TestModelCallsRefusedByTheBudgetAreNotCounted(t *testing.T) {
 	t.Parallel()
-	req, ts := failedPlan(ErrKindOther, st("b", "search", `"x"`, "a"))
+	req, ts := failedPlan(plan.ErrKindOther, st("b", "search", `"x"`, "a"))
 	tests := []struct {
 		name    string
 		allowed int
@@ -83,10 +84,10 @@ func TestAgentCountsTheModelCallsMadeWhenAReplanIsRefused(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{FuncTool{ToolName: "flaky", ToolDescription: "always fails",
 		Fn: func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }}}
-	plan := `{"goal": "fetch the data", "steps": [
+	reply := `{"goal": "fetch the data", "steps": [
   {"id": "fetch", "description": "fetch the data", "tool": "flaky", "input": {}},
   {"id": "answer", "description": "answer the user", "tool": "", "depends_on": ["fetch"]}]}`
-	m := &scriptedModel{replies: []string{plan, "no plan", "no plan", "no plan", "no plan", "no plan"}}
+	m := &scriptedModel{replies: []string{reply, "no plan", "no plan", "no plan", "no plan", "no plan"}}
 	cfg := AgentConfig{Tools: ts, Model: m, Budget: Budget{MaxModelCalls: 3}}
 	app := compileAgent(t, cfg, nil)
 	out, err := app.Invoke(t.Context(), NewInput("fetch the data"))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/stategraph/stategraph/nodes/internal/text"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"slices"
 	"strings"
 	"sync"
@@ -149,7 +150,7 @@ func (c *DeliveryCase) Tools() []tools.Tool {
 	parse := func(in string) (args, error) {
 		var a args
 		if err := json.Unmarshal([]byte(in), &a); err != nil {
-			return a, fmt.Errorf("%w: want a JSON object: %v", ErrBadInput, err)
+			return a, fmt.Errorf("%w: want a JSON object: %v", plan.ErrBadInput, err)
 		}
 		return a, nil
 	}
@@ -179,7 +180,7 @@ func (c *DeliveryCase) Tools() []tools.Tool {
 				}
 				s, ok := c.Stock[a.Warehouse]
 				if !ok || a.SKU != c.SKU {
-					return "", fmt.Errorf("%w: no warehouse %q with item %q", ErrBadInput, a.Warehouse, a.SKU)
+					return "", fmt.Errorf("%w: no warehouse %q with item %q", plan.ErrBadInput, a.Warehouse, a.SKU)
 				}
 				return jsonOut(s)
 			}},
@@ -195,7 +196,7 @@ func (c *DeliveryCase) Tools() []tools.Tool {
 						return jsonOut(q)
 					}
 				}
-				return "", fmt.Errorf("%w: no quote for order %q from %q by %q", ErrBadInput, a.OrderID, a.Warehouse, a.Method)
+				return "", fmt.Errorf("%w: no quote for order %q from %q by %q", plan.ErrBadInput, a.OrderID, a.Warehouse, a.Method)
 			}},
 		FuncTool{ToolName: ToolChangeOrder, ToolDescription: `Change an order's warehouse or shipping method. Has side effects.`, Mutates: true,
 			Fn: func(_ context.Context, in string) (string, error) {
@@ -216,8 +217,8 @@ func (c *DeliveryCase) Template() PlanTemplate {
 			return strings.Contains(g, strings.ToLower(c.OrderID)) &&
 				(strings.Contains(g, "arriv") || strings.Contains(g, "deliver") || strings.Contains(g, "到"))
 		},
-		Build: func(req PlanRequest) (Plan, error) {
-			return Plan{Goal: req.Goal, Steps: []Step{
+		Build: func(req PlanRequest) (plan.Plan, error) {
+			return plan.Plan{Goal: req.Goal, Steps: []plan.Step{
 				{ID: "order", Description: "Look up the order: item, quantity, address and warehouse", Tool: ToolOrderLookup,
 					Input: json.RawMessage(fmt.Sprintf(`{"order_id":%q}`, c.OrderID))},
 				{ID: "stock_a", Description: "Check stock at the order's warehouse and when it could arrive", Tool: ToolStockCheck,
@@ -235,7 +236,7 @@ func (c *DeliveryCase) Template() PlanTemplate {
 // earliest arrival is after the deadline shows the route is blocked; a quote
 // is a candidate or excluded (late, or over the cost cap).
 func (c *DeliveryCase) Checker() Checker {
-	return func(step Step, output string) Verdict {
+	return func(step plan.Step, output string) Verdict {
 		switch step.Tool {
 		case ToolStockCheck:
 			var s WarehouseStock
@@ -299,14 +300,14 @@ func (c *DeliveryCase) judge(q ShippingQuote) string {
 // completed steps stay and the rest is replaced by evaluating every other
 // warehouse — stock, express quote, standard quote, all independent so they
 // run in parallel — and an answer step. Other triggers get ErrNoFix.
-func (c *DeliveryCase) ReplanTemplate(req ReplanRequest) ([]Step, error) {
+func (c *DeliveryCase) ReplanTemplate(req ReplanRequest) ([]plan.Step, error) {
 	blocked, _ := req.Plan.Step(req.Trigger.StepID)
 	if req.Trigger.Kind != TriggerBlocked || blocked.Tool != ToolStockCheck {
 		return nil, fmt.Errorf("%w: the delivery template handles a blocked stock check only", ErrNoFix)
 	}
-	var order Step
+	var order plan.Step
 	for _, s := range req.Plan.Steps {
-		if s.Tool == ToolOrderLookup && s.Status == StatusCompleted {
+		if s.Tool == ToolOrderLookup && s.Status == plan.StatusCompleted {
 			order = s
 		}
 	}
@@ -325,16 +326,16 @@ func (c *DeliveryCase) ReplanTemplate(req ReplanRequest) ([]Step, error) {
 	}
 	slices.Sort(whs)
 	ref := func(field string) string { return fmt.Sprintf("{{%s.result.%s}}", order.ID, field) }
-	var steps []Step
+	var steps []plan.Step
 	var all []string
 	for _, w := range whs {
 		id := strings.ToLower(w)
 		steps = append(steps,
-			Step{ID: id + "_stock", Description: fmt.Sprintf("Check stock at warehouse %s", w), Tool: ToolStockCheck,
+			plan.Step{ID: id + "_stock", Description: fmt.Sprintf("Check stock at warehouse %s", w), Tool: ToolStockCheck,
 				Input: mustJSON(map[string]string{"warehouse": w, "sku": ref("sku")}), DependsOn: []string{order.ID}},
-			Step{ID: id + "_express", Description: fmt.Sprintf("Quote express shipping from warehouse %s", w), Tool: ToolShippingQuote,
+			plan.Step{ID: id + "_express", Description: fmt.Sprintf("Quote express shipping from warehouse %s", w), Tool: ToolShippingQuote,
 				Input: mustJSON(map[string]string{"order_id": ref("order_id"), "warehouse": w, "method": "express"}), DependsOn: []string{order.ID}},
-			Step{ID: id + "_standard", Description: fmt.Sprintf("Quote standard shipping from warehouse %s", w), Tool: ToolShippingQuote,
+			plan.Step{ID: id + "_standard", Description: fmt.Sprintf("Quote standard shipping from warehouse %s", w), Tool: ToolShippingQuote,
 				Input: mustJSON(map[string]string{"order_id": ref("order_id"), "warehouse": w, "method": "standard"}), DependsOn: []string{order.ID}},
 		)
 		all = append(all, id+"_stock", id+"_express", id+"_standard")
@@ -343,7 +344,7 @@ func (c *DeliveryCase) ReplanTemplate(req ReplanRequest) ([]Step, error) {
 	for req.Plan.Index(id) >= 0 {
 		id += "_"
 	}
-	steps = append(steps, Step{ID: id, Description: "Answer: the verdict on the original route and the recommended alternative", DependsOn: all})
+	steps = append(steps, plan.Step{ID: id, Description: "Answer: the verdict on the original route and the recommended alternative", DependsOn: all})
 	return steps, nil
 }
 
@@ -369,7 +370,7 @@ func (c *DeliveryCase) Responder() TemplateResponder {
 // quoteStep is a completed quote step with the quote it returned.
 type quoteStep struct {
 	q    ShippingQuote
-	step Step
+	step plan.Step
 }
 
 func (c *DeliveryCase) answer(req RespondRequest) (string, error) {
@@ -377,9 +378,9 @@ func (c *DeliveryCase) answer(req RespondRequest) (string, error) {
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	stock := map[string]WarehouseStock{}
 	var quotes []quoteStep
-	var original *Step
+	var original *plan.Step
 	for _, s := range req.Plan.Steps {
-		if s.Status != StatusCompleted {
+		if s.Status != plan.StatusCompleted {
 			continue
 		}
 		switch s.Tool {

@@ -1,6 +1,10 @@
 package nodes
 
-import "time"
+import (
+	"time"
+
+	"github.com/stategraph/stategraph/nodes/plan"
+)
 
 // AgentConfig is the rule-based agent for the case, with no model: the
 // template planner, the executor's checker, an adaptive replanner whose
@@ -16,7 +20,7 @@ func (c *DeliveryCase) AgentConfig() AgentConfig {
 		Replanner: AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: PartialReplan{Template: c.ReplanTemplate}},
 		Responder: c.Responder(),
 		Checker:   c.Checker(),
-		Guards:    []Guard{ReadOnlyGuard(ts)},
+		Guards:    []plan.Guard{plan.ReadOnlyGuard(ts)},
 		Budget:    Budget{MaxToolCalls: 20, MaxModelCalls: 30, MaxReplans: 2, MaxWall: time.Minute},
 	}
 }

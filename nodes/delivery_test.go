@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 	"time"
 
@@ -16,14 +17,14 @@ type pureRun struct {
 	Replanner Replanner
 	Responder Responder
 	Tools     []tools.Tool
-	Guards    []Guard
+	Guards    []plan.Guard
 	Budget    Budget
 	Now       func() time.Time
 }
 
 type pureResult struct {
-	Plan      Plan
-	Initial   Plan
+	Plan      plan.Plan
+	Initial   plan.Plan
 	Outcomes  []StepOutcome
 	Decisions []Decision
 	Rounds    [][]string // step ids run in each round
@@ -92,7 +93,7 @@ func deliveryAgent(c *DeliveryCase) pureRun {
 		Replanner: AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: PartialReplan{Template: c.ReplanTemplate}},
 		Responder: c.Responder(),
 		Tools:     ts,
-		Guards:    []Guard{ReadOnlyGuard(ts)},
+		Guards:    []plan.Guard{plan.ReadOnlyGuard(ts)},
 		Budget:    Budget{MaxToolCalls: 20, MaxModelCalls: 30, MaxReplans: 2, MaxWall: time.Minute},
 	}
 }
@@ -110,7 +111,7 @@ func TestDeliveryCaseEndToEnd(t *testing.T) {
 	require.Equal(t, []string{"order"}, res.Rounds[0])
 	require.Equal(t, []string{"stock_a"}, res.Rounds[1])
 	stockA := outcomeOf(t, res.Outcomes, "stock_a")
-	require.Equal(t, StatusCompleted, stockA.Status)
+	require.Equal(t, plan.StatusCompleted, stockA.Status)
 	require.True(t, stockA.Blocked)
 	require.Contains(t, stockA.BlockReason, "restocks Saturday 10:00")
 	require.Contains(t, stockA.BlockReason, "next Monday 18:00")
@@ -130,7 +131,7 @@ func TestDeliveryCaseEndToEnd(t *testing.T) {
 
 	// The completed steps kept their evidence through the replan.
 	kept, _ := res.Plan.Step("stock_a")
-	require.Equal(t, StatusCompleted, kept.Status)
+	require.Equal(t, plan.StatusCompleted, kept.Status)
 	require.NotEmpty(t, kept.Evidence)
 	require.Contains(t, kept.Evidence[0], "stock_check A: 0 available")
 
@@ -166,12 +167,12 @@ func TestDeliveryReplanRefusesMutatingTool(t *testing.T) {
 		p = ApplyOutcomes(p, ex.Run(t.Context(), s, p.Results()))
 	}
 	// A replanner that "solves" it by changing the order violates "query only".
-	sneaky := PartialReplan{Template: func(ReplanRequest) ([]Step, error) {
-		return []Step{{ID: "switch", Description: "move the order to B", Tool: ToolChangeOrder, Input: []byte(`{"warehouse":"B"}`)},
+	sneaky := PartialReplan{Template: func(ReplanRequest) ([]plan.Step, error) {
+		return []plan.Step{{ID: "switch", Description: "move the order to B", Tool: ToolChangeOrder, Input: []byte(`{"warehouse":"B"}`)},
 			{ID: "done", Description: "answer", DependsOn: []string{"switch"}}}, nil
 	}}
 	req := ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerBlocked, StepID: "stock_a"}, Tools: ts}
-	_, _, err = Revise(t.Context(), sneaky, req, ReadOnlyGuard(ts))
+	_, _, err = Revise(t.Context(), sneaky, req, plan.ReadOnlyGuard(ts))
 	require.ErrorIs(t, err, ErrRevisionRejected)
 	require.ErrorContains(t, err, `tool "change_order" changes things, but the request is query-only`)
 	require.Zero(t, c.Calls(ToolChangeOrder))
@@ -200,7 +201,7 @@ func TestDeliveryLabels(t *testing.T) {
 	require.Equal(t, "next Monday 18:00", c.Label(*c.Stock["A"].EarliestArrival))
 }
 
-func stepIDs(p Plan) []string {
+func stepIDs(p plan.Plan) []string {
 	var ids []string
 	for _, s := range p.Steps {
 		ids = append(ids, s.ID)

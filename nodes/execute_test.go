@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,10 +28,10 @@ func TestRunStepResolvesCallsAndAudits(t *testing.T) {
 	t.Parallel()
 	var got string
 	ts := []tools.Tool{tool("echo", func(_ context.Context, in string) (string, error) { got = in; return `{"ok":true}`, nil })}
-	results := Results{"a": {ID: "a", Status: StatusCompleted, Result: `{"w":"A"}`}}
+	results := plan.Results{"a": {ID: "a", Status: plan.StatusCompleted, Result: `{"w":"A"}`}}
 	ex := &Executor{Tools: ts, Now: fixedClock()}
 	o := ex.Run(t.Context(), st("b", "echo", `{"warehouse":"{{a.result.w}}"}`, "a"), results)
-	require.Equal(t, StatusCompleted, o.Status)
+	require.Equal(t, plan.StatusCompleted, o.Status)
 	require.Equal(t, `{"warehouse":"A"}`, got)
 	require.Equal(t, `{"ok":true}`, o.Output)
 	require.False(t, o.Blocked)
@@ -42,7 +43,7 @@ func TestRunStepResolvesCallsAndAudits(t *testing.T) {
 
 	// A JSON string input reaches the tool as its contents.
 	o = RunStep(t.Context(), st("c", "echo", `"O1001"`), ts, nil)
-	require.Equal(t, StatusCompleted, o.Status)
+	require.Equal(t, plan.StatusCompleted, o.Status)
 	require.Equal(t, "O1001", got)
 }
 
@@ -55,7 +56,7 @@ func TestRunStepBlockedIsNotFailure(t *testing.T) {
 	ts := []tools.Tool{blocked, failing}
 
 	o := RunStep(t.Context(), st("s", "stock", ""), ts, nil)
-	require.Equal(t, StatusCompleted, o.Status)
+	require.Equal(t, plan.StatusCompleted, o.Status)
 	require.True(t, o.Blocked)
 	require.Equal(t, "no stock until Saturday", o.BlockReason)
 	require.Equal(t, "the delivery step loses its premise", o.Impact)
@@ -64,17 +65,17 @@ func TestRunStepBlockedIsNotFailure(t *testing.T) {
 	require.Empty(t, o.Err)
 
 	o = RunStep(t.Context(), st("d", "down", ""), ts, nil)
-	require.Equal(t, StatusFailed, o.Status)
+	require.Equal(t, plan.StatusFailed, o.Status)
 	require.False(t, o.Blocked)
 	require.Equal(t, "connection refused", o.Err)
-	require.Equal(t, ErrKindOther, o.ErrKind)
+	require.Equal(t, plan.ErrKindOther, o.ErrKind)
 	require.Equal(t, AuditError, o.Audit[0].Status)
 }
 
 func TestRunStepChecker(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{tool("stock", func(context.Context, string) (string, error) { return `{"available":0}`, nil })}
-	ex := &Executor{Tools: ts, Checker: func(s Step, out string) Verdict {
+	ex := &Executor{Tools: ts, Checker: func(s plan.Step, out string) Verdict {
 		var v struct{ Available int }
 		_ = json.Unmarshal([]byte(out), &v)
 		if v.Available == 0 {
@@ -94,7 +95,7 @@ func TestRunStepFailurePolicies(t *testing.T) {
 		var n atomic.Int32
 		return tool("flaky", func(context.Context, string) (string, error) {
 			if int(n.Add(1)) <= failures {
-				return "", fmt.Errorf("attempt %d: %w", n.Load(), ErrBadInput)
+				return "", fmt.Errorf("attempt %d: %w", n.Load(), plan.ErrBadInput)
 			}
 			return "ok", nil
 		}), &n
@@ -104,15 +105,15 @@ func TestRunStepFailurePolicies(t *testing.T) {
 		policy   FailurePolicy
 		perStep  int
 		failures int
-		status   StepStatus
+		status   plan.StepStatus
 		calls    int32
-		kind     ErrorKind
+		kind     plan.ErrorKind
 	}{
-		{"replan by default", FailurePolicy{}, 0, 1, StatusFailed, 1, ErrKindBadInput},
-		{"skip", FailurePolicy{Action: OnFailureSkip}, 0, 1, StatusSkipped, 1, ErrKindBadInput},
-		{"retry succeeds", FailurePolicy{Action: OnFailureRetry, Retries: 2}, 0, 2, StatusCompleted, 3, ""},
-		{"retry exhausted", FailurePolicy{Action: OnFailureRetry, Retries: 2}, 0, 5, StatusFailed, 3, ErrKindBadInput},
-		{"retry bounded per step", FailurePolicy{Action: OnFailureRetry, Retries: 5}, 2, 5, StatusFailed, 2, ErrKindBadInput},
+		{"replan by default", FailurePolicy{}, 0, 1, plan.StatusFailed, 1, plan.ErrKindBadInput},
+		{"skip", FailurePolicy{Action: OnFailureSkip}, 0, 1, plan.StatusSkipped, 1, plan.ErrKindBadInput},
+		{"retry succeeds", FailurePolicy{Action: OnFailureRetry, Retries: 2}, 0, 2, plan.StatusCompleted, 3, ""},
+		{"retry exhausted", FailurePolicy{Action: OnFailureRetry, Retries: 2}, 0, 5, plan.StatusFailed, 3, plan.ErrKindBadInput},
+		{"retry bounded per step", FailurePolicy{Action: OnFailureRetry, Retries: 5}, 2, 5, plan.StatusFailed, 2, plan.ErrKindBadInput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,13 +135,13 @@ func TestRunStepFailsWithoutCallingTool(t *testing.T) {
 	var called atomic.Bool
 	ts := []tools.Tool{tool("t", func(context.Context, string) (string, error) { called.Store(true); return "", nil })}
 	o := RunStep(t.Context(), st("s", "nope", ""), ts, nil)
-	require.Equal(t, StatusFailed, o.Status)
-	require.Equal(t, ErrKindUnknownTool, o.ErrKind)
+	require.Equal(t, plan.StatusFailed, o.Status)
+	require.Equal(t, plan.ErrKindUnknownTool, o.ErrKind)
 	require.Contains(t, o.Err, `unknown tool "nope" (available: t)`)
 
-	o = RunStep(t.Context(), st("s", "t", `"{{a.result}}"`), ts, Results{"a": {ID: "a"}})
-	require.Equal(t, StatusFailed, o.Status)
-	require.Equal(t, ErrKindReference, o.ErrKind)
+	o = RunStep(t.Context(), st("s", "t", `"{{a.result}}"`), ts, plan.Results{"a": {ID: "a"}})
+	require.Equal(t, plan.StatusFailed, o.Status)
+	require.Equal(t, plan.ErrKindReference, o.ErrKind)
 	require.Contains(t, o.Err, `step "s": reference {{a.result}}: step "a" is pending, not completed`)
 	require.False(t, called.Load())
 	require.Empty(t, o.Audit)
@@ -150,7 +151,7 @@ func TestRunStepRecoversToolPanic(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{tool("p", func(context.Context, string) (string, error) { panic("kaboom") })}
 	o := RunStep(t.Context(), st("s", "p", ""), ts, nil)
-	require.Equal(t, StatusFailed, o.Status)
+	require.Equal(t, plan.StatusFailed, o.Status)
 	require.Contains(t, o.Err, `tool "p" panicked: kaboom`)
 }
 
@@ -161,16 +162,16 @@ func TestRunStepCanceledContext(t *testing.T) {
 	ts := []tools.Tool{tool("t", func(ctx context.Context, _ string) (string, error) { return "", ctx.Err() })}
 	ex := &Executor{Tools: ts, Policy: FailurePolicy{Action: OnFailureRetry, Retries: 3}}
 	o := ex.Run(ctx, st("s", "t", ""), nil)
-	require.Equal(t, StatusFailed, o.Status)
-	require.Equal(t, ErrKindCanceled, o.ErrKind)
+	require.Equal(t, plan.StatusFailed, o.Status)
+	require.Equal(t, plan.ErrKindCanceled, o.ErrKind)
 	require.Empty(t, o.Audit)
 }
 
 func TestSynthesisStep(t *testing.T) {
 	t.Parallel()
-	res := Results{"a": {ID: "a", Status: StatusCompleted, Result: "ra", Evidence: []string{"ea"}}, "b": {ID: "b", Status: StatusCompleted, Result: "rb"}}
-	o := RunStep(t.Context(), Step{ID: "z", Description: "answer", DependsOn: []string{"a", "b"}}, nil, res)
-	require.Equal(t, StatusCompleted, o.Status)
+	res := plan.Results{"a": {ID: "a", Status: plan.StatusCompleted, Result: "ra", Evidence: []string{"ea"}}, "b": {ID: "b", Status: plan.StatusCompleted, Result: "rb"}}
+	o := RunStep(t.Context(), plan.Step{ID: "z", Description: "answer", DependsOn: []string{"a", "b"}}, nil, res)
+	require.Equal(t, plan.StatusCompleted, o.Status)
 	require.Equal(t, "a: ra\nb: rb", o.Output)
 	require.Equal(t, []string{"ea"}, o.Evidence)
 	require.Empty(t, o.Audit)
@@ -199,32 +200,32 @@ func TestRunStepsRunsReadyStepsInParallel(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	p := Plan{Steps: []Step{st("root", "", ""), st("x", "x", "", "root"), st("y", "y", "", "root"), st("z", "", "", "x", "y")}}
+	p := plan.Plan{Steps: []plan.Step{st("root", "", ""), st("x", "x", "", "root"), st("y", "y", "", "root"), st("z", "", "", "x", "y")}}
 	p = ApplyOutcomes(p, RunStep(ctx, p.Steps[0], nil, p.Results()))
 	ready := p.Ready()
-	require.Equal(t, []string{"x", "y"}, stepIDs(Plan{Steps: ready}))
+	require.Equal(t, []string{"x", "y"}, stepIDs(plan.Plan{Steps: ready}))
 	outs := (&Executor{Tools: []tools.Tool{wait("x"), wait("y")}}).RunSteps(ctx, ready, p.Results())
 	require.Equal(t, "x", outs[0].StepID)
 	require.Equal(t, "y", outs[1].StepID)
-	require.Equal(t, StatusCompleted, outs[0].Status)
-	require.Equal(t, StatusCompleted, outs[1].Status)
+	require.Equal(t, plan.StatusCompleted, outs[0].Status)
+	require.Equal(t, plan.StatusCompleted, outs[1].Status)
 	p = ApplyOutcomes(p, outs...)
-	require.Equal(t, []string{"z"}, stepIDs(Plan{Steps: p.Ready()}))
+	require.Equal(t, []string{"z"}, stepIDs(plan.Plan{Steps: p.Ready()}))
 }
 
 func TestClassifyError(t *testing.T) {
 	t.Parallel()
-	for err, want := range map[error]ErrorKind{
-		fmt.Errorf("x: %w", ErrBadInput):           ErrKindBadInput,
-		fmt.Errorf("open: %w", ErrMissingFile):     ErrKindMissingFile,
-		errors.New("open /x: no such file or dir"): ErrKindMissingFile,
-		errors.New("文件不存在"):                        ErrKindMissingFile,
-		errors.New("unknown tool \"x\""):           ErrKindUnknownTool,
-		errors.New("permission denied"):            ErrKindPermission,
-		context.DeadlineExceeded:                   ErrKindTimeout,
-		errors.New("boom"):                         ErrKindOther,
+	for err, want := range map[error]plan.ErrorKind{
+		fmt.Errorf("x: %w", plan.ErrBadInput):       plan.ErrKindBadInput,
+		fmt.Errorf("open: %w", plan.ErrMissingFile): plan.ErrKindMissingFile,
+		errors.New("open /x: no such file or dir"):  plan.ErrKindMissingFile,
+		errors.New("文件不存在"):                         plan.ErrKindMissingFile,
+		errors.New("unknown tool \"x\""):            plan.ErrKindUnknownTool,
+		errors.New("permission denied"):             plan.ErrKindPermission,
+		context.DeadlineExceeded:                    plan.ErrKindTimeout,
+		errors.New("boom"):                          plan.ErrKindOther,
 	} {
-		require.Equal(t, want, ClassifyError(err), err.Error())
+		require.Equal(t, want, plan.ClassifyError(err), err.Error())
 	}
 }
 

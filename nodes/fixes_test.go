@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 	"time"
 
@@ -26,9 +27,9 @@ func TestReActGuardsHideAndRefuseTools(t *testing.T) {
 		askTool("c1", ToolChangeOrder, `{"order_id":"O1001"}`),
 		{Content: "I may not change the order."},
 	}}
-	r := &ReActExecutor{Model: m, Tools: ts, Guards: []Guard{ReadOnlyGuard(ts)}}
-	out, _ := r.Run(t.Context(), Step{ID: "research", Description: "get O1001 there in time"}, nil)
-	require.Equal(t, StatusCompleted, out.Status)
+	r := &ReActExecutor{Model: m, Tools: ts, Guards: []plan.Guard{plan.ReadOnlyGuard(ts)}}
+	out, _ := r.Run(t.Context(), plan.Step{ID: "research", Description: "get O1001 there in time"}, nil)
+	require.Equal(t, plan.StatusCompleted, out.Status)
 	require.Zero(t, c.Calls(ToolChangeOrder))
 	require.Empty(t, out.Audit, "a refused call is not a tool call")
 	var offered []string
@@ -48,8 +49,8 @@ func TestReActStepIsJudgedByTheChecker(t *testing.T) {
 		{Content: "Warehouse A is out of stock."},
 	}}
 	r := &ReActExecutor{Model: m, Tools: c.Tools(), Checker: c.Checker()}
-	out, _ := r.Run(t.Context(), Step{ID: "check_a", Description: "Can warehouse A deliver in time?"}, nil)
-	require.Equal(t, StatusCompleted, out.Status)
+	out, _ := r.Run(t.Context(), plan.Step{ID: "check_a", Description: "Can warehouse A deliver in time?"}, nil)
+	require.Equal(t, plan.StatusCompleted, out.Status)
 	require.True(t, out.Blocked)
 	require.Contains(t, out.BlockReason, "restocks Saturday 10:00")
 	require.Contains(t, out.Impact, "evaluate other warehouses")
@@ -77,18 +78,18 @@ func TestProgressedIgnoresRepeatedChecks(t *testing.T) {
 	t.Parallel()
 	order := done(st("order", "lookup", `{"id":1}`), `{"w":"A"}`, "order 1: warehouse A")
 	check := done(st("check", "stock", `{"w":"{{order.result.w}}","sku":"S"}`, "order"), "0", "A: 0 available")
-	before := Plan{Steps: []Step{order, check,
-		{ID: "again", Tool: "stock", Input: json.RawMessage(`{"sku":"S","w":"A"}`), DependsOn: []string{"order"}, Status: StatusRunning},
+	before := plan.Plan{Steps: []plan.Step{order, check,
+		{ID: "again", Tool: "stock", Input: json.RawMessage(`{"sku":"S","w":"A"}`), DependsOn: []string{"order"}, Status: plan.StatusRunning},
 		{ID: "answer", DependsOn: []string{"again"}}}}
 	tests := []struct {
 		name    string
 		outcome StepOutcome
 		want    bool
 	}{
-		{"same tool, input and evidence: no progress", StepOutcome{StepID: "again", Status: StatusCompleted, Evidence: []string{"A: 0 available"}}, false},
-		{"new evidence: progress", StepOutcome{StepID: "again", Status: StatusCompleted, Evidence: []string{"A: 2 available"}}, true},
-		{"a synthesis step completing: progress", StepOutcome{StepID: "answer", Status: StatusCompleted}, true},
-		{"skipped: progress", StepOutcome{StepID: "again", Status: StatusSkipped}, true},
+		{"same tool, input and evidence: no progress", StepOutcome{StepID: "again", Status: plan.StatusCompleted, Evidence: []string{"A: 0 available"}}, false},
+		{"new evidence: progress", StepOutcome{StepID: "again", Status: plan.StatusCompleted, Evidence: []string{"A: 2 available"}}, true},
+		{"a synthesis step completing: progress", StepOutcome{StepID: "answer", Status: plan.StatusCompleted}, true},
+		{"skipped: progress", StepOutcome{StepID: "again", Status: plan.StatusSkipped}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -98,7 +99,7 @@ func TestProgressedIgnoresRepeatedChecks(t *testing.T) {
 	}
 	other := before.Clone()
 	other.Steps[2].Input = json.RawMessage(`{"sku":"S","w":"B"}`)
-	require.True(t, Progressed(other, []StepOutcome{{StepID: "again", Status: StatusCompleted, Evidence: []string{"A: 0 available"}}}),
+	require.True(t, Progressed(other, []StepOutcome{{StepID: "again", Status: plan.StatusCompleted, Evidence: []string{"A: 0 available"}}}),
 		"another input is other work")
 }
 
@@ -115,7 +116,7 @@ func TestExecutorMakesNoCallOnceTheWallBudgetIsSpent(t *testing.T) {
 	ctx := withWallDeadline(t.Context(), clock.now().Add(time.Minute), time.Minute)
 	o := e.Run(ctx, st("fetch", "slow", `{}`), nil)
 	require.Equal(t, 1, calls)
-	require.Equal(t, StatusFailed, o.Status)
+	require.Equal(t, plan.StatusFailed, o.Status)
 	require.Equal(t, "service unavailable; not retried: nodes: stopped by budget max_wall: used 2m0s of 1m0s", o.Err)
 
 	// Spent before the first call: no call, and not skipped under the skip
@@ -123,7 +124,7 @@ func TestExecutorMakesNoCallOnceTheWallBudgetIsSpent(t *testing.T) {
 	e.Policy = FailurePolicy{Action: OnFailureSkip}
 	o = e.Run(ctx, st("fetch", "slow", `{}`), nil)
 	require.Equal(t, 1, calls)
-	require.Equal(t, StatusFailed, o.Status)
+	require.Equal(t, plan.StatusFailed, o.Status)
 	require.Contains(t, o.Err, "stopped by budget max_wall")
 	require.Empty(t, o.Audit)
 }
@@ -146,15 +147,15 @@ func TestValidateNamesMisspelledReferences(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			p := Plan{Steps: []Step{st("step_1", "read_csv", `{}`), st("step_2", "clean", tt.input, "step_1")}}
-			err := Validate(p, ts)
+			p := plan.Plan{Steps: []plan.Step{st("step_1", "read_csv", `{}`), st("step_2", "clean", tt.input, "step_1")}}
+			err := plan.Validate(p, ts)
 			if tt.want == "" {
 				require.NoError(t, err)
 				return
 			}
-			var pe *PlanError
+			var pe *plan.ValidationError
 			require.ErrorAs(t, err, &pe)
-			require.True(t, pe.Has(ProblemInvalidInput))
+			require.True(t, pe.Has(plan.ProblemInvalidInput))
 			require.ErrorContains(t, err, "which is not a reference and would reach the tool as text; "+tt.want)
 		})
 	}

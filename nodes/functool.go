@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"context"
+	"github.com/stategraph/stategraph/nodes/plan"
 
 	"github.com/tmc/langchaingo/tools"
 )
@@ -16,8 +17,8 @@ type FuncTool struct {
 }
 
 var (
-	_ tools.Tool   = FuncTool{}
-	_ SideEffecter = FuncTool{}
+	_ tools.Tool        = FuncTool{}
+	_ plan.SideEffecter = FuncTool{}
 )
 
 // Name implements tools.Tool.

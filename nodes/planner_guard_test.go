@@ -8,6 +8,7 @@ package nodes
 import (
 	"context"
 	"errors"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -30,14 +31,14 @@ func TestLLMPlannerReasksWhenAGuardRefuses(t *testing.T) {
 	ts := c.Tools()
 	m := &scriptedModel{replies: []string{changeOrderPlanReply, deliveryPlanReply}}
 	req := c.Request()
-	req.Guards = []Guard{ReadOnlyGuard(ts)}
+	req.Guards = []plan.Guard{plan.ReadOnlyGuard(ts)}
 	p, info, err := (&LLMPlanner{Model: m, Tools: ts}).Plan(t.Context(), req)
 	require.NoError(t, err)
 	require.Equal(t, []string{"order", "stock_a", "deliver_a", "answer"}, stepIDs(p))
 	require.Equal(t, 2, info.Attempts)
 	require.Equal(t, 2, info.ModelCalls)
 	require.Len(t, info.Rejected, 1)
-	require.Contains(t, info.Rejected[0], Problem{StepID: "switch", Kind: ProblemConstraint,
+	require.Contains(t, info.Rejected[0], plan.Problem{StepID: "switch", Kind: plan.ProblemConstraint,
 		Message: `tool "change_order" changes things, but the request is query-only`})
 	require.NotContains(t, m.prompts[0], "previous plan was rejected")
 	require.Contains(t, m.prompts[1], "Your previous plan was rejected. Fix every problem:\n- "+changeOrderRefusal)
@@ -122,7 +123,7 @@ func TestAgentPlannerThatInsistsIsRejectedBeforeAnythingRuns(t *testing.T) {
 			var re *RejectedError
 			require.True(t, errors.As(err, &re))
 			require.Equal(t, 3, re.Attempts)
-			require.Equal(t, []Problem{{StepID: "switch", Kind: ProblemConstraint,
+			require.Equal(t, []plan.Problem{{StepID: "switch", Kind: plan.ProblemConstraint,
 				Message: `tool "change_order" changes things, but the request is query-only`}}, re.Problems)
 			require.ErrorContains(t, err, "nodes: planner: nodes: plan rejected after 3 attempts: "+changeOrderRefusal)
 		})
@@ -137,7 +138,7 @@ func TestModelReplansReaskWhenAGuardRefuses(t *testing.T) {
 		testTools("search")[0],
 		FuncTool{ToolName: "write", ToolDescription: "writes a note", Mutates: true, Fn: func(context.Context, string) (string, error) { return "", nil }},
 	}
-	p := Plan{Goal: "g", Steps: []Step{done(st("a", "search", `"q"`), "ra", "ea"), {ID: "b", Description: "x", Tool: "search", Status: StatusFailed, Error: "boom", DependsOn: []string{"a"}}}}
+	p := plan.Plan{Goal: "g", Steps: []plan.Step{done(st("a", "search", `"q"`), "ra", "ea"), {ID: "b", Description: "x", Tool: "search", Status: plan.StatusFailed, Error: "boom", DependsOn: []string{"a"}}}}
 	req := ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerFailed, StepID: "b", Error: "boom"}, Tools: ts}
 	const refusal = `step "w": tool "write" changes things, but the request is query-only`
 	writes := `{"steps":[{"id":"w","description":"write it down","tool":"write","input":"x"},{"id":"z","description":"answer","tool":"","depends_on":["w"]}]}`
@@ -153,7 +154,7 @@ func TestModelReplansReaskWhenAGuardRefuses(t *testing.T) {
 		t.Run(s.name+": accepted on the second attempt", func(t *testing.T) {
 			t.Parallel()
 			m := &scriptedModel{replies: []string{writes, searches}}
-			np, info, err := Revise(t.Context(), s.make(m), req, ReadOnlyGuard(ts))
+			np, info, err := Revise(t.Context(), s.make(m), req, plan.ReadOnlyGuard(ts))
 			require.NoError(t, err)
 			require.Equal(t, 2, info.ModelCalls)
 			require.Equal(t, []string{"a", "s", "z"}, stepIDs(np))
@@ -162,7 +163,7 @@ func TestModelReplansReaskWhenAGuardRefuses(t *testing.T) {
 		t.Run(s.name+": rejected when the model insists", func(t *testing.T) {
 			t.Parallel()
 			m := &scriptedModel{replies: []string{writes, writes, writes}}
-			_, info, err := Revise(t.Context(), s.make(m), req, ReadOnlyGuard(ts))
+			_, info, err := Revise(t.Context(), s.make(m), req, plan.ReadOnlyGuard(ts))
 			require.ErrorIs(t, err, ErrPlanRejected)
 			require.ErrorContains(t, err, refusal)
 			require.True(t, cannotRevise(err), "the next strategy may still try")

@@ -3,6 +3,7 @@ package nodes
 import (
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 
 	"github.com/stategraph/stategraph/internal/fakechat"
@@ -28,7 +29,7 @@ func TestLLMPlannerReasksWithProblems(t *testing.T) {
 	require.Equal(t, "find go", p.Goal)
 	require.Equal(t, []string{"be quick"}, p.Constraints)
 	require.Equal(t, []string{"s1", "s2"}, stepIDs(p))
-	require.Equal(t, StatusPending, p.Steps[0].Status)
+	require.Equal(t, plan.StatusPending, p.Steps[0].Status)
 	require.Equal(t, 4, info.Attempts)
 	require.Equal(t, 4, info.ModelCalls)
 	require.Equal(t, Tokens{Prompt: 400, Completion: 80, Total: 480}, info.Tokens)
@@ -91,8 +92,8 @@ func TestTemplateAndAdaptivePlanners(t *testing.T) {
 	c := NewDeliveryCase()
 	ts := c.Tools()
 	tp := &TemplatePlanner{Tools: ts, Templates: []PlanTemplate{
-		{Name: "kw", Keywords: []string{"weather", "tomorrow"}, Build: func(req PlanRequest) (Plan, error) {
-			return Plan{Steps: []Step{{ID: "w", Description: "answer", Tool: ""}}}, nil
+		{Name: "kw", Keywords: []string{"weather", "tomorrow"}, Build: func(req PlanRequest) (plan.Plan, error) {
+			return plan.Plan{Steps: []plan.Step{{ID: "w", Description: "answer", Tool: ""}}}, nil
 		}},
 		c.Template(),
 	}}
@@ -111,12 +112,12 @@ func TestTemplateAndAdaptivePlanners(t *testing.T) {
 	require.ErrorIs(t, err, ErrNoTemplate)
 
 	// A template that does not validate is an error naming it.
-	broken := &TemplatePlanner{Tools: ts, Templates: []PlanTemplate{{Name: "broken", Keywords: []string{"x"}, Build: func(PlanRequest) (Plan, error) {
-		return Plan{Steps: []Step{{ID: "a", Tool: "nope"}}}, nil
+	broken := &TemplatePlanner{Tools: ts, Templates: []PlanTemplate{{Name: "broken", Keywords: []string{"x"}, Build: func(PlanRequest) (plan.Plan, error) {
+		return plan.Plan{Steps: []plan.Step{{ID: "a", Tool: "nope"}}}, nil
 	}}}}
 	_, _, err = broken.Plan(t.Context(), PlanRequest{Goal: "x"})
 	require.ErrorContains(t, err, `template "broken"`)
-	require.ErrorIs(t, err, ErrInvalidPlan)
+	require.ErrorIs(t, err, plan.ErrInvalid)
 
 	m := &scriptedModel{replies: []string{goodPlan}}
 	ap := &AdaptivePlanner{Templates: tp, Model: &LLMPlanner{Model: m, Tools: testTools("search")}}

@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"encoding/json"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"strings"
 	"text/template"
 
@@ -41,8 +42,8 @@ type PlannerPromptData struct {
 	Context     string
 	Tools       []ToolInfo
 	Schema      string
-	Problems    []Problem // from the previous attempt; empty on the first
-	Previous    string    // the previous attempt's reply, when it had problems
+	Problems    []plan.Problem // from the previous attempt; empty on the first
+	Previous    string         // the previous attempt's reply, when it had problems
 }
 
 // PlannerTemplate is the planner's prompt.
@@ -92,12 +93,12 @@ Previous reply:
 type ReplannerPromptData struct {
 	Goal        string
 	Constraints []string
-	Completed   []Step // kept, with their results and evidence
-	Remaining   []Step // to be replaced
+	Completed   []plan.Step // kept, with their results and evidence
+	Remaining   []plan.Step // to be replaced
 	Trigger     Trigger
 	Tools       []ToolInfo
 	Schema      string
-	Problems    []Problem
+	Problems    []plan.Problem
 	Previous    string
 }
 
@@ -157,7 +158,7 @@ type ResponderPromptData struct {
 	Goal        string
 	Constraints []string
 	Outcomes    []StepOutcome
-	Steps       []Step
+	Steps       []plan.Step
 	// Findings are what each step concluded (its last outcome's
 	// conclusion, and the reason when it showed the route is blocked), by
 	// step id.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/stategraph/stategraph/nodes/internal/text"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"strings"
 	"time"
 
@@ -47,7 +48,7 @@ type ReActExecutor struct {
 	// is checked as a one-step plan with the call's tool and input: a call
 	// a guard refuses is answered with the guard's problem, not made and
 	// not audited. WithReAct adds the agent's Guards.
-	Guards []Guard
+	Guards []plan.Guard
 	// Now is the clock for audit records (default time.Now).
 	Now func() time.Time
 
@@ -71,15 +72,15 @@ const DefaultReActModelCalls = 5
 // Run runs the step. Like Executor.Run it never panics and reports every
 // failure in the outcome: a model error, an unknown tool (answered to the
 // model as an error, so it can correct itself), a spent per-step budget.
-func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (StepOutcome, ReActInfo) {
+func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Results) (StepOutcome, ReActInfo) {
 	out := StepOutcome{StepID: step.ID, Tool: step.Tool}
 	var info ReActInfo
-	fail := func(kind ErrorKind, err error) (StepOutcome, ReActInfo) {
-		out.Status, out.Err, out.ErrKind = StatusFailed, err.Error(), kind
+	fail := func(kind plan.ErrorKind, err error) (StepOutcome, ReActInfo) {
+		out.Status, out.Err, out.ErrKind = plan.StatusFailed, err.Error(), kind
 		return out, info
 	}
 	if r.Model == nil {
-		return fail(ErrKindOther, fmt.Errorf("nodes: react step %q: no model configured", step.ID))
+		return fail(plan.ErrKindOther, fmt.Errorf("nodes: react step %q: no model configured", step.ID))
 	}
 	now := r.Now
 	if now == nil {
@@ -109,29 +110,29 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 	var judged []Verdict // of the successful tool calls, in order
 	for {
 		if err := ctx.Err(); err != nil {
-			return fail(ErrKindCanceled, err)
+			return fail(plan.ErrKindCanceled, err)
 		}
 		if stop := wallSpent(ctx, now()); stop != nil {
-			return fail(ErrKindOther, fmt.Errorf("step %q: %v, before model call %d", step.ID, stop, info.ModelCalls+1))
+			return fail(plan.ErrKindOther, fmt.Errorf("step %q: %v, before model call %d", step.ID, stop, info.ModelCalls+1))
 		}
 		if info.ModelCalls >= maxModel {
 			if r.byModelShare {
-				return fail(ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d, before a final answer", step.ID, BudgetModelCalls, info.ModelCalls, maxModel))
+				return fail(plan.ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d, before a final answer", step.ID, BudgetModelCalls, info.ModelCalls, maxModel))
 			}
-			return fail(ErrKindOther, fmt.Errorf("step %q: per-step model budget spent (%d calls) before a final answer", step.ID, maxModel))
+			return fail(plan.ErrKindOther, fmt.Errorf("step %q: per-step model budget spent (%d calls) before a final answer", step.ID, maxModel))
 		}
 		resp, err := r.Model.GenerateContent(ctx, msgs, opts...)
 		info.ModelCalls++
 		info.Tokens = info.Tokens.Add(TokensOf(resp))
 		if err != nil {
-			return fail(ClassifyError(err), fmt.Errorf("step %q: model call %d: %w", step.ID, info.ModelCalls, err))
+			return fail(plan.ClassifyError(err), fmt.Errorf("step %q: model call %d: %w", step.ID, info.ModelCalls, err))
 		}
 		if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
-			return fail(ErrKindOther, fmt.Errorf("step %q: empty response from model", step.ID))
+			return fail(plan.ErrKindOther, fmt.Errorf("step %q: empty response from model", step.ID))
 		}
 		choice := resp.Choices[0]
 		if len(choice.ToolCalls) == 0 {
-			out.Status = StatusCompleted
+			out.Status = plan.StatusCompleted
 			out.Output = strings.TrimSpace(choice.Content)
 			out.Conclusion = text.Truncate(out.Output, 200)
 			for _, v := range judged {
@@ -156,12 +157,12 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 		for _, tc := range choice.ToolCalls {
 			if r.MaxToolCalls > 0 && len(out.Audit) >= r.MaxToolCalls {
 				if r.byShare {
-					return fail(ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d", step.ID, BudgetToolCalls, len(out.Audit), r.MaxToolCalls))
+					return fail(plan.ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d", step.ID, BudgetToolCalls, len(out.Audit), r.MaxToolCalls))
 				}
-				return fail(ErrKindOther, fmt.Errorf("step %q: stopped by budget %s: used %d of %d", step.ID, BudgetToolCallsPerStep, len(out.Audit), r.MaxToolCalls))
+				return fail(plan.ErrKindOther, fmt.Errorf("step %q: stopped by budget %s: used %d of %d", step.ID, BudgetToolCallsPerStep, len(out.Audit), r.MaxToolCalls))
 			}
 			if stop := wallSpent(ctx, now()); stop != nil {
-				return fail(ErrKindOther, fmt.Errorf("step %q: %v, before tool call %d", step.ID, stop, len(out.Audit)+1))
+				return fail(plan.ErrKindOther, fmt.Errorf("step %q: %v, before tool call %d", step.ID, stop, len(out.Audit)+1))
 			}
 			msg, v := r.call(ctx, step, tc, allowed, now, &out)
 			msgs = append(msgs, msg)
@@ -177,7 +178,7 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 // call succeeded, its verdict (judgeCall). A call to a tool the guards
 // refuse, with its input (refusal), is answered with the refusal and
 // neither made nor recorded.
-func (r *ReActExecutor) call(ctx context.Context, step Step, tc llms.ToolCall, allowed []tools.Tool, now func() time.Time, out *StepOutcome) (llms.MessageContent, *Verdict) {
+func (r *ReActExecutor) call(ctx context.Context, step plan.Step, tc llms.ToolCall, allowed []tools.Tool, now func() time.Time, out *StepOutcome) (llms.MessageContent, *Verdict) {
 	name, args := "", ""
 	if tc.FunctionCall != nil {
 		name, args = tc.FunctionCall.Name, tc.FunctionCall.Arguments
@@ -202,10 +203,10 @@ func (r *ReActExecutor) call(ctx context.Context, step Step, tc llms.ToolCall, a
 	rec := AuditRecord{StepID: step.ID, Tool: name, Attempt: len(out.Audit) + 1, Input: input, Start: now()}
 	var result string
 	var err error
-	if t, ok := FindTool(allowed, name); ok {
+	if t, ok := plan.FindTool(allowed, name); ok {
 		result, err = callTool(ctx, t, input)
 	} else {
-		err = fmt.Errorf("unknown tool %q (available: %s)", name, strings.Join(ToolNames(allowed), ", "))
+		err = fmt.Errorf("unknown tool %q (available: %s)", name, strings.Join(plan.ToolNames(allowed), ", "))
 	}
 	rec.End = now()
 	rec.Duration = rec.End.Sub(rec.Start)
@@ -219,14 +220,14 @@ func (r *ReActExecutor) call(ctx context.Context, step Step, tc llms.ToolCall, a
 	if err != nil {
 		return answer(result), nil
 	}
-	called := Step{ID: step.ID, Description: step.Description, Tool: name, Input: inputJSON(input), DependsOn: step.DependsOn}
+	called := plan.Step{ID: step.ID, Description: step.Description, Tool: name, Input: inputJSON(input), DependsOn: step.DependsOn}
 	v := judgeCall(called, input, result, r.Checker)
 	return answer(result), &v
 }
 
 // allowedTools returns the tools step may call: those the guards do not
 // refuse (refusal).
-func (r *ReActExecutor) allowedTools(step Step) []tools.Tool {
+func (r *ReActExecutor) allowedTools(step plan.Step) []tools.Tool {
 	if len(r.Guards) == 0 {
 		return r.Tools
 	}
@@ -242,11 +243,11 @@ func (r *ReActExecutor) allowedTools(step Step) []tools.Tool {
 // refusal returns why the guards refuse step calling the named tool with
 // input (nil: the tool whatever its input, to decide whether to offer it) —
 // the problems they find in a plan of that one step, not yet run — or "".
-func (r *ReActExecutor) refusal(step Step, tool string, input json.RawMessage) string {
+func (r *ReActExecutor) refusal(step plan.Step, tool string, input json.RawMessage) string {
 	if len(r.Guards) == 0 {
 		return ""
 	}
-	probe := Plan{Steps: []Step{{ID: step.ID, Description: step.Description, Tool: tool, Input: input}}}
+	probe := plan.Plan{Steps: []plan.Step{{ID: step.ID, Description: step.Description, Tool: tool, Input: input}}}
 	var why []string
 	for _, g := range r.Guards {
 		for _, p := range g(probe) {
@@ -267,14 +268,14 @@ func inputJSON(input string) json.RawMessage {
 }
 
 // reactPrompt is the step's task with the results of its dependencies.
-func reactPrompt(step Step, results Results) string {
+func reactPrompt(step plan.Step, results plan.Results) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Step %s: %s\n", step.ID, step.Description)
 	if len(step.Input) > 0 {
 		fmt.Fprintf(&b, "Input: %s\n", step.Input)
 	}
 	for _, d := range step.DependsOn {
-		if r, ok := results[d]; ok && r.Status == StatusCompleted {
+		if r, ok := results[d]; ok && r.Status == plan.StatusCompleted {
 			fmt.Fprintf(&b, "Result of %s (%s): %s\n", d, r.Description, text.Truncate(r.Result, 2000))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"sync"
 	"testing"
 
@@ -56,14 +57,14 @@ func askTool(id, name, input string) *llms.ContentChoice {
 
 func TestReActExecutor(t *testing.T) {
 	t.Parallel()
-	step := Step{ID: "research", Description: "Find out whether warehouse B can ship SKU-01"}
+	step := plan.Step{ID: "research", Description: "Find out whether warehouse B can ship SKU-01"}
 	tests := []struct {
 		name     string
 		model    *toolCallingModel
 		maxTools int
 		maxModel int
 		byShare  bool // maxModel is the step's share of the agent's model-call budget
-		status   StepStatus
+		status   plan.StepStatus
 		output   string
 		err      string
 		audit    int
@@ -73,7 +74,7 @@ func TestReActExecutor(t *testing.T) {
 			askTool("c1", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 			{Content: " B has 4 units. "},
 		}},
-		status: StatusCompleted, output: "B has 4 units.", audit: 1,
+		status: plan.StatusCompleted, output: "B has 4 units.", audit: 1,
 	}, {
 		name: "unknown tool is answered as an error and the model recovers",
 		model: &toolCallingModel{replies: []*llms.ContentChoice{
@@ -81,26 +82,26 @@ func TestReActExecutor(t *testing.T) {
 			askTool("c2", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 			{Content: "B has 4 units."},
 		}},
-		status: StatusCompleted, output: "B has 4 units.", audit: 2,
+		status: plan.StatusCompleted, output: "B has 4 units.", audit: 2,
 	}, {
 		name:     "per-step tool budget",
 		model:    &toolCallingModel{loop: askTool("c", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
 		maxTools: 2,
-		status:   StatusFailed, err: `step "research": stopped by budget max_tool_calls_per_step: used 2 of 2`, audit: 2,
+		status:   plan.StatusFailed, err: `step "research": stopped by budget max_tool_calls_per_step: used 2 of 2`, audit: 2,
 	}, {
 		name:     "per-step model budget",
 		model:    &toolCallingModel{loop: askTool("c", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
 		maxModel: 3,
-		status:   StatusFailed, err: `step "research": per-step model budget spent (3 calls) before a final answer`, audit: 3,
+		status:   plan.StatusFailed, err: `step "research": per-step model budget spent (3 calls) before a final answer`, audit: 3,
 	}, {
 		name:     "share of the agent's model-call budget",
 		model:    &toolCallingModel{loop: askTool("c", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
 		maxModel: 2, byShare: true,
-		status: StatusFailed, err: `step "research": stopped by its share of budget max_model_calls: used 2 of 2`, audit: 2,
+		status: plan.StatusFailed, err: `step "research": stopped by its share of budget max_model_calls: used 2 of 2`, audit: 2,
 	}, {
 		name:   "model error",
 		model:  &toolCallingModel{},
-		status: StatusFailed, err: "tool-calling model: no more replies",
+		status: plan.StatusFailed, err: "tool-calling model: no more replies",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,10 +138,10 @@ func TestReActExecutorSendsToolResultsBack(t *testing.T) {
 		askTool("call-1", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 		{Content: "B has 4 units."},
 	}}
-	results := Results{"order": {ID: "order", Description: "look up", Status: StatusCompleted, Result: `{"sku":"SKU-01"}`}}
-	step := Step{ID: "research", Description: "Can B ship it?", DependsOn: []string{"order"}}
+	results := plan.Results{"order": {ID: "order", Description: "look up", Status: plan.StatusCompleted, Result: `{"sku":"SKU-01"}`}}
+	step := plan.Step{ID: "research", Description: "Can B ship it?", DependsOn: []string{"order"}}
 	out, _ := (&ReActExecutor{Model: m, Tools: c.Tools()}).Run(t.Context(), step, results)
-	require.Equal(t, StatusCompleted, out.Status)
+	require.Equal(t, plan.StatusCompleted, out.Status)
 	require.Equal(t, []string{`stock_check({"warehouse":"B","sku":"SKU-01"}) → {"warehouse":"B","sku":"SKU-01","available":4,"switch_allowed":true}`}, out.Evidence)
 
 	first := m.calls[0]
@@ -164,8 +165,8 @@ func TestAgentRunsDescribedStepsWithReAct(t *testing.T) {
 		{Content: "Warehouse B has 4 units of SKU-01."},
 	}}
 	cfg := c.AgentConfig()
-	cfg.Planner = plannerFunc(func(_ context.Context, req PlanRequest) (Plan, PlanInfo, error) {
-		return Plan{Goal: req.Goal, Steps: []Step{
+	cfg.Planner = plannerFunc(func(_ context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
+		return plan.Plan{Goal: req.Goal, Steps: []plan.Step{
 			{ID: "research", Description: "Find out whether warehouse B has SKU-01"}, // no tool: ReAct
 			{ID: "order", Description: "Look up the order", Tool: ToolOrderLookup, Input: json.RawMessage(`{"order_id":"O1001"}`)},
 			{ID: "answer", Description: "Answer", DependsOn: []string{"research", "order"}}, // synthesis

@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 	"errors"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -21,10 +22,10 @@ func TestReplanRespectsModelCallBudget(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{FuncTool{ToolName: "flaky", ToolDescription: "always fails",
 		Fn: func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }}}
-	plan := `{"goal": "fetch the data", "steps": [
+	reply := `{"goal": "fetch the data", "steps": [
   {"id": "fetch", "description": "fetch the data", "tool": "flaky", "input": {}},
   {"id": "answer", "description": "answer the user", "tool": "", "depends_on": ["fetch"]}]}`
-	m := &scriptedModel{replies: []string{plan, "no plan", "no plan", "no plan", "no plan", "no plan", "no plan"}}
+	m := &scriptedModel{replies: []string{reply, "no plan", "no plan", "no plan", "no plan", "no plan", "no plan"}}
 	cfg := AgentConfig{Tools: ts, Model: m, Budget: Budget{MaxModelCalls: 2}}
 	app := compileAgent(t, cfg, nil)
 	out, err := app.Invoke(t.Context(), NewInput("fetch the data"))
@@ -54,7 +55,7 @@ func TestPlannerNilResponseIsAnError(t *testing.T) {
 		require.Error(t, err)
 	})
 	require.NotPanics(t, func() {
-		_, err := LLMResponder{Model: nilModel{}}.Respond(t.Context(), RespondRequest{Plan: Plan{Goal: "g"}})
+		_, err := LLMResponder{Model: nilModel{}}.Respond(t.Context(), RespondRequest{Plan: plan.Plan{Goal: "g"}})
 		require.Error(t, err)
 	})
 }

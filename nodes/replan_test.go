@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 	"time"
 
@@ -11,8 +12,8 @@ import (
 	"github.com/tmc/langchaingo/tools"
 )
 
-func done(s Step, result string, evidence ...string) Step {
-	s.Status, s.Result, s.Evidence = StatusCompleted, result, evidence
+func done(s plan.Step, result string, evidence ...string) plan.Step {
+	s.Status, s.Result, s.Evidence = plan.StatusCompleted, result, evidence
 	return s
 }
 
@@ -22,12 +23,12 @@ func TestDecide(t *testing.T) {
 	a := done(st("a", "t", ""), "ra")
 	b := st("b", "t", "", "a")
 	failed := st("b", "t", "", "a")
-	failed.Status, failed.Error = StatusFailed, "unknown tool \"t\""
+	failed.Status, failed.Error = plan.StatusFailed, "unknown tool \"t\""
 	skipped := st("b", "t", "", "a")
-	skipped.Status = StatusSkipped
+	skipped.Status = plan.StatusSkipped
 	tests := []struct {
 		name     string
-		plan     Plan
+		plan     plan.Plan
 		outcomes []StepOutcome
 		budget   Budget
 		usage    Usage
@@ -35,20 +36,20 @@ func TestDecide(t *testing.T) {
 		trigger  TriggerKind
 		stop     string
 	}{
-		{"continue", Plan{Steps: []Step{a, b}}, nil, Budget{}, Usage{}, ActionContinue, "", ""},
-		{"finish", Plan{Steps: []Step{a, done(b, "rb")}}, nil, Budget{}, Usage{}, ActionFinish, "", ""},
-		{"finish beats a spent budget", Plan{Steps: []Step{a}}, nil, Budget{MaxToolCalls: 1}, Usage{ToolCalls: 5}, ActionFinish, "", ""},
-		{"blocked route → revise", Plan{Steps: []Step{a, b}}, []StepOutcome{{StepID: "a", Status: StatusCompleted, Blocked: true, BlockReason: "no stock"}}, Budget{}, Usage{}, ActionRevise, TriggerBlocked, ""},
-		{"failed step → revise", Plan{Steps: []Step{a, failed}}, nil, Budget{}, Usage{}, ActionRevise, TriggerFailed, ""},
-		{"a skipped dependency does not block → continue", Plan{Steps: []Step{a, skipped, st("c", "t", "", "b")}}, nil, Budget{}, Usage{}, ActionContinue, "", ""},
-		{"stuck behind a missing step → revise", Plan{Steps: []Step{a, st("c", "t", "", "ghost")}}, nil, Budget{}, Usage{}, ActionRevise, TriggerStuck, ""},
-		{"finished, but the last round found the route blocked → revise", Plan{Steps: []Step{a}}, []StepOutcome{{StepID: "a", Status: StatusCompleted, Blocked: true, BlockReason: "no stock"}}, Budget{}, Usage{}, ActionRevise, TriggerBlocked, ""},
-		{"revise refused by replan budget", Plan{Steps: []Step{a, failed}}, nil, Budget{MaxReplans: 1}, Usage{Replans: 1}, ActionStop, TriggerFailed, BudgetReplans},
-		{"tool budget", Plan{Steps: []Step{a, b}}, nil, Budget{MaxToolCalls: 2}, Usage{ToolCalls: 2}, ActionStop, "", BudgetToolCalls},
-		{"model budget", Plan{Steps: []Step{a, b}}, nil, Budget{MaxModelCalls: 2}, Usage{ModelCalls: 2}, ActionStop, "", BudgetModelCalls},
-		{"wall budget", Plan{Steps: []Step{a, b}}, nil, Budget{MaxWall: time.Second}, Usage{Start: now.Add(-time.Hour)}, ActionStop, "", BudgetWall},
-		{"no progress", Plan{Steps: []Step{a, b}}, nil, Budget{}, Usage{RoundsWithoutProgress: 2}, ActionStop, "", BudgetRoundsWithoutProgress},
-		{"empty plan", Plan{}, nil, Budget{}, Usage{}, ActionBlocked, "", ""},
+		{"continue", plan.Plan{Steps: []plan.Step{a, b}}, nil, Budget{}, Usage{}, ActionContinue, "", ""},
+		{"finish", plan.Plan{Steps: []plan.Step{a, done(b, "rb")}}, nil, Budget{}, Usage{}, ActionFinish, "", ""},
+		{"finish beats a spent budget", plan.Plan{Steps: []plan.Step{a}}, nil, Budget{MaxToolCalls: 1}, Usage{ToolCalls: 5}, ActionFinish, "", ""},
+		{"blocked route → revise", plan.Plan{Steps: []plan.Step{a, b}}, []StepOutcome{{StepID: "a", Status: plan.StatusCompleted, Blocked: true, BlockReason: "no stock"}}, Budget{}, Usage{}, ActionRevise, TriggerBlocked, ""},
+		{"failed step → revise", plan.Plan{Steps: []plan.Step{a, failed}}, nil, Budget{}, Usage{}, ActionRevise, TriggerFailed, ""},
+		{"a skipped dependency does not block → continue", plan.Plan{Steps: []plan.Step{a, skipped, st("c", "t", "", "b")}}, nil, Budget{}, Usage{}, ActionContinue, "", ""},
+		{"stuck behind a missing step → revise", plan.Plan{Steps: []plan.Step{a, st("c", "t", "", "ghost")}}, nil, Budget{}, Usage{}, ActionRevise, TriggerStuck, ""},
+		{"finished, but the last round found the route blocked → revise", plan.Plan{Steps: []plan.Step{a}}, []StepOutcome{{StepID: "a", Status: plan.StatusCompleted, Blocked: true, BlockReason: "no stock"}}, Budget{}, Usage{}, ActionRevise, TriggerBlocked, ""},
+		{"revise refused by replan budget", plan.Plan{Steps: []plan.Step{a, failed}}, nil, Budget{MaxReplans: 1}, Usage{Replans: 1}, ActionStop, TriggerFailed, BudgetReplans},
+		{"tool budget", plan.Plan{Steps: []plan.Step{a, b}}, nil, Budget{MaxToolCalls: 2}, Usage{ToolCalls: 2}, ActionStop, "", BudgetToolCalls},
+		{"model budget", plan.Plan{Steps: []plan.Step{a, b}}, nil, Budget{MaxModelCalls: 2}, Usage{ModelCalls: 2}, ActionStop, "", BudgetModelCalls},
+		{"wall budget", plan.Plan{Steps: []plan.Step{a, b}}, nil, Budget{MaxWall: time.Second}, Usage{Start: now.Add(-time.Hour)}, ActionStop, "", BudgetWall},
+		{"no progress", plan.Plan{Steps: []plan.Step{a, b}}, nil, Budget{}, Usage{RoundsWithoutProgress: 2}, ActionStop, "", BudgetRoundsWithoutProgress},
+		{"empty plan", plan.Plan{}, nil, Budget{}, Usage{}, ActionBlocked, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,10 +68,10 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-func failedPlan(kind ErrorKind, step Step) (ReplanRequest, []tools.Tool) {
+func failedPlan(kind plan.ErrorKind, step plan.Step) (ReplanRequest, []tools.Tool) {
 	ts := testTools("search", "read_file", "find_file")
-	step.Status, step.Error = StatusFailed, "boom"
-	p := Plan{Goal: "g", Constraints: []string{"c"}, Steps: []Step{done(st("a", "search", `"q"`), "ra", "ea"), step, st("z", "", "", step.ID)}}
+	step.Status, step.Error = plan.StatusFailed, "boom"
+	p := plan.Plan{Goal: "g", Constraints: []string{"c"}, Steps: []plan.Step{done(st("a", "search", `"q"`), "ra", "ea"), step, st("z", "", "", step.ID)}}
 	return ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerFailed, StepID: step.ID, ErrKind: kind, Error: "boom"}, Tools: ts}, ts
 }
 
@@ -78,31 +79,31 @@ func TestIncrementalFix(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
-		kind  ErrorKind
-		step  Step
+		kind  plan.ErrorKind
+		step  plan.Step
 		fix   IncrementalFix
-		want  []Step // the steps that replace the failed one
+		want  []plan.Step // the steps that replace the failed one
 		noFix bool
 	}{
-		{"unknown tool → closest", ErrKindUnknownTool, st("b", "serach", `"x"`, "a"), IncrementalFix{},
-			[]Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`"x"`), DependsOn: []string{"a"}, Status: StatusPending}}, false},
-		{"unknown tool, nothing close", ErrKindUnknownTool, st("b", "weather", "", "a"), IncrementalFix{}, nil, true},
-		{"bad input: stringified JSON with trailing comma", ErrKindBadInput, st("b", "search", `"{\"q\": 1,}"`, "a"), IncrementalFix{},
-			[]Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`{"q": 1}`), DependsOn: []string{"a"}, Status: StatusPending}}, false},
-		{"bad input: one-field object unwrapped", ErrKindBadInput, st("b", "search", `{"query":"x"}`, "a"), IncrementalFix{},
-			[]Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`"x"`), DependsOn: []string{"a"}, Status: StatusPending}}, false},
-		{"bad input, nothing to repair", ErrKindBadInput, st("b", "search", `{"a":1,"b":2}`, "a"), IncrementalFix{}, nil, true},
-		{"missing file → find it first", ErrKindMissingFile, st("b", "read_file", `{"path":"/data/sales.csv"}`, "a"), IncrementalFix{FileFinder: "find_file"},
-			[]Step{
-				{ID: "b_find", Description: `find the file "sales.csv" that b needs`, Tool: "find_file", Input: json.RawMessage(`{"name":"sales.csv"}`), DependsOn: []string{"a"}, Status: StatusPending},
-				{ID: "b", Description: "do b", Tool: "read_file", Input: json.RawMessage(`{"path":"{{b_find.result}}"}`), DependsOn: []string{"a", "b_find"}, Status: StatusPending},
+		{"unknown tool → closest", plan.ErrKindUnknownTool, st("b", "serach", `"x"`, "a"), IncrementalFix{},
+			[]plan.Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`"x"`), DependsOn: []string{"a"}, Status: plan.StatusPending}}, false},
+		{"unknown tool, nothing close", plan.ErrKindUnknownTool, st("b", "weather", "", "a"), IncrementalFix{}, nil, true},
+		{"bad input: stringified JSON with trailing comma", plan.ErrKindBadInput, st("b", "search", `"{\"q\": 1,}"`, "a"), IncrementalFix{},
+			[]plan.Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`{"q": 1}`), DependsOn: []string{"a"}, Status: plan.StatusPending}}, false},
+		{"bad input: one-field object unwrapped", plan.ErrKindBadInput, st("b", "search", `{"query":"x"}`, "a"), IncrementalFix{},
+			[]plan.Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`"x"`), DependsOn: []string{"a"}, Status: plan.StatusPending}}, false},
+		{"bad input, nothing to repair", plan.ErrKindBadInput, st("b", "search", `{"a":1,"b":2}`, "a"), IncrementalFix{}, nil, true},
+		{"missing file → find it first", plan.ErrKindMissingFile, st("b", "read_file", `{"path":"/data/sales.csv"}`, "a"), IncrementalFix{FileFinder: "find_file"},
+			[]plan.Step{
+				{ID: "b_find", Description: `find the file "sales.csv" that b needs`, Tool: "find_file", Input: json.RawMessage(`{"name":"sales.csv"}`), DependsOn: []string{"a"}, Status: plan.StatusPending},
+				{ID: "b", Description: "do b", Tool: "read_file", Input: json.RawMessage(`{"path":"{{b_find.result}}"}`), DependsOn: []string{"a", "b_find"}, Status: plan.StatusPending},
 			}, false},
-		{"missing file without a finder", ErrKindMissingFile, st("b", "read_file", `{"path":"x"}`, "a"), IncrementalFix{}, nil, true},
-		{"other errors are not incremental", ErrKindOther, st("b", "search", "", "a"), IncrementalFix{}, nil, true},
-		{"extra fix", ErrKindOther, st("b", "search", "", "a"), IncrementalFix{Extra: []Fix{func(_ ReplanRequest, s Step) ([]Step, bool) {
+		{"missing file without a finder", plan.ErrKindMissingFile, st("b", "read_file", `{"path":"x"}`, "a"), IncrementalFix{}, nil, true},
+		{"other errors are not incremental", plan.ErrKindOther, st("b", "search", "", "a"), IncrementalFix{}, nil, true},
+		{"extra fix", plan.ErrKindOther, st("b", "search", "", "a"), IncrementalFix{Extra: []Fix{func(_ ReplanRequest, s plan.Step) ([]plan.Step, bool) {
 			s.Input = json.RawMessage(`"fixed"`)
-			return []Step{s}, true
-		}}}, []Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`"fixed"`), DependsOn: []string{"a"}, Status: StatusPending}}, false},
+			return []plan.Step{s}, true
+		}}}, []plan.Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`"fixed"`), DependsOn: []string{"a"}, Status: plan.StatusPending}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,7 +119,7 @@ func TestIncrementalFix(t *testing.T) {
 			require.Zero(t, info.ModelCalls)
 			require.Equal(t, req.Plan.Steps[0], p.Steps[0], "completed step untouched")
 			require.Equal(t, tt.want, p.Steps[1:len(p.Steps)-1])
-			require.NoError(t, Validate(p, ts))
+			require.NoError(t, plan.Validate(p, ts))
 		})
 	}
 }
@@ -126,17 +127,17 @@ func TestIncrementalFix(t *testing.T) {
 func TestPartialReplanKeepsCompletedWork(t *testing.T) {
 	t.Parallel()
 	ts := testTools("search", "fetch")
-	p := Plan{Goal: "g", Constraints: []string{"budget ≤ 20"}, Steps: []Step{
+	p := plan.Plan{Goal: "g", Constraints: []string{"budget ≤ 20"}, Steps: []plan.Step{
 		done(st("a", "search", `"q"`), "ra", "ea"),
-		{ID: "b", Description: "blocked", Tool: "search", DependsOn: []string{"a"}, Status: StatusCompleted, Result: "rb", Evidence: []string{"eb"}},
+		{ID: "b", Description: "blocked", Tool: "search", DependsOn: []string{"a"}, Status: plan.StatusCompleted, Result: "rb", Evidence: []string{"eb"}},
 		st("c", "fetch", "", "b"), st("d", "", "", "c"),
 	}}
 	req := ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerBlocked, StepID: "b", BlockReason: "route blocked"}, Tools: ts}
 
 	t.Run("template", func(t *testing.T) {
 		t.Parallel()
-		r := PartialReplan{Template: func(ReplanRequest) ([]Step, error) {
-			return []Step{st("e", "fetch", `"{{a.result}}"`, "a"), st("f", "", "", "e", "b")}, nil
+		r := PartialReplan{Template: func(ReplanRequest) ([]plan.Step, error) {
+			return []plan.Step{st("e", "fetch", `"{{a.result}}"`, "a"), st("f", "", "", "e", "b")}, nil
 		}}
 		np, info, err := Revise(t.Context(), r, req)
 		require.NoError(t, err)
@@ -170,7 +171,7 @@ func TestPartialReplanKeepsCompletedWork(t *testing.T) {
 func TestFullReplanKeepsCompletedStepsAndRenames(t *testing.T) {
 	t.Parallel()
 	ts := testTools("search", "fetch")
-	p := Plan{Goal: "g", Steps: []Step{done(st("s1", "search", `"q"`), "r1", "e1"), {ID: "s2", Description: "x", Tool: "fetch", Status: StatusFailed, Error: "boom", DependsOn: []string{"s1"}}}}
+	p := plan.Plan{Goal: "g", Steps: []plan.Step{done(st("s1", "search", `"q"`), "r1", "e1"), {ID: "s2", Description: "x", Tool: "fetch", Status: plan.StatusFailed, Error: "boom", DependsOn: []string{"s1"}}}}
 	planner := &LLMPlanner{Model: &scriptedModel{replies: []string{
 		`{"steps":[{"id":"s1","description":"fetch it","tool":"fetch","input":"x"},{"id":"s2","description":"answer","tool":"","input":"{{s1.result}}","depends_on":["s1"]}]}`,
 	}}, Tools: ts}
@@ -183,33 +184,33 @@ func TestFullReplanKeepsCompletedStepsAndRenames(t *testing.T) {
 	s2, _ := np.Step("s2")
 	require.Equal(t, []string{"s1_2"}, s2.DependsOn)
 	require.Equal(t, `"{{s1_2.result}}"`, string(s2.Input))
-	require.Equal(t, StatusPending, s2.Status)
+	require.Equal(t, plan.StatusPending, s2.Status)
 }
 
 func TestAdaptiveReplannerChooses(t *testing.T) {
 	t.Parallel()
 	mk := func(done, total int, trig Trigger) ReplanRequest {
-		var steps []Step
+		var steps []plan.Step
 		for i := range total {
 			s := st(string(rune('a'+i)), "t", "")
 			if i < done {
-				s.Status = StatusCompleted
+				s.Status = plan.StatusCompleted
 			}
 			steps = append(steps, s)
 		}
-		return ReplanRequest{Plan: Plan{Steps: steps}, Trigger: trig}
+		return ReplanRequest{Plan: plan.Plan{Steps: steps}, Trigger: trig}
 	}
 	a := AdaptiveReplanner{}
-	require.Equal(t, []string{"incremental", "full", "partial"}, a.Choose(mk(0, 10, Trigger{Kind: TriggerFailed, ErrKind: ErrKindUnknownTool})))
-	require.Equal(t, []string{"full", "partial"}, a.Choose(mk(1, 10, Trigger{Kind: TriggerFailed, ErrKind: ErrKindOther})))
-	require.Equal(t, []string{"partial", "full"}, a.Choose(mk(5, 10, Trigger{Kind: TriggerFailed, ErrKind: ErrKindOther})))
-	require.Equal(t, []string{"partial", "full"}, a.Choose(mk(8, 10, Trigger{Kind: TriggerFailed, ErrKind: ErrKindTimeout})))
+	require.Equal(t, []string{"incremental", "full", "partial"}, a.Choose(mk(0, 10, Trigger{Kind: TriggerFailed, ErrKind: plan.ErrKindUnknownTool})))
+	require.Equal(t, []string{"full", "partial"}, a.Choose(mk(1, 10, Trigger{Kind: TriggerFailed, ErrKind: plan.ErrKindOther})))
+	require.Equal(t, []string{"partial", "full"}, a.Choose(mk(5, 10, Trigger{Kind: TriggerFailed, ErrKind: plan.ErrKindOther})))
+	require.Equal(t, []string{"partial", "full"}, a.Choose(mk(8, 10, Trigger{Kind: TriggerFailed, ErrKind: plan.ErrKindTimeout})))
 	require.Equal(t, []string{"partial", "full"}, a.Choose(mk(0, 10, Trigger{Kind: TriggerBlocked})))
 
 	// Incremental has no fix for an unknown tool with nothing close: partial takes over.
-	req, _ := failedPlan(ErrKindUnknownTool, st("b", "weather", "", "a"))
-	partial := PartialReplan{Template: func(ReplanRequest) ([]Step, error) {
-		return []Step{st("n", "search", "", "a"), st("m", "", "", "n")}, nil
+	req, _ := failedPlan(plan.ErrKindUnknownTool, st("b", "weather", "", "a"))
+	partial := PartialReplan{Template: func(ReplanRequest) ([]plan.Step, error) {
+		return []plan.Step{st("n", "search", "", "a"), st("m", "", "", "n")}, nil
 	}}
 	p, info, err := Revise(t.Context(), AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: partial, EarlyFraction: 0.1}, req)
 	require.NoError(t, err)
@@ -225,32 +226,32 @@ func TestCheckRevisionInvariants(t *testing.T) {
 	t.Parallel()
 	ts := testTools("search", "change")
 	ts[1] = FuncTool{ToolName: "change", ToolDescription: "mutates", Mutates: true, Fn: func(context.Context, string) (string, error) { return "", nil }}
-	old := Plan{Goal: "g", Constraints: []string{"cost ≤ 20", "query only"}, Steps: []Step{done(st("a", "search", `"q"`), "ra", "e1", "e2"), st("b", "search", "", "a")}}
+	old := plan.Plan{Goal: "g", Constraints: []string{"cost ≤ 20", "query only"}, Steps: []plan.Step{done(st("a", "search", `"q"`), "ra", "e1", "e2"), st("b", "search", "", "a")}}
 	tests := []struct {
 		name   string
-		mutate func(p *Plan)
-		kind   ProblemKind
+		mutate func(p *plan.Plan)
+		kind   plan.ProblemKind
 		msg    string
 	}{
-		{"completed step dropped", func(p *Plan) { p.Steps = p.Steps[1:]; p.Steps[0].DependsOn = nil }, ProblemDroppedWork, `step "a": completed step dropped`},
-		{"completed step reset", func(p *Plan) { p.Steps[0].Status = StatusPending }, ProblemDroppedWork, "completed step altered"},
-		{"completed result changed", func(p *Plan) { p.Steps[0].Result = "other" }, ProblemDroppedWork, "completed step altered"},
-		{"evidence dropped", func(p *Plan) { p.Steps[0].Evidence = []string{"e1"} }, ProblemDroppedWork, `evidence dropped: "e2"`},
-		{"constraint relaxed", func(p *Plan) { p.Constraints[0] = "cost ≤ 40" }, ProblemConstraint, `constraint dropped or altered: "cost ≤ 20"`},
-		{"constraint dropped", func(p *Plan) { p.Constraints = p.Constraints[:1] }, ProblemConstraint, `constraint dropped or altered: "query only"`},
-		{"goal changed", func(p *Plan) { p.Goal = "easier" }, ProblemConstraint, `goal changed from "g" to "easier"`},
-		{"invalid revision", func(p *Plan) { p.Steps[1].Tool = "nope" }, ProblemUnknownTool, `unknown tool "nope"`},
-		{"guard: side effects in a query-only run", func(p *Plan) { p.Steps[1].Tool = "change" }, ProblemConstraint, `tool "change" changes things`},
+		{"completed step dropped", func(p *plan.Plan) { p.Steps = p.Steps[1:]; p.Steps[0].DependsOn = nil }, plan.ProblemDroppedWork, `step "a": completed step dropped`},
+		{"completed step reset", func(p *plan.Plan) { p.Steps[0].Status = plan.StatusPending }, plan.ProblemDroppedWork, "completed step altered"},
+		{"completed result changed", func(p *plan.Plan) { p.Steps[0].Result = "other" }, plan.ProblemDroppedWork, "completed step altered"},
+		{"evidence dropped", func(p *plan.Plan) { p.Steps[0].Evidence = []string{"e1"} }, plan.ProblemDroppedWork, `evidence dropped: "e2"`},
+		{"constraint relaxed", func(p *plan.Plan) { p.Constraints[0] = "cost ≤ 40" }, plan.ProblemConstraint, `constraint dropped or altered: "cost ≤ 20"`},
+		{"constraint dropped", func(p *plan.Plan) { p.Constraints = p.Constraints[:1] }, plan.ProblemConstraint, `constraint dropped or altered: "query only"`},
+		{"goal changed", func(p *plan.Plan) { p.Goal = "easier" }, plan.ProblemConstraint, `goal changed from "g" to "easier"`},
+		{"invalid revision", func(p *plan.Plan) { p.Steps[1].Tool = "nope" }, plan.ProblemUnknownTool, `unknown tool "nope"`},
+		{"guard: side effects in a query-only run", func(p *plan.Plan) { p.Steps[1].Tool = "change" }, plan.ProblemConstraint, `tool "change" changes things`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			p := old.Clone()
 			tt.mutate(&p)
-			err := CheckRevision(old, p, ts, ReadOnlyGuard(ts))
+			err := CheckRevision(old, p, ts, plan.ReadOnlyGuard(ts))
 			require.ErrorIs(t, err, ErrRevisionRejected)
-			require.ErrorIs(t, err, ErrInvalidPlan)
-			var pe *PlanError
+			require.ErrorIs(t, err, plan.ErrInvalid)
+			var pe *plan.ValidationError
 			require.True(t, errors.As(err, &pe))
 			require.True(t, pe.Has(tt.kind), "%v", pe.Problems)
 			require.ErrorContains(t, err, tt.msg)
@@ -260,12 +261,12 @@ func TestCheckRevisionInvariants(t *testing.T) {
 	p := old.Clone()
 	p.Constraints = append(p.Constraints, "new")
 	p.Steps[0].Evidence = append(p.Steps[0].Evidence, "e3")
-	require.NoError(t, CheckRevision(old, p, ts, ReadOnlyGuard(ts)))
+	require.NoError(t, CheckRevision(old, p, ts, plan.ReadOnlyGuard(ts)))
 }
 
 func TestReplanRoundBlockedWhenNothingHelps(t *testing.T) {
 	t.Parallel()
-	req, ts := failedPlan(ErrKindOther, st("b", "search", "", "a"))
+	req, ts := failedPlan(plan.ErrKindOther, st("b", "search", "", "a"))
 	d, err := ReplanRound(t.Context(), RoundInput{Plan: req.Plan, Now: time.Now()}, IncrementalFix{}, ts)
 	require.NoError(t, err)
 	require.Equal(t, ActionBlocked, d.Action)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/stategraph/stategraph/nodes/internal/text"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
@@ -13,7 +14,7 @@ import (
 
 // RespondRequest is what the responder answers from.
 type RespondRequest struct {
-	Plan     Plan          // final plan: goal, constraints, steps with results and evidence
+	Plan     plan.Plan     // final plan: goal, constraints, steps with results and evidence
 	Outcomes []StepOutcome // every outcome of the run (past steps), in order
 	// Stop and Blocked say why the run ended early; both empty when it finished.
 	Stop    *StopReason
@@ -53,10 +54,10 @@ func (r RespondRequest) Complete() bool {
 func (r RespondRequest) Missing() []string {
 	var out []string
 	for _, s := range r.Plan.Steps {
-		if s.Status == StatusCompleted {
+		if s.Status == plan.StatusCompleted {
 			continue
 		}
-		m := fmt.Sprintf("%s: %s (%s)", s.ID, s.Description, cmp.Or(s.Status, StatusPending))
+		m := fmt.Sprintf("%s: %s (%s)", s.ID, s.Description, cmp.Or(s.Status, plan.StatusPending))
 		if s.Error != "" {
 			m += ": " + s.Error
 		}
@@ -114,7 +115,7 @@ func (t TemplateResponder) Respond(_ context.Context, req RespondRequest) (Respo
 	}
 	b.WriteString("Done:\n")
 	for _, s := range req.Plan.Steps {
-		if s.Status != StatusCompleted {
+		if s.Status != plan.StatusCompleted {
 			continue
 		}
 		line := s.Result

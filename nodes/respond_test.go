@@ -1,15 +1,16 @@
 package nodes
 
 import (
+	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-func respondPlan() Plan {
-	return Plan{Goal: "find go", Constraints: []string{"be quick"}, Steps: []Step{
+func respondPlan() plan.Plan {
+	return plan.Plan{Goal: "find go", Constraints: []string{"be quick"}, Steps: []plan.Step{
 		done(st("a", "search", `"go"`), `{"hits":3}`, "search(go) → 3 hits"),
-		{ID: "b", Description: "fetch the first hit", Tool: "fetch", DependsOn: []string{"a"}, Status: StatusFailed, Error: "timeout"},
+		{ID: "b", Description: "fetch the first hit", Tool: "fetch", DependsOn: []string{"a"}, Status: plan.StatusFailed, Error: "timeout"},
 		st("c", "", "", "b"),
 	}}
 }

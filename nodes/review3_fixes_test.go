@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 	"time"
 
@@ -19,13 +20,13 @@ import (
 func TestOnlyRepeated(t *testing.T) {
 	t.Parallel()
 	order := done(st("order", "lookup", `{"id":1}`), `{"w":"A"}`, "order 1: warehouse A")
-	before := Plan{Steps: []Step{order,
-		{ID: "again", Tool: "lookup", Input: json.RawMessage(`{"id":1}`), Status: StatusRunning},
+	before := plan.Plan{Steps: []plan.Step{order,
+		{ID: "again", Tool: "lookup", Input: json.RawMessage(`{"id":1}`), Status: plan.StatusRunning},
 		{ID: "answer", DependsOn: []string{"again"}}}}
-	same := StepOutcome{StepID: "again", Status: StatusCompleted, Evidence: []string{"order 1: warehouse A"}}
+	same := StepOutcome{StepID: "again", Status: plan.StatusCompleted, Evidence: []string{"order 1: warehouse A"}}
 	blocked := same
 	blocked.Blocked = true
-	failed := StepOutcome{StepID: "again", Status: StatusFailed, Err: "boom"}
+	failed := StepOutcome{StepID: "again", Status: plan.StatusFailed, Err: "boom"}
 	tests := []struct {
 		name string
 		outs []StepOutcome
@@ -34,8 +35,8 @@ func TestOnlyRepeated(t *testing.T) {
 		{"a repeat", []StepOutcome{same}, true},
 		{"a repeat that shows the route blocked", []StepOutcome{blocked}, false},
 		{"a failure", []StepOutcome{failed}, false},
-		{"new evidence", []StepOutcome{{StepID: "again", Status: StatusCompleted, Evidence: []string{"order 1: warehouse B"}}}, false},
-		{"a synthesis step", []StepOutcome{{StepID: "answer", Status: StatusCompleted}}, false},
+		{"new evidence", []StepOutcome{{StepID: "again", Status: plan.StatusCompleted, Evidence: []string{"order 1: warehouse B"}}}, false},
+		{"a synthesis step", []StepOutcome{{StepID: "answer", Status: plan.StatusCompleted}}, false},
 		{"no outcome", nil, false},
 	}
 	for _, tt := range tests {
@@ -48,7 +49,7 @@ func TestOnlyRepeated(t *testing.T) {
 
 func TestDecideChecksCountersAgainstTheWorkLeft(t *testing.T) {
 	t.Parallel()
-	p := Plan{Steps: []Step{done(st("a", "t", ""), "ra"), st("answer", "", "", "a")}}
+	p := plan.Plan{Steps: []plan.Step{done(st("a", "t", ""), "ra"), st("answer", "", "", "a")}}
 	b := Budget{MaxToolCalls: 1, MaxModelCalls: 1, MaxRoundsWithoutProgress: -1}
 	u := Usage{ToolCalls: 1, ModelCalls: 1}
 	now := time.Unix(1000, 0)
@@ -70,9 +71,9 @@ func TestRespondListsSkippedStepsAFormatLeftOut(t *testing.T) {
 		tool("ok", func(context.Context, string) (string, error) { return `{"v":1}`, nil }),
 		tool("down", func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }),
 	}
-	plan := stepsPlanner(st("a", "down", `{}`), st("c", "ok", `{}`), st("answer", "", "", "a", "c"))
+	planner := stepsPlanner(st("a", "down", `{}`), st("c", "ok", `{}`), st("answer", "", "", "a", "c"))
 	format := TemplateResponder{Format: func(RespondRequest) (string, error) { return "All good.", nil }}
-	app := compileAgent(t, AgentConfig{Tools: ts, Planner: plan, Responder: format, FailurePolicy: FailurePolicy{Action: OnFailureSkip}}, nil)
+	app := compileAgent(t, AgentConfig{Tools: ts, Planner: planner, Responder: format, FailurePolicy: FailurePolicy{Action: OnFailureSkip}}, nil)
 	out, err := app.Invoke(t.Context(), NewInput("g"))
 	require.NoError(t, err)
 	require.False(t, out.Response.Complete)

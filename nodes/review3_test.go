@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -78,13 +79,13 @@ func TestReview3SpentCounterStopsStepsThatNeedNoCall(t *testing.T) {
 // is a misspelling of "result" it suggests a field of the result instead.
 func TestReview3MisspelledReferenceSuggestsTheRightOne(t *testing.T) {
 	t.Parallel()
-	p := Plan{Goal: "g", Steps: []Step{
+	p := plan.Plan{Goal: "g", Steps: []plan.Step{
 		st("order", "a", `{}`),
 		st("b", "a", `{"w":"{{order.Result.warehouse}}"}`, "order"),
 		st("c", "a", `{"w":"{{order.results}}"}`, "order"),
 	}}
-	err := Validate(p, testTools("a"))
-	require.ErrorIs(t, err, ErrInvalidPlan)
+	err := plan.Validate(p, testTools("a"))
+	require.ErrorIs(t, err, plan.ErrInvalid)
 	require.Contains(t, err.Error(), "write {{order.result.warehouse}}")
 	require.Contains(t, err.Error(), "write {{order.result}}")
 	require.NotContains(t, err.Error(), "result.Result")
@@ -112,29 +113,29 @@ func TestReview3ReActCallIsCheckedByTheGuardsWithItsInput(t *testing.T) {
 	t.Parallel()
 	c := NewDeliveryCase()
 	ts := c.Tools()
-	noExpress := func(p Plan) []Problem {
-		var probs []Problem
+	noExpress := func(p plan.Plan) []plan.Problem {
+		var probs []plan.Problem
 		for _, s := range p.Steps {
 			var in struct {
 				Method string `json:"method"`
 			}
 			_ = json.Unmarshal(s.Input, &in)
 			if s.Tool == ToolShippingQuote && in.Method == "express" {
-				probs = append(probs, Problem{StepID: s.ID, Kind: ProblemConstraint, Message: "express is not allowed"})
+				probs = append(probs, plan.Problem{StepID: s.ID, Kind: plan.ProblemConstraint, Message: "express is not allowed"})
 			}
 		}
 		return probs
 	}
-	expressStep := Step{ID: "x", Description: "quote", Tool: ToolShippingQuote,
+	expressStep := plan.Step{ID: "x", Description: "quote", Tool: ToolShippingQuote,
 		Input: json.RawMessage(`{"order_id":"O1001","warehouse":"B","method":"express"}`)}
-	require.NotEmpty(t, noExpress(Plan{Steps: []Step{expressStep}}), "as a plan step it is refused")
+	require.NotEmpty(t, noExpress(plan.Plan{Steps: []plan.Step{expressStep}}), "as a plan step it is refused")
 
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
 		askTool("c1", ToolShippingQuote, `{"order_id":"O1001","warehouse":"B","method":"express"}`),
 		{Content: "express quoted"},
 	}}
-	r := &ReActExecutor{Model: m, Tools: ts, Guards: []Guard{noExpress}}
-	out, _ := r.Run(t.Context(), Step{ID: "research", Description: "quote B"}, nil)
+	r := &ReActExecutor{Model: m, Tools: ts, Guards: []plan.Guard{noExpress}}
+	out, _ := r.Run(t.Context(), plan.Step{ID: "research", Description: "quote B"}, nil)
 	require.Zero(t, c.Calls(ToolShippingQuote), "the refused call is not made")
 	require.Empty(t, out.Audit)
 }
@@ -151,7 +152,7 @@ func TestReview3SharesMatchTheStartedSteps(t *testing.T) {
 	a, err := NewAgent(AgentConfig{Planner: stepsPlanner(), Tools: ts,
 		Budget: Budget{MaxToolCalls: 10, MaxModelCalls: 5}}, WithReAct(&ReActExecutor{Model: m}, nil))
 	require.NoError(t, err)
-	p := Plan{Goal: "g", Steps: []Step{
+	p := plan.Plan{Goal: "g", Steps: []plan.Step{
 		{ID: "r1", Description: "research 1"}, {ID: "t1", Description: "tool 1", Tool: "t"},
 		{ID: "r2", Description: "research 2"}, {ID: "r3", Description: "research 3"},
 		{ID: "t2", Description: "tool 2", Tool: "t"}, {ID: "t3", Description: "tool 3", Tool: "t"},
@@ -162,7 +163,7 @@ func TestReview3SharesMatchTheStartedSteps(t *testing.T) {
 		require.Positive(t, n)
 		toolSum, modelSum := 0, 0
 		for _, s := range started.Steps {
-			if s.Status != StatusRunning {
+			if s.Status != plan.StatusRunning {
 				continue
 			}
 			if a.callsTools(s) {
@@ -189,15 +190,15 @@ func TestReview3SkippedStepsAreProgressAndMissing(t *testing.T) {
 		tool("ok", func(context.Context, string) (string, error) { return `{"v":1}`, nil }),
 		tool("down", func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }),
 	}
-	plan := stepsPlanner(st("a", "down", `{}`), st("b", "ok", `{"x":"{{a.result.v}}"}`, "a"), st("c", "ok", `{}`, "a"), st("answer", "", "", "b", "c"))
-	app := compileAgent(t, AgentConfig{Tools: ts, Planner: plan, FailurePolicy: FailurePolicy{Action: OnFailureSkip},
+	planner := stepsPlanner(st("a", "down", `{}`), st("b", "ok", `{"x":"{{a.result.v}}"}`, "a"), st("c", "ok", `{}`, "a"), st("answer", "", "", "b", "c"))
+	app := compileAgent(t, AgentConfig{Tools: ts, Planner: planner, FailurePolicy: FailurePolicy{Action: OnFailureSkip},
 		Budget: Budget{MaxRoundsWithoutProgress: 1}}, nil)
 	out, err := app.Invoke(t.Context(), NewInput("g"))
 	require.NoError(t, err)
 	require.Nil(t, out.Stop)
-	require.Equal(t, StatusSkipped, out.Plan.Steps[0].Status)
-	require.Equal(t, StatusSkipped, out.Plan.Steps[1].Status, "b needs a's result")
-	require.Equal(t, StatusCompleted, out.Plan.Steps[2].Status, "c only comes after a")
+	require.Equal(t, plan.StatusSkipped, out.Plan.Steps[0].Status)
+	require.Equal(t, plan.StatusSkipped, out.Plan.Steps[1].Status, "b needs a's result")
+	require.Equal(t, plan.StatusCompleted, out.Plan.Steps[2].Status, "c only comes after a")
 	require.False(t, out.Response.Complete)
 	require.Len(t, out.Response.Missing, 2)
 	require.Contains(t, out.Answer(), "service unavailable")

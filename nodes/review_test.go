@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ import (
 )
 
 // reviewDeliveryPlan is the delivery template's plan, built for the case.
-func reviewDeliveryPlan(t *testing.T, c *DeliveryCase) Plan {
+func reviewDeliveryPlan(t *testing.T, c *DeliveryCase) plan.Plan {
 	t.Helper()
 	p, err := c.Template().Build(c.Request())
 	require.NoError(t, err)
@@ -42,8 +43,8 @@ func TestReviewReActStepCannotChangeTheOrder(t *testing.T) {
 	}}
 	cfg := c.AgentConfig()
 	cfg.Planner = stepsPlanner(
-		Step{ID: "research", Description: "Find a way to get O1001 delivered before Friday 18:00"}, // no tool: ReAct
-		Step{ID: "answer", Description: "Answer", DependsOn: []string{"research"}},
+		plan.Step{ID: "research", Description: "Find a way to get O1001 delivered before Friday 18:00"}, // no tool: ReAct
+		plan.Step{ID: "answer", Description: "Answer", DependsOn: []string{"research"}},
 	)
 	app := compileAgent(t, cfg, nil, WithReAct(&ReActExecutor{Model: m}, nil))
 	out, err := app.Invoke(t.Context(), InputFor(c.Request()))
@@ -83,8 +84,8 @@ func TestReviewRevisionOntoMutatingToolIsRefusedInTheGraph(t *testing.T) {
 	t.Parallel()
 	c := NewDeliveryCase()
 	cfg := c.AgentConfig()
-	cfg.Replanner = PartialReplan{Template: func(ReplanRequest) ([]Step, error) {
-		return []Step{
+	cfg.Replanner = PartialReplan{Template: func(ReplanRequest) ([]plan.Step, error) {
+		return []plan.Step{
 			{ID: "switch", Description: "move the order to B", Tool: ToolChangeOrder, Input: json.RawMessage(`{"warehouse":"B"}`)},
 			{ID: "done", Description: "answer", DependsOn: []string{"switch"}},
 		}, nil
@@ -128,7 +129,7 @@ func TestReviewBlockedRouteInTheLastRoundIsNotAFinish(t *testing.T) {
 	c = NewDeliveryCase()
 	cfg := c.AgentConfig()
 	tmpl := c.Template()
-	cfg.Planner = plannerFunc(func(_ context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+	cfg.Planner = plannerFunc(func(_ context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
 		p, err := tmpl.Build(req)
 		p.Steps = p.Steps[:2]
 		return p, PlanInfo{Source: "test"}, err
@@ -193,7 +194,7 @@ func TestReviewBlockedStockCheckIsACompleteResultPackage(t *testing.T) {
 	stock, _ := p.Step("stock_a")
 	o := ex.Run(t.Context(), stock, p.Results())
 
-	require.Equal(t, StatusCompleted, o.Status, "the tool call succeeded and the step is done")
+	require.Equal(t, plan.StatusCompleted, o.Status, "the tool call succeeded and the step is done")
 	require.Empty(t, o.Err)
 	require.Empty(t, o.ErrKind)
 	require.True(t, o.Blocked, "the route is blocked")
@@ -228,8 +229,8 @@ func TestReviewReActStepReportsABlockedRoute(t *testing.T) {
 		{Content: "Warehouse A cannot ship before Saturday."},
 	}}
 	r := &ReActExecutor{Model: m, Tools: []tools.Tool{stock}}
-	out, _ := r.Run(t.Context(), Step{ID: "check_a", Description: "Can warehouse A deliver before Friday 18:00?"}, nil)
-	require.Equal(t, StatusCompleted, out.Status)
+	out, _ := r.Run(t.Context(), plan.Step{ID: "check_a", Description: "Can warehouse A deliver before Friday 18:00?"}, nil)
+	require.Equal(t, plan.StatusCompleted, out.Status)
 	require.True(t, out.Blocked, "the step succeeded and showed the route is blocked")
 	require.Contains(t, out.BlockReason, "no stock until Saturday")
 	require.Equal(t, "evaluate other warehouses", out.Impact)
@@ -290,7 +291,7 @@ func TestReviewSkippedStepIsReportedAsMissing(t *testing.T) {
 	out, err := app.Invoke(t.Context(), NewInput("price and stock of SKU-01"))
 	require.NoError(t, err)
 	price, _ := out.Plan.Step("price")
-	require.Equal(t, StatusSkipped, price.Status)
+	require.Equal(t, plan.StatusSkipped, price.Status)
 	require.False(t, out.Response.Complete, "a step that failed and was skipped is missing work")
 	require.Contains(t, out.Answer(), "price service unavailable")
 }
@@ -358,9 +359,9 @@ func TestReviewRepeatingTheSameCheckIsNoProgress(t *testing.T) {
 	cfg := c.AgentConfig()
 	cfg.Budget = Budget{} // defaults only: stop after two rounds without progress
 	var n atomic.Int32
-	cfg.Replanner = PartialReplan{Template: func(req ReplanRequest) ([]Step, error) {
+	cfg.Replanner = PartialReplan{Template: func(req ReplanRequest) ([]plan.Step, error) {
 		id := fmt.Sprintf("stock_a_%d", n.Add(1))
-		return []Step{
+		return []plan.Step{
 			{ID: id, Description: "Check stock at warehouse A again", Tool: ToolStockCheck,
 				Input: json.RawMessage(`{"warehouse":"A","sku":"SKU-01"}`), DependsOn: []string{"order"}},
 			{ID: "answer_" + id, Description: "Answer", DependsOn: []string{id}},
@@ -381,7 +382,7 @@ func TestReviewEveryStopNamesItsBudget(t *testing.T) {
 	failing := FuncTool{ToolName: "flaky", ToolDescription: "fails", Fn: func(context.Context, string) (string, error) {
 		return "", errors.New("service unavailable")
 	}}
-	plan := stepsPlanner(st("fetch", "flaky", `{}`), st("answer", "", "", "fetch"))
+	planner := stepsPlanner(st("fetch", "flaky", `{}`), st("answer", "", "", "fetch"))
 	tests := []struct {
 		name   string
 		budget Budget
@@ -395,7 +396,7 @@ func TestReviewEveryStopNamesItsBudget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := AgentConfig{Tools: []tools.Tool{failing}, Planner: plan, Replanner: retryReplanner{}, Budget: tt.budget, FailurePolicy: tt.policy}
+			cfg := AgentConfig{Tools: []tools.Tool{failing}, Planner: planner, Replanner: retryReplanner{}, Budget: tt.budget, FailurePolicy: tt.policy}
 			app := compileAgent(t, cfg, nil)
 			out, err := app.Invoke(t.Context(), NewInput("fetch"))
 			require.NoError(t, err)
@@ -417,14 +418,14 @@ func TestReviewIncrementalFixMakesNoModelCall(t *testing.T) {
 	t.Parallel()
 	ts := testTools("search", "summarize")
 	m := &scriptedModel{err: errors.New("the model must not be called")}
-	p := Plan{Goal: "g", Constraints: []string{"c"}, Steps: []Step{
+	p := plan.Plan{Goal: "g", Constraints: []string{"c"}, Steps: []plan.Step{
 		done(st("a", "search", `"go"`), "3 hits", "search(go) → 3 hits"),
 		{ID: "b", Description: "summarize", Tool: "sumarize", Input: json.RawMessage(`"{{a.result}}"`), DependsOn: []string{"a"},
-			Status: StatusFailed, Error: `unknown tool "sumarize"`},
+			Status: plan.StatusFailed, Error: `unknown tool "sumarize"`},
 		st("c", "", "", "b"),
 	}}
 	r := AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: PartialReplan{Model: m}, Full: FullReplan{Planner: &LLMPlanner{Model: m, Tools: ts}}}
-	d, err := ReplanRound(t.Context(), RoundInput{Plan: p, Outcomes: []StepOutcome{{StepID: "b", Status: StatusFailed, ErrKind: ErrKindUnknownTool}}}, r, ts)
+	d, err := ReplanRound(t.Context(), RoundInput{Plan: p, Outcomes: []StepOutcome{{StepID: "b", Status: plan.StatusFailed, ErrKind: plan.ErrKindUnknownTool}}}, r, ts)
 	require.NoError(t, err)
 	require.Equal(t, ActionRevise, d.Action)
 	require.Equal(t, "adaptive:incremental", d.Info.Strategy)
@@ -432,7 +433,7 @@ func TestReviewIncrementalFixMakesNoModelCall(t *testing.T) {
 	require.Zero(t, m.calls())
 	b, _ := d.Plan.Step("b")
 	require.Equal(t, "summarize", b.Tool)
-	require.Equal(t, StatusPending, b.Status)
+	require.Equal(t, plan.StatusPending, b.Status)
 	a, _ := d.Plan.Step("a")
 	require.Equal(t, done(st("a", "search", `"go"`), "3 hits", "search(go) → 3 hits"), a)
 	require.Equal(t, []string{"c"}, d.Plan.Constraints)
@@ -446,8 +447,8 @@ func TestReviewAdaptiveChoiceAndCost(t *testing.T) {
 	ts := testTools("search", "fetch")
 	newPlan := `{"steps":[{"id":"n1","description":"search again","tool":"search","input":"go","depends_on":[]},` +
 		`{"id":"n2","description":"answer","tool":"","depends_on":["n1"]}]}`
-	mk := func(completed, total int) Plan {
-		p := Plan{Goal: "g", Constraints: []string{"query only"}}
+	mk := func(completed, total int) plan.Plan {
+		p := plan.Plan{Goal: "g", Constraints: []string{"query only"}}
 		for i := range total {
 			id := string(rune('a' + i))
 			s := st(id, "search", `"x"`)
@@ -458,7 +459,7 @@ func TestReviewAdaptiveChoiceAndCost(t *testing.T) {
 			case i < completed:
 				s = done(s, "r"+id, "e"+id)
 			case i == completed:
-				s.Status, s.Error = StatusFailed, "service unavailable"
+				s.Status, s.Error = plan.StatusFailed, "service unavailable"
 			}
 			p.Steps = append(p.Steps, s)
 		}
@@ -490,7 +491,7 @@ func TestReviewAdaptiveChoiceAndCost(t *testing.T) {
 			for _, id := range tt.keptPrefix {
 				s, ok := d.Plan.Step(id)
 				require.True(t, ok)
-				require.Equal(t, StatusCompleted, s.Status)
+				require.Equal(t, plan.StatusCompleted, s.Status)
 				require.Equal(t, []string{"e" + id}, s.Evidence)
 			}
 			require.Equal(t, []string{"query only"}, d.Plan.Constraints, "constraints are never relaxed")
@@ -515,33 +516,33 @@ func TestReviewRevisionMayNotRelaxAConstraintOrDropEvidence(t *testing.T) {
 	require.NoError(t, err)
 	tests := []struct {
 		name   string
-		mutate func(p *Plan)
+		mutate func(p *plan.Plan)
 		want   string
 	}{
-		{"cost cap relaxed", func(p *Plan) { p.Constraints[2] = "extra total cost at most 40" }, `constraint dropped or altered: "extra total cost at most 20"`},
-		{"query-only dropped", func(p *Plan) { p.Constraints = p.Constraints[:3] }, `constraint dropped or altered: "query only: change nothing"`},
-		{"evidence dropped", func(p *Plan) { p.Steps[1].Evidence = nil }, "evidence dropped"},
-		{"blocked finding rewritten", func(p *Plan) { p.Steps[1].Result = `{"warehouse":"A","available":1}` }, "completed step altered"},
+		{"cost cap relaxed", func(p *plan.Plan) { p.Constraints[2] = "extra total cost at most 40" }, `constraint dropped or altered: "extra total cost at most 20"`},
+		{"query-only dropped", func(p *plan.Plan) { p.Constraints = p.Constraints[:3] }, `constraint dropped or altered: "query only: change nothing"`},
+		{"evidence dropped", func(p *plan.Plan) { p.Steps[1].Evidence = nil }, "evidence dropped"},
+		{"blocked finding rewritten", func(p *plan.Plan) { p.Steps[1].Result = `{"warehouse":"A","available":1}` }, "completed step altered"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			strategy := PartialReplan{Template: func(req ReplanRequest) ([]Step, error) { return good, nil }}
-			bad := replannerFunc(func(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error) {
+			strategy := PartialReplan{Template: func(req ReplanRequest) ([]plan.Step, error) { return good, nil }}
+			bad := replannerFunc(func(ctx context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error) {
 				np, info, err := strategy.Replan(ctx, req)
 				tt.mutate(&np)
 				return np, info, err
 			})
-			_, _, err := Revise(t.Context(), bad, ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerBlocked, StepID: "stock_a"}, Tools: ts}, ReadOnlyGuard(ts))
+			_, _, err := Revise(t.Context(), bad, ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerBlocked, StepID: "stock_a"}, Tools: ts}, plan.ReadOnlyGuard(ts))
 			require.ErrorIs(t, err, ErrRevisionRejected)
 			require.ErrorContains(t, err, tt.want)
 		})
 	}
 }
 
-type replannerFunc func(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error)
+type replannerFunc func(ctx context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error)
 
-func (f replannerFunc) Replan(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error) {
+func (f replannerFunc) Replan(ctx context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error) {
 	return f(ctx, req)
 }
 
@@ -560,15 +561,15 @@ func TestReviewSeedStyleReferenceIsNotPassedLiterally(t *testing.T) {
 			return "clean", nil
 		}},
 	}
-	p := Plan{Goal: "数据分析", Steps: []Step{
+	p := plan.Plan{Goal: "数据分析", Steps: []plan.Step{
 		st("step_1", "read_csv", `{"path":"sales.csv"}`),
 		st("step_2", "clean_data", `{"data":"{{step_1_result}}"}`, "step_1"),
 	}}
-	err := Validate(p, ts)
+	err := plan.Validate(p, ts)
 	if err == nil {
 		p = ApplyOutcomes(p, RunStep(t.Context(), p.Steps[0], ts, p.Results()))
 		o := RunStep(t.Context(), p.Steps[1], ts, p.Results())
-		require.Equal(t, StatusCompleted, o.Status)
+		require.Equal(t, plan.StatusCompleted, o.Status)
 		require.NotContains(t, got.Load(), "{{step_1_result}}", "the tool must not receive an unresolved placeholder")
 	}
 }
@@ -590,7 +591,7 @@ func TestReviewAgentValidatesThePlanBeforeAnythingRuns(t *testing.T) {
 	)}
 	app := compileAgent(t, cfg, nil)
 	_, err := app.Invoke(t.Context(), NewInput("search"))
-	require.ErrorIs(t, err, ErrInvalidPlan)
+	require.ErrorIs(t, err, plan.ErrInvalid)
 	require.Zero(t, calls.Load(), "nothing runs before the plan is validated")
 }
 
@@ -693,14 +694,14 @@ func TestReviewReferenceToAMissingFieldFailsBeforeTheTool(t *testing.T) {
 		calls.Add(1)
 		return "{}", nil
 	}}}
-	results := Results{"order": done(st("order", "lookup", ""), `{"warehouse":"A","items":[{"sku":"SKU-01"}]}`)}
+	results := plan.Results{"order": done(st("order", "lookup", ""), `{"warehouse":"A","items":[{"sku":"SKU-01"}]}`)}
 	ok := RunStep(t.Context(), st("q", "quote", `{"w":"{{order.result.warehouse}}","sku":"{{order.result.items.0.sku}}"}`, "order"), ts, results)
-	require.Equal(t, StatusCompleted, ok.Status, ok.Err)
+	require.Equal(t, plan.StatusCompleted, ok.Status, ok.Err)
 	require.Equal(t, `{"sku":"SKU-01","w":"A"}`, ok.Audit[0].Input)
 
 	bad := RunStep(t.Context(), st("q", "quote", `{"w":"{{order.result.warehous}}"}`, "order"), ts, results)
-	require.Equal(t, StatusFailed, bad.Status)
-	require.Equal(t, ErrKindReference, bad.ErrKind)
+	require.Equal(t, plan.StatusFailed, bad.Status)
+	require.Equal(t, plan.ErrKindReference, bad.ErrKind)
 	require.Contains(t, bad.Err, `has no field "warehous"`)
 	require.Equal(t, int32(1), calls.Load(), "the tool was not called for the bad reference")
 	require.Empty(t, bad.Audit)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"strings"
 	"sync"
 	"testing"
@@ -18,9 +19,9 @@ import (
 )
 
 // stepsPlanner plans the given steps for any goal.
-func stepsPlanner(steps ...Step) Planner {
-	return plannerFunc(func(_ context.Context, req PlanRequest) (Plan, PlanInfo, error) {
-		return Plan{Goal: req.Goal, Steps: steps}, PlanInfo{Source: "test"}, nil
+func stepsPlanner(steps ...plan.Step) Planner {
+	return plannerFunc(func(_ context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
+		return plan.Plan{Goal: req.Goal, Steps: steps}, PlanInfo{Source: "test"}, nil
 	})
 }
 
@@ -35,8 +36,8 @@ func callsPerStep(l AuditLog) map[string]int {
 
 func TestToolShareSplitsWhatIsLeft(t *testing.T) {
 	t.Parallel()
-	running := func(s Step) Step { s.Status = StatusRunning; return s }
-	p := Plan{Steps: []Step{
+	running := func(s plan.Step) plan.Step { s.Status = plan.StatusRunning; return s }
+	p := plan.Plan{Steps: []plan.Step{
 		done(st("a", "work", ""), "ra"),
 		running(st("b", "work", "")),
 		running(st("c", "", "")), // synthesis: no calls
@@ -104,8 +105,8 @@ func TestAgentToolCallBudgetIsAHardLimitWithinARound(t *testing.T) {
 			}}
 	}
 	// parallel is n independent steps on the tool, then an answer.
-	parallel := func(n int) []Step {
-		var steps []Step
+	parallel := func(n int) []plan.Step {
+		var steps []plan.Step
 		var ids []string
 		for i := 1; i <= n; i++ {
 			id := fmt.Sprintf("s%d", i)
@@ -116,7 +117,7 @@ func TestAgentToolCallBudgetIsAHardLimitWithinARound(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		steps  []Step
+		steps  []plan.Step
 		fail   bool
 		budget Budget
 		policy FailurePolicy
@@ -142,7 +143,7 @@ func TestAgentToolCallBudgetIsAHardLimitWithinARound(t *testing.T) {
 		stop:   "max_replans",
 	}, {
 		name:   "a ReAct step makes no more calls than its share",
-		steps:  []Step{{ID: "research", Description: "look around"}, st("s1", "work", `{}`), st("answer", "", "", "research", "s1")},
+		steps:  []plan.Step{{ID: "research", Description: "look around"}, st("s1", "work", `{}`), st("answer", "", "", "research", "s1")},
 		budget: Budget{MaxToolCalls: 3},
 		react:  &toolCallingModel{loop: askTool("c", "work", "again")},
 		calls:  map[string]int{"research": 2, "s1": 1},
@@ -207,8 +208,8 @@ func (c *manualClock) advance(d time.Duration) {
 func TestAgentWallTimeCountsOnlyRunningTime(t *testing.T) {
 	t.Parallel()
 	// chain is n steps on the tool, each after the one before, then an answer.
-	chain := func(n int) []Step {
-		var steps []Step
+	chain := func(n int) []plan.Step {
+		var steps []plan.Step
 		prev := []string(nil)
 		for i := 1; i <= n; i++ {
 			id := fmt.Sprintf("s%d", i)
@@ -273,8 +274,8 @@ func TestAgentWallTimeCountsOnlyRunningTime(t *testing.T) {
 
 func TestModelShareSplitsWhatIsLeftAmongReActSteps(t *testing.T) {
 	t.Parallel()
-	running := func(s Step) Step { s.Status = StatusRunning; return s }
-	p := Plan{Steps: []Step{
+	running := func(s plan.Step) plan.Step { s.Status = plan.StatusRunning; return s }
+	p := plan.Plan{Steps: []plan.Step{
 		running(st("b", "", "")),      // described in words: ReAct
 		running(st("c", "work", "")),  // a tool call: no model call
 		running(st("d", "", "")),      // ReAct
@@ -298,7 +299,7 @@ func TestModelShareSplitsWhatIsLeftAmongReActSteps(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			a := &Agent{cfg: AgentConfig{Budget: tt.budget}, react: &ReActExecutor{},
-				reactFor: func(s Step) bool { return s.Tool == "" && len(s.DependsOn) == 0 }}
+				reactFor: func(s plan.Step) bool { return s.Tool == "" && len(s.DependsOn) == 0 }}
 			for id, want := range tt.want {
 				require.Equal(t, want, a.modelShare(p, Usage{ModelCalls: tt.used}, id), id)
 			}
@@ -323,7 +324,7 @@ func modelCallsPerStep(m *toolCallingModel) map[string]int {
 // spendingRetry is retryReplanner that reports one model call per revision.
 type spendingRetry struct{}
 
-func (spendingRetry) Replan(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error) {
+func (spendingRetry) Replan(ctx context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error) {
 	p, info, err := retryReplanner{}.Replan(ctx, req)
 	info.ModelCalls = 1
 	return p, info, err
@@ -335,12 +336,12 @@ func TestAgentModelCallBudgetIsAHardLimitWithinARound(t *testing.T) {
 		Fn: func(context.Context, string) (string, error) { return "done", nil }}
 	// described is n independent steps described in words (run by ReAct),
 	// then an answer.
-	described := func(n int) []Step {
-		var steps []Step
+	described := func(n int) []plan.Step {
+		var steps []plan.Step
 		var ids []string
 		for i := 1; i <= n; i++ {
 			id := fmt.Sprintf("s%d", i)
-			steps = append(steps, Step{ID: id, Description: "look around " + id})
+			steps = append(steps, plan.Step{ID: id, Description: "look around " + id})
 			ids = append(ids, id)
 		}
 		return append(steps, st("answer", "", "", ids...))
@@ -349,7 +350,7 @@ func TestAgentModelCallBudgetIsAHardLimitWithinARound(t *testing.T) {
 	keepsAsking := askTool("c", "work", "again")
 	tests := []struct {
 		name      string
-		steps     []Step
+		steps     []plan.Step
 		planned   int // model calls the planner reports
 		replanner Replanner
 		budget    Budget
@@ -401,8 +402,8 @@ func TestAgentModelCallBudgetIsAHardLimitWithinARound(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			planner := plannerFunc(func(_ context.Context, req PlanRequest) (Plan, PlanInfo, error) {
-				return Plan{Goal: req.Goal, Steps: tt.steps}, PlanInfo{Source: "test", ModelCalls: tt.planned}, nil
+			planner := plannerFunc(func(_ context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
+				return plan.Plan{Goal: req.Goal, Steps: tt.steps}, PlanInfo{Source: "test", ModelCalls: tt.planned}, nil
 			})
 			cfg := AgentConfig{Tools: []tools.Tool{work}, Planner: planner, Replanner: tt.replanner, Budget: tt.budget}
 			m := &toolCallingModel{loop: tt.reply}

@@ -1,4 +1,4 @@
-package nodes
+package plan
 
 import (
 	"fmt"
@@ -42,7 +42,7 @@ var answerWords = []string{"answer", "respond", "reply", "summar", "report", "re
 //
 // Overall is the mean of the three. Problems holds every validation problem
 // plus the completeness ones (kind incomplete).
-func ScorePlan(p Plan, ts []tools.Tool) Score {
+func ScoreOf(p Plan, ts []tools.Tool) Score {
 	probs := Check(p, ts)
 	s := Score{Problems: probs}
 	n := len(p.Steps)

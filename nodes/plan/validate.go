@@ -1,4 +1,4 @@
-package nodes
+package plan
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 )
 
 // ErrInvalidPlan is matched (errors.Is) by every *PlanError.
-var ErrInvalidPlan = errors.New("nodes: invalid plan")
+var ErrInvalid = errors.New("plan: invalid plan")
 
 // ProblemKind classifies a problem found in a plan.
 type ProblemKind string
@@ -54,12 +54,12 @@ func (p Problem) String() string {
 }
 
 // PlanError lists every problem found in a plan.
-type PlanError struct {
+type ValidationError struct {
 	Problems []Problem
 }
 
 // Error implements error.
-func (e *PlanError) Error() string {
+func (e *ValidationError) Error() string {
 	parts := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
 		parts[i] = p.String()
@@ -68,14 +68,14 @@ func (e *PlanError) Error() string {
 	if len(parts) != 1 {
 		n = "problems"
 	}
-	return fmt.Sprintf("nodes: invalid plan: %d %s: %s", len(parts), n, strings.Join(parts, "; "))
+	return fmt.Sprintf("plan: invalid plan: %d %s: %s", len(parts), n, strings.Join(parts, "; "))
 }
 
 // Is makes errors.Is(err, ErrInvalidPlan) true.
-func (e *PlanError) Is(target error) bool { return target == ErrInvalidPlan }
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
 
 // Has reports whether one of the problems is of kind k.
-func (e *PlanError) Has(k ProblemKind) bool {
+func (e *ValidationError) Has(k ProblemKind) bool {
 	return slices.ContainsFunc(e.Problems, func(p Problem) bool { return p.Kind == k })
 }
 
@@ -99,7 +99,7 @@ func (e *PlanError) Has(k ProblemKind) bool {
 // tool as literal text.
 func Validate(p Plan, tools []tools.Tool) error {
 	if probs := Check(p, tools); len(probs) > 0 {
-		return &PlanError{Problems: probs}
+		return &ValidationError{Problems: probs}
 	}
 	return nil
 }
@@ -303,7 +303,7 @@ func TopoOrder(p Plan) ([]string, error) {
 		}
 	}
 	if c := findCycle(p, index); c != nil {
-		return nil, &PlanError{Problems: []Problem{{StepID: c[0], Kind: ProblemCycle, Message: "dependency cycle: " + strings.Join(c, " → ")}}}
+		return nil, &ValidationError{Problems: []Problem{{StepID: c[0], Kind: ProblemCycle, Message: "dependency cycle: " + strings.Join(c, " → ")}}}
 	}
 	indeg := make([]int, len(p.Steps))
 	users := make([][]int, len(p.Steps))

@@ -1,4 +1,4 @@
-package nodes
+package plan
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 type Results map[string]Step
 
 // ErrReference is matched (errors.Is) by every *RefError.
-var ErrReference = errors.New("nodes: unresolvable reference")
+var ErrReference = errors.New("plan: unresolvable reference")
 
 // Ref is one reference in a step's input: {{step.result}} or
 // {{step.result.field.sub}} (a field of a JSON result; numeric parts index arrays).
@@ -36,9 +36,9 @@ type RefError struct {
 // Error implements error.
 func (e *RefError) Error() string {
 	if e.StepID == "" {
-		return fmt.Sprintf("nodes: reference %s: %s", e.Ref, e.Reason)
+		return fmt.Sprintf("plan: reference %s: %s", e.Ref, e.Reason)
 	}
-	return fmt.Sprintf("nodes: step %q: reference %s: %s", e.StepID, e.Ref, e.Reason)
+	return fmt.Sprintf("plan: step %q: reference %s: %s", e.StepID, e.Ref, e.Reason)
 }
 
 // Is makes errors.Is(err, ErrReference) true.
@@ -133,7 +133,7 @@ func ResolveInput(stepID string, input json.RawMessage, results Results) (json.R
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("nodes: step %q: input is not valid JSON: %w", stepID, err)
+		return nil, fmt.Errorf("plan: step %q: input is not valid JSON: %w", stepID, err)
 	}
 	r := resolver{stepID: stepID, results: results}
 	v, err := r.walk(v)

@@ -1,4 +1,4 @@
-package nodes
+package plan
 
 import (
 	"bytes"
@@ -12,10 +12,10 @@ import (
 
 // ErrNoPlan is returned (wrapped in a *ParseError) when a text holds no JSON
 // that looks like a plan.
-var ErrNoPlan = errors.New("nodes: no JSON plan found")
+var ErrNotFound = errors.New("plan: no JSON plan found")
 
 // PlanSchema is the JSON Schema of the plan a model is asked to write.
-const PlanSchema = `{
+const Schema = `{
   "type": "object",
   "required": ["goal", "steps"],
   "properties": {
@@ -53,9 +53,9 @@ type ParseError struct {
 // Error implements error.
 func (e *ParseError) Error() string {
 	if e.Line == 0 {
-		return "nodes: parse plan: " + e.Msg
+		return "plan: parse plan: " + e.Msg
 	}
-	return fmt.Sprintf("nodes: parse plan: line %d, column %d (offset %d): %s", e.Line, e.Column, e.Offset, e.Msg)
+	return fmt.Sprintf("plan: parse plan: line %d, column %d (offset %d): %s", e.Line, e.Column, e.Offset, e.Msg)
 }
 
 // Unwrap returns the underlying error (a *json.SyntaxError, ErrNoPlan, …).
@@ -71,7 +71,7 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // "tool_input", "args" or "arguments". Unknown fields are ignored. Status, if
 // present, must be a known status. Invalid JSON — a trailing comma, a missing
 // quote — is rejected with a *ParseError giving line, column and offset.
-func ParsePlan(text string) (Plan, error) {
+func Parse(text string) (Plan, error) {
 	// Prefer the first fenced block that holds a plan.
 	for _, f := range fences(text) {
 		p, found, err := parseFrom(text, f.start, f.end)
@@ -83,7 +83,7 @@ func ParsePlan(text string) (Plan, error) {
 	if found {
 		return p, err
 	}
-	return Plan{}, &ParseError{Msg: "no JSON object with \"steps\" or array of steps in the text", Err: ErrNoPlan}
+	return Plan{}, &ParseError{Msg: "no JSON object with \"steps\" or array of steps in the text", Err: ErrNotFound}
 }
 
 type span struct{ start, end int }

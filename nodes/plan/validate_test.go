@@ -1,30 +1,12 @@
-package nodes
+package plan
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
-
-func testTools(names ...string) []tools.Tool {
-	ts := make([]tools.Tool, len(names))
-	for i, n := range names {
-		ts[i] = FuncTool{ToolName: n, ToolDescription: "the " + n + " tool", Fn: func(_ context.Context, in string) (string, error) { return n + ":" + in, nil }}
-	}
-	return ts
-}
-
-func st(id, tool string, input string, deps ...string) Step {
-	s := Step{ID: id, Description: "do " + id, Tool: tool, DependsOn: deps}
-	if input != "" {
-		s.Input = json.RawMessage(input)
-	}
-	return s
-}
 
 func TestValidateReportsEveryProblem(t *testing.T) {
 	t.Parallel()
@@ -63,8 +45,8 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			err := Validate(Plan{Goal: "g", Steps: tt.steps}, ts)
-			require.ErrorIs(t, err, ErrInvalidPlan)
-			var pe *PlanError
+			require.ErrorIs(t, err, ErrInvalid)
+			var pe *ValidationError
 			require.True(t, errors.As(err, &pe))
 			require.Equal(t, tt.want, pe.Problems)
 			require.True(t, pe.Has(tt.want[0].Kind))
@@ -104,7 +86,7 @@ func TestTopoOrder(t *testing.T) {
 	require.Equal(t, []string{"a", "b", "c", "d"}, order)
 
 	_, err = TopoOrder(Plan{Steps: []Step{st("x", "t", "", "y"), st("y", "t", "", "x")}})
-	require.ErrorIs(t, err, ErrInvalidPlan)
+	require.ErrorIs(t, err, ErrInvalid)
 	require.ErrorContains(t, err, "dependency cycle: x → y → x")
 }
 
