@@ -1,8 +1,9 @@
-package nodes
+package nodes_test
 
 import (
 	"context"
 	"flag"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"os"
 	"path/filepath"
@@ -18,9 +19,9 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // compileAgent builds and compiles an agent, failing the test on error.
-func compileAgent(t *testing.T, cfg AgentConfig, copts []graph.CompileOption, opts ...AgentOption) *graph.Compiled[AgentState] {
+func compileAgent(t *testing.T, cfg nodes.AgentConfig, copts []graph.CompileOption, opts ...nodes.AgentOption) *graph.Compiled[nodes.AgentState] {
 	t.Helper()
-	a, err := NewAgent(cfg, opts...)
+	a, err := nodes.NewAgent(cfg, opts...)
 	require.NoError(t, err)
 	app, err := a.Compile(copts...)
 	require.NoError(t, err)
@@ -40,20 +41,20 @@ var deliveryAnswerLines = []string{
 
 func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	app := compileAgent(t, c.AgentConfig(), nil)
 
 	var rounds [][]string // step ids of each execute superstep
 	var steps []int
-	var final AgentState
-	for ev, err := range app.Stream(t.Context(), InputFor(c.Request()), graph.StreamModes(graph.Tasks, graph.Values)) {
+	var final nodes.AgentState
+	for ev, err := range app.Stream(t.Context(), nodes.InputFor(c.Request()), graph.StreamModes(graph.Tasks, graph.Values)) {
 		require.NoError(t, err)
 		switch {
 		case ev.Mode == graph.Values:
 			final = ev.State
-		case ev.Mode == graph.Tasks && ev.Node == NodeExecute && ev.Task.Result:
+		case ev.Mode == graph.Tasks && ev.Node == nodes.NodeExecute && ev.Task.Result:
 			require.NoError(t, ev.Task.Err)
-			id := ev.Update.Writes[0].Value().([]StepOutcome)[0].StepID
+			id := ev.Update.Writes[0].Value().([]nodes.StepOutcome)[0].StepID
 			if i := slices.Index(steps, ev.Step); i >= 0 {
 				rounds[i] = append(rounds[i], id)
 			} else {
@@ -77,19 +78,19 @@ func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 	// The replan: deliver_a and answer replaced by the evaluation of B.
 	require.Len(t, final.Decisions, 4)
 	d := final.Decisions[1]
-	require.Equal(t, ActionRevise, d.Action)
-	require.Equal(t, TriggerBlocked, d.Trigger.Kind)
+	require.Equal(t, nodes.ActionRevise, d.Action)
+	require.Equal(t, nodes.TriggerBlocked, d.Trigger.Kind)
 	require.Equal(t, []string{"order", "stock_a"}, d.Info.Kept)
 	require.Equal(t, []string{"deliver_a", "answer"}, d.Info.Removed)
 	require.Nil(t, d.Plan, "decisions do not repeat the plan")
 	require.Equal(t, []string{"b_express", "b_standard", "b_stock"}, rounds[2], "independent steps in one superstep")
 	require.Equal(t, []string{"recommend"}, rounds[3])
-	require.Equal(t, ActionFinish, final.Decisions[3].Action)
+	require.Equal(t, nodes.ActionFinish, final.Decisions[3].Action)
 	require.Equal(t, []string{"order", "stock_a", "b_stock", "b_express", "b_standard", "recommend"}, stepIDs(final.Plan))
 	require.True(t, final.Plan.Done())
 
 	// Usage and audit.
-	require.Equal(t, Usage{Wall: final.Usage.Wall, ToolCalls: 5, Replans: 1, Rounds: 4}, final.Usage)
+	require.Equal(t, nodes.Usage{Wall: final.Usage.Wall, ToolCalls: 5, Replans: 1, Rounds: 4}, final.Usage)
 	require.Len(t, final.Audit, 5)
 	require.Equal(t, 6, final.Applied)
 	require.Len(t, final.PastSteps, 6)
@@ -97,8 +98,8 @@ func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 		require.Nil(t, o.Audit, "audit records live in Audit only")
 	}
 	require.Equal(t, []string{"order", "stock_a"}, []string{final.Audit[0].StepID, final.Audit[1].StepID})
-	require.Zero(t, c.Calls(ToolChangeOrder))
-	require.Equal(t, 2, c.Calls(ToolShippingQuote), "express excluded by its quote, never the original route's quote")
+	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
+	require.Equal(t, 2, c.Calls(nodes.ToolShippingQuote), "express excluded by its quote, never the original route's quote")
 
 	// The answer.
 	require.True(t, final.Response.Complete)
@@ -112,17 +113,17 @@ func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 
 func TestAgentRunsIndependentStepsInOneSuperstep(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	saver := memory.New()
 	app := compileAgent(t, c.AgentConfig(), []graph.CompileOption{graph.WithCheckpointer(saver)})
 	ctx := t.Context()
-	out, err := app.Invoke(ctx, InputFor(c.Request()), graph.WithThread("parallel"))
+	out, err := app.Invoke(ctx, nodes.InputFor(c.Request()), graph.WithThread("parallel"))
 	require.NoError(t, err)
 	require.True(t, out.Response.Complete)
 
 	// The checkpoint before the third execute step has three execute tasks
 	// pending: the three independent evaluations of warehouse B.
-	var fanned *graph.Snapshot[AgentState]
+	var fanned *graph.Snapshot[nodes.AgentState]
 	for snap, err := range app.History(ctx, graph.WithThread("parallel")) {
 		require.NoError(t, err)
 		if len(snap.Tasks) == 3 {
@@ -131,9 +132,9 @@ func TestAgentRunsIndependentStepsInOneSuperstep(t *testing.T) {
 	}
 	require.NotNil(t, fanned, "a checkpoint with three pending tasks")
 	for _, task := range fanned.Tasks {
-		require.Equal(t, NodeExecute, task.Node)
+		require.Equal(t, nodes.NodeExecute, task.Node)
 	}
-	require.Equal(t, []string{NodeExecute, NodeExecute, NodeExecute}, fanned.Next)
+	require.Equal(t, []string{nodes.NodeExecute, nodes.NodeExecute, nodes.NodeExecute}, fanned.Next)
 	var running []string
 	for _, s := range fanned.Values.Plan.Steps {
 		if s.Status == plan.StatusRunning {
@@ -146,7 +147,7 @@ func TestAgentRunsIndependentStepsInOneSuperstep(t *testing.T) {
 	var replans int
 	for snap, err := range app.History(ctx, graph.WithThread("parallel")) {
 		require.NoError(t, err)
-		if slices.Equal(snap.Next, []string{NodeReplan}) {
+		if slices.Equal(snap.Next, []string{nodes.NodeReplan}) {
 			replans++
 		}
 	}
@@ -155,7 +156,7 @@ func TestAgentRunsIndependentStepsInOneSuperstep(t *testing.T) {
 
 func TestAgentMermaid(t *testing.T) {
 	t.Parallel()
-	app := compileAgent(t, NewDeliveryCase().AgentConfig(), nil)
+	app := compileAgent(t, nodes.NewDeliveryCase().AgentConfig(), nil)
 	got := app.Mermaid()
 	golden := filepath.Join("testdata", "agent.mmd")
 	if *update {
@@ -169,18 +170,18 @@ func TestAgentMermaid(t *testing.T) {
 
 func TestAgentGraphIsExtensible(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
-	a, err := NewAgent(c.AgentConfig())
+	c := nodes.NewDeliveryCase()
+	a, err := nodes.NewAgent(c.AgentConfig())
 	require.NoError(t, err)
 	// A user adds a node after respond, e.g. to log the answer.
 	var logged string
-	a.Graph().AddNode("log", func(_ context.Context, s AgentState) (state.Update[AgentState], error) {
+	a.Graph().AddNode("log", func(_ context.Context, s nodes.AgentState) (state.Update[nodes.AgentState], error) {
 		logged = s.Answer()
-		return state.Update[AgentState]{}, nil
-	}).AddEdge(NodeRespond, "log")
+		return state.Update[nodes.AgentState]{}, nil
+	}).AddEdge(nodes.NodeRespond, "log")
 	app, err := a.Compile()
 	require.NoError(t, err)
-	out, err := app.Invoke(t.Context(), InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
 	require.Equal(t, out.Answer(), logged)
 	require.Contains(t, app.Mermaid(), "respond --> log;")
@@ -188,6 +189,6 @@ func TestAgentGraphIsExtensible(t *testing.T) {
 
 func TestNewAgentNeedsAPlannerOrAModel(t *testing.T) {
 	t.Parallel()
-	_, err := NewAgent(AgentConfig{Tools: NewDeliveryCase().Tools()})
-	require.ErrorIs(t, err, ErrNoPlanner)
+	_, err := nodes.NewAgent(nodes.AgentConfig{Tools: nodes.NewDeliveryCase().Tools()})
+	require.ErrorIs(t, err, nodes.ErrNoPlanner)
 }

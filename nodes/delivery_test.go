@@ -1,6 +1,7 @@
-package nodes
+package nodes_test
 
 import (
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 	"time"
@@ -12,27 +13,27 @@ import (
 // pureRun is the agent loop in plain Go, as the graph will run it:
 // planner → (execute ready steps → replan)* → respond.
 type pureRun struct {
-	Planner   Planner
-	Executor  *Executor
-	Replanner Replanner
-	Responder Responder
+	Planner   nodes.Planner
+	Executor  *nodes.Executor
+	Replanner nodes.Replanner
+	Responder nodes.Responder
 	Tools     []tools.Tool
 	Guards    []plan.Guard
-	Budget    Budget
+	Budget    nodes.Budget
 	Now       func() time.Time
 }
 
 type pureResult struct {
 	Plan      plan.Plan
 	Initial   plan.Plan
-	Outcomes  []StepOutcome
-	Decisions []Decision
+	Outcomes  []nodes.StepOutcome
+	Decisions []nodes.Decision
 	Rounds    [][]string // step ids run in each round
-	Usage     Usage
-	Response  Response
+	Usage     nodes.Usage
+	Response  nodes.Response
 }
 
-func (r pureRun) run(t *testing.T, req PlanRequest) pureResult {
+func (r pureRun) run(t *testing.T, req nodes.PlanRequest) pureResult {
 	t.Helper()
 	ctx := t.Context()
 	now := r.Now
@@ -45,7 +46,7 @@ func (r pureRun) run(t *testing.T, req PlanRequest) pureResult {
 	require.NoError(t, err)
 	res.Usage.ModelCalls += info.ModelCalls
 	res.Initial = p
-	var stop *StopReason
+	var stop *nodes.StopReason
 	var blocked string
 	for range 50 {
 		ready := p.Ready()
@@ -55,52 +56,52 @@ func (r pureRun) run(t *testing.T, req PlanRequest) pureResult {
 		}
 		res.Rounds = append(res.Rounds, ids)
 		outs := r.Executor.RunSteps(ctx, ready, p.Results())
-		progressed := Progressed(p, outs)
-		p = ApplyOutcomes(p, outs...)
+		progressed := nodes.Progressed(p, outs)
+		p = nodes.ApplyOutcomes(p, outs...)
 		res.Outcomes = append(res.Outcomes, outs...)
-		res.Usage.ToolCalls += ToolCalls(outs)
+		res.Usage.ToolCalls += nodes.ToolCalls(outs)
 		res.Usage = res.Usage.EndRound(progressed)
-		d, err := ReplanRound(ctx, RoundInput{Plan: p, Outcomes: outs, Budget: r.Budget, Usage: res.Usage, Now: now()}, r.Replanner, r.Tools, r.Guards...)
+		d, err := nodes.ReplanRound(ctx, nodes.RoundInput{Plan: p, Outcomes: outs, Budget: r.Budget, Usage: res.Usage, Now: now()}, r.Replanner, r.Tools, r.Guards...)
 		require.NoError(t, err)
 		res.Decisions = append(res.Decisions, d)
 		switch d.Action {
-		case ActionContinue:
+		case nodes.ActionContinue:
 			continue
-		case ActionRevise:
+		case nodes.ActionRevise:
 			p = *d.Plan
 			res.Usage.Replans++
 			res.Usage.ModelCalls += d.Info.ModelCalls
 			continue
-		case ActionStop:
+		case nodes.ActionStop:
 			stop = d.Stop
-		case ActionBlocked:
+		case nodes.ActionBlocked:
 			blocked = d.Reason
 		}
 		break
 	}
 	res.Plan = p
-	resp, err := r.Responder.Respond(ctx, RespondRequest{Plan: p, Outcomes: res.Outcomes, Stop: stop, Blocked: blocked})
+	resp, err := r.Responder.Respond(ctx, nodes.RespondRequest{Plan: p, Outcomes: res.Outcomes, Stop: stop, Blocked: blocked})
 	require.NoError(t, err)
 	res.Response = resp
 	return res
 }
 
-func deliveryAgent(c *DeliveryCase) pureRun {
+func deliveryAgent(c *nodes.DeliveryCase) pureRun {
 	ts := c.Tools()
 	return pureRun{
-		Planner:   &AdaptivePlanner{Templates: &TemplatePlanner{Templates: []PlanTemplate{c.Template()}, Tools: ts}},
-		Executor:  &Executor{Tools: ts, Checker: c.Checker()},
-		Replanner: AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: PartialReplan{Template: c.ReplanTemplate}},
+		Planner:   &nodes.AdaptivePlanner{Templates: &nodes.TemplatePlanner{Templates: []nodes.PlanTemplate{c.Template()}, Tools: ts}},
+		Executor:  &nodes.Executor{Tools: ts, Checker: c.Checker()},
+		Replanner: nodes.AdaptiveReplanner{Incremental: nodes.IncrementalFix{}, Partial: nodes.PartialReplan{Template: c.ReplanTemplate}},
 		Responder: c.Responder(),
 		Tools:     ts,
 		Guards:    []plan.Guard{plan.ReadOnlyGuard(ts)},
-		Budget:    Budget{MaxToolCalls: 20, MaxModelCalls: 30, MaxReplans: 2, MaxWall: time.Minute},
+		Budget:    nodes.Budget{MaxToolCalls: 20, MaxModelCalls: 30, MaxReplans: 2, MaxWall: time.Minute},
 	}
 }
 
 func TestDeliveryCaseEndToEnd(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	res := deliveryAgent(c).run(t, c.Request())
 
 	// The initial plan: order → stock at A → deliver from A → answer, zero model calls.
@@ -115,8 +116,8 @@ func TestDeliveryCaseEndToEnd(t *testing.T) {
 	require.True(t, stockA.Blocked)
 	require.Contains(t, stockA.BlockReason, "restocks Saturday 10:00")
 	require.Contains(t, stockA.BlockReason, "next Monday 18:00")
-	require.Equal(t, ActionRevise, res.Decisions[1].Action)
-	require.Equal(t, TriggerBlocked, res.Decisions[1].Trigger.Kind)
+	require.Equal(t, nodes.ActionRevise, res.Decisions[1].Action)
+	require.Equal(t, nodes.TriggerBlocked, res.Decisions[1].Trigger.Kind)
 	require.Equal(t, "adaptive:partial:template", res.Decisions[1].Info.Strategy)
 	require.Equal(t, []string{"order", "stock_a"}, res.Decisions[1].Info.Kept)
 	require.Equal(t, []string{"deliver_a", "answer"}, res.Decisions[1].Info.Removed)
@@ -124,7 +125,7 @@ func TestDeliveryCaseEndToEnd(t *testing.T) {
 	// Round 3 evaluates warehouse B: three independent steps in one round.
 	require.Equal(t, []string{"b_stock", "b_express", "b_standard"}, res.Rounds[2])
 	require.Equal(t, []string{"recommend"}, res.Rounds[3])
-	require.Equal(t, ActionFinish, res.Decisions[len(res.Decisions)-1].Action)
+	require.Equal(t, nodes.ActionFinish, res.Decisions[len(res.Decisions)-1].Action)
 	require.True(t, res.Plan.Done())
 	require.Equal(t, 1, res.Usage.Replans)
 	require.Equal(t, 5, res.Usage.ToolCalls)
@@ -136,8 +137,8 @@ func TestDeliveryCaseEndToEnd(t *testing.T) {
 	require.Contains(t, kept.Evidence[0], "stock_check A: 0 available")
 
 	// Never a side effect, never the original route's quote.
-	require.Zero(t, c.Calls(ToolChangeOrder))
-	require.Equal(t, 2, c.Calls(ToolShippingQuote))
+	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
+	require.Equal(t, 2, c.Calls(nodes.ToolShippingQuote))
 
 	txt := res.Response.Text
 	require.True(t, res.Response.Complete)
@@ -157,36 +158,36 @@ func TestDeliveryCaseEndToEnd(t *testing.T) {
 
 func TestDeliveryReplanRefusesMutatingTool(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	ts := c.Tools()
-	p, _, err := (&TemplatePlanner{Templates: []PlanTemplate{c.Template()}, Tools: ts}).Plan(t.Context(), c.Request())
+	p, _, err := (&nodes.TemplatePlanner{Templates: []nodes.PlanTemplate{c.Template()}, Tools: ts}).Plan(t.Context(), c.Request())
 	require.NoError(t, err)
-	ex := &Executor{Tools: ts, Checker: c.Checker()}
+	ex := &nodes.Executor{Tools: ts, Checker: c.Checker()}
 	for _, id := range []string{"order", "stock_a"} {
 		s, _ := p.Step(id)
-		p = ApplyOutcomes(p, ex.Run(t.Context(), s, p.Results()))
+		p = nodes.ApplyOutcomes(p, ex.Run(t.Context(), s, p.Results()))
 	}
 	// A replanner that "solves" it by changing the order violates "query only".
-	sneaky := PartialReplan{Template: func(ReplanRequest) ([]plan.Step, error) {
-		return []plan.Step{{ID: "switch", Description: "move the order to B", Tool: ToolChangeOrder, Input: []byte(`{"warehouse":"B"}`)},
+	sneaky := nodes.PartialReplan{Template: func(nodes.ReplanRequest) ([]plan.Step, error) {
+		return []plan.Step{{ID: "switch", Description: "move the order to B", Tool: nodes.ToolChangeOrder, Input: []byte(`{"warehouse":"B"}`)},
 			{ID: "done", Description: "answer", DependsOn: []string{"switch"}}}, nil
 	}}
-	req := ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerBlocked, StepID: "stock_a"}, Tools: ts}
-	_, _, err = Revise(t.Context(), sneaky, req, plan.ReadOnlyGuard(ts))
-	require.ErrorIs(t, err, ErrRevisionRejected)
+	req := nodes.ReplanRequest{Plan: p, Trigger: nodes.Trigger{Kind: nodes.TriggerBlocked, StepID: "stock_a"}, Tools: ts}
+	_, _, err = nodes.Revise(t.Context(), sneaky, req, plan.ReadOnlyGuard(ts))
+	require.ErrorIs(t, err, nodes.ErrRevisionRejected)
 	require.ErrorContains(t, err, `tool "change_order" changes things, but the request is query-only`)
-	require.Zero(t, c.Calls(ToolChangeOrder))
+	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
 }
 
 func TestDeliveryStopsOnToolBudgetAndSaysWhy(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	a := deliveryAgent(c)
-	a.Budget = Budget{MaxToolCalls: 3}
+	a.Budget = nodes.Budget{MaxToolCalls: 3}
 	res := a.run(t, c.Request())
 	last := res.Decisions[len(res.Decisions)-1]
-	require.Equal(t, ActionStop, last.Action)
-	require.Equal(t, BudgetToolCalls, last.Stop.Budget)
+	require.Equal(t, nodes.ActionStop, last.Action)
+	require.Equal(t, nodes.BudgetToolCalls, last.Stop.Budget)
 	require.False(t, res.Response.Complete)
 	require.Contains(t, res.Response.Text, "Stopped early: nodes: stopped by budget max_tool_calls: used 5 of 3")
 	require.Contains(t, res.Response.Text, "Not done: recommend")
@@ -195,7 +196,7 @@ func TestDeliveryStopsOnToolBudgetAndSaysWhy(t *testing.T) {
 
 func TestDeliveryLabels(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	require.Equal(t, "Tuesday 09:00", c.Label(c.Now))
 	require.Equal(t, "Friday 18:00", c.Label(c.Deadline))
 	require.Equal(t, "next Monday 18:00", c.Label(*c.Stock["A"].EarliestArrival))
@@ -209,7 +210,7 @@ func stepIDs(p plan.Plan) []string {
 	return ids
 }
 
-func outcomeOf(t *testing.T, outs []StepOutcome, id string) StepOutcome {
+func outcomeOf(t *testing.T, outs []nodes.StepOutcome, id string) nodes.StepOutcome {
 	t.Helper()
 	for _, o := range outs {
 		if o.StepID == id {
@@ -217,5 +218,5 @@ func outcomeOf(t *testing.T, outs []StepOutcome, id string) StepOutcome {
 		}
 	}
 	t.Fatalf("no outcome for %q", id)
-	return StepOutcome{}
+	return nodes.StepOutcome{}
 }

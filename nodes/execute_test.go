@@ -1,10 +1,11 @@
-package nodes
+package nodes_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"sync/atomic"
 	"testing"
@@ -15,7 +16,7 @@ import (
 )
 
 func tool(name string, fn func(ctx context.Context, in string) (string, error)) tools.Tool {
-	return FuncTool{ToolName: name, ToolDescription: name, Fn: fn}
+	return nodes.FuncTool{ToolName: name, ToolDescription: name, Fn: fn}
 }
 
 func fixedClock() func() time.Time {
@@ -29,7 +30,7 @@ func TestRunStepResolvesCallsAndAudits(t *testing.T) {
 	var got string
 	ts := []tools.Tool{tool("echo", func(_ context.Context, in string) (string, error) { got = in; return `{"ok":true}`, nil })}
 	results := plan.Results{"a": {ID: "a", Status: plan.StatusCompleted, Result: `{"w":"A"}`}}
-	ex := &Executor{Tools: ts, Now: fixedClock()}
+	ex := &nodes.Executor{Tools: ts, Now: fixedClock()}
 	o := ex.Run(t.Context(), st("b", "echo", `{"warehouse":"{{a.result.w}}"}`, "a"), results)
 	require.Equal(t, plan.StatusCompleted, o.Status)
 	require.Equal(t, `{"warehouse":"A"}`, got)
@@ -38,11 +39,11 @@ func TestRunStepResolvesCallsAndAudits(t *testing.T) {
 	require.Equal(t, []string{`echo({"warehouse":"A"}) → {"ok":true}`}, o.Evidence)
 	require.Len(t, o.Audit, 1)
 	a := o.Audit[0]
-	require.Equal(t, AuditRecord{StepID: "b", Tool: "echo", Attempt: 1, Input: `{"warehouse":"A"}`, Output: `{"ok":true}`,
-		Start: a.Start, End: a.End, Duration: time.Millisecond, Status: AuditOK}, a)
+	require.Equal(t, nodes.AuditRecord{StepID: "b", Tool: "echo", Attempt: 1, Input: `{"warehouse":"A"}`, Output: `{"ok":true}`,
+		Start: a.Start, End: a.End, Duration: time.Millisecond, Status: nodes.AuditOK}, a)
 
 	// A JSON string input reaches the tool as its contents.
-	o = RunStep(t.Context(), st("c", "echo", `"O1001"`), ts, nil)
+	o = nodes.RunStep(t.Context(), st("c", "echo", `"O1001"`), ts, nil)
 	require.Equal(t, plan.StatusCompleted, o.Status)
 	require.Equal(t, "O1001", got)
 }
@@ -55,7 +56,7 @@ func TestRunStepBlockedIsNotFailure(t *testing.T) {
 	failing := tool("down", func(context.Context, string) (string, error) { return "", errors.New("connection refused") })
 	ts := []tools.Tool{blocked, failing}
 
-	o := RunStep(t.Context(), st("s", "stock", ""), ts, nil)
+	o := nodes.RunStep(t.Context(), st("s", "stock", ""), ts, nil)
 	require.Equal(t, plan.StatusCompleted, o.Status)
 	require.True(t, o.Blocked)
 	require.Equal(t, "no stock until Saturday", o.BlockReason)
@@ -64,24 +65,24 @@ func TestRunStepBlockedIsNotFailure(t *testing.T) {
 	require.Equal(t, []string{"stock A: 0"}, o.Evidence)
 	require.Empty(t, o.Err)
 
-	o = RunStep(t.Context(), st("d", "down", ""), ts, nil)
+	o = nodes.RunStep(t.Context(), st("d", "down", ""), ts, nil)
 	require.Equal(t, plan.StatusFailed, o.Status)
 	require.False(t, o.Blocked)
 	require.Equal(t, "connection refused", o.Err)
 	require.Equal(t, plan.ErrKindOther, o.ErrKind)
-	require.Equal(t, AuditError, o.Audit[0].Status)
+	require.Equal(t, nodes.AuditError, o.Audit[0].Status)
 }
 
 func TestRunStepChecker(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{tool("stock", func(context.Context, string) (string, error) { return `{"available":0}`, nil })}
-	ex := &Executor{Tools: ts, Checker: func(s plan.Step, out string) Verdict {
+	ex := &nodes.Executor{Tools: ts, Checker: func(s plan.Step, out string) nodes.Verdict {
 		var v struct{ Available int }
 		_ = json.Unmarshal([]byte(out), &v)
 		if v.Available == 0 {
-			return Verdict{Blocked: true, Reason: "out of stock", Evidence: []string{"E1"}}
+			return nodes.Verdict{Blocked: true, Reason: "out of stock", Evidence: []string{"E1"}}
 		}
-		return Verdict{}
+		return nodes.Verdict{}
 	}}
 	o := ex.Run(t.Context(), st("s", "stock", ""), nil)
 	require.True(t, o.Blocked)
@@ -102,24 +103,24 @@ func TestRunStepFailurePolicies(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		policy   FailurePolicy
+		policy   nodes.FailurePolicy
 		perStep  int
 		failures int
 		status   plan.StepStatus
 		calls    int32
 		kind     plan.ErrorKind
 	}{
-		{"replan by default", FailurePolicy{}, 0, 1, plan.StatusFailed, 1, plan.ErrKindBadInput},
-		{"skip", FailurePolicy{Action: OnFailureSkip}, 0, 1, plan.StatusSkipped, 1, plan.ErrKindBadInput},
-		{"retry succeeds", FailurePolicy{Action: OnFailureRetry, Retries: 2}, 0, 2, plan.StatusCompleted, 3, ""},
-		{"retry exhausted", FailurePolicy{Action: OnFailureRetry, Retries: 2}, 0, 5, plan.StatusFailed, 3, plan.ErrKindBadInput},
-		{"retry bounded per step", FailurePolicy{Action: OnFailureRetry, Retries: 5}, 2, 5, plan.StatusFailed, 2, plan.ErrKindBadInput},
+		{"replan by default", nodes.FailurePolicy{}, 0, 1, plan.StatusFailed, 1, plan.ErrKindBadInput},
+		{"skip", nodes.FailurePolicy{Action: nodes.OnFailureSkip}, 0, 1, plan.StatusSkipped, 1, plan.ErrKindBadInput},
+		{"retry succeeds", nodes.FailurePolicy{Action: nodes.OnFailureRetry, Retries: 2}, 0, 2, plan.StatusCompleted, 3, ""},
+		{"retry exhausted", nodes.FailurePolicy{Action: nodes.OnFailureRetry, Retries: 2}, 0, 5, plan.StatusFailed, 3, plan.ErrKindBadInput},
+		{"retry bounded per step", nodes.FailurePolicy{Action: nodes.OnFailureRetry, Retries: 5}, 2, 5, plan.StatusFailed, 2, plan.ErrKindBadInput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tl, n := flaky(tt.failures)
-			ex := &Executor{Tools: []tools.Tool{tl}, Policy: tt.policy, MaxToolCallsPerStep: tt.perStep}
+			ex := &nodes.Executor{Tools: []tools.Tool{tl}, Policy: tt.policy, MaxToolCallsPerStep: tt.perStep}
 			o := ex.Run(t.Context(), st("s", "flaky", ""), nil)
 			require.Equal(t, tt.status, o.Status)
 			require.Equal(t, tt.calls, n.Load())
@@ -134,12 +135,12 @@ func TestRunStepFailsWithoutCallingTool(t *testing.T) {
 	t.Parallel()
 	var called atomic.Bool
 	ts := []tools.Tool{tool("t", func(context.Context, string) (string, error) { called.Store(true); return "", nil })}
-	o := RunStep(t.Context(), st("s", "nope", ""), ts, nil)
+	o := nodes.RunStep(t.Context(), st("s", "nope", ""), ts, nil)
 	require.Equal(t, plan.StatusFailed, o.Status)
 	require.Equal(t, plan.ErrKindUnknownTool, o.ErrKind)
 	require.Contains(t, o.Err, `unknown tool "nope" (available: t)`)
 
-	o = RunStep(t.Context(), st("s", "t", `"{{a.result}}"`), ts, plan.Results{"a": {ID: "a"}})
+	o = nodes.RunStep(t.Context(), st("s", "t", `"{{a.result}}"`), ts, plan.Results{"a": {ID: "a"}})
 	require.Equal(t, plan.StatusFailed, o.Status)
 	require.Equal(t, plan.ErrKindReference, o.ErrKind)
 	require.Contains(t, o.Err, `step "s": reference {{a.result}}: step "a" is pending, not completed`)
@@ -150,7 +151,7 @@ func TestRunStepFailsWithoutCallingTool(t *testing.T) {
 func TestRunStepRecoversToolPanic(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{tool("p", func(context.Context, string) (string, error) { panic("kaboom") })}
-	o := RunStep(t.Context(), st("s", "p", ""), ts, nil)
+	o := nodes.RunStep(t.Context(), st("s", "p", ""), ts, nil)
 	require.Equal(t, plan.StatusFailed, o.Status)
 	require.Contains(t, o.Err, `tool "p" panicked: kaboom`)
 }
@@ -160,7 +161,7 @@ func TestRunStepCanceledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	ts := []tools.Tool{tool("t", func(ctx context.Context, _ string) (string, error) { return "", ctx.Err() })}
-	ex := &Executor{Tools: ts, Policy: FailurePolicy{Action: OnFailureRetry, Retries: 3}}
+	ex := &nodes.Executor{Tools: ts, Policy: nodes.FailurePolicy{Action: nodes.OnFailureRetry, Retries: 3}}
 	o := ex.Run(ctx, st("s", "t", ""), nil)
 	require.Equal(t, plan.StatusFailed, o.Status)
 	require.Equal(t, plan.ErrKindCanceled, o.ErrKind)
@@ -170,7 +171,7 @@ func TestRunStepCanceledContext(t *testing.T) {
 func TestSynthesisStep(t *testing.T) {
 	t.Parallel()
 	res := plan.Results{"a": {ID: "a", Status: plan.StatusCompleted, Result: "ra", Evidence: []string{"ea"}}, "b": {ID: "b", Status: plan.StatusCompleted, Result: "rb"}}
-	o := RunStep(t.Context(), plan.Step{ID: "z", Description: "answer", DependsOn: []string{"a", "b"}}, nil, res)
+	o := nodes.RunStep(t.Context(), plan.Step{ID: "z", Description: "answer", DependsOn: []string{"a", "b"}}, nil, res)
 	require.Equal(t, plan.StatusCompleted, o.Status)
 	require.Equal(t, "a: ra\nb: rb", o.Output)
 	require.Equal(t, []string{"ea"}, o.Evidence)
@@ -201,15 +202,15 @@ func TestRunStepsRunsReadyStepsInParallel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	p := plan.Plan{Steps: []plan.Step{st("root", "", ""), st("x", "x", "", "root"), st("y", "y", "", "root"), st("z", "", "", "x", "y")}}
-	p = ApplyOutcomes(p, RunStep(ctx, p.Steps[0], nil, p.Results()))
+	p = nodes.ApplyOutcomes(p, nodes.RunStep(ctx, p.Steps[0], nil, p.Results()))
 	ready := p.Ready()
 	require.Equal(t, []string{"x", "y"}, stepIDs(plan.Plan{Steps: ready}))
-	outs := (&Executor{Tools: []tools.Tool{wait("x"), wait("y")}}).RunSteps(ctx, ready, p.Results())
+	outs := (&nodes.Executor{Tools: []tools.Tool{wait("x"), wait("y")}}).RunSteps(ctx, ready, p.Results())
 	require.Equal(t, "x", outs[0].StepID)
 	require.Equal(t, "y", outs[1].StepID)
 	require.Equal(t, plan.StatusCompleted, outs[0].Status)
 	require.Equal(t, plan.StatusCompleted, outs[1].Status)
-	p = ApplyOutcomes(p, outs...)
+	p = nodes.ApplyOutcomes(p, outs...)
 	require.Equal(t, []string{"z"}, stepIDs(plan.Plan{Steps: p.Ready()}))
 }
 
@@ -231,20 +232,20 @@ func TestClassifyError(t *testing.T) {
 
 func TestAuditLogJSON(t *testing.T) {
 	t.Parallel()
-	var empty AuditLog
+	var empty nodes.AuditLog
 	b, err := empty.JSON()
 	require.NoError(t, err)
 	require.Equal(t, "[]", string(b))
 
 	t0 := time.Date(2024, 6, 4, 9, 0, 0, 0, time.UTC)
-	log := AuditLog{
-		{StepID: "a", Tool: "t", Attempt: 1, Input: "i", Output: "o", Start: t0, End: t0.Add(time.Second), Duration: time.Second, Status: AuditOK},
-		{StepID: "b", Tool: "t", Attempt: 1, Start: t0, End: t0, Status: AuditError, Error: "boom"},
+	log := nodes.AuditLog{
+		{StepID: "a", Tool: "t", Attempt: 1, Input: "i", Output: "o", Start: t0, End: t0.Add(time.Second), Duration: time.Second, Status: nodes.AuditOK},
+		{StepID: "b", Tool: "t", Attempt: 1, Start: t0, End: t0, Status: nodes.AuditError, Error: "boom"},
 	}
 	b, err = log.JSON()
 	require.NoError(t, err)
 	require.Contains(t, string(b), `"duration_ns": 1000000000`)
-	var back AuditLog
+	var back nodes.AuditLog
 	require.NoError(t, json.Unmarshal(b, &back))
 	require.Equal(t, log, back)
 	require.Len(t, log.ForStep("a"), 1)

@@ -1,4 +1,4 @@
-package nodes
+package nodes_test
 
 // Tests for the fixes of nodes/review_test.go's bugs, on the parts those
 // tests do not pin: the refused tool is not offered to a ReAct model, the
@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 	"time"
@@ -21,34 +22,34 @@ import (
 
 func TestReActGuardsHideAndRefuseTools(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	ts := c.Tools()
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
-		askTool("c1", ToolChangeOrder, `{"order_id":"O1001"}`),
+		askTool("c1", nodes.ToolChangeOrder, `{"order_id":"O1001"}`),
 		{Content: "I may not change the order."},
 	}}
-	r := &ReActExecutor{Model: m, Tools: ts, Guards: []plan.Guard{plan.ReadOnlyGuard(ts)}}
+	r := &nodes.ReActExecutor{Model: m, Tools: ts, Guards: []plan.Guard{plan.ReadOnlyGuard(ts)}}
 	out, _ := r.Run(t.Context(), plan.Step{ID: "research", Description: "get O1001 there in time"}, nil)
 	require.Equal(t, plan.StatusCompleted, out.Status)
-	require.Zero(t, c.Calls(ToolChangeOrder))
+	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
 	require.Empty(t, out.Audit, "a refused call is not a tool call")
 	var offered []string
 	for _, d := range m.tools[0] {
 		offered = append(offered, d.Function.Name)
 	}
-	require.Equal(t, []string{ToolOrderLookup, ToolStockCheck, ToolShippingQuote}, offered, "the refused tool is not offered")
+	require.Equal(t, []string{nodes.ToolOrderLookup, nodes.ToolStockCheck, nodes.ToolShippingQuote}, offered, "the refused tool is not offered")
 	answer := m.calls[1][3].Parts[0].(llms.ToolCallResponse)
 	require.Contains(t, answer.Content, `tool "change_order" refused, not called: tool "change_order" changes things, but the request is query-only`)
 }
 
 func TestReActStepIsJudgedByTheChecker(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
-		askTool("c1", ToolStockCheck, `{"warehouse":"A","sku":"SKU-01"}`),
+		askTool("c1", nodes.ToolStockCheck, `{"warehouse":"A","sku":"SKU-01"}`),
 		{Content: "Warehouse A is out of stock."},
 	}}
-	r := &ReActExecutor{Model: m, Tools: c.Tools(), Checker: c.Checker()}
+	r := &nodes.ReActExecutor{Model: m, Tools: c.Tools(), Checker: c.Checker()}
 	out, _ := r.Run(t.Context(), plan.Step{ID: "check_a", Description: "Can warehouse A deliver in time?"}, nil)
 	require.Equal(t, plan.StatusCompleted, out.Status)
 	require.True(t, out.Blocked)
@@ -60,15 +61,15 @@ func TestReActStepIsJudgedByTheChecker(t *testing.T) {
 
 func TestDeliveryAnswerSaysWhatWasChanged(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	p := reviewDeliveryPlan(t, c)
-	req := RespondRequest{Plan: p, Audit: AuditLog{{StepID: "order", Tool: ToolOrderLookup, Status: AuditOK}}}
-	txt, err := c.answer(req)
+	req := nodes.RespondRequest{Plan: p, Audit: nodes.AuditLog{{StepID: "order", Tool: nodes.ToolOrderLookup, Status: nodes.AuditOK}}}
+	txt, err := c.Responder().Format(req)
 	require.NoError(t, err)
 	require.Contains(t, txt, "Nothing was changed", "only read-only tools were called")
 
-	req.Audit = append(req.Audit, AuditRecord{StepID: "switch", Tool: ToolChangeOrder, Status: AuditError})
-	txt, err = c.answer(req)
+	req.Audit = append(req.Audit, nodes.AuditRecord{StepID: "switch", Tool: nodes.ToolChangeOrder, Status: nodes.AuditError})
+	txt, err = c.Responder().Format(req)
 	require.NoError(t, err)
 	require.NotContains(t, txt, "Nothing was changed")
 	require.Contains(t, txt, "Warning: step switch called change_order (error): the order may have been changed.")
@@ -83,23 +84,23 @@ func TestProgressedIgnoresRepeatedChecks(t *testing.T) {
 		{ID: "answer", DependsOn: []string{"again"}}}}
 	tests := []struct {
 		name    string
-		outcome StepOutcome
+		outcome nodes.StepOutcome
 		want    bool
 	}{
-		{"same tool, input and evidence: no progress", StepOutcome{StepID: "again", Status: plan.StatusCompleted, Evidence: []string{"A: 0 available"}}, false},
-		{"new evidence: progress", StepOutcome{StepID: "again", Status: plan.StatusCompleted, Evidence: []string{"A: 2 available"}}, true},
-		{"a synthesis step completing: progress", StepOutcome{StepID: "answer", Status: plan.StatusCompleted}, true},
-		{"skipped: progress", StepOutcome{StepID: "again", Status: plan.StatusSkipped}, true},
+		{"same tool, input and evidence: no progress", nodes.StepOutcome{StepID: "again", Status: plan.StatusCompleted, Evidence: []string{"A: 0 available"}}, false},
+		{"new evidence: progress", nodes.StepOutcome{StepID: "again", Status: plan.StatusCompleted, Evidence: []string{"A: 2 available"}}, true},
+		{"a synthesis step completing: progress", nodes.StepOutcome{StepID: "answer", Status: plan.StatusCompleted}, true},
+		{"skipped: progress", nodes.StepOutcome{StepID: "again", Status: plan.StatusSkipped}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			require.Equal(t, tt.want, Progressed(before, []StepOutcome{tt.outcome}))
+			require.Equal(t, tt.want, nodes.Progressed(before, []nodes.StepOutcome{tt.outcome}))
 		})
 	}
 	other := before.Clone()
 	other.Steps[2].Input = json.RawMessage(`{"sku":"S","w":"B"}`)
-	require.True(t, Progressed(other, []StepOutcome{{StepID: "again", Status: plan.StatusCompleted, Evidence: []string{"A: 0 available"}}}),
+	require.True(t, nodes.Progressed(other, []nodes.StepOutcome{{StepID: "again", Status: plan.StatusCompleted, Evidence: []string{"A: 0 available"}}}),
 		"another input is other work")
 }
 
@@ -107,13 +108,13 @@ func TestExecutorMakesNoCallOnceTheWallBudgetIsSpent(t *testing.T) {
 	t.Parallel()
 	clock := &manualClock{t: time.Date(2024, 6, 4, 9, 0, 0, 0, time.UTC)}
 	calls := 0
-	slow := FuncTool{ToolName: "slow", Fn: func(context.Context, string) (string, error) {
+	slow := nodes.FuncTool{ToolName: "slow", Fn: func(context.Context, string) (string, error) {
 		calls++
 		clock.advance(2 * time.Minute)
 		return "", errors.New("service unavailable")
 	}}
-	e := &Executor{Tools: []tools.Tool{slow}, Policy: FailurePolicy{Action: OnFailureRetry, Retries: 3}, Now: clock.now}
-	ctx := withWallDeadline(t.Context(), clock.now().Add(time.Minute), time.Minute)
+	e := &nodes.Executor{Tools: []tools.Tool{slow}, Policy: nodes.FailurePolicy{Action: nodes.OnFailureRetry, Retries: 3}, Now: clock.now}
+	ctx := nodes.WithWallDeadline(t.Context(), clock.now().Add(time.Minute), time.Minute)
 	o := e.Run(ctx, st("fetch", "slow", `{}`), nil)
 	require.Equal(t, 1, calls)
 	require.Equal(t, plan.StatusFailed, o.Status)
@@ -121,7 +122,7 @@ func TestExecutorMakesNoCallOnceTheWallBudgetIsSpent(t *testing.T) {
 
 	// Spent before the first call: no call, and not skipped under the skip
 	// policy — the tool did not fail.
-	e.Policy = FailurePolicy{Action: OnFailureSkip}
+	e.Policy = nodes.FailurePolicy{Action: nodes.OnFailureSkip}
 	o = e.Run(ctx, st("fetch", "slow", `{}`), nil)
 	require.Equal(t, 1, calls)
 	require.Equal(t, plan.StatusFailed, o.Status)

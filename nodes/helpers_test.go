@@ -1,8 +1,9 @@
-package nodes
+package nodes_test
 
 import (
 	"context"
 	"encoding/json"
+	"github.com/stategraph/stategraph/nodes"
 
 	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/tools"
@@ -12,7 +13,7 @@ import (
 func testTools(names ...string) []tools.Tool {
 	ts := make([]tools.Tool, len(names))
 	for i, n := range names {
-		ts[i] = FuncTool{ToolName: n, ToolDescription: "the " + n + " tool", Fn: func(_ context.Context, in string) (string, error) { return n + ":" + in, nil }}
+		ts[i] = nodes.FuncTool{ToolName: n, ToolDescription: "the " + n + " tool", Fn: func(_ context.Context, in string) (string, error) { return n + ":" + in, nil }}
 	}
 	return ts
 }

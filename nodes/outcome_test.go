@@ -1,7 +1,8 @@
-package nodes
+package nodes_test
 
 import (
 	"encoding/json"
+	"github.com/stategraph/stategraph/nodes"
 	"testing"
 
 	"github.com/stategraph/stategraph/nodes/plan"
@@ -15,18 +16,18 @@ func TestPlanReadyDoneProgress(t *testing.T) {
 	require.False(t, p.Done())
 	require.Equal(t, plan.Progress{Total: 4, Pending: 4}, p.Progress())
 
-	p = ApplyOutcomes(p, StepOutcome{StepID: "a", Status: plan.StatusCompleted, Output: "ra", Evidence: []string{"e"}})
+	p = nodes.ApplyOutcomes(p, nodes.StepOutcome{StepID: "a", Status: plan.StatusCompleted, Output: "ra", Evidence: []string{"e"}})
 	require.Equal(t, []string{"b", "c"}, stepIDs(plan.Plan{Steps: p.Ready()}), "independent steps are ready together, in plan order")
-	p = ApplyOutcomes(p, StepOutcome{StepID: "b", Status: plan.StatusCompleted}, StepOutcome{StepID: "c", Status: plan.StatusRunning})
+	p = nodes.ApplyOutcomes(p, nodes.StepOutcome{StepID: "b", Status: plan.StatusCompleted}, nodes.StepOutcome{StepID: "c", Status: plan.StatusRunning})
 	require.Empty(t, p.Ready())
 	require.False(t, p.Stuck(), "c is still running")
-	p = ApplyOutcomes(p, StepOutcome{StepID: "c", Status: plan.StatusSkipped, Err: "skipped"})
+	p = nodes.ApplyOutcomes(p, nodes.StepOutcome{StepID: "c", Status: plan.StatusSkipped, Err: "skipped"})
 	require.Equal(t, []string{"d"}, stepIDs(plan.Plan{Steps: p.Ready()}), "a skipped dependency does not hold d back")
 	require.False(t, p.Stuck())
 	require.True(t, p.WithStatus("c", plan.StatusFailed).Stuck(), "d waits on a failed step")
 	require.Equal(t, plan.Progress{Total: 4, Pending: 1, Completed: 2, Skipped: 1}, p.Progress())
 	require.InDelta(t, 0.75, p.Progress().Fraction(), 1e-9)
-	p = ApplyOutcomes(p, StepOutcome{StepID: "d", Status: plan.StatusCompleted}, StepOutcome{StepID: "ghost", Status: plan.StatusCompleted})
+	p = nodes.ApplyOutcomes(p, nodes.StepOutcome{StepID: "d", Status: plan.StatusCompleted}, nodes.StepOutcome{StepID: "ghost", Status: plan.StatusCompleted})
 	require.True(t, p.Done())
 	require.Equal(t, []string{"a", "b", "d"}, stepIDs(plan.Plan{Steps: p.Completed()}))
 	require.False(t, plan.Plan{}.Done(), "an empty plan is not done")
@@ -35,7 +36,7 @@ func TestPlanReadyDoneProgress(t *testing.T) {
 func TestApplyOutcomesDoesNotAlias(t *testing.T) {
 	t.Parallel()
 	p := plan.Plan{Steps: []plan.Step{{ID: "a", Evidence: []string{"e1"}, DependsOn: []string{}}}}
-	q := ApplyOutcomes(p, StepOutcome{StepID: "a", Status: plan.StatusCompleted, Evidence: []string{"e1", "e2"}})
+	q := nodes.ApplyOutcomes(p, nodes.StepOutcome{StepID: "a", Status: plan.StatusCompleted, Evidence: []string{"e1", "e2"}})
 	require.Equal(t, []string{"e1", "e2"}, q.Steps[0].Evidence)
 	require.Equal(t, []string{"e1"}, p.Steps[0].Evidence)
 	require.Equal(t, plan.StepStatus(""), p.Steps[0].Status)
@@ -55,10 +56,10 @@ func TestPlanJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &back))
 	require.Equal(t, p, back)
 
-	o := StepOutcome{StepID: "a", Status: plan.StatusCompleted, Blocked: true, BlockReason: "r", Audit: []AuditRecord{{StepID: "a"}}}
+	o := nodes.StepOutcome{StepID: "a", Status: plan.StatusCompleted, Blocked: true, BlockReason: "r", Audit: []nodes.AuditRecord{{StepID: "a"}}}
 	b, err = json.Marshal(o)
 	require.NoError(t, err)
-	var ob StepOutcome
+	var ob nodes.StepOutcome
 	require.NoError(t, json.Unmarshal(b, &ob))
 	require.Equal(t, o, ob)
 }

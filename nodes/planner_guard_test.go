@@ -1,4 +1,4 @@
-package nodes
+package nodes_test
 
 // The guards are part of what the model-backed planners check before they
 // accept a plan: a guard's objection is a problem the model is asked again
@@ -8,6 +8,7 @@ package nodes
 import (
 	"context"
 	"errors"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 
@@ -27,12 +28,12 @@ const changeOrderRefusal = `step "switch": tool "change_order" changes things, b
 
 func TestLLMPlannerReasksWhenAGuardRefuses(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	ts := c.Tools()
 	m := &scriptedModel{replies: []string{changeOrderPlanReply, deliveryPlanReply}}
 	req := c.Request()
 	req.Guards = []plan.Guard{plan.ReadOnlyGuard(ts)}
-	p, info, err := (&LLMPlanner{Model: m, Tools: ts}).Plan(t.Context(), req)
+	p, info, err := (&nodes.LLMPlanner{Model: m, Tools: ts}).Plan(t.Context(), req)
 	require.NoError(t, err)
 	require.Equal(t, []string{"order", "stock_a", "deliver_a", "answer"}, stepIDs(p))
 	require.Equal(t, 2, info.Attempts)
@@ -47,7 +48,7 @@ func TestLLMPlannerReasksWhenAGuardRefuses(t *testing.T) {
 	// Without guards in the request the same plan is accepted: the guards
 	// are the caller's, not the planner's.
 	m = &scriptedModel{replies: []string{changeOrderPlanReply}}
-	p, _, err = (&LLMPlanner{Model: m, Tools: ts}).Plan(t.Context(), c.Request())
+	p, _, err = (&nodes.LLMPlanner{Model: m, Tools: ts}).Plan(t.Context(), c.Request())
 	require.NoError(t, err)
 	require.Equal(t, []string{"order", "switch", "answer"}, stepIDs(p))
 }
@@ -58,34 +59,36 @@ func TestAgentPlannerIsAskedAgainWhenAGuardRefuses(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name  string
-		setup func(cfg *AgentConfig, m *scriptedModel)
+		setup func(cfg *nodes.AgentConfig, m *scriptedModel)
 	}{{
 		name:  "built by the agent",
-		setup: func(cfg *AgentConfig, m *scriptedModel) { cfg.Planner, cfg.Model = nil, m },
+		setup: func(cfg *nodes.AgentConfig, m *scriptedModel) { cfg.Planner, cfg.Model = nil, m },
 	}, {
-		name:  "given",
-		setup: func(cfg *AgentConfig, m *scriptedModel) { cfg.Planner = &LLMPlanner{Model: m, Tools: cfg.Tools} },
+		name: "given",
+		setup: func(cfg *nodes.AgentConfig, m *scriptedModel) {
+			cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
+		},
 	}, {
 		name: "given inside an AdaptivePlanner",
-		setup: func(cfg *AgentConfig, m *scriptedModel) {
-			cfg.Planner = &AdaptivePlanner{Templates: &TemplatePlanner{Tools: cfg.Tools}, Model: &LLMPlanner{Model: m, Tools: cfg.Tools}}
+		setup: func(cfg *nodes.AgentConfig, m *scriptedModel) {
+			cfg.Planner = &nodes.AdaptivePlanner{Templates: &nodes.TemplatePlanner{Tools: cfg.Tools}, Model: &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}}
 		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := NewDeliveryCase()
+			c := nodes.NewDeliveryCase()
 			m := &scriptedModel{replies: []string{changeOrderPlanReply, deliveryPlanReply}}
 			cfg := c.AgentConfig() // template replan and responder: no model calls
 			tt.setup(&cfg, m)
 			app := compileAgent(t, cfg, nil)
-			out, err := app.Invoke(t.Context(), InputFor(c.Request()))
+			out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 			require.NoError(t, err)
 			require.Equal(t, 2, m.calls())
 			require.Contains(t, m.prompts[1], changeOrderRefusal)
 			require.Equal(t, 2, out.Usage.ModelCalls, "both planner calls are counted")
 			require.Equal(t, []string{"order", "stock_a"}, stepIDs(out.Plan)[:2], "the second plan ran")
-			require.Zero(t, c.Calls(ToolChangeOrder))
+			require.Zero(t, c.Calls(nodes.ToolChangeOrder))
 			require.True(t, out.Response.Complete)
 		})
 	}
@@ -99,28 +102,28 @@ func TestAgentPlannerThatInsistsIsRejectedBeforeAnythingRuns(t *testing.T) {
 		calls  int
 		is     error
 	}{
-		{name: "after MaxAttempts", budget: 30, calls: 3, is: ErrPlanRejected},
-		{name: "when the model-call budget is spent first", budget: 2, calls: 2, is: ErrModelBudget},
+		{name: "after MaxAttempts", budget: 30, calls: 3, is: nodes.ErrPlanRejected},
+		{name: "when the model-call budget is spent first", budget: 2, calls: 2, is: nodes.ErrModelBudget},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := NewDeliveryCase()
+			c := nodes.NewDeliveryCase()
 			m := &scriptedModel{replies: []string{changeOrderPlanReply, changeOrderPlanReply, changeOrderPlanReply, deliveryPlanReply}}
 			cfg := c.AgentConfig()
-			cfg.Planner = &LLMPlanner{Model: m, Tools: cfg.Tools}
+			cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
 			cfg.Budget.MaxModelCalls = tt.budget
 			app := compileAgent(t, cfg, nil)
-			_, err := app.Invoke(t.Context(), InputFor(c.Request()))
+			_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 			require.ErrorIs(t, err, tt.is)
 			require.Equal(t, tt.calls, m.calls())
-			for _, tool := range []string{ToolOrderLookup, ToolStockCheck, ToolShippingQuote, ToolChangeOrder} {
+			for _, tool := range []string{nodes.ToolOrderLookup, nodes.ToolStockCheck, nodes.ToolShippingQuote, nodes.ToolChangeOrder} {
 				require.Zero(t, c.Calls(tool), "no tool runs before the plan is accepted: %s", tool)
 			}
-			if tt.is != ErrPlanRejected {
+			if tt.is != nodes.ErrPlanRejected {
 				return
 			}
-			var re *RejectedError
+			var re *nodes.RejectedError
 			require.True(t, errors.As(err, &re))
 			require.Equal(t, 3, re.Attempts)
 			require.Equal(t, []plan.Problem{{StepID: "switch", Kind: plan.ProblemConstraint,
@@ -136,25 +139,27 @@ func TestModelReplansReaskWhenAGuardRefuses(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{
 		testTools("search")[0],
-		FuncTool{ToolName: "write", ToolDescription: "writes a note", Mutates: true, Fn: func(context.Context, string) (string, error) { return "", nil }},
+		nodes.FuncTool{ToolName: "write", ToolDescription: "writes a note", Mutates: true, Fn: func(context.Context, string) (string, error) { return "", nil }},
 	}
 	p := plan.Plan{Goal: "g", Steps: []plan.Step{done(st("a", "search", `"q"`), "ra", "ea"), {ID: "b", Description: "x", Tool: "search", Status: plan.StatusFailed, Error: "boom", DependsOn: []string{"a"}}}}
-	req := ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerFailed, StepID: "b", Error: "boom"}, Tools: ts}
+	req := nodes.ReplanRequest{Plan: p, Trigger: nodes.Trigger{Kind: nodes.TriggerFailed, StepID: "b", Error: "boom"}, Tools: ts}
 	const refusal = `step "w": tool "write" changes things, but the request is query-only`
 	writes := `{"steps":[{"id":"w","description":"write it down","tool":"write","input":"x"},{"id":"z","description":"answer","tool":"","depends_on":["w"]}]}`
 	searches := `{"steps":[{"id":"s","description":"search again","tool":"search","input":"q2"},{"id":"z","description":"answer","tool":"","depends_on":["s"]}]}`
 	strategies := []struct {
 		name string
-		make func(m *scriptedModel) Replanner
+		make func(m *scriptedModel) nodes.Replanner
 	}{
-		{"partial", func(m *scriptedModel) Replanner { return PartialReplan{Model: m} }},
-		{"full", func(m *scriptedModel) Replanner { return FullReplan{Planner: &LLMPlanner{Model: m, Tools: ts}} }},
+		{"partial", func(m *scriptedModel) nodes.Replanner { return nodes.PartialReplan{Model: m} }},
+		{"full", func(m *scriptedModel) nodes.Replanner {
+			return nodes.FullReplan{Planner: &nodes.LLMPlanner{Model: m, Tools: ts}}
+		}},
 	}
 	for _, s := range strategies {
 		t.Run(s.name+": accepted on the second attempt", func(t *testing.T) {
 			t.Parallel()
 			m := &scriptedModel{replies: []string{writes, searches}}
-			np, info, err := Revise(t.Context(), s.make(m), req, plan.ReadOnlyGuard(ts))
+			np, info, err := nodes.Revise(t.Context(), s.make(m), req, plan.ReadOnlyGuard(ts))
 			require.NoError(t, err)
 			require.Equal(t, 2, info.ModelCalls)
 			require.Equal(t, []string{"a", "s", "z"}, stepIDs(np))
@@ -163,10 +168,10 @@ func TestModelReplansReaskWhenAGuardRefuses(t *testing.T) {
 		t.Run(s.name+": rejected when the model insists", func(t *testing.T) {
 			t.Parallel()
 			m := &scriptedModel{replies: []string{writes, writes, writes}}
-			_, info, err := Revise(t.Context(), s.make(m), req, plan.ReadOnlyGuard(ts))
-			require.ErrorIs(t, err, ErrPlanRejected)
+			_, info, err := nodes.Revise(t.Context(), s.make(m), req, plan.ReadOnlyGuard(ts))
+			require.ErrorIs(t, err, nodes.ErrPlanRejected)
 			require.ErrorContains(t, err, refusal)
-			require.True(t, cannotRevise(err), "the next strategy may still try")
+			require.True(t, nodes.CannotRevise(err), "the next strategy may still try")
 			require.Equal(t, 3, info.ModelCalls)
 		})
 	}

@@ -1,8 +1,9 @@
-package nodes
+package nodes_test
 
 import (
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 
@@ -23,8 +24,8 @@ func TestLLMPlannerReasksWithProblems(t *testing.T) {
 		`{"steps":[{"id":"s1","description":"x","tool":"serch","input":{}}]}`,  // unknown tool
 		goodPlan,
 	}}
-	pl := &LLMPlanner{Model: m, Tools: testTools("search"), MaxAttempts: 4}
-	p, info, err := pl.Plan(t.Context(), PlanRequest{Goal: "find go", Constraints: []string{"be quick"}})
+	pl := &nodes.LLMPlanner{Model: m, Tools: testTools("search"), MaxAttempts: 4}
+	p, info, err := pl.Plan(t.Context(), nodes.PlanRequest{Goal: "find go", Constraints: []string{"be quick"}})
 	require.NoError(t, err)
 	require.Equal(t, "find go", p.Goal)
 	require.Equal(t, []string{"be quick"}, p.Constraints)
@@ -32,7 +33,7 @@ func TestLLMPlannerReasksWithProblems(t *testing.T) {
 	require.Equal(t, plan.StatusPending, p.Steps[0].Status)
 	require.Equal(t, 4, info.Attempts)
 	require.Equal(t, 4, info.ModelCalls)
-	require.Equal(t, Tokens{Prompt: 400, Completion: 80, Total: 480}, info.Tokens)
+	require.Equal(t, nodes.Tokens{Prompt: 400, Completion: 80, Total: 480}, info.Tokens)
 	require.Len(t, info.Rejected, 3)
 	require.InDelta(t, 1.0, info.Score.Overall, 1e-9)
 
@@ -51,9 +52,9 @@ func TestLLMPlannerGivesUpWithClearError(t *testing.T) {
 	t.Parallel()
 	bad := `{"steps":[{"id":"a","description":"x","tool":"nope","depends_on":["a"]}]}`
 	m := &scriptedModel{replies: []string{bad, bad, bad, goodPlan}}
-	_, info, err := (&LLMPlanner{Model: m, Tools: testTools("search")}).Plan(t.Context(), PlanRequest{Goal: "g"})
-	require.ErrorIs(t, err, ErrPlanRejected)
-	var re *RejectedError
+	_, info, err := (&nodes.LLMPlanner{Model: m, Tools: testTools("search")}).Plan(t.Context(), nodes.PlanRequest{Goal: "g"})
+	require.ErrorIs(t, err, nodes.ErrPlanRejected)
+	var re *nodes.RejectedError
 	require.True(t, errors.As(err, &re))
 	require.Equal(t, 3, re.Attempts)
 	require.ErrorContains(t, err, `nodes: plan rejected after 3 attempts: step "a": unknown tool "nope" (available: search); step "a": depends on itself`)
@@ -66,33 +67,33 @@ func TestLLMPlannerThreshold(t *testing.T) {
 	// Valid, but with no answer step: completeness 0.6, overall 0.87.
 	noAnswer := `{"steps":[{"id":"a","description":"look","tool":"search"},{"id":"b","description":"look more","tool":"search","depends_on":["a"]}]}`
 	m := &scriptedModel{replies: []string{noAnswer, goodPlan}}
-	p, info, err := (&LLMPlanner{Model: m, Tools: testTools("search"), Threshold: 0.9}).Plan(t.Context(), PlanRequest{Goal: "g"})
+	p, info, err := (&nodes.LLMPlanner{Model: m, Tools: testTools("search"), Threshold: 0.9}).Plan(t.Context(), nodes.PlanRequest{Goal: "g"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"s1", "s2"}, stepIDs(p))
 	require.Equal(t, 2, info.ModelCalls)
 	require.Contains(t, m.prompts[1], "plan scored 0.87, below the threshold 0.90")
 
 	m = &scriptedModel{replies: []string{noAnswer}}
-	_, _, err = (&LLMPlanner{Model: m, Tools: testTools("search"), Threshold: 0.8}).Plan(t.Context(), PlanRequest{Goal: "g"})
+	_, _, err = (&nodes.LLMPlanner{Model: m, Tools: testTools("search"), Threshold: 0.8}).Plan(t.Context(), nodes.PlanRequest{Goal: "g"})
 	require.NoError(t, err, "0.87 passes a 0.8 threshold")
 }
 
 func TestLLMPlannerModelErrorIsReturned(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("connection reset")
-	_, info, err := (&LLMPlanner{Model: &scriptedModel{err: boom}}).Plan(t.Context(), PlanRequest{Goal: "g"})
+	_, info, err := (&nodes.LLMPlanner{Model: &scriptedModel{err: boom}}).Plan(t.Context(), nodes.PlanRequest{Goal: "g"})
 	require.ErrorIs(t, err, boom)
 	require.Equal(t, 1, info.ModelCalls)
-	_, _, err = (&LLMPlanner{}).Plan(t.Context(), PlanRequest{Goal: "g"})
+	_, _, err = (&nodes.LLMPlanner{}).Plan(t.Context(), nodes.PlanRequest{Goal: "g"})
 	require.ErrorContains(t, err, "no model configured")
 }
 
 func TestTemplateAndAdaptivePlanners(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	ts := c.Tools()
-	tp := &TemplatePlanner{Tools: ts, Templates: []PlanTemplate{
-		{Name: "kw", Keywords: []string{"weather", "tomorrow"}, Build: func(req PlanRequest) (plan.Plan, error) {
+	tp := &nodes.TemplatePlanner{Tools: ts, Templates: []nodes.PlanTemplate{
+		{Name: "kw", Keywords: []string{"weather", "tomorrow"}, Build: func(req nodes.PlanRequest) (plan.Plan, error) {
 			return plan.Plan{Steps: []plan.Step{{ID: "w", Description: "answer", Tool: ""}}}, nil
 		}},
 		c.Template(),
@@ -104,35 +105,35 @@ func TestTemplateAndAdaptivePlanners(t *testing.T) {
 	require.Equal(t, c.Goal(), p.Goal)
 	require.Equal(t, c.Constraints(), p.Constraints)
 
-	_, info, err = tp.Plan(t.Context(), PlanRequest{Goal: "Weather for TOMORROW?"})
+	_, info, err = tp.Plan(t.Context(), nodes.PlanRequest{Goal: "Weather for TOMORROW?"})
 	require.NoError(t, err)
 	require.Equal(t, "template:kw", info.Source)
 
-	_, _, err = tp.Plan(t.Context(), PlanRequest{Goal: "weather today"})
-	require.ErrorIs(t, err, ErrNoTemplate)
+	_, _, err = tp.Plan(t.Context(), nodes.PlanRequest{Goal: "weather today"})
+	require.ErrorIs(t, err, nodes.ErrNoTemplate)
 
 	// A template that does not validate is an error naming it.
-	broken := &TemplatePlanner{Tools: ts, Templates: []PlanTemplate{{Name: "broken", Keywords: []string{"x"}, Build: func(PlanRequest) (plan.Plan, error) {
+	broken := &nodes.TemplatePlanner{Tools: ts, Templates: []nodes.PlanTemplate{{Name: "broken", Keywords: []string{"x"}, Build: func(nodes.PlanRequest) (plan.Plan, error) {
 		return plan.Plan{Steps: []plan.Step{{ID: "a", Tool: "nope"}}}, nil
 	}}}}
-	_, _, err = broken.Plan(t.Context(), PlanRequest{Goal: "x"})
+	_, _, err = broken.Plan(t.Context(), nodes.PlanRequest{Goal: "x"})
 	require.ErrorContains(t, err, `template "broken"`)
 	require.ErrorIs(t, err, plan.ErrInvalid)
 
 	m := &scriptedModel{replies: []string{goodPlan}}
-	ap := &AdaptivePlanner{Templates: tp, Model: &LLMPlanner{Model: m, Tools: testTools("search")}}
+	ap := &nodes.AdaptivePlanner{Templates: tp, Model: &nodes.LLMPlanner{Model: m, Tools: testTools("search")}}
 	_, info, err = ap.Plan(t.Context(), c.Request())
 	require.NoError(t, err)
 	require.Zero(t, m.calls(), "a matching template costs no model call")
 	require.Equal(t, "template:delivery-check", info.Source)
-	p, info, err = ap.Plan(t.Context(), PlanRequest{Goal: "find go"})
+	p, info, err = ap.Plan(t.Context(), nodes.PlanRequest{Goal: "find go"})
 	require.NoError(t, err)
 	require.Equal(t, "model", info.Source)
 	require.Equal(t, 1, m.calls())
 	require.Len(t, p.Steps, 2)
 
-	_, _, err = (&AdaptivePlanner{Templates: tp}).Plan(t.Context(), PlanRequest{Goal: "nothing"})
-	require.ErrorIs(t, err, ErrNoTemplate)
+	_, _, err = (&nodes.AdaptivePlanner{Templates: tp}).Plan(t.Context(), nodes.PlanRequest{Goal: "nothing"})
+	require.ErrorIs(t, err, nodes.ErrNoTemplate)
 }
 
 func TestLLMPlannerThroughOpenAIClient(t *testing.T) {
@@ -143,12 +144,12 @@ func TestLLMPlannerThroughOpenAIClient(t *testing.T) {
 	llm, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithToken("test"), openai.WithModel("test"))
 	require.NoError(t, err)
 
-	p, info, err := (&LLMPlanner{Model: llm, Tools: testTools("search")}).Plan(t.Context(), PlanRequest{Goal: "find go"})
+	p, info, err := (&nodes.LLMPlanner{Model: llm, Tools: testTools("search")}).Plan(t.Context(), nodes.PlanRequest{Goal: "find go"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"s1", "s2"}, stepIDs(p))
 	require.Equal(t, `{"q":"go"}`, string(p.Steps[0].Input))
 	require.Equal(t, 2, info.ModelCalls)
-	require.Equal(t, Tokens{Prompt: 100, Completion: 20, Total: 120}, info.Tokens)
+	require.Equal(t, nodes.Tokens{Prompt: 100, Completion: 20, Total: 120}, info.Tokens)
 
 	bodies := srv.Requests()
 	require.Len(t, bodies, 2)

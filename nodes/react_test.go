@@ -1,9 +1,10 @@
-package nodes
+package nodes_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"sync"
 	"testing"
@@ -71,7 +72,7 @@ func TestReActExecutor(t *testing.T) {
 	}{{
 		name: "tool call then answer",
 		model: &toolCallingModel{replies: []*llms.ContentChoice{
-			askTool("c1", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+			askTool("c1", nodes.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 			{Content: " B has 4 units. "},
 		}},
 		status: plan.StatusCompleted, output: "B has 4 units.", audit: 1,
@@ -79,23 +80,23 @@ func TestReActExecutor(t *testing.T) {
 		name: "unknown tool is answered as an error and the model recovers",
 		model: &toolCallingModel{replies: []*llms.ContentChoice{
 			askTool("c1", "stock_chek", `{}`),
-			askTool("c2", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+			askTool("c2", nodes.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 			{Content: "B has 4 units."},
 		}},
 		status: plan.StatusCompleted, output: "B has 4 units.", audit: 2,
 	}, {
 		name:     "per-step tool budget",
-		model:    &toolCallingModel{loop: askTool("c", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
+		model:    &toolCallingModel{loop: askTool("c", nodes.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
 		maxTools: 2,
 		status:   plan.StatusFailed, err: `step "research": stopped by budget max_tool_calls_per_step: used 2 of 2`, audit: 2,
 	}, {
 		name:     "per-step model budget",
-		model:    &toolCallingModel{loop: askTool("c", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
+		model:    &toolCallingModel{loop: askTool("c", nodes.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
 		maxModel: 3,
 		status:   plan.StatusFailed, err: `step "research": per-step model budget spent (3 calls) before a final answer`, audit: 3,
 	}, {
 		name:     "share of the agent's model-call budget",
-		model:    &toolCallingModel{loop: askTool("c", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
+		model:    &toolCallingModel{loop: askTool("c", nodes.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
 		maxModel: 2, byShare: true,
 		status: plan.StatusFailed, err: `step "research": stopped by its share of budget max_model_calls: used 2 of 2`, audit: 2,
 	}, {
@@ -106,8 +107,9 @@ func TestReActExecutor(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := NewDeliveryCase()
-			r := &ReActExecutor{Model: tt.model, Tools: c.Tools(), MaxToolCalls: tt.maxTools, MaxModelCalls: tt.maxModel, byModelShare: tt.byShare}
+			c := nodes.NewDeliveryCase()
+			r := &nodes.ReActExecutor{Model: tt.model, Tools: c.Tools(), MaxToolCalls: tt.maxTools, MaxModelCalls: tt.maxModel}
+			r.SetByModelShare(tt.byShare)
 			out, info := r.Run(t.Context(), step, nil)
 			require.Equal(t, tt.status, out.Status, out.Err)
 			require.Equal(t, tt.output, out.Output)
@@ -118,8 +120,8 @@ func TestReActExecutor(t *testing.T) {
 			require.Equal(t, len(tt.model.calls), info.ModelCalls)
 			require.Equal(t, 15*len(tt.model.calls)-15*boolInt(tt.name == "model error"), info.Tokens.Total)
 			require.Len(t, tt.model.tools[0], 4, "the tools are offered with llms.WithTools")
-			require.Equal(t, ToolOrderLookup, tt.model.tools[0][0].Function.Name)
-			require.Zero(t, c.Calls(ToolChangeOrder))
+			require.Equal(t, nodes.ToolOrderLookup, tt.model.tools[0][0].Function.Name)
+			require.Zero(t, c.Calls(nodes.ToolChangeOrder))
 		})
 	}
 }
@@ -133,14 +135,14 @@ func boolInt(b bool) int {
 
 func TestReActExecutorSendsToolResultsBack(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
-		askTool("call-1", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+		askTool("call-1", nodes.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 		{Content: "B has 4 units."},
 	}}
 	results := plan.Results{"order": {ID: "order", Description: "look up", Status: plan.StatusCompleted, Result: `{"sku":"SKU-01"}`}}
 	step := plan.Step{ID: "research", Description: "Can B ship it?", DependsOn: []string{"order"}}
-	out, _ := (&ReActExecutor{Model: m, Tools: c.Tools()}).Run(t.Context(), step, results)
+	out, _ := (&nodes.ReActExecutor{Model: m, Tools: c.Tools()}).Run(t.Context(), step, results)
 	require.Equal(t, plan.StatusCompleted, out.Status)
 	require.Equal(t, []string{`stock_check({"warehouse":"B","sku":"SKU-01"}) → {"warehouse":"B","sku":"SKU-01","available":4,"switch_allowed":true}`}, out.Evidence)
 
@@ -159,27 +161,27 @@ func TestReActExecutorSendsToolResultsBack(t *testing.T) {
 
 func TestAgentRunsDescribedStepsWithReAct(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
-		askTool("c1", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+		askTool("c1", nodes.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 		{Content: "Warehouse B has 4 units of SKU-01."},
 	}}
 	cfg := c.AgentConfig()
-	cfg.Planner = plannerFunc(func(_ context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
+	cfg.Planner = plannerFunc(func(_ context.Context, req nodes.PlanRequest) (plan.Plan, nodes.PlanInfo, error) {
 		return plan.Plan{Goal: req.Goal, Steps: []plan.Step{
 			{ID: "research", Description: "Find out whether warehouse B has SKU-01"}, // no tool: ReAct
-			{ID: "order", Description: "Look up the order", Tool: ToolOrderLookup, Input: json.RawMessage(`{"order_id":"O1001"}`)},
+			{ID: "order", Description: "Look up the order", Tool: nodes.ToolOrderLookup, Input: json.RawMessage(`{"order_id":"O1001"}`)},
 			{ID: "answer", Description: "Answer", DependsOn: []string{"research", "order"}}, // synthesis
-		}}, PlanInfo{}, nil
+		}}, nodes.PlanInfo{}, nil
 	})
-	cfg.Responder = TemplateResponder{}
-	cfg.Budget = Budget{MaxToolCallsPerStep: 3}
-	app := compileAgent(t, cfg, nil, WithReAct(&ReActExecutor{Model: m}, nil))
-	out, err := app.Invoke(t.Context(), NewInput("Can B ship SKU-01?"))
+	cfg.Responder = nodes.TemplateResponder{}
+	cfg.Budget = nodes.Budget{MaxToolCallsPerStep: 3}
+	app := compileAgent(t, cfg, nil, nodes.WithReAct(&nodes.ReActExecutor{Model: m}, nil))
+	out, err := app.Invoke(t.Context(), nodes.NewInput("Can B ship SKU-01?"))
 	require.NoError(t, err)
 	require.True(t, out.Response.Complete)
 	require.Len(t, m.calls, 2, "only the described step used the model")
-	require.Equal(t, Usage{Wall: out.Usage.Wall, ModelCalls: 2, ToolCalls: 2, Rounds: 2, PromptTokens: 20, CompletionTokens: 10, TotalTokens: 30}, out.Usage)
+	require.Equal(t, nodes.Usage{Wall: out.Usage.Wall, ModelCalls: 2, ToolCalls: 2, Rounds: 2, PromptTokens: 20, CompletionTokens: 10, TotalTokens: 30}, out.Usage)
 	research := outcomeOf(t, out.PastSteps, "research")
 	require.Equal(t, "Warehouse B has 4 units of SKU-01.", research.Output)
 	require.Len(t, out.Audit.ForStep("research"), 1)

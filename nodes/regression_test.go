@@ -1,8 +1,9 @@
-package nodes
+package nodes_test
 
 import (
 	"context"
 	"errors"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 
@@ -20,15 +21,15 @@ import (
 // node is not.)
 func TestReplanRespectsModelCallBudget(t *testing.T) {
 	t.Parallel()
-	ts := []tools.Tool{FuncTool{ToolName: "flaky", ToolDescription: "always fails",
+	ts := []tools.Tool{nodes.FuncTool{ToolName: "flaky", ToolDescription: "always fails",
 		Fn: func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }}}
 	reply := `{"goal": "fetch the data", "steps": [
   {"id": "fetch", "description": "fetch the data", "tool": "flaky", "input": {}},
   {"id": "answer", "description": "answer the user", "tool": "", "depends_on": ["fetch"]}]}`
 	m := &scriptedModel{replies: []string{reply, "no plan", "no plan", "no plan", "no plan", "no plan", "no plan"}}
-	cfg := AgentConfig{Tools: ts, Model: m, Budget: Budget{MaxModelCalls: 2}}
+	cfg := nodes.AgentConfig{Tools: ts, Model: m, Budget: nodes.Budget{MaxModelCalls: 2}}
 	app := compileAgent(t, cfg, nil)
-	out, err := app.Invoke(t.Context(), NewInput("fetch the data"))
+	out, err := app.Invoke(t.Context(), nodes.NewInput("fetch the data"))
 	require.NoError(t, err)
 	require.LessOrEqual(t, m.calls(), 2, "model calls made with MaxModelCalls 2 (usage %d, decisions %+v)", out.Usage.ModelCalls, out.Decisions)
 	require.LessOrEqual(t, out.Usage.ModelCalls, 2)
@@ -49,13 +50,13 @@ func (nilModel) Call(context.Context, string, ...llms.CallOption) (string, error
 // (the ReAct executor handles the same case).
 func TestPlannerNilResponseIsAnError(t *testing.T) {
 	t.Parallel()
-	pl := &LLMPlanner{Model: nilModel{}}
+	pl := &nodes.LLMPlanner{Model: nilModel{}}
 	require.NotPanics(t, func() {
-		_, _, err := pl.Plan(t.Context(), PlanRequest{Goal: "anything"})
+		_, _, err := pl.Plan(t.Context(), nodes.PlanRequest{Goal: "anything"})
 		require.Error(t, err)
 	})
 	require.NotPanics(t, func() {
-		_, err := LLMResponder{Model: nilModel{}}.Respond(t.Context(), RespondRequest{Plan: plan.Plan{Goal: "g"}})
+		_, err := nodes.LLMResponder{Model: nilModel{}}.Respond(t.Context(), nodes.RespondRequest{Plan: plan.Plan{Goal: "g"}})
 		require.Error(t, err)
 	})
 }

@@ -1,9 +1,10 @@
-package nodes
+package nodes_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 	"time"
@@ -29,32 +30,32 @@ func TestDecide(t *testing.T) {
 	tests := []struct {
 		name     string
 		plan     plan.Plan
-		outcomes []StepOutcome
-		budget   Budget
-		usage    Usage
-		action   Action
-		trigger  TriggerKind
+		outcomes []nodes.StepOutcome
+		budget   nodes.Budget
+		usage    nodes.Usage
+		action   nodes.Action
+		trigger  nodes.TriggerKind
 		stop     string
 	}{
-		{"continue", plan.Plan{Steps: []plan.Step{a, b}}, nil, Budget{}, Usage{}, ActionContinue, "", ""},
-		{"finish", plan.Plan{Steps: []plan.Step{a, done(b, "rb")}}, nil, Budget{}, Usage{}, ActionFinish, "", ""},
-		{"finish beats a spent budget", plan.Plan{Steps: []plan.Step{a}}, nil, Budget{MaxToolCalls: 1}, Usage{ToolCalls: 5}, ActionFinish, "", ""},
-		{"blocked route → revise", plan.Plan{Steps: []plan.Step{a, b}}, []StepOutcome{{StepID: "a", Status: plan.StatusCompleted, Blocked: true, BlockReason: "no stock"}}, Budget{}, Usage{}, ActionRevise, TriggerBlocked, ""},
-		{"failed step → revise", plan.Plan{Steps: []plan.Step{a, failed}}, nil, Budget{}, Usage{}, ActionRevise, TriggerFailed, ""},
-		{"a skipped dependency does not block → continue", plan.Plan{Steps: []plan.Step{a, skipped, st("c", "t", "", "b")}}, nil, Budget{}, Usage{}, ActionContinue, "", ""},
-		{"stuck behind a missing step → revise", plan.Plan{Steps: []plan.Step{a, st("c", "t", "", "ghost")}}, nil, Budget{}, Usage{}, ActionRevise, TriggerStuck, ""},
-		{"finished, but the last round found the route blocked → revise", plan.Plan{Steps: []plan.Step{a}}, []StepOutcome{{StepID: "a", Status: plan.StatusCompleted, Blocked: true, BlockReason: "no stock"}}, Budget{}, Usage{}, ActionRevise, TriggerBlocked, ""},
-		{"revise refused by replan budget", plan.Plan{Steps: []plan.Step{a, failed}}, nil, Budget{MaxReplans: 1}, Usage{Replans: 1}, ActionStop, TriggerFailed, BudgetReplans},
-		{"tool budget", plan.Plan{Steps: []plan.Step{a, b}}, nil, Budget{MaxToolCalls: 2}, Usage{ToolCalls: 2}, ActionStop, "", BudgetToolCalls},
-		{"model budget", plan.Plan{Steps: []plan.Step{a, b}}, nil, Budget{MaxModelCalls: 2}, Usage{ModelCalls: 2}, ActionStop, "", BudgetModelCalls},
-		{"wall budget", plan.Plan{Steps: []plan.Step{a, b}}, nil, Budget{MaxWall: time.Second}, Usage{Start: now.Add(-time.Hour)}, ActionStop, "", BudgetWall},
-		{"no progress", plan.Plan{Steps: []plan.Step{a, b}}, nil, Budget{}, Usage{RoundsWithoutProgress: 2}, ActionStop, "", BudgetRoundsWithoutProgress},
-		{"empty plan", plan.Plan{}, nil, Budget{}, Usage{}, ActionBlocked, "", ""},
+		{"continue", plan.Plan{Steps: []plan.Step{a, b}}, nil, nodes.Budget{}, nodes.Usage{}, nodes.ActionContinue, "", ""},
+		{"finish", plan.Plan{Steps: []plan.Step{a, done(b, "rb")}}, nil, nodes.Budget{}, nodes.Usage{}, nodes.ActionFinish, "", ""},
+		{"finish beats a spent budget", plan.Plan{Steps: []plan.Step{a}}, nil, nodes.Budget{MaxToolCalls: 1}, nodes.Usage{ToolCalls: 5}, nodes.ActionFinish, "", ""},
+		{"blocked route → revise", plan.Plan{Steps: []plan.Step{a, b}}, []nodes.StepOutcome{{StepID: "a", Status: plan.StatusCompleted, Blocked: true, BlockReason: "no stock"}}, nodes.Budget{}, nodes.Usage{}, nodes.ActionRevise, nodes.TriggerBlocked, ""},
+		{"failed step → revise", plan.Plan{Steps: []plan.Step{a, failed}}, nil, nodes.Budget{}, nodes.Usage{}, nodes.ActionRevise, nodes.TriggerFailed, ""},
+		{"a skipped dependency does not block → continue", plan.Plan{Steps: []plan.Step{a, skipped, st("c", "t", "", "b")}}, nil, nodes.Budget{}, nodes.Usage{}, nodes.ActionContinue, "", ""},
+		{"stuck behind a missing step → revise", plan.Plan{Steps: []plan.Step{a, st("c", "t", "", "ghost")}}, nil, nodes.Budget{}, nodes.Usage{}, nodes.ActionRevise, nodes.TriggerStuck, ""},
+		{"finished, but the last round found the route blocked → revise", plan.Plan{Steps: []plan.Step{a}}, []nodes.StepOutcome{{StepID: "a", Status: plan.StatusCompleted, Blocked: true, BlockReason: "no stock"}}, nodes.Budget{}, nodes.Usage{}, nodes.ActionRevise, nodes.TriggerBlocked, ""},
+		{"revise refused by replan budget", plan.Plan{Steps: []plan.Step{a, failed}}, nil, nodes.Budget{MaxReplans: 1}, nodes.Usage{Replans: 1}, nodes.ActionStop, nodes.TriggerFailed, nodes.BudgetReplans},
+		{"tool budget", plan.Plan{Steps: []plan.Step{a, b}}, nil, nodes.Budget{MaxToolCalls: 2}, nodes.Usage{ToolCalls: 2}, nodes.ActionStop, "", nodes.BudgetToolCalls},
+		{"model budget", plan.Plan{Steps: []plan.Step{a, b}}, nil, nodes.Budget{MaxModelCalls: 2}, nodes.Usage{ModelCalls: 2}, nodes.ActionStop, "", nodes.BudgetModelCalls},
+		{"wall budget", plan.Plan{Steps: []plan.Step{a, b}}, nil, nodes.Budget{MaxWall: time.Second}, nodes.Usage{Start: now.Add(-time.Hour)}, nodes.ActionStop, "", nodes.BudgetWall},
+		{"no progress", plan.Plan{Steps: []plan.Step{a, b}}, nil, nodes.Budget{}, nodes.Usage{RoundsWithoutProgress: 2}, nodes.ActionStop, "", nodes.BudgetRoundsWithoutProgress},
+		{"empty plan", plan.Plan{}, nil, nodes.Budget{}, nodes.Usage{}, nodes.ActionBlocked, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			d := Decide(RoundInput{Plan: tt.plan, Outcomes: tt.outcomes, Budget: tt.budget, Usage: tt.usage, Now: now})
+			d := nodes.Decide(nodes.RoundInput{Plan: tt.plan, Outcomes: tt.outcomes, Budget: tt.budget, Usage: tt.usage, Now: now})
 			require.Equal(t, tt.action, d.Action, d.Reason)
 			require.NotEmpty(t, d.Reason)
 			if tt.trigger != "" {
@@ -68,11 +69,11 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-func failedPlan(kind plan.ErrorKind, step plan.Step) (ReplanRequest, []tools.Tool) {
+func failedPlan(kind plan.ErrorKind, step plan.Step) (nodes.ReplanRequest, []tools.Tool) {
 	ts := testTools("search", "read_file", "find_file")
 	step.Status, step.Error = plan.StatusFailed, "boom"
 	p := plan.Plan{Goal: "g", Constraints: []string{"c"}, Steps: []plan.Step{done(st("a", "search", `"q"`), "ra", "ea"), step, st("z", "", "", step.ID)}}
-	return ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerFailed, StepID: step.ID, ErrKind: kind, Error: "boom"}, Tools: ts}, ts
+	return nodes.ReplanRequest{Plan: p, Trigger: nodes.Trigger{Kind: nodes.TriggerFailed, StepID: step.ID, ErrKind: kind, Error: "boom"}, Tools: ts}, ts
 }
 
 func TestIncrementalFix(t *testing.T) {
@@ -81,26 +82,26 @@ func TestIncrementalFix(t *testing.T) {
 		name  string
 		kind  plan.ErrorKind
 		step  plan.Step
-		fix   IncrementalFix
+		fix   nodes.IncrementalFix
 		want  []plan.Step // the steps that replace the failed one
 		noFix bool
 	}{
-		{"unknown tool → closest", plan.ErrKindUnknownTool, st("b", "serach", `"x"`, "a"), IncrementalFix{},
+		{"unknown tool → closest", plan.ErrKindUnknownTool, st("b", "serach", `"x"`, "a"), nodes.IncrementalFix{},
 			[]plan.Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`"x"`), DependsOn: []string{"a"}, Status: plan.StatusPending}}, false},
-		{"unknown tool, nothing close", plan.ErrKindUnknownTool, st("b", "weather", "", "a"), IncrementalFix{}, nil, true},
-		{"bad input: stringified JSON with trailing comma", plan.ErrKindBadInput, st("b", "search", `"{\"q\": 1,}"`, "a"), IncrementalFix{},
+		{"unknown tool, nothing close", plan.ErrKindUnknownTool, st("b", "weather", "", "a"), nodes.IncrementalFix{}, nil, true},
+		{"bad input: stringified JSON with trailing comma", plan.ErrKindBadInput, st("b", "search", `"{\"q\": 1,}"`, "a"), nodes.IncrementalFix{},
 			[]plan.Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`{"q": 1}`), DependsOn: []string{"a"}, Status: plan.StatusPending}}, false},
-		{"bad input: one-field object unwrapped", plan.ErrKindBadInput, st("b", "search", `{"query":"x"}`, "a"), IncrementalFix{},
+		{"bad input: one-field object unwrapped", plan.ErrKindBadInput, st("b", "search", `{"query":"x"}`, "a"), nodes.IncrementalFix{},
 			[]plan.Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`"x"`), DependsOn: []string{"a"}, Status: plan.StatusPending}}, false},
-		{"bad input, nothing to repair", plan.ErrKindBadInput, st("b", "search", `{"a":1,"b":2}`, "a"), IncrementalFix{}, nil, true},
-		{"missing file → find it first", plan.ErrKindMissingFile, st("b", "read_file", `{"path":"/data/sales.csv"}`, "a"), IncrementalFix{FileFinder: "find_file"},
+		{"bad input, nothing to repair", plan.ErrKindBadInput, st("b", "search", `{"a":1,"b":2}`, "a"), nodes.IncrementalFix{}, nil, true},
+		{"missing file → find it first", plan.ErrKindMissingFile, st("b", "read_file", `{"path":"/data/sales.csv"}`, "a"), nodes.IncrementalFix{FileFinder: "find_file"},
 			[]plan.Step{
 				{ID: "b_find", Description: `find the file "sales.csv" that b needs`, Tool: "find_file", Input: json.RawMessage(`{"name":"sales.csv"}`), DependsOn: []string{"a"}, Status: plan.StatusPending},
 				{ID: "b", Description: "do b", Tool: "read_file", Input: json.RawMessage(`{"path":"{{b_find.result}}"}`), DependsOn: []string{"a", "b_find"}, Status: plan.StatusPending},
 			}, false},
-		{"missing file without a finder", plan.ErrKindMissingFile, st("b", "read_file", `{"path":"x"}`, "a"), IncrementalFix{}, nil, true},
-		{"other errors are not incremental", plan.ErrKindOther, st("b", "search", "", "a"), IncrementalFix{}, nil, true},
-		{"extra fix", plan.ErrKindOther, st("b", "search", "", "a"), IncrementalFix{Extra: []Fix{func(_ ReplanRequest, s plan.Step) ([]plan.Step, bool) {
+		{"missing file without a finder", plan.ErrKindMissingFile, st("b", "read_file", `{"path":"x"}`, "a"), nodes.IncrementalFix{}, nil, true},
+		{"other errors are not incremental", plan.ErrKindOther, st("b", "search", "", "a"), nodes.IncrementalFix{}, nil, true},
+		{"extra fix", plan.ErrKindOther, st("b", "search", "", "a"), nodes.IncrementalFix{Extra: []nodes.Fix{func(_ nodes.ReplanRequest, s plan.Step) ([]plan.Step, bool) {
 			s.Input = json.RawMessage(`"fixed"`)
 			return []plan.Step{s}, true
 		}}}, []plan.Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`"fixed"`), DependsOn: []string{"a"}, Status: plan.StatusPending}}, false},
@@ -109,9 +110,9 @@ func TestIncrementalFix(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			req, ts := failedPlan(tt.kind, tt.step)
-			p, info, err := Revise(t.Context(), tt.fix, req)
+			p, info, err := nodes.Revise(t.Context(), tt.fix, req)
 			if tt.noFix {
-				require.ErrorIs(t, err, ErrNoFix)
+				require.ErrorIs(t, err, nodes.ErrNoFix)
 				return
 			}
 			require.NoError(t, err)
@@ -132,14 +133,14 @@ func TestPartialReplanKeepsCompletedWork(t *testing.T) {
 		{ID: "b", Description: "blocked", Tool: "search", DependsOn: []string{"a"}, Status: plan.StatusCompleted, Result: "rb", Evidence: []string{"eb"}},
 		st("c", "fetch", "", "b"), st("d", "", "", "c"),
 	}}
-	req := ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerBlocked, StepID: "b", BlockReason: "route blocked"}, Tools: ts}
+	req := nodes.ReplanRequest{Plan: p, Trigger: nodes.Trigger{Kind: nodes.TriggerBlocked, StepID: "b", BlockReason: "route blocked"}, Tools: ts}
 
 	t.Run("template", func(t *testing.T) {
 		t.Parallel()
-		r := PartialReplan{Template: func(ReplanRequest) ([]plan.Step, error) {
+		r := nodes.PartialReplan{Template: func(nodes.ReplanRequest) ([]plan.Step, error) {
 			return []plan.Step{st("e", "fetch", `"{{a.result}}"`, "a"), st("f", "", "", "e", "b")}, nil
 		}}
-		np, info, err := Revise(t.Context(), r, req)
+		np, info, err := nodes.Revise(t.Context(), r, req)
 		require.NoError(t, err)
 		require.Equal(t, []string{"a", "b", "e", "f"}, stepIDs(np))
 		require.Equal(t, p.Steps[:2], np.Steps[:2])
@@ -155,11 +156,11 @@ func TestPartialReplanKeepsCompletedWork(t *testing.T) {
 			`{"steps":[{"id":"b","description":"again","tool":"fetch","depends_on":["a"]},{"id":"f","description":"answer","tool":"","depends_on":["b"]}]}`,
 			"```json\n" + `{"steps":[{"id":"a","description":"repeat","tool":"search","input":"q"},{"id":"e","description":"fetch","tool":"fetch","input":"{{b.result}}","depends_on":["b"]},{"id":"f","description":"answer","tool":"","depends_on":["e"]}]}` + "\n```",
 		}}
-		np, info, err := Revise(t.Context(), PartialReplan{Model: m}, req)
+		np, info, err := nodes.Revise(t.Context(), nodes.PartialReplan{Model: m}, req)
 		require.NoError(t, err)
 		require.Equal(t, "partial:model", info.Strategy)
 		require.Equal(t, 2, info.ModelCalls)
-		require.Equal(t, Tokens{Prompt: 200, Completion: 40, Total: 240}, info.Tokens)
+		require.Equal(t, nodes.Tokens{Prompt: 200, Completion: 40, Total: 240}, info.Tokens)
 		require.Equal(t, []string{"a", "b", "e", "f"}, stepIDs(np), "the repeated completed step is dropped, not duplicated")
 		require.Contains(t, m.prompts[0], "- b [search] blocked\n  result: rb\n  evidence: eb")
 		require.Contains(t, m.prompts[0], "What happened: step b — succeeded and showed the route is blocked: route blocked")
@@ -172,10 +173,10 @@ func TestFullReplanKeepsCompletedStepsAndRenames(t *testing.T) {
 	t.Parallel()
 	ts := testTools("search", "fetch")
 	p := plan.Plan{Goal: "g", Steps: []plan.Step{done(st("s1", "search", `"q"`), "r1", "e1"), {ID: "s2", Description: "x", Tool: "fetch", Status: plan.StatusFailed, Error: "boom", DependsOn: []string{"s1"}}}}
-	planner := &LLMPlanner{Model: &scriptedModel{replies: []string{
+	planner := &nodes.LLMPlanner{Model: &scriptedModel{replies: []string{
 		`{"steps":[{"id":"s1","description":"fetch it","tool":"fetch","input":"x"},{"id":"s2","description":"answer","tool":"","input":"{{s1.result}}","depends_on":["s1"]}]}`,
 	}}, Tools: ts}
-	np, info, err := Revise(t.Context(), FullReplan{Planner: planner}, ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerFailed, StepID: "s2", Error: "boom"}, Tools: ts})
+	np, info, err := nodes.Revise(t.Context(), nodes.FullReplan{Planner: planner}, nodes.ReplanRequest{Plan: p, Trigger: nodes.Trigger{Kind: nodes.TriggerFailed, StepID: "s2", Error: "boom"}, Tools: ts})
 	require.NoError(t, err)
 	require.Equal(t, "full", info.Strategy)
 	require.Equal(t, 1, info.ModelCalls)
@@ -189,7 +190,7 @@ func TestFullReplanKeepsCompletedStepsAndRenames(t *testing.T) {
 
 func TestAdaptiveReplannerChooses(t *testing.T) {
 	t.Parallel()
-	mk := func(done, total int, trig Trigger) ReplanRequest {
+	mk := func(done, total int, trig nodes.Trigger) nodes.ReplanRequest {
 		var steps []plan.Step
 		for i := range total {
 			s := st(string(rune('a'+i)), "t", "")
@@ -198,34 +199,34 @@ func TestAdaptiveReplannerChooses(t *testing.T) {
 			}
 			steps = append(steps, s)
 		}
-		return ReplanRequest{Plan: plan.Plan{Steps: steps}, Trigger: trig}
+		return nodes.ReplanRequest{Plan: plan.Plan{Steps: steps}, Trigger: trig}
 	}
-	a := AdaptiveReplanner{}
-	require.Equal(t, []string{"incremental", "full", "partial"}, a.Choose(mk(0, 10, Trigger{Kind: TriggerFailed, ErrKind: plan.ErrKindUnknownTool})))
-	require.Equal(t, []string{"full", "partial"}, a.Choose(mk(1, 10, Trigger{Kind: TriggerFailed, ErrKind: plan.ErrKindOther})))
-	require.Equal(t, []string{"partial", "full"}, a.Choose(mk(5, 10, Trigger{Kind: TriggerFailed, ErrKind: plan.ErrKindOther})))
-	require.Equal(t, []string{"partial", "full"}, a.Choose(mk(8, 10, Trigger{Kind: TriggerFailed, ErrKind: plan.ErrKindTimeout})))
-	require.Equal(t, []string{"partial", "full"}, a.Choose(mk(0, 10, Trigger{Kind: TriggerBlocked})))
+	a := nodes.AdaptiveReplanner{}
+	require.Equal(t, []string{"incremental", "full", "partial"}, a.Choose(mk(0, 10, nodes.Trigger{Kind: nodes.TriggerFailed, ErrKind: plan.ErrKindUnknownTool})))
+	require.Equal(t, []string{"full", "partial"}, a.Choose(mk(1, 10, nodes.Trigger{Kind: nodes.TriggerFailed, ErrKind: plan.ErrKindOther})))
+	require.Equal(t, []string{"partial", "full"}, a.Choose(mk(5, 10, nodes.Trigger{Kind: nodes.TriggerFailed, ErrKind: plan.ErrKindOther})))
+	require.Equal(t, []string{"partial", "full"}, a.Choose(mk(8, 10, nodes.Trigger{Kind: nodes.TriggerFailed, ErrKind: plan.ErrKindTimeout})))
+	require.Equal(t, []string{"partial", "full"}, a.Choose(mk(0, 10, nodes.Trigger{Kind: nodes.TriggerBlocked})))
 
 	// Incremental has no fix for an unknown tool with nothing close: partial takes over.
 	req, _ := failedPlan(plan.ErrKindUnknownTool, st("b", "weather", "", "a"))
-	partial := PartialReplan{Template: func(ReplanRequest) ([]plan.Step, error) {
+	partial := nodes.PartialReplan{Template: func(nodes.ReplanRequest) ([]plan.Step, error) {
 		return []plan.Step{st("n", "search", "", "a"), st("m", "", "", "n")}, nil
 	}}
-	p, info, err := Revise(t.Context(), AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: partial, EarlyFraction: 0.1}, req)
+	p, info, err := nodes.Revise(t.Context(), nodes.AdaptiveReplanner{Incremental: nodes.IncrementalFix{}, Partial: partial, EarlyFraction: 0.1}, req)
 	require.NoError(t, err)
 	require.Equal(t, "adaptive:partial:template", info.Strategy)
 	require.Equal(t, []string{"a", "n", "m"}, stepIDs(p))
 
 	// No strategy can help: ErrNoFix.
-	_, _, err = Revise(t.Context(), AdaptiveReplanner{Incremental: IncrementalFix{}}, req)
-	require.ErrorIs(t, err, ErrNoFix)
+	_, _, err = nodes.Revise(t.Context(), nodes.AdaptiveReplanner{Incremental: nodes.IncrementalFix{}}, req)
+	require.ErrorIs(t, err, nodes.ErrNoFix)
 }
 
 func TestCheckRevisionInvariants(t *testing.T) {
 	t.Parallel()
 	ts := testTools("search", "change")
-	ts[1] = FuncTool{ToolName: "change", ToolDescription: "mutates", Mutates: true, Fn: func(context.Context, string) (string, error) { return "", nil }}
+	ts[1] = nodes.FuncTool{ToolName: "change", ToolDescription: "mutates", Mutates: true, Fn: func(context.Context, string) (string, error) { return "", nil }}
 	old := plan.Plan{Goal: "g", Constraints: []string{"cost ≤ 20", "query only"}, Steps: []plan.Step{done(st("a", "search", `"q"`), "ra", "e1", "e2"), st("b", "search", "", "a")}}
 	tests := []struct {
 		name   string
@@ -248,8 +249,8 @@ func TestCheckRevisionInvariants(t *testing.T) {
 			t.Parallel()
 			p := old.Clone()
 			tt.mutate(&p)
-			err := CheckRevision(old, p, ts, plan.ReadOnlyGuard(ts))
-			require.ErrorIs(t, err, ErrRevisionRejected)
+			err := nodes.CheckRevision(old, p, ts, plan.ReadOnlyGuard(ts))
+			require.ErrorIs(t, err, nodes.ErrRevisionRejected)
 			require.ErrorIs(t, err, plan.ErrInvalid)
 			var pe *plan.ValidationError
 			require.True(t, errors.As(err, &pe))
@@ -261,24 +262,24 @@ func TestCheckRevisionInvariants(t *testing.T) {
 	p := old.Clone()
 	p.Constraints = append(p.Constraints, "new")
 	p.Steps[0].Evidence = append(p.Steps[0].Evidence, "e3")
-	require.NoError(t, CheckRevision(old, p, ts, plan.ReadOnlyGuard(ts)))
+	require.NoError(t, nodes.CheckRevision(old, p, ts, plan.ReadOnlyGuard(ts)))
 }
 
 func TestReplanRoundBlockedWhenNothingHelps(t *testing.T) {
 	t.Parallel()
 	req, ts := failedPlan(plan.ErrKindOther, st("b", "search", "", "a"))
-	d, err := ReplanRound(t.Context(), RoundInput{Plan: req.Plan, Now: time.Now()}, IncrementalFix{}, ts)
+	d, err := nodes.ReplanRound(t.Context(), nodes.RoundInput{Plan: req.Plan, Now: time.Now()}, nodes.IncrementalFix{}, ts)
 	require.NoError(t, err)
-	require.Equal(t, ActionBlocked, d.Action)
+	require.Equal(t, nodes.ActionBlocked, d.Action)
 	require.Contains(t, d.Reason, "could not revise")
 
-	d, err = ReplanRound(t.Context(), RoundInput{Plan: req.Plan, Now: time.Now()}, nil, ts)
+	d, err = nodes.ReplanRound(t.Context(), nodes.RoundInput{Plan: req.Plan, Now: time.Now()}, nil, ts)
 	require.NoError(t, err)
-	require.Equal(t, ActionBlocked, d.Action)
+	require.Equal(t, nodes.ActionBlocked, d.Action)
 	require.Contains(t, d.Reason, "no replanner configured")
 
 	// A transport error is returned, not hidden.
 	boom := errors.New("503")
-	_, err = ReplanRound(t.Context(), RoundInput{Plan: req.Plan, Now: time.Now()}, PartialReplan{Model: &scriptedModel{err: boom}}, ts)
+	_, err = nodes.ReplanRound(t.Context(), nodes.RoundInput{Plan: req.Plan, Now: time.Now()}, nodes.PartialReplan{Model: &scriptedModel{err: boom}}, ts)
 	require.ErrorIs(t, err, boom)
 }

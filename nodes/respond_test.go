@@ -1,6 +1,7 @@
-package nodes
+package nodes_test
 
 import (
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 
@@ -18,8 +19,8 @@ func respondPlan() plan.Plan {
 func TestTemplateResponder(t *testing.T) {
 	t.Parallel()
 	p := respondPlan()
-	stop := &StopReason{Budget: BudgetToolCalls, Limit: "2", Used: "2"}
-	resp, err := TemplateResponder{}.Respond(t.Context(), RespondRequest{Plan: p, Outcomes: []StepOutcome{{StepID: "a", Conclusion: "3 hits found"}}, Stop: stop})
+	stop := &nodes.StopReason{Budget: nodes.BudgetToolCalls, Limit: "2", Used: "2"}
+	resp, err := nodes.TemplateResponder{}.Respond(t.Context(), nodes.RespondRequest{Plan: p, Outcomes: []nodes.StepOutcome{{StepID: "a", Conclusion: "3 hits found"}}, Stop: stop})
 	require.NoError(t, err)
 	require.False(t, resp.Complete)
 	require.Equal(t, "Goal: find go\nDone:\n- do a: 3 hits found\n  evidence: search(go) → 3 hits\n"+
@@ -28,7 +29,7 @@ func TestTemplateResponder(t *testing.T) {
 	require.Equal(t, []string{"b: fetch the first hit (failed): timeout", "c: do c (pending)"}, resp.Missing)
 
 	p.Steps = p.Steps[:1]
-	resp, err = TemplateResponder{}.Respond(t.Context(), RespondRequest{Plan: p})
+	resp, err = nodes.TemplateResponder{}.Respond(t.Context(), nodes.RespondRequest{Plan: p})
 	require.NoError(t, err)
 	require.True(t, resp.Complete)
 	require.NotContains(t, resp.Text, "Stopped early")
@@ -37,7 +38,7 @@ func TestTemplateResponder(t *testing.T) {
 func TestLLMResponder(t *testing.T) {
 	t.Parallel()
 	m := &scriptedModel{replies: []string{"  Partial answer.  "}}
-	resp, err := LLMResponder{Model: m}.Respond(t.Context(), RespondRequest{Plan: respondPlan(), Blocked: "no replanner could fix b"})
+	resp, err := nodes.LLMResponder{Model: m}.Respond(t.Context(), nodes.RespondRequest{Plan: respondPlan(), Blocked: "no replanner could fix b"})
 	require.NoError(t, err)
 	require.Equal(t, "Partial answer.", resp.Text)
 	require.False(t, resp.Complete)

@@ -1,9 +1,10 @@
-package nodes
+package nodes_test
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"strings"
 	"sync/atomic"
@@ -36,8 +37,8 @@ func TestReview3FullReplanIsNotStoppedForRedoingItsLookups(t *testing.T) {
 	}
 	first := stepsPlanner(st("s1", "lookup", `{}`), st("s2", "check", `{}`, "s1"), st("s3", "flaky", `{}`, "s2"), st("answer", "", "", "s3"))
 	again := stepsPlanner(st("n1", "lookup", `{}`), st("n2", "check", `{}`, "n1"), st("n3", "flaky", `{}`, "n2"), st("answer", "", "", "n3"))
-	app := compileAgent(t, AgentConfig{Tools: ts, Planner: first, Replanner: FullReplan{Planner: again}}, nil)
-	out, err := app.Invoke(t.Context(), NewInput("do it"))
+	app := compileAgent(t, nodes.AgentConfig{Tools: ts, Planner: first, Replanner: nodes.FullReplan{Planner: again}}, nil)
+	out, err := app.Invoke(t.Context(), nodes.NewInput("do it"))
 	require.NoError(t, err)
 	require.Nil(t, out.Stop, "the replanned plan was making its way: %v", out.Stop)
 	require.True(t, out.Response.Complete)
@@ -54,21 +55,21 @@ func TestReview3SpentCounterStopsStepsThatNeedNoCall(t *testing.T) {
 	t.Parallel()
 	t.Run("tool calls", func(t *testing.T) {
 		t.Parallel()
-		c := NewDeliveryCase()
+		c := nodes.NewDeliveryCase()
 		cfg := c.AgentConfig()
 		cfg.Budget.MaxToolCalls = 5 // order, stock_a, b_stock, b_express, b_standard
-		out, err := compileAgent(t, cfg, nil).Invoke(t.Context(), InputFor(c.Request()))
+		out, err := compileAgent(t, cfg, nil).Invoke(t.Context(), nodes.InputFor(c.Request()))
 		require.NoError(t, err)
 		require.Nil(t, out.Stop, "only the tool-less recommend step was left")
 		require.True(t, out.Response.Complete)
 	})
 	t.Run("model calls", func(t *testing.T) {
 		t.Parallel()
-		c := NewDeliveryCase()
+		c := nodes.NewDeliveryCase()
 		cfg := c.AgentConfig()
-		cfg.Planner = &LLMPlanner{Model: &scriptedModel{replies: []string{deliveryPlanReply}}, Tools: cfg.Tools}
+		cfg.Planner = &nodes.LLMPlanner{Model: &scriptedModel{replies: []string{deliveryPlanReply}}, Tools: cfg.Tools}
 		cfg.Budget.MaxModelCalls = 1 // the planner's; the replan and the answer are templates
-		out, err := compileAgent(t, cfg, nil).Invoke(t.Context(), InputFor(c.Request()))
+		out, err := compileAgent(t, cfg, nil).Invoke(t.Context(), nodes.InputFor(c.Request()))
 		require.NoError(t, err)
 		require.Nil(t, out.Stop, "no step needs a model call")
 		require.Contains(t, out.Answer(), "Recommendation: switch to warehouse B, standard shipping: extra 10, arrives Friday 16:00")
@@ -97,12 +98,12 @@ func TestReview3MisspelledReferenceSuggestsTheRightOne(t *testing.T) {
 // budget refuses says only "the model-call budget is spent".
 func TestReview3PlannerRefusedByTheBudgetNamesIt(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	m := &scriptedModel{replies: []string{"not a plan", deliveryPlanReply}}
-	app := compileAgent(t, AgentConfig{Model: m, Tools: c.Tools(), Budget: Budget{MaxModelCalls: 1}}, nil)
-	_, err := app.Invoke(t.Context(), InputFor(c.Request()))
-	require.ErrorIs(t, err, ErrModelBudget)
-	require.Contains(t, err.Error(), BudgetModelCalls)
+	app := compileAgent(t, nodes.AgentConfig{Model: m, Tools: c.Tools(), Budget: nodes.Budget{MaxModelCalls: 1}}, nil)
+	_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	require.ErrorIs(t, err, nodes.ErrModelBudget)
+	require.Contains(t, err.Error(), nodes.BudgetModelCalls)
 	require.Contains(t, err.Error(), "1 of 1")
 }
 
@@ -111,7 +112,7 @@ func TestReview3PlannerRefusedByTheBudgetNamesIt(t *testing.T) {
 // input), so a call a guard would refuse as a plan step is made.
 func TestReview3ReActCallIsCheckedByTheGuardsWithItsInput(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	ts := c.Tools()
 	noExpress := func(p plan.Plan) []plan.Problem {
 		var probs []plan.Problem
@@ -120,23 +121,23 @@ func TestReview3ReActCallIsCheckedByTheGuardsWithItsInput(t *testing.T) {
 				Method string `json:"method"`
 			}
 			_ = json.Unmarshal(s.Input, &in)
-			if s.Tool == ToolShippingQuote && in.Method == "express" {
+			if s.Tool == nodes.ToolShippingQuote && in.Method == "express" {
 				probs = append(probs, plan.Problem{StepID: s.ID, Kind: plan.ProblemConstraint, Message: "express is not allowed"})
 			}
 		}
 		return probs
 	}
-	expressStep := plan.Step{ID: "x", Description: "quote", Tool: ToolShippingQuote,
+	expressStep := plan.Step{ID: "x", Description: "quote", Tool: nodes.ToolShippingQuote,
 		Input: json.RawMessage(`{"order_id":"O1001","warehouse":"B","method":"express"}`)}
 	require.NotEmpty(t, noExpress(plan.Plan{Steps: []plan.Step{expressStep}}), "as a plan step it is refused")
 
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
-		askTool("c1", ToolShippingQuote, `{"order_id":"O1001","warehouse":"B","method":"express"}`),
+		askTool("c1", nodes.ToolShippingQuote, `{"order_id":"O1001","warehouse":"B","method":"express"}`),
 		{Content: "express quoted"},
 	}}
-	r := &ReActExecutor{Model: m, Tools: ts, Guards: []plan.Guard{noExpress}}
+	r := &nodes.ReActExecutor{Model: m, Tools: ts, Guards: []plan.Guard{noExpress}}
 	out, _ := r.Run(t.Context(), plan.Step{ID: "research", Description: "quote B"}, nil)
-	require.Zero(t, c.Calls(ToolShippingQuote), "the refused call is not made")
+	require.Zero(t, c.Calls(nodes.ToolShippingQuote), "the refused call is not made")
 	require.Empty(t, out.Audit)
 }
 
@@ -149,8 +150,8 @@ func TestReview3SharesMatchTheStartedSteps(t *testing.T) {
 	t.Parallel()
 	ts := testTools("t")
 	m := &toolCallingModel{}
-	a, err := NewAgent(AgentConfig{Planner: stepsPlanner(), Tools: ts,
-		Budget: Budget{MaxToolCalls: 10, MaxModelCalls: 5}}, WithReAct(&ReActExecutor{Model: m}, nil))
+	a, err := nodes.NewAgent(nodes.AgentConfig{Planner: stepsPlanner(), Tools: ts,
+		Budget: nodes.Budget{MaxToolCalls: 10, MaxModelCalls: 5}}, nodes.WithReAct(&nodes.ReActExecutor{Model: m}, nil))
 	require.NoError(t, err)
 	p := plan.Plan{Goal: "g", Steps: []plan.Step{
 		{ID: "r1", Description: "research 1"}, {ID: "t1", Description: "tool 1", Tool: "t"},
@@ -158,27 +159,27 @@ func TestReview3SharesMatchTheStartedSteps(t *testing.T) {
 		{ID: "t2", Description: "tool 2", Tool: "t"}, {ID: "t3", Description: "tool 3", Tool: "t"},
 		{ID: "answer", Description: "answer", DependsOn: []string{"t1"}},
 	}}
-	for _, u := range []Usage{{ToolCalls: 7, ModelCalls: 3}, {ToolCalls: 9, ModelCalls: 1}, {ToolCalls: 5, ModelCalls: 4}, {}} {
-		started, n := a.startRound(p, u)
+	for _, u := range []nodes.Usage{{ToolCalls: 7, ModelCalls: 3}, {ToolCalls: 9, ModelCalls: 1}, {ToolCalls: 5, ModelCalls: 4}, {}} {
+		started, n := a.StartRound(p, u)
 		require.Positive(t, n)
 		toolSum, modelSum := 0, 0
 		for _, s := range started.Steps {
 			if s.Status != plan.StatusRunning {
 				continue
 			}
-			if a.callsTools(s) {
-				sh := a.toolShare(started, u, s.ID)
+			if a.CallsTools(s) {
+				sh := a.ToolShare(started, u, s.ID)
 				require.Positive(t, sh, "usage %+v: step %s started with no tool call", u, s.ID)
 				toolSum += sh
 			}
-			if a.runsReAct(s) {
-				sh := a.modelShare(started, u, s.ID)
+			if a.RunsReAct(s) {
+				sh := a.ModelShare(started, u, s.ID)
 				require.Positive(t, sh, "usage %+v: step %s started with no model call", u, s.ID)
 				modelSum += sh
 			}
 		}
-		require.Equal(t, toolCallsLeft(a.cfg.Budget, u), toolSum)
-		require.LessOrEqual(t, modelSum, modelCallsLeft(a.cfg.Budget, u))
+		require.Equal(t, nodes.ToolCallsLeft(a.Config().Budget, u), toolSum)
+		require.LessOrEqual(t, modelSum, nodes.ModelCallsLeft(a.Config().Budget, u))
 	}
 }
 
@@ -191,9 +192,9 @@ func TestReview3SkippedStepsAreProgressAndMissing(t *testing.T) {
 		tool("down", func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }),
 	}
 	planner := stepsPlanner(st("a", "down", `{}`), st("b", "ok", `{"x":"{{a.result.v}}"}`, "a"), st("c", "ok", `{}`, "a"), st("answer", "", "", "b", "c"))
-	app := compileAgent(t, AgentConfig{Tools: ts, Planner: planner, FailurePolicy: FailurePolicy{Action: OnFailureSkip},
-		Budget: Budget{MaxRoundsWithoutProgress: 1}}, nil)
-	out, err := app.Invoke(t.Context(), NewInput("g"))
+	app := compileAgent(t, nodes.AgentConfig{Tools: ts, Planner: planner, FailurePolicy: nodes.FailurePolicy{Action: nodes.OnFailureSkip},
+		Budget: nodes.Budget{MaxRoundsWithoutProgress: 1}}, nil)
+	out, err := app.Invoke(t.Context(), nodes.NewInput("g"))
 	require.NoError(t, err)
 	require.Nil(t, out.Stop)
 	require.Equal(t, plan.StatusSkipped, out.Plan.Steps[0].Status)
@@ -209,12 +210,12 @@ func TestReview3SkippedStepsAreProgressAndMissing(t *testing.T) {
 // recommendation are unchanged by today's fixes.
 func TestReview3DeliveryWithAModelStillReachesTheAnswer(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	m := &scriptedModel{replies: []string{deliveryPlanReply, deliveryReplanReply}}
 	cfg := c.AgentConfig()
 	cfg.Model = m
 	cfg.Planner, cfg.Replanner = nil, nil // keep the case's responder
-	out, err := compileAgent(t, cfg, nil).Invoke(t.Context(), InputFor(c.Request()))
+	out, err := compileAgent(t, cfg, nil).Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
 	require.Nil(t, out.Stop)
 	require.Empty(t, out.Blocked)
@@ -229,6 +230,6 @@ func TestReview3DeliveryWithAModelStillReachesTheAnswer(t *testing.T) {
 	}
 	require.True(t, out.Response.Complete)
 	require.Equal(t, 2, out.Usage.ModelCalls)
-	require.Zero(t, c.Calls(ToolChangeOrder))
+	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
 	require.False(t, strings.Contains(ans, "Stopped early"))
 }

@@ -1,4 +1,4 @@
-package nodes
+package nodes_test
 
 // Review tests: the seed documents' plan-and-execute requirements and the
 // O1001 delivery case, checked against the agent. A test that fails because
@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"sync/atomic"
 	"testing"
@@ -21,11 +22,11 @@ import (
 )
 
 // reviewDeliveryPlan is the delivery template's plan, built for the case.
-func reviewDeliveryPlan(t *testing.T, c *DeliveryCase) plan.Plan {
+func reviewDeliveryPlan(t *testing.T, c *nodes.DeliveryCase) plan.Plan {
 	t.Helper()
 	p, err := c.Template().Build(c.Request())
 	require.NoError(t, err)
-	return normalizeNew(p, c.Request())
+	return nodes.NormalizeNew(p, c.Request())
 }
 
 // --- Query only: nothing may be changed -----------------------------------
@@ -36,9 +37,9 @@ func reviewDeliveryPlan(t *testing.T, c *DeliveryCase) plan.Plan {
 // from calling it.
 func TestReviewReActStepCannotChangeTheOrder(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
-		askTool("c1", ToolChangeOrder, `{"order_id":"O1001","warehouse":"B","method":"standard"}`),
+		askTool("c1", nodes.ToolChangeOrder, `{"order_id":"O1001","warehouse":"B","method":"standard"}`),
 		{Content: "Switched the order to warehouse B."},
 	}}
 	cfg := c.AgentConfig()
@@ -46,12 +47,12 @@ func TestReviewReActStepCannotChangeTheOrder(t *testing.T) {
 		plan.Step{ID: "research", Description: "Find a way to get O1001 delivered before Friday 18:00"}, // no tool: ReAct
 		plan.Step{ID: "answer", Description: "Answer", DependsOn: []string{"research"}},
 	)
-	app := compileAgent(t, cfg, nil, WithReAct(&ReActExecutor{Model: m}, nil))
-	out, err := app.Invoke(t.Context(), InputFor(c.Request()))
+	app := compileAgent(t, cfg, nil, nodes.WithReAct(&nodes.ReActExecutor{Model: m}, nil))
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
-	require.Zero(t, c.Calls(ToolChangeOrder), "query only: change_order must never be called")
+	require.Zero(t, c.Calls(nodes.ToolChangeOrder), "query only: change_order must never be called")
 	for _, r := range out.Audit {
-		require.NotEqual(t, ToolChangeOrder, r.Tool)
+		require.NotEqual(t, nodes.ToolChangeOrder, r.Tool)
 	}
 }
 
@@ -66,13 +67,13 @@ func TestReviewGuardsApplyToTheFirstPlan(t *testing.T) {
 		{"id": "switch", "description": "Move the order to warehouse B, standard shipping", "tool": "change_order",
 		 "input": {"order_id": "{{order.result.order_id}}", "warehouse": "B", "method": "standard"}, "depends_on": ["order"]},
 		{"id": "answer", "description": "Answer with the evidence", "tool": "", "input": {}, "depends_on": ["switch"]}]}`
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	m := &scriptedModel{replies: []string{sneaky, sneaky, sneaky}}
 	cfg := c.AgentConfig()
-	cfg.Planner = &LLMPlanner{Model: m, Tools: cfg.Tools}
+	cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
 	app := compileAgent(t, cfg, nil)
-	out, err := app.Invoke(t.Context(), InputFor(c.Request()))
-	require.Zero(t, c.Calls(ToolChangeOrder), "query only: the first plan must be refused like a revision would be")
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	require.Zero(t, c.Calls(nodes.ToolChangeOrder), "query only: the first plan must be refused like a revision would be")
 	if err == nil {
 		require.NotContains(t, out.Answer(), "Nothing was changed")
 	}
@@ -82,18 +83,18 @@ func TestReviewGuardsApplyToTheFirstPlan(t *testing.T) {
 // (Coverage: the same guard through the whole graph, not just Revise.)
 func TestReviewRevisionOntoMutatingToolIsRefusedInTheGraph(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	cfg := c.AgentConfig()
-	cfg.Replanner = PartialReplan{Template: func(ReplanRequest) ([]plan.Step, error) {
+	cfg.Replanner = nodes.PartialReplan{Template: func(nodes.ReplanRequest) ([]plan.Step, error) {
 		return []plan.Step{
-			{ID: "switch", Description: "move the order to B", Tool: ToolChangeOrder, Input: json.RawMessage(`{"warehouse":"B"}`)},
+			{ID: "switch", Description: "move the order to B", Tool: nodes.ToolChangeOrder, Input: json.RawMessage(`{"warehouse":"B"}`)},
 			{ID: "done", Description: "answer", DependsOn: []string{"switch"}},
 		}, nil
 	}}
 	app := compileAgent(t, cfg, nil)
-	out, err := app.Invoke(t.Context(), InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
-	require.Zero(t, c.Calls(ToolChangeOrder))
+	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
 	require.Contains(t, out.Blocked, `tool "change_order" changes things, but the request is query-only`)
 	require.False(t, out.Response.Complete)
 	require.Contains(t, out.Answer(), "Warehouse A cannot make it", "what was found is still reported")
@@ -108,34 +109,34 @@ func TestReviewRevisionOntoMutatingToolIsRefusedInTheGraph(t *testing.T) {
 // Decide checks Plan.Done before it looks for a blocked outcome.
 func TestReviewBlockedRouteInTheLastRoundIsNotAFinish(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 
 	// Decide alone.
 	p := reviewDeliveryPlan(t, c)
 	p.Steps = p.Steps[:2] // order → stock_a, nothing after
-	ex := &Executor{Tools: c.Tools(), Checker: c.Checker()}
+	ex := &nodes.Executor{Tools: c.Tools(), Checker: c.Checker()}
 	for _, id := range []string{"order", "stock_a"} {
 		s, _ := p.Step(id)
 		o := ex.Run(t.Context(), s, p.Results())
-		p = ApplyOutcomes(p, o)
+		p = nodes.ApplyOutcomes(p, o)
 		if id == "stock_a" {
 			require.True(t, o.Blocked)
-			d := Decide(RoundInput{Plan: p, Outcomes: []StepOutcome{o}, Now: c.Now})
-			require.Equal(t, ActionRevise, d.Action, d.Reason)
+			d := nodes.Decide(nodes.RoundInput{Plan: p, Outcomes: []nodes.StepOutcome{o}, Now: c.Now})
+			require.Equal(t, nodes.ActionRevise, d.Action, d.Reason)
 		}
 	}
 
 	// Through the graph: the user's alternatives are never looked for.
-	c = NewDeliveryCase()
+	c = nodes.NewDeliveryCase()
 	cfg := c.AgentConfig()
 	tmpl := c.Template()
-	cfg.Planner = plannerFunc(func(_ context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
+	cfg.Planner = plannerFunc(func(_ context.Context, req nodes.PlanRequest) (plan.Plan, nodes.PlanInfo, error) {
 		p, err := tmpl.Build(req)
 		p.Steps = p.Steps[:2]
-		return p, PlanInfo{Source: "test"}, err
+		return p, nodes.PlanInfo{Source: "test"}, err
 	})
 	app := compileAgent(t, cfg, nil)
-	out, err := app.Invoke(t.Context(), InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
 	require.Contains(t, out.Answer(), "Recommendation: switch to warehouse B, standard shipping")
 }
@@ -145,12 +146,12 @@ func TestReviewBlockedRouteInTheLastRoundIsNotAFinish(t *testing.T) {
 // must say that the order arrives in time, by when, with the evidence.
 func TestReviewOnTimeOriginalRouteIsTheAnswer(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	thursday := c.Now.Add(2*24*time.Hour + 9*time.Hour) // Thursday 18:00
-	c.Stock["A"] = WarehouseStock{Warehouse: "A", SKU: "SKU-01", Available: 3}
-	c.Quotes[0] = ShippingQuote{Warehouse: "A", Method: "standard", Arrives: thursday, ExtraCost: 0}
+	c.Stock["A"] = nodes.WarehouseStock{Warehouse: "A", SKU: "SKU-01", Available: 3}
+	c.Quotes[0] = nodes.ShippingQuote{Warehouse: "A", Method: "standard", Arrives: thursday, ExtraCost: 0}
 	app := compileAgent(t, c.AgentConfig(), nil)
-	out, err := app.Invoke(t.Context(), InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
 	require.True(t, out.Response.Complete)
 	require.Zero(t, out.Usage.Replans, "nothing to revise")
@@ -163,10 +164,10 @@ func TestReviewOnTimeOriginalRouteIsTheAnswer(t *testing.T) {
 // recommended: the cost constraint is not relaxed.
 func TestReviewNoCandidateWithinTheCapIsSaid(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	c.Quotes[2].ExtraCost = 25 // B standard: over the cap of 20 too
 	app := compileAgent(t, c.AgentConfig(), nil)
-	out, err := app.Invoke(t.Context(), InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
 	require.True(t, out.Response.Complete)
 	txt := out.Answer()
@@ -175,7 +176,7 @@ func TestReviewNoCandidateWithinTheCapIsSaid(t *testing.T) {
 	require.Contains(t, txt, "No alternative checked meets the deadline and the cost cap.")
 	require.NotContains(t, txt, "Recommendation")
 	require.Contains(t, txt, "Nothing was changed")
-	require.Zero(t, c.Calls(ToolChangeOrder))
+	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
 }
 
 // --- The step result package -------------------------------------------------
@@ -186,11 +187,11 @@ func TestReviewNoCandidateWithinTheCapIsSaid(t *testing.T) {
 // all at once, not a failure.
 func TestReviewBlockedStockCheckIsACompleteResultPackage(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	p := reviewDeliveryPlan(t, c)
-	ex := &Executor{Tools: c.Tools(), Checker: c.Checker()}
+	ex := &nodes.Executor{Tools: c.Tools(), Checker: c.Checker()}
 	order, _ := p.Step("order")
-	p = ApplyOutcomes(p, ex.Run(t.Context(), order, p.Results()))
+	p = nodes.ApplyOutcomes(p, ex.Run(t.Context(), order, p.Results()))
 	stock, _ := p.Step("stock_a")
 	o := ex.Run(t.Context(), stock, p.Results())
 
@@ -205,12 +206,12 @@ func TestReviewBlockedStockCheckIsACompleteResultPackage(t *testing.T) {
 	require.Equal(t, []string{"stock_check A: 0 available, restock Saturday 10:00, earliest arrival next Monday 18:00"}, o.Evidence)
 	require.Len(t, o.Audit, 1)
 	require.Equal(t, `{"sku":"SKU-01","warehouse":"A"}`, o.Audit[0].Input, "the references were resolved from the order lookup")
-	require.Equal(t, AuditOK, o.Audit[0].Status)
+	require.Equal(t, nodes.AuditOK, o.Audit[0].Status)
 
 	// The trigger the replanner sees is "blocked", not "failed".
-	d := Decide(RoundInput{Plan: ApplyOutcomes(p, o), Outcomes: []StepOutcome{o}, Now: c.Now})
-	require.Equal(t, ActionRevise, d.Action)
-	require.Equal(t, TriggerBlocked, d.Trigger.Kind)
+	d := nodes.Decide(nodes.RoundInput{Plan: nodes.ApplyOutcomes(p, o), Outcomes: []nodes.StepOutcome{o}, Now: c.Now})
+	require.Equal(t, nodes.ActionRevise, d.Action)
+	require.Equal(t, nodes.TriggerBlocked, d.Trigger.Kind)
 	require.Contains(t, d.Reason, "succeeded and showed the route is blocked")
 }
 
@@ -220,7 +221,7 @@ func TestReviewBlockedStockCheckIsACompleteResultPackage(t *testing.T) {
 // found blocked inside a ReAct step never reaches the replanner.
 func TestReviewReActStepReportsABlockedRoute(t *testing.T) {
 	t.Parallel()
-	stock := FuncTool{ToolName: "stock_check", ToolDescription: "stock",
+	stock := nodes.FuncTool{ToolName: "stock_check", ToolDescription: "stock",
 		Fn: func(context.Context, string) (string, error) {
 			return `{"blocked":true,"reason":"warehouse A has no stock until Saturday","impact":"evaluate other warehouses"}`, nil
 		}}
@@ -228,7 +229,7 @@ func TestReviewReActStepReportsABlockedRoute(t *testing.T) {
 		askTool("c1", "stock_check", `{"warehouse":"A","sku":"SKU-01"}`),
 		{Content: "Warehouse A cannot ship before Saturday."},
 	}}
-	r := &ReActExecutor{Model: m, Tools: []tools.Tool{stock}}
+	r := &nodes.ReActExecutor{Model: m, Tools: []tools.Tool{stock}}
 	out, _ := r.Run(t.Context(), plan.Step{ID: "check_a", Description: "Can warehouse A deliver before Friday 18:00?"}, nil)
 	require.Equal(t, plan.StatusCompleted, out.Status)
 	require.True(t, out.Blocked, "the step succeeded and showed the route is blocked")
@@ -245,22 +246,22 @@ func TestReviewSkipPolicyGoesOn(t *testing.T) {
 	t.Parallel()
 	var okCalls atomic.Int32
 	ts := []tools.Tool{
-		FuncTool{ToolName: "flaky", ToolDescription: "fails", Fn: func(context.Context, string) (string, error) {
+		nodes.FuncTool{ToolName: "flaky", ToolDescription: "fails", Fn: func(context.Context, string) (string, error) {
 			return "", errors.New("service unavailable")
 		}},
-		FuncTool{ToolName: "work", ToolDescription: "works", Fn: func(context.Context, string) (string, error) {
+		nodes.FuncTool{ToolName: "work", ToolDescription: "works", Fn: func(context.Context, string) (string, error) {
 			okCalls.Add(1)
 			return "report written", nil
 		}},
 	}
-	cfg := AgentConfig{Tools: ts, FailurePolicy: FailurePolicy{Action: OnFailureSkip},
+	cfg := nodes.AgentConfig{Tools: ts, FailurePolicy: nodes.FailurePolicy{Action: nodes.OnFailureSkip},
 		Planner: stepsPlanner(
 			st("fetch", "flaky", `{}`),
 			st("report", "work", `{}`, "fetch"),
 			st("answer", "", "", "report"),
 		)}
 	app := compileAgent(t, cfg, nil)
-	out, err := app.Invoke(t.Context(), NewInput("write the report"))
+	out, err := app.Invoke(t.Context(), nodes.NewInput("write the report"))
 	require.NoError(t, err)
 	require.Equal(t, int32(1), okCalls.Load(), "the step after the skipped one runs")
 	require.Empty(t, out.Blocked)
@@ -274,21 +275,21 @@ func TestReviewSkipPolicyGoesOn(t *testing.T) {
 func TestReviewSkippedStepIsReportedAsMissing(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{
-		FuncTool{ToolName: "flaky", ToolDescription: "fails", Fn: func(context.Context, string) (string, error) {
+		nodes.FuncTool{ToolName: "flaky", ToolDescription: "fails", Fn: func(context.Context, string) (string, error) {
 			return "", errors.New("price service unavailable")
 		}},
-		FuncTool{ToolName: "work", ToolDescription: "works", Fn: func(context.Context, string) (string, error) {
+		nodes.FuncTool{ToolName: "work", ToolDescription: "works", Fn: func(context.Context, string) (string, error) {
 			return "stock: 4", nil
 		}},
 	}
-	cfg := AgentConfig{Tools: ts, FailurePolicy: FailurePolicy{Action: OnFailureSkip},
+	cfg := nodes.AgentConfig{Tools: ts, FailurePolicy: nodes.FailurePolicy{Action: nodes.OnFailureSkip},
 		Planner: stepsPlanner(
 			st("price", "flaky", `{}`),
 			st("stock", "work", `{}`),
 			st("answer", "", "", "stock"),
 		)}
 	app := compileAgent(t, cfg, nil)
-	out, err := app.Invoke(t.Context(), NewInput("price and stock of SKU-01"))
+	out, err := app.Invoke(t.Context(), nodes.NewInput("price and stock of SKU-01"))
 	require.NoError(t, err)
 	price, _ := out.Plan.Step("price")
 	require.Equal(t, plan.StatusSkipped, price.Status)
@@ -302,16 +303,16 @@ func TestReviewSkippedStepIsReportedAsMissing(t *testing.T) {
 func TestReviewRetryPolicyAuditsEveryAttempt(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
-	ts := []tools.Tool{FuncTool{ToolName: "flaky", ToolDescription: "fails twice", Fn: func(context.Context, string) (string, error) {
+	ts := []tools.Tool{nodes.FuncTool{ToolName: "flaky", ToolDescription: "fails twice", Fn: func(context.Context, string) (string, error) {
 		if calls.Add(1) <= 2 {
 			return "", errors.New("service unavailable")
 		}
 		return "ok", nil
 	}}}
-	cfg := AgentConfig{Tools: ts, FailurePolicy: FailurePolicy{Action: OnFailureRetry, Retries: 2},
+	cfg := nodes.AgentConfig{Tools: ts, FailurePolicy: nodes.FailurePolicy{Action: nodes.OnFailureRetry, Retries: 2},
 		Planner: stepsPlanner(st("fetch", "flaky", `{}`), st("answer", "", "", "fetch"))}
 	app := compileAgent(t, cfg, nil)
-	out, err := app.Invoke(t.Context(), NewInput("fetch"))
+	out, err := app.Invoke(t.Context(), nodes.NewInput("fetch"))
 	require.NoError(t, err)
 	require.True(t, out.Response.Complete)
 	recs := out.Audit.ForStep("fetch")
@@ -332,20 +333,20 @@ func TestReviewWallTimeIsCheckedBeforeEveryToolCall(t *testing.T) {
 	t.Parallel()
 	clock := &manualClock{t: time.Date(2024, 6, 4, 9, 0, 0, 0, time.UTC)}
 	var calls atomic.Int32
-	slow := FuncTool{ToolName: "slow", ToolDescription: "takes two minutes, then fails", Fn: func(context.Context, string) (string, error) {
+	slow := nodes.FuncTool{ToolName: "slow", ToolDescription: "takes two minutes, then fails", Fn: func(context.Context, string) (string, error) {
 		calls.Add(1)
 		clock.advance(2 * time.Minute)
 		return "", errors.New("service unavailable")
 	}}
-	cfg := AgentConfig{Tools: []tools.Tool{slow}, FailurePolicy: FailurePolicy{Action: OnFailureRetry, Retries: 4},
+	cfg := nodes.AgentConfig{Tools: []tools.Tool{slow}, FailurePolicy: nodes.FailurePolicy{Action: nodes.OnFailureRetry, Retries: 4},
 		Planner: stepsPlanner(st("fetch", "slow", `{}`), st("answer", "", "", "fetch")),
-		Budget:  Budget{MaxWall: time.Minute}}
-	app := compileAgent(t, cfg, nil, WithClock(clock.now))
-	out, err := app.Invoke(t.Context(), NewInput("fetch"))
+		Budget:  nodes.Budget{MaxWall: time.Minute}}
+	app := compileAgent(t, cfg, nil, nodes.WithClock(clock.now))
+	out, err := app.Invoke(t.Context(), nodes.NewInput("fetch"))
 	require.NoError(t, err)
 	require.Equal(t, int32(1), calls.Load(), "no call after the wall-time budget is spent")
 	require.NotNil(t, out.Stop)
-	require.Equal(t, BudgetWall, out.Stop.Budget)
+	require.Equal(t, nodes.BudgetWall, out.Stop.Budget)
 }
 
 // Seed 003 §7.4: "连续两次外层检查都没有新增证据、排除候选或推进步骤时也停止并报告进展不足"
@@ -355,50 +356,50 @@ func TestReviewWallTimeIsCheckedBeforeEveryToolCall(t *testing.T) {
 // fires and the run dies on the graph's recursion limit, naming no budget.
 func TestReviewRepeatingTheSameCheckIsNoProgress(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	cfg := c.AgentConfig()
-	cfg.Budget = Budget{} // defaults only: stop after two rounds without progress
+	cfg.Budget = nodes.Budget{} // defaults only: stop after two rounds without progress
 	var n atomic.Int32
-	cfg.Replanner = PartialReplan{Template: func(req ReplanRequest) ([]plan.Step, error) {
+	cfg.Replanner = nodes.PartialReplan{Template: func(req nodes.ReplanRequest) ([]plan.Step, error) {
 		id := fmt.Sprintf("stock_a_%d", n.Add(1))
 		return []plan.Step{
-			{ID: id, Description: "Check stock at warehouse A again", Tool: ToolStockCheck,
+			{ID: id, Description: "Check stock at warehouse A again", Tool: nodes.ToolStockCheck,
 				Input: json.RawMessage(`{"warehouse":"A","sku":"SKU-01"}`), DependsOn: []string{"order"}},
 			{ID: "answer_" + id, Description: "Answer", DependsOn: []string{id}},
 		}, nil
 	}}
 	app := compileAgent(t, cfg, nil)
-	out, err := app.Invoke(t.Context(), InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
 	require.NotNil(t, out.Stop)
-	require.Equal(t, BudgetRoundsWithoutProgress, out.Stop.Budget)
-	require.LessOrEqual(t, c.Calls(ToolStockCheck), 3)
+	require.Equal(t, nodes.BudgetRoundsWithoutProgress, out.Stop.Budget)
+	require.LessOrEqual(t, c.Calls(nodes.ToolStockCheck), 3)
 }
 
 // Issue: "every stop names its budget". Per step: MaxToolCallsPerStep bounds
 // a step's retries, and the stop that follows names the budget.
 func TestReviewEveryStopNamesItsBudget(t *testing.T) {
 	t.Parallel()
-	failing := FuncTool{ToolName: "flaky", ToolDescription: "fails", Fn: func(context.Context, string) (string, error) {
+	failing := nodes.FuncTool{ToolName: "flaky", ToolDescription: "fails", Fn: func(context.Context, string) (string, error) {
 		return "", errors.New("service unavailable")
 	}}
 	planner := stepsPlanner(st("fetch", "flaky", `{}`), st("answer", "", "", "fetch"))
 	tests := []struct {
 		name   string
-		budget Budget
-		policy FailurePolicy
+		budget nodes.Budget
+		policy nodes.FailurePolicy
 		want   string
 	}{
-		{"tool calls", Budget{MaxToolCalls: 2, MaxRoundsWithoutProgress: -1}, FailurePolicy{Action: OnFailureRetry, Retries: 5}, BudgetToolCalls},
-		{"replans", Budget{MaxReplans: 1, MaxRoundsWithoutProgress: -1}, FailurePolicy{}, BudgetReplans},
-		{"no progress", Budget{}, FailurePolicy{}, BudgetRoundsWithoutProgress},
+		{"tool calls", nodes.Budget{MaxToolCalls: 2, MaxRoundsWithoutProgress: -1}, nodes.FailurePolicy{Action: nodes.OnFailureRetry, Retries: 5}, nodes.BudgetToolCalls},
+		{"replans", nodes.Budget{MaxReplans: 1, MaxRoundsWithoutProgress: -1}, nodes.FailurePolicy{}, nodes.BudgetReplans},
+		{"no progress", nodes.Budget{}, nodes.FailurePolicy{}, nodes.BudgetRoundsWithoutProgress},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			cfg := AgentConfig{Tools: []tools.Tool{failing}, Planner: planner, Replanner: retryReplanner{}, Budget: tt.budget, FailurePolicy: tt.policy}
+			cfg := nodes.AgentConfig{Tools: []tools.Tool{failing}, Planner: planner, Replanner: retryReplanner{}, Budget: tt.budget, FailurePolicy: tt.policy}
 			app := compileAgent(t, cfg, nil)
-			out, err := app.Invoke(t.Context(), NewInput("fetch"))
+			out, err := app.Invoke(t.Context(), nodes.NewInput("fetch"))
 			require.NoError(t, err)
 			require.NotNil(t, out.Stop)
 			require.Equal(t, tt.want, out.Stop.Budget)
@@ -424,10 +425,10 @@ func TestReviewIncrementalFixMakesNoModelCall(t *testing.T) {
 			Status: plan.StatusFailed, Error: `unknown tool "sumarize"`},
 		st("c", "", "", "b"),
 	}}
-	r := AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: PartialReplan{Model: m}, Full: FullReplan{Planner: &LLMPlanner{Model: m, Tools: ts}}}
-	d, err := ReplanRound(t.Context(), RoundInput{Plan: p, Outcomes: []StepOutcome{{StepID: "b", Status: plan.StatusFailed, ErrKind: plan.ErrKindUnknownTool}}}, r, ts)
+	r := nodes.AdaptiveReplanner{Incremental: nodes.IncrementalFix{}, Partial: nodes.PartialReplan{Model: m}, Full: nodes.FullReplan{Planner: &nodes.LLMPlanner{Model: m, Tools: ts}}}
+	d, err := nodes.ReplanRound(t.Context(), nodes.RoundInput{Plan: p, Outcomes: []nodes.StepOutcome{{StepID: "b", Status: plan.StatusFailed, ErrKind: plan.ErrKindUnknownTool}}}, r, ts)
 	require.NoError(t, err)
-	require.Equal(t, ActionRevise, d.Action)
+	require.Equal(t, nodes.ActionRevise, d.Action)
 	require.Equal(t, "adaptive:incremental", d.Info.Strategy)
 	require.Zero(t, d.Info.ModelCalls)
 	require.Zero(t, m.calls())
@@ -480,11 +481,11 @@ func TestReviewAdaptiveChoiceAndCost(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			m := &scriptedModel{replies: []string{newPlan}}
-			r := AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: PartialReplan{Model: m}, Full: FullReplan{Planner: &LLMPlanner{Model: m, Tools: ts}}}
+			r := nodes.AdaptiveReplanner{Incremental: nodes.IncrementalFix{}, Partial: nodes.PartialReplan{Model: m}, Full: nodes.FullReplan{Planner: &nodes.LLMPlanner{Model: m, Tools: ts}}}
 			p := mk(tt.completed, tt.total)
-			d, err := ReplanRound(t.Context(), RoundInput{Plan: p}, r, ts)
+			d, err := nodes.ReplanRound(t.Context(), nodes.RoundInput{Plan: p}, r, ts)
 			require.NoError(t, err)
-			require.Equal(t, ActionRevise, d.Action, d.Reason)
+			require.Equal(t, nodes.ActionRevise, d.Action, d.Reason)
 			require.Equal(t, tt.strategy, d.Info.Strategy)
 			require.Equal(t, 1, d.Info.ModelCalls)
 			require.Equal(t, tt.keptPrefix, d.Info.Kept)
@@ -504,15 +505,15 @@ func TestReviewAdaptiveChoiceAndCost(t *testing.T) {
 // drops evidence is refused, even when the rest of it is fine.
 func TestReviewRevisionMayNotRelaxAConstraintOrDropEvidence(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	ts := c.Tools()
 	p := reviewDeliveryPlan(t, c)
-	ex := &Executor{Tools: ts, Checker: c.Checker()}
+	ex := &nodes.Executor{Tools: ts, Checker: c.Checker()}
 	for _, id := range []string{"order", "stock_a"} {
 		s, _ := p.Step(id)
-		p = ApplyOutcomes(p, ex.Run(t.Context(), s, p.Results()))
+		p = nodes.ApplyOutcomes(p, ex.Run(t.Context(), s, p.Results()))
 	}
-	good, err := c.ReplanTemplate(ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerBlocked, StepID: "stock_a"}})
+	good, err := c.ReplanTemplate(nodes.ReplanRequest{Plan: p, Trigger: nodes.Trigger{Kind: nodes.TriggerBlocked, StepID: "stock_a"}})
 	require.NoError(t, err)
 	tests := []struct {
 		name   string
@@ -527,22 +528,22 @@ func TestReviewRevisionMayNotRelaxAConstraintOrDropEvidence(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			strategy := PartialReplan{Template: func(req ReplanRequest) ([]plan.Step, error) { return good, nil }}
-			bad := replannerFunc(func(ctx context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error) {
+			strategy := nodes.PartialReplan{Template: func(req nodes.ReplanRequest) ([]plan.Step, error) { return good, nil }}
+			bad := replannerFunc(func(ctx context.Context, req nodes.ReplanRequest) (plan.Plan, nodes.ReplanInfo, error) {
 				np, info, err := strategy.Replan(ctx, req)
 				tt.mutate(&np)
 				return np, info, err
 			})
-			_, _, err := Revise(t.Context(), bad, ReplanRequest{Plan: p, Trigger: Trigger{Kind: TriggerBlocked, StepID: "stock_a"}, Tools: ts}, plan.ReadOnlyGuard(ts))
-			require.ErrorIs(t, err, ErrRevisionRejected)
+			_, _, err := nodes.Revise(t.Context(), bad, nodes.ReplanRequest{Plan: p, Trigger: nodes.Trigger{Kind: nodes.TriggerBlocked, StepID: "stock_a"}, Tools: ts}, plan.ReadOnlyGuard(ts))
+			require.ErrorIs(t, err, nodes.ErrRevisionRejected)
 			require.ErrorContains(t, err, tt.want)
 		})
 	}
 }
 
-type replannerFunc func(ctx context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error)
+type replannerFunc func(ctx context.Context, req nodes.ReplanRequest) (plan.Plan, nodes.ReplanInfo, error)
 
-func (f replannerFunc) Replan(ctx context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error) {
+func (f replannerFunc) Replan(ctx context.Context, req nodes.ReplanRequest) (plan.Plan, nodes.ReplanInfo, error) {
 	return f(ctx, req)
 }
 
@@ -555,8 +556,8 @@ func TestReviewSeedStyleReferenceIsNotPassedLiterally(t *testing.T) {
 	t.Parallel()
 	var got atomic.Value
 	ts := []tools.Tool{
-		FuncTool{ToolName: "read_csv", ToolDescription: "reads", Fn: func(context.Context, string) (string, error) { return "rows", nil }},
-		FuncTool{ToolName: "clean_data", ToolDescription: "cleans", Fn: func(_ context.Context, in string) (string, error) {
+		nodes.FuncTool{ToolName: "read_csv", ToolDescription: "reads", Fn: func(context.Context, string) (string, error) { return "rows", nil }},
+		nodes.FuncTool{ToolName: "clean_data", ToolDescription: "cleans", Fn: func(_ context.Context, in string) (string, error) {
 			got.Store(in)
 			return "clean", nil
 		}},
@@ -567,8 +568,8 @@ func TestReviewSeedStyleReferenceIsNotPassedLiterally(t *testing.T) {
 	}}
 	err := plan.Validate(p, ts)
 	if err == nil {
-		p = ApplyOutcomes(p, RunStep(t.Context(), p.Steps[0], ts, p.Results()))
-		o := RunStep(t.Context(), p.Steps[1], ts, p.Results())
+		p = nodes.ApplyOutcomes(p, nodes.RunStep(t.Context(), p.Steps[0], ts, p.Results()))
+		o := nodes.RunStep(t.Context(), p.Steps[1], ts, p.Results())
 		require.Equal(t, plan.StatusCompleted, o.Status)
 		require.NotContains(t, got.Load(), "{{step_1_result}}", "the tool must not receive an unresolved placeholder")
 	}
@@ -580,17 +581,17 @@ func TestReviewSeedStyleReferenceIsNotPassedLiterally(t *testing.T) {
 func TestReviewAgentValidatesThePlanBeforeAnythingRuns(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
-	ts := []tools.Tool{FuncTool{ToolName: "search", ToolDescription: "search", Fn: func(context.Context, string) (string, error) {
+	ts := []tools.Tool{nodes.FuncTool{ToolName: "search", ToolDescription: "search", Fn: func(context.Context, string) (string, error) {
 		calls.Add(1)
 		return "hits", nil
 	}}}
-	cfg := AgentConfig{Tools: ts, Planner: stepsPlanner(
+	cfg := nodes.AgentConfig{Tools: ts, Planner: stepsPlanner(
 		st("a", "search", `"x"`),
 		st("a", "search", `"y"`),
 		st("answer", "", "", "a"),
 	)}
 	app := compileAgent(t, cfg, nil)
-	_, err := app.Invoke(t.Context(), NewInput("search"))
+	_, err := app.Invoke(t.Context(), nodes.NewInput("search"))
 	require.ErrorIs(t, err, plan.ErrInvalid)
 	require.Zero(t, calls.Load(), "nothing runs before the plan is validated")
 }
@@ -608,7 +609,7 @@ func TestReviewLowScoringPlanIsReaskedWithItsProblems(t *testing.T) {
 	good := "```json\n" + `{"steps":[{"id":"a","description":"search for go","tool":"search","input":"go","depends_on":[]},` +
 		`{"id":"b","description":"answer from the hits","tool":"","depends_on":["a"]}]}` + "\n```"
 	m := &scriptedModel{replies: []string{weak, good}}
-	p, info, err := (&LLMPlanner{Model: m, Tools: ts, Threshold: 0.9}).Plan(t.Context(), PlanRequest{Goal: "find go", Constraints: []string{"c1"}})
+	p, info, err := (&nodes.LLMPlanner{Model: m, Tools: ts, Threshold: 0.9}).Plan(t.Context(), nodes.PlanRequest{Goal: "find go", Constraints: []string{"c1"}})
 	require.NoError(t, err)
 	require.Equal(t, 2, info.Attempts)
 	require.Equal(t, 2, info.ModelCalls)
@@ -627,10 +628,10 @@ func TestReviewLowScoringPlanIsReaskedWithItsProblems(t *testing.T) {
 // goal goes to the model.
 func TestReviewAdaptivePlannerTemplateFirst(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := nodes.NewDeliveryCase()
 	ts := c.Tools()
 	m := &scriptedModel{replies: []string{deliveryPlanReply}}
-	ap := &AdaptivePlanner{Templates: &TemplatePlanner{Templates: []PlanTemplate{c.Template()}, Tools: ts}, Model: &LLMPlanner{Model: m, Tools: ts}}
+	ap := &nodes.AdaptivePlanner{Templates: &nodes.TemplatePlanner{Templates: []nodes.PlanTemplate{c.Template()}, Tools: ts}, Model: &nodes.LLMPlanner{Model: m, Tools: ts}}
 
 	p, info, err := ap.Plan(t.Context(), c.Request())
 	require.NoError(t, err)
@@ -639,7 +640,7 @@ func TestReviewAdaptivePlannerTemplateFirst(t *testing.T) {
 	require.Zero(t, m.calls())
 	require.Equal(t, c.Constraints(), p.Constraints)
 
-	p, info, err = ap.Plan(t.Context(), PlanRequest{Goal: "Where is my parcel for order O2002?"})
+	p, info, err = ap.Plan(t.Context(), nodes.PlanRequest{Goal: "Where is my parcel for order O2002?"})
 	require.NoError(t, err)
 	require.Equal(t, "model", info.Source)
 	require.Equal(t, 1, m.calls())
@@ -656,7 +657,7 @@ func TestReviewReadyStepsRunConcurrently(t *testing.T) {
 	const n = 3
 	var arrived atomic.Int32
 	all := make(chan struct{})
-	ts := []tools.Tool{FuncTool{ToolName: "search", ToolDescription: "search", Fn: func(ctx context.Context, in string) (string, error) {
+	ts := []tools.Tool{nodes.FuncTool{ToolName: "search", ToolDescription: "search", Fn: func(ctx context.Context, in string) (string, error) {
 		if arrived.Add(1) == n {
 			close(all)
 		}
@@ -667,7 +668,7 @@ func TestReviewReadyStepsRunConcurrently(t *testing.T) {
 			return "", ctx.Err()
 		}
 	}}}
-	cfg := AgentConfig{Tools: ts, Planner: stepsPlanner(
+	cfg := nodes.AgentConfig{Tools: ts, Planner: stepsPlanner(
 		st("a", "search", `"competitor A"`),
 		st("b", "search", `"competitor B"`),
 		st("c", "search", `"competitor C"`),
@@ -676,7 +677,7 @@ func TestReviewReadyStepsRunConcurrently(t *testing.T) {
 	app := compileAgent(t, cfg, nil)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	out, err := app.Invoke(ctx, NewInput("compare competitors"))
+	out, err := app.Invoke(ctx, nodes.NewInput("compare competitors"))
 	require.NoError(t, err)
 	require.True(t, out.Response.Complete)
 	require.Equal(t, 2, out.Usage.Rounds, "one round for the three searches, one for the comparison")
@@ -690,16 +691,16 @@ func TestReviewReadyStepsRunConcurrently(t *testing.T) {
 func TestReviewReferenceToAMissingFieldFailsBeforeTheTool(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
-	ts := []tools.Tool{FuncTool{ToolName: "quote", ToolDescription: "quote", Fn: func(context.Context, string) (string, error) {
+	ts := []tools.Tool{nodes.FuncTool{ToolName: "quote", ToolDescription: "quote", Fn: func(context.Context, string) (string, error) {
 		calls.Add(1)
 		return "{}", nil
 	}}}
 	results := plan.Results{"order": done(st("order", "lookup", ""), `{"warehouse":"A","items":[{"sku":"SKU-01"}]}`)}
-	ok := RunStep(t.Context(), st("q", "quote", `{"w":"{{order.result.warehouse}}","sku":"{{order.result.items.0.sku}}"}`, "order"), ts, results)
+	ok := nodes.RunStep(t.Context(), st("q", "quote", `{"w":"{{order.result.warehouse}}","sku":"{{order.result.items.0.sku}}"}`, "order"), ts, results)
 	require.Equal(t, plan.StatusCompleted, ok.Status, ok.Err)
 	require.Equal(t, `{"sku":"SKU-01","w":"A"}`, ok.Audit[0].Input)
 
-	bad := RunStep(t.Context(), st("q", "quote", `{"w":"{{order.result.warehous}}"}`, "order"), ts, results)
+	bad := nodes.RunStep(t.Context(), st("q", "quote", `{"w":"{{order.result.warehous}}"}`, "order"), ts, results)
 	require.Equal(t, plan.StatusFailed, bad.Status)
 	require.Equal(t, plan.ErrKindReference, bad.ErrKind)
 	require.Contains(t, bad.Err, `has no field "warehous"`)
