@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"sync"
@@ -71,7 +72,7 @@ func TestAgentBudgetsStopTheRunAndSayWhy(t *testing.T) {
 		cfg   nodes.AgentConfig
 		opts  []nodes.AgentOption
 		model *scriptedModel
-		case_ *nodes.DeliveryCase
+		case_ *delivery.Case
 	}
 	tests := []struct {
 		name   string
@@ -82,7 +83,7 @@ func TestAgentBudgetsStopTheRunAndSayWhy(t *testing.T) {
 	}{{
 		name: "tool calls in total",
 		setup: func() run {
-			c := nodes.NewDeliveryCase()
+			c := delivery.New()
 			cfg := c.AgentConfig()
 			cfg.Budget = nodes.Budget{MaxToolCalls: 3}
 			return run{cfg: cfg, case_: c}
@@ -94,7 +95,7 @@ func TestAgentBudgetsStopTheRunAndSayWhy(t *testing.T) {
 		extra: func(t *testing.T, r run, out nodes.AgentState) {
 			require.Len(t, out.Audit, 3)
 			require.Equal(t, "b_stock", out.Audit[2].StepID)
-			require.Zero(t, r.case_.Calls(nodes.ToolShippingQuote))
+			require.Zero(t, r.case_.Calls(delivery.ToolShippingQuote))
 			require.Contains(t, out.Answer(), "Not done: b_express")
 			require.Contains(t, out.Answer(), "Not done: recommend")
 			require.Contains(t, out.Answer(), "Nothing was changed")
@@ -102,7 +103,7 @@ func TestAgentBudgetsStopTheRunAndSayWhy(t *testing.T) {
 	}, {
 		name: "model calls, and the model responder is not called past the budget",
 		setup: func() run {
-			c := nodes.NewDeliveryCase()
+			c := delivery.New()
 			m := &scriptedModel{replies: []string{deliveryPlanReply, "never used"}}
 			cfg := c.AgentConfig()
 			cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
@@ -141,7 +142,7 @@ func TestAgentBudgetsStopTheRunAndSayWhy(t *testing.T) {
 	}, {
 		name: "wall time",
 		setup: func() run {
-			c := nodes.NewDeliveryCase()
+			c := delivery.New()
 			cfg := c.AgentConfig()
 			cfg.Budget = nodes.Budget{MaxWall: 3 * time.Minute}
 			clock := &tickClock{t: c.Now}
@@ -181,7 +182,7 @@ func TestAgentBudgetsStopTheRunAndSayWhy(t *testing.T) {
 			require.False(t, out.Response.Complete)
 			require.Contains(t, out.Answer(), out.Stop.Error(), "the stop is named in the answer")
 			if r.case_ != nil {
-				require.Zero(t, r.case_.Calls(nodes.ToolChangeOrder))
+				require.Zero(t, r.case_.Calls(delivery.ToolChangeOrder))
 			}
 			tt.extra(t, r, out)
 		})
@@ -212,7 +213,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 
 	t.Run("planner: not JSON, wrong schema, unknown tool → a clear error", func(t *testing.T) {
 		t.Parallel()
-		c := nodes.NewDeliveryCase()
+		c := delivery.New()
 		m := &scriptedModel{replies: []string{"I cannot help with that.", `{"steps": "none"}`, unknownTool}}
 		cfg := c.AgentConfig()
 		cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
@@ -231,7 +232,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 
 	t.Run("planner: not JSON, then a plan → re-asked, and the run finishes", func(t *testing.T) {
 		t.Parallel()
-		c := nodes.NewDeliveryCase()
+		c := delivery.New()
 		m := &scriptedModel{replies: []string{"Sure! First I will look up the order.", deliveryPlanReply}}
 		cfg := c.AgentConfig()
 		cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
@@ -246,7 +247,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 
 	t.Run("replanner: malformed revisions → blocked, said in the answer", func(t *testing.T) {
 		t.Parallel()
-		c := nodes.NewDeliveryCase()
+		c := delivery.New()
 		m := &scriptedModel{replies: []string{"no idea", `{"steps": [{"id": 1,}]}`, unknownTool}}
 		cfg := c.AgentConfig()
 		cfg.Replanner = nodes.AdaptiveReplanner{Partial: nodes.PartialReplan{Model: m}}
@@ -263,7 +264,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 
 	t.Run("unknown tool in a custom planner's plan → refused before anything runs, naming the closest tool", func(t *testing.T) {
 		t.Parallel()
-		c := nodes.NewDeliveryCase()
+		c := delivery.New()
 		cfg := c.AgentConfig()
 		tmpl := c.Template()
 		cfg.Planner = plannerFunc(func(ctx context.Context, req nodes.PlanRequest) (plan.Plan, nodes.PlanInfo, error) {
@@ -279,7 +280,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 		require.Equal(t, nodes.NodePlanner, ne.Node)
 		require.ErrorContains(t, err, `step "stock_a": unknown tool "stock_chek"`)
 		require.ErrorContains(t, err, `did you mean "stock_check"?`)
-		require.Zero(t, c.Calls(nodes.ToolOrderLookup), "nothing ran")
+		require.Zero(t, c.Calls(delivery.ToolOrderLookup), "nothing ran")
 	})
 
 	// The incremental fix (no model call) still repairs what fails at
@@ -287,7 +288,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 	// one-field object, which the tool refuses as bad input.
 	t.Run("bad input at execution → incremental fix → finishes", func(t *testing.T) {
 		t.Parallel()
-		c := nodes.NewDeliveryCase()
+		c := delivery.New()
 		cfg := c.AgentConfig()
 		tmpl := c.Template()
 		cfg.Planner = plannerFunc(func(ctx context.Context, req nodes.PlanRequest) (plan.Plan, nodes.PlanInfo, error) {

@@ -2,6 +2,7 @@ package nodes_test
 
 import (
 	"errors"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 
 // modelDeliveryConfig is the delivery agent with a model planner, a model
 // partial replanner and a model responder, all on m.
-func modelDeliveryConfig(c *nodes.DeliveryCase, m *scriptedModel) nodes.AgentConfig {
+func modelDeliveryConfig(c *delivery.Case, m *scriptedModel) nodes.AgentConfig {
 	cfg := c.AgentConfig()
 	cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
 	cfg.Replanner = nodes.AdaptiveReplanner{Incremental: nodes.IncrementalFix{}, Partial: nodes.PartialReplan{Model: m}}
@@ -27,13 +28,13 @@ func deliveryModel() *scriptedModel {
 
 type toolCounts struct{ order, stock, quote int }
 
-func countsOf(c *nodes.DeliveryCase) toolCounts {
-	return toolCounts{c.Calls(nodes.ToolOrderLookup), c.Calls(nodes.ToolStockCheck), c.Calls(nodes.ToolShippingQuote)}
+func countsOf(c *delivery.Case) toolCounts {
+	return toolCounts{c.Calls(delivery.ToolOrderLookup), c.Calls(delivery.ToolStockCheck), c.Calls(delivery.ToolShippingQuote)}
 }
 
 func TestAgentResumesAfterReplanWithoutRedoingWork(t *testing.T) {
 	t.Parallel()
-	c, m := nodes.NewDeliveryCase(), deliveryModel()
+	c, m := delivery.New(), deliveryModel()
 	app := compileAgent(t, modelDeliveryConfig(c, m), []graph.CompileOption{graph.WithCheckpointer(memory.New())})
 	ctx := t.Context()
 	thread := graph.WithThread("o1001")
@@ -78,7 +79,7 @@ func TestAgentResumesAfterReplanWithoutRedoingWork(t *testing.T) {
 
 func TestAgentResumesAfterCrashRightAfterReplan(t *testing.T) {
 	t.Parallel()
-	c, m := nodes.NewDeliveryCase(), deliveryModel()
+	c, m := delivery.New(), deliveryModel()
 	app := compileAgent(t, modelDeliveryConfig(c, m), []graph.CompileOption{graph.WithCheckpointer(memory.New())})
 	ctx := t.Context()
 	thread := graph.WithThread("crash")
@@ -114,7 +115,7 @@ func TestAgentResumesAfterCrashRightAfterReplan(t *testing.T) {
 
 func TestAgentNewQuestionOnSameThreadStartsFresh(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	app := compileAgent(t, c.AgentConfig(), []graph.CompileOption{graph.WithCheckpointer(memory.New())})
 	thread := graph.WithThread("twice")
 	first, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()), thread)

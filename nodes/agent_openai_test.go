@@ -1,6 +1,7 @@
 package nodes_test
 
 import (
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
@@ -45,7 +46,7 @@ func TestAgentDeliveryThroughOpenAIClient(t *testing.T) {
 	llm, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithToken("test"), openai.WithModel("test"))
 	require.NoError(t, err)
 
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	ts := c.Tools()
 	app := compileAgent(t, nodes.AgentConfig{
 		Model: llm, Tools: ts, Checker: c.Checker(), Guards: []plan.Guard{plan.ReadOnlyGuard(ts)},
@@ -71,7 +72,7 @@ func TestAgentDeliveryThroughOpenAIClient(t *testing.T) {
 	require.Equal(t, []string{"order", "stock_a", "b_stock", "b_express", "b_standard", "recommend"}, stepIDs(out.Plan))
 	require.Equal(t, c.Goal(), out.Plan.Goal, "the request's goal, whatever the model wrote")
 	require.Equal(t, c.Constraints(), out.Plan.Constraints)
-	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
 
 	require.Equal(t, deliveryAnswerReply, out.Answer())
 	require.True(t, out.Response.Complete)

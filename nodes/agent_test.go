@@ -3,6 +3,7 @@ package nodes_test
 import (
 	"context"
 	"flag"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"os"
@@ -41,7 +42,7 @@ var deliveryAnswerLines = []string{
 
 func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	app := compileAgent(t, c.AgentConfig(), nil)
 
 	var rounds [][]string // step ids of each execute superstep
@@ -98,8 +99,8 @@ func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 		require.Nil(t, o.Audit, "audit records live in Audit only")
 	}
 	require.Equal(t, []string{"order", "stock_a"}, []string{final.Audit[0].StepID, final.Audit[1].StepID})
-	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
-	require.Equal(t, 2, c.Calls(nodes.ToolShippingQuote), "express excluded by its quote, never the original route's quote")
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
+	require.Equal(t, 2, c.Calls(delivery.ToolShippingQuote), "express excluded by its quote, never the original route's quote")
 
 	// The answer.
 	require.True(t, final.Response.Complete)
@@ -113,7 +114,7 @@ func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 
 func TestAgentRunsIndependentStepsInOneSuperstep(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	saver := memory.New()
 	app := compileAgent(t, c.AgentConfig(), []graph.CompileOption{graph.WithCheckpointer(saver)})
 	ctx := t.Context()
@@ -156,7 +157,7 @@ func TestAgentRunsIndependentStepsInOneSuperstep(t *testing.T) {
 
 func TestAgentMermaid(t *testing.T) {
 	t.Parallel()
-	app := compileAgent(t, nodes.NewDeliveryCase().AgentConfig(), nil)
+	app := compileAgent(t, delivery.New().AgentConfig(), nil)
 	got := app.Mermaid()
 	golden := filepath.Join("testdata", "agent.mmd")
 	if *update {
@@ -170,7 +171,7 @@ func TestAgentMermaid(t *testing.T) {
 
 func TestAgentGraphIsExtensible(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	a, err := nodes.NewAgent(c.AgentConfig())
 	require.NoError(t, err)
 	// A user adds a node after respond, e.g. to log the answer.
@@ -189,6 +190,6 @@ func TestAgentGraphIsExtensible(t *testing.T) {
 
 func TestNewAgentNeedsAPlannerOrAModel(t *testing.T) {
 	t.Parallel()
-	_, err := nodes.NewAgent(nodes.AgentConfig{Tools: nodes.NewDeliveryCase().Tools()})
+	_, err := nodes.NewAgent(nodes.AgentConfig{Tools: delivery.New().Tools()})
 	require.ErrorIs(t, err, nodes.ErrNoPlanner)
 }

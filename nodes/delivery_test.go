@@ -1,6 +1,7 @@
 package nodes_test
 
 import (
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
@@ -86,7 +87,7 @@ func (r pureRun) run(t *testing.T, req nodes.PlanRequest) pureResult {
 	return res
 }
 
-func deliveryAgent(c *nodes.DeliveryCase) pureRun {
+func deliveryAgent(c *delivery.Case) pureRun {
 	ts := c.Tools()
 	return pureRun{
 		Planner:   &nodes.AdaptivePlanner{Templates: &nodes.TemplatePlanner{Templates: []nodes.PlanTemplate{c.Template()}, Tools: ts}},
@@ -101,7 +102,7 @@ func deliveryAgent(c *nodes.DeliveryCase) pureRun {
 
 func TestDeliveryCaseEndToEnd(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	res := deliveryAgent(c).run(t, c.Request())
 
 	// The initial plan: order → stock at A → deliver from A → answer, zero model calls.
@@ -137,8 +138,8 @@ func TestDeliveryCaseEndToEnd(t *testing.T) {
 	require.Contains(t, kept.Evidence[0], "stock_check A: 0 available")
 
 	// Never a side effect, never the original route's quote.
-	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
-	require.Equal(t, 2, c.Calls(nodes.ToolShippingQuote))
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
+	require.Equal(t, 2, c.Calls(delivery.ToolShippingQuote))
 
 	txt := res.Response.Text
 	require.True(t, res.Response.Complete)
@@ -158,7 +159,7 @@ func TestDeliveryCaseEndToEnd(t *testing.T) {
 
 func TestDeliveryReplanRefusesMutatingTool(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	ts := c.Tools()
 	p, _, err := (&nodes.TemplatePlanner{Templates: []nodes.PlanTemplate{c.Template()}, Tools: ts}).Plan(t.Context(), c.Request())
 	require.NoError(t, err)
@@ -169,19 +170,19 @@ func TestDeliveryReplanRefusesMutatingTool(t *testing.T) {
 	}
 	// A replanner that "solves" it by changing the order violates "query only".
 	sneaky := nodes.PartialReplan{Template: func(nodes.ReplanRequest) ([]plan.Step, error) {
-		return []plan.Step{{ID: "switch", Description: "move the order to B", Tool: nodes.ToolChangeOrder, Input: []byte(`{"warehouse":"B"}`)},
+		return []plan.Step{{ID: "switch", Description: "move the order to B", Tool: delivery.ToolChangeOrder, Input: []byte(`{"warehouse":"B"}`)},
 			{ID: "done", Description: "answer", DependsOn: []string{"switch"}}}, nil
 	}}
 	req := nodes.ReplanRequest{Plan: p, Trigger: nodes.Trigger{Kind: nodes.TriggerBlocked, StepID: "stock_a"}, Tools: ts}
 	_, _, err = nodes.Revise(t.Context(), sneaky, req, plan.ReadOnlyGuard(ts))
 	require.ErrorIs(t, err, nodes.ErrRevisionRejected)
 	require.ErrorContains(t, err, `tool "change_order" changes things, but the request is query-only`)
-	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
 }
 
 func TestDeliveryStopsOnToolBudgetAndSaysWhy(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	a := deliveryAgent(c)
 	a.Budget = nodes.Budget{MaxToolCalls: 3}
 	res := a.run(t, c.Request())
@@ -196,7 +197,7 @@ func TestDeliveryStopsOnToolBudgetAndSaysWhy(t *testing.T) {
 
 func TestDeliveryLabels(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	require.Equal(t, "Tuesday 09:00", c.Label(c.Now))
 	require.Equal(t, "Friday 18:00", c.Label(c.Deadline))
 	require.Equal(t, "next Monday 18:00", c.Label(*c.Stock["A"].EarliestArrival))

@@ -2,6 +2,7 @@ package nodes_test
 
 import (
 	"errors"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 
 func TestEvaluate(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	cases := []nodes.EvalCase{{
 		Name: "o1001", Goal: c.Goal(), Constraints: c.Constraints(),
 		Check: func(s nodes.AgentState) error {
@@ -36,7 +37,7 @@ func TestEvaluate(t *testing.T) {
 	}{{"without a checkpointer", nil}, {"with a checkpointer", []graph.CompileOption{graph.WithCheckpointer(memory.New())}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			app := compileAgent(t, nodes.NewDeliveryCase().AgentConfig(), tc.copts)
+			app := compileAgent(t, delivery.New().AgentConfig(), tc.copts)
 			rep, err := nodes.Evaluate(t.Context(), app, cases)
 			require.NoError(t, err)
 			require.Len(t, rep.Results, 4)
@@ -58,7 +59,7 @@ func TestEvaluate(t *testing.T) {
 
 func TestEvaluateCountsModelCallsAndTokens(t *testing.T) {
 	t.Parallel()
-	c, m := nodes.NewDeliveryCase(), deliveryModel()
+	c, m := delivery.New(), deliveryModel()
 	app := compileAgent(t, modelDeliveryConfig(c, m), nil)
 	rep, err := nodes.Evaluate(t.Context(), app, []nodes.EvalCase{{Name: "o1001", Goal: c.Goal(), Constraints: c.Constraints()}})
 	require.NoError(t, err)

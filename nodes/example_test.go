@@ -3,6 +3,7 @@ package nodes_test
 import (
 	"context"
 	"fmt"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"strings"
 
@@ -13,7 +14,7 @@ import (
 
 // The template planner answers the delivery question with no model call.
 func ExampleTemplatePlanner() {
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	planner := &nodes.TemplatePlanner{Templates: []nodes.PlanTemplate{c.Template()}, Tools: c.Tools()}
 	p, info, err := planner.Plan(context.Background(), c.Request())
 	if err != nil {
@@ -40,7 +41,7 @@ func ExampleTemplatePlanner() {
 // replan, template responder, no model. The answer's key lines, then the
 // graph.
 func ExampleNewAgent() {
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	agent, err := nodes.NewAgent(c.AgentConfig())
 	if err != nil {
 		fmt.Println(err)

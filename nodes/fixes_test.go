@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
@@ -22,31 +23,31 @@ import (
 
 func TestReActGuardsHideAndRefuseTools(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	ts := c.Tools()
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
-		askTool("c1", nodes.ToolChangeOrder, `{"order_id":"O1001"}`),
+		askTool("c1", delivery.ToolChangeOrder, `{"order_id":"O1001"}`),
 		{Content: "I may not change the order."},
 	}}
 	r := &nodes.ReActExecutor{Model: m, Tools: ts, Guards: []plan.Guard{plan.ReadOnlyGuard(ts)}}
 	out, _ := r.Run(t.Context(), plan.Step{ID: "research", Description: "get O1001 there in time"}, nil)
 	require.Equal(t, plan.StatusCompleted, out.Status)
-	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
 	require.Empty(t, out.Audit, "a refused call is not a tool call")
 	var offered []string
 	for _, d := range m.tools[0] {
 		offered = append(offered, d.Function.Name)
 	}
-	require.Equal(t, []string{nodes.ToolOrderLookup, nodes.ToolStockCheck, nodes.ToolShippingQuote}, offered, "the refused tool is not offered")
+	require.Equal(t, []string{delivery.ToolOrderLookup, delivery.ToolStockCheck, delivery.ToolShippingQuote}, offered, "the refused tool is not offered")
 	answer := m.calls[1][3].Parts[0].(llms.ToolCallResponse)
 	require.Contains(t, answer.Content, `tool "change_order" refused, not called: tool "change_order" changes things, but the request is query-only`)
 }
 
 func TestReActStepIsJudgedByTheChecker(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
-		askTool("c1", nodes.ToolStockCheck, `{"warehouse":"A","sku":"SKU-01"}`),
+		askTool("c1", delivery.ToolStockCheck, `{"warehouse":"A","sku":"SKU-01"}`),
 		{Content: "Warehouse A is out of stock."},
 	}}
 	r := &nodes.ReActExecutor{Model: m, Tools: c.Tools(), Checker: c.Checker()}
@@ -61,14 +62,14 @@ func TestReActStepIsJudgedByTheChecker(t *testing.T) {
 
 func TestDeliveryAnswerSaysWhatWasChanged(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	p := reviewDeliveryPlan(t, c)
-	req := nodes.RespondRequest{Plan: p, Audit: nodes.AuditLog{{StepID: "order", Tool: nodes.ToolOrderLookup, Status: nodes.AuditOK}}}
+	req := nodes.RespondRequest{Plan: p, Audit: nodes.AuditLog{{StepID: "order", Tool: delivery.ToolOrderLookup, Status: nodes.AuditOK}}}
 	txt, err := c.Responder().Format(req)
 	require.NoError(t, err)
 	require.Contains(t, txt, "Nothing was changed", "only read-only tools were called")
 
-	req.Audit = append(req.Audit, nodes.AuditRecord{StepID: "switch", Tool: nodes.ToolChangeOrder, Status: nodes.AuditError})
+	req.Audit = append(req.Audit, nodes.AuditRecord{StepID: "switch", Tool: delivery.ToolChangeOrder, Status: nodes.AuditError})
 	txt, err = c.Responder().Format(req)
 	require.NoError(t, err)
 	require.NotContains(t, txt, "Nothing was changed")

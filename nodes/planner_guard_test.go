@@ -8,6 +8,7 @@ package nodes_test
 import (
 	"context"
 	"errors"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
@@ -28,7 +29,7 @@ const changeOrderRefusal = `step "switch": tool "change_order" changes things, b
 
 func TestLLMPlannerReasksWhenAGuardRefuses(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	ts := c.Tools()
 	m := &scriptedModel{replies: []string{changeOrderPlanReply, deliveryPlanReply}}
 	req := c.Request()
@@ -77,7 +78,7 @@ func TestAgentPlannerIsAskedAgainWhenAGuardRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := nodes.NewDeliveryCase()
+			c := delivery.New()
 			m := &scriptedModel{replies: []string{changeOrderPlanReply, deliveryPlanReply}}
 			cfg := c.AgentConfig() // template replan and responder: no model calls
 			tt.setup(&cfg, m)
@@ -88,7 +89,7 @@ func TestAgentPlannerIsAskedAgainWhenAGuardRefuses(t *testing.T) {
 			require.Contains(t, m.prompts[1], changeOrderRefusal)
 			require.Equal(t, 2, out.Usage.ModelCalls, "both planner calls are counted")
 			require.Equal(t, []string{"order", "stock_a"}, stepIDs(out.Plan)[:2], "the second plan ran")
-			require.Zero(t, c.Calls(nodes.ToolChangeOrder))
+			require.Zero(t, c.Calls(delivery.ToolChangeOrder))
 			require.True(t, out.Response.Complete)
 		})
 	}
@@ -108,7 +109,7 @@ func TestAgentPlannerThatInsistsIsRejectedBeforeAnythingRuns(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := nodes.NewDeliveryCase()
+			c := delivery.New()
 			m := &scriptedModel{replies: []string{changeOrderPlanReply, changeOrderPlanReply, changeOrderPlanReply, deliveryPlanReply}}
 			cfg := c.AgentConfig()
 			cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
@@ -117,7 +118,7 @@ func TestAgentPlannerThatInsistsIsRejectedBeforeAnythingRuns(t *testing.T) {
 			_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 			require.ErrorIs(t, err, tt.is)
 			require.Equal(t, tt.calls, m.calls())
-			for _, tool := range []string{nodes.ToolOrderLookup, nodes.ToolStockCheck, nodes.ToolShippingQuote, nodes.ToolChangeOrder} {
+			for _, tool := range []string{delivery.ToolOrderLookup, delivery.ToolStockCheck, delivery.ToolShippingQuote, delivery.ToolChangeOrder} {
 				require.Zero(t, c.Calls(tool), "no tool runs before the plan is accepted: %s", tool)
 			}
 			if tt.is != nodes.ErrPlanRejected {

@@ -3,6 +3,7 @@ package nodes_test
 import (
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
@@ -90,7 +91,7 @@ func TestLLMPlannerModelErrorIsReturned(t *testing.T) {
 
 func TestTemplateAndAdaptivePlanners(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	ts := c.Tools()
 	tp := &nodes.TemplatePlanner{Tools: ts, Templates: []nodes.PlanTemplate{
 		{Name: "kw", Keywords: []string{"weather", "tomorrow"}, Build: func(req nodes.PlanRequest) (plan.Plan, error) {

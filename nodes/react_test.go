@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"sync"
@@ -72,7 +73,7 @@ func TestReActExecutor(t *testing.T) {
 	}{{
 		name: "tool call then answer",
 		model: &toolCallingModel{replies: []*llms.ContentChoice{
-			askTool("c1", nodes.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+			askTool("c1", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 			{Content: " B has 4 units. "},
 		}},
 		status: plan.StatusCompleted, output: "B has 4 units.", audit: 1,
@@ -80,23 +81,23 @@ func TestReActExecutor(t *testing.T) {
 		name: "unknown tool is answered as an error and the model recovers",
 		model: &toolCallingModel{replies: []*llms.ContentChoice{
 			askTool("c1", "stock_chek", `{}`),
-			askTool("c2", nodes.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+			askTool("c2", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 			{Content: "B has 4 units."},
 		}},
 		status: plan.StatusCompleted, output: "B has 4 units.", audit: 2,
 	}, {
 		name:     "per-step tool budget",
-		model:    &toolCallingModel{loop: askTool("c", nodes.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
+		model:    &toolCallingModel{loop: askTool("c", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
 		maxTools: 2,
 		status:   plan.StatusFailed, err: `step "research": stopped by budget max_tool_calls_per_step: used 2 of 2`, audit: 2,
 	}, {
 		name:     "per-step model budget",
-		model:    &toolCallingModel{loop: askTool("c", nodes.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
+		model:    &toolCallingModel{loop: askTool("c", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
 		maxModel: 3,
 		status:   plan.StatusFailed, err: `step "research": per-step model budget spent (3 calls) before a final answer`, audit: 3,
 	}, {
 		name:     "share of the agent's model-call budget",
-		model:    &toolCallingModel{loop: askTool("c", nodes.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
+		model:    &toolCallingModel{loop: askTool("c", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
 		maxModel: 2, byShare: true,
 		status: plan.StatusFailed, err: `step "research": stopped by its share of budget max_model_calls: used 2 of 2`, audit: 2,
 	}, {
@@ -107,7 +108,7 @@ func TestReActExecutor(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := nodes.NewDeliveryCase()
+			c := delivery.New()
 			r := &nodes.ReActExecutor{Model: tt.model, Tools: c.Tools(), MaxToolCalls: tt.maxTools, MaxModelCalls: tt.maxModel}
 			r.SetByModelShare(tt.byShare)
 			out, info := r.Run(t.Context(), step, nil)
@@ -120,8 +121,8 @@ func TestReActExecutor(t *testing.T) {
 			require.Equal(t, len(tt.model.calls), info.ModelCalls)
 			require.Equal(t, 15*len(tt.model.calls)-15*boolInt(tt.name == "model error"), info.Tokens.Total)
 			require.Len(t, tt.model.tools[0], 4, "the tools are offered with llms.WithTools")
-			require.Equal(t, nodes.ToolOrderLookup, tt.model.tools[0][0].Function.Name)
-			require.Zero(t, c.Calls(nodes.ToolChangeOrder))
+			require.Equal(t, delivery.ToolOrderLookup, tt.model.tools[0][0].Function.Name)
+			require.Zero(t, c.Calls(delivery.ToolChangeOrder))
 		})
 	}
 }
@@ -135,9 +136,9 @@ func boolInt(b bool) int {
 
 func TestReActExecutorSendsToolResultsBack(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
-		askTool("call-1", nodes.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+		askTool("call-1", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 		{Content: "B has 4 units."},
 	}}
 	results := plan.Results{"order": {ID: "order", Description: "look up", Status: plan.StatusCompleted, Result: `{"sku":"SKU-01"}`}}
@@ -161,16 +162,16 @@ func TestReActExecutorSendsToolResultsBack(t *testing.T) {
 
 func TestAgentRunsDescribedStepsWithReAct(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
-		askTool("c1", nodes.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+		askTool("c1", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 		{Content: "Warehouse B has 4 units of SKU-01."},
 	}}
 	cfg := c.AgentConfig()
 	cfg.Planner = plannerFunc(func(_ context.Context, req nodes.PlanRequest) (plan.Plan, nodes.PlanInfo, error) {
 		return plan.Plan{Goal: req.Goal, Steps: []plan.Step{
 			{ID: "research", Description: "Find out whether warehouse B has SKU-01"}, // no tool: ReAct
-			{ID: "order", Description: "Look up the order", Tool: nodes.ToolOrderLookup, Input: json.RawMessage(`{"order_id":"O1001"}`)},
+			{ID: "order", Description: "Look up the order", Tool: delivery.ToolOrderLookup, Input: json.RawMessage(`{"order_id":"O1001"}`)},
 			{ID: "answer", Description: "Answer", DependsOn: []string{"research", "order"}}, // synthesis
 		}}, nodes.PlanInfo{}, nil
 	})

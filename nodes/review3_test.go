@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"strings"
@@ -55,7 +56,7 @@ func TestReview3SpentCounterStopsStepsThatNeedNoCall(t *testing.T) {
 	t.Parallel()
 	t.Run("tool calls", func(t *testing.T) {
 		t.Parallel()
-		c := nodes.NewDeliveryCase()
+		c := delivery.New()
 		cfg := c.AgentConfig()
 		cfg.Budget.MaxToolCalls = 5 // order, stock_a, b_stock, b_express, b_standard
 		out, err := compileAgent(t, cfg, nil).Invoke(t.Context(), nodes.InputFor(c.Request()))
@@ -65,7 +66,7 @@ func TestReview3SpentCounterStopsStepsThatNeedNoCall(t *testing.T) {
 	})
 	t.Run("model calls", func(t *testing.T) {
 		t.Parallel()
-		c := nodes.NewDeliveryCase()
+		c := delivery.New()
 		cfg := c.AgentConfig()
 		cfg.Planner = &nodes.LLMPlanner{Model: &scriptedModel{replies: []string{deliveryPlanReply}}, Tools: cfg.Tools}
 		cfg.Budget.MaxModelCalls = 1 // the planner's; the replan and the answer are templates
@@ -98,7 +99,7 @@ func TestReview3MisspelledReferenceSuggestsTheRightOne(t *testing.T) {
 // budget refuses says only "the model-call budget is spent".
 func TestReview3PlannerRefusedByTheBudgetNamesIt(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	m := &scriptedModel{replies: []string{"not a plan", deliveryPlanReply}}
 	app := compileAgent(t, nodes.AgentConfig{Model: m, Tools: c.Tools(), Budget: nodes.Budget{MaxModelCalls: 1}}, nil)
 	_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
@@ -112,7 +113,7 @@ func TestReview3PlannerRefusedByTheBudgetNamesIt(t *testing.T) {
 // input), so a call a guard would refuse as a plan step is made.
 func TestReview3ReActCallIsCheckedByTheGuardsWithItsInput(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	ts := c.Tools()
 	noExpress := func(p plan.Plan) []plan.Problem {
 		var probs []plan.Problem
@@ -121,23 +122,23 @@ func TestReview3ReActCallIsCheckedByTheGuardsWithItsInput(t *testing.T) {
 				Method string `json:"method"`
 			}
 			_ = json.Unmarshal(s.Input, &in)
-			if s.Tool == nodes.ToolShippingQuote && in.Method == "express" {
+			if s.Tool == delivery.ToolShippingQuote && in.Method == "express" {
 				probs = append(probs, plan.Problem{StepID: s.ID, Kind: plan.ProblemConstraint, Message: "express is not allowed"})
 			}
 		}
 		return probs
 	}
-	expressStep := plan.Step{ID: "x", Description: "quote", Tool: nodes.ToolShippingQuote,
+	expressStep := plan.Step{ID: "x", Description: "quote", Tool: delivery.ToolShippingQuote,
 		Input: json.RawMessage(`{"order_id":"O1001","warehouse":"B","method":"express"}`)}
 	require.NotEmpty(t, noExpress(plan.Plan{Steps: []plan.Step{expressStep}}), "as a plan step it is refused")
 
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
-		askTool("c1", nodes.ToolShippingQuote, `{"order_id":"O1001","warehouse":"B","method":"express"}`),
+		askTool("c1", delivery.ToolShippingQuote, `{"order_id":"O1001","warehouse":"B","method":"express"}`),
 		{Content: "express quoted"},
 	}}
 	r := &nodes.ReActExecutor{Model: m, Tools: ts, Guards: []plan.Guard{noExpress}}
 	out, _ := r.Run(t.Context(), plan.Step{ID: "research", Description: "quote B"}, nil)
-	require.Zero(t, c.Calls(nodes.ToolShippingQuote), "the refused call is not made")
+	require.Zero(t, c.Calls(delivery.ToolShippingQuote), "the refused call is not made")
 	require.Empty(t, out.Audit)
 }
 
@@ -210,7 +211,7 @@ func TestReview3SkippedStepsAreProgressAndMissing(t *testing.T) {
 // recommendation are unchanged by today's fixes.
 func TestReview3DeliveryWithAModelStillReachesTheAnswer(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	m := &scriptedModel{replies: []string{deliveryPlanReply, deliveryReplanReply}}
 	cfg := c.AgentConfig()
 	cfg.Model = m
@@ -230,6 +231,6 @@ func TestReview3DeliveryWithAModelStillReachesTheAnswer(t *testing.T) {
 	}
 	require.True(t, out.Response.Complete)
 	require.Equal(t, 2, out.Usage.ModelCalls)
-	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
 	require.False(t, strings.Contains(ans, "Stopped early"))
 }

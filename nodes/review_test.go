@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"sync/atomic"
@@ -22,7 +23,7 @@ import (
 )
 
 // reviewDeliveryPlan is the delivery template's plan, built for the case.
-func reviewDeliveryPlan(t *testing.T, c *nodes.DeliveryCase) plan.Plan {
+func reviewDeliveryPlan(t *testing.T, c *delivery.Case) plan.Plan {
 	t.Helper()
 	p, err := c.Template().Build(c.Request())
 	require.NoError(t, err)
@@ -37,9 +38,9 @@ func reviewDeliveryPlan(t *testing.T, c *nodes.DeliveryCase) plan.Plan {
 // from calling it.
 func TestReviewReActStepCannotChangeTheOrder(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
-		askTool("c1", nodes.ToolChangeOrder, `{"order_id":"O1001","warehouse":"B","method":"standard"}`),
+		askTool("c1", delivery.ToolChangeOrder, `{"order_id":"O1001","warehouse":"B","method":"standard"}`),
 		{Content: "Switched the order to warehouse B."},
 	}}
 	cfg := c.AgentConfig()
@@ -50,9 +51,9 @@ func TestReviewReActStepCannotChangeTheOrder(t *testing.T) {
 	app := compileAgent(t, cfg, nil, nodes.WithReAct(&nodes.ReActExecutor{Model: m}, nil))
 	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
-	require.Zero(t, c.Calls(nodes.ToolChangeOrder), "query only: change_order must never be called")
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder), "query only: change_order must never be called")
 	for _, r := range out.Audit {
-		require.NotEqual(t, nodes.ToolChangeOrder, r.Tool)
+		require.NotEqual(t, delivery.ToolChangeOrder, r.Tool)
 	}
 }
 
@@ -67,13 +68,13 @@ func TestReviewGuardsApplyToTheFirstPlan(t *testing.T) {
 		{"id": "switch", "description": "Move the order to warehouse B, standard shipping", "tool": "change_order",
 		 "input": {"order_id": "{{order.result.order_id}}", "warehouse": "B", "method": "standard"}, "depends_on": ["order"]},
 		{"id": "answer", "description": "Answer with the evidence", "tool": "", "input": {}, "depends_on": ["switch"]}]}`
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	m := &scriptedModel{replies: []string{sneaky, sneaky, sneaky}}
 	cfg := c.AgentConfig()
 	cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
 	app := compileAgent(t, cfg, nil)
 	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
-	require.Zero(t, c.Calls(nodes.ToolChangeOrder), "query only: the first plan must be refused like a revision would be")
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder), "query only: the first plan must be refused like a revision would be")
 	if err == nil {
 		require.NotContains(t, out.Answer(), "Nothing was changed")
 	}
@@ -83,18 +84,18 @@ func TestReviewGuardsApplyToTheFirstPlan(t *testing.T) {
 // (Coverage: the same guard through the whole graph, not just Revise.)
 func TestReviewRevisionOntoMutatingToolIsRefusedInTheGraph(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	cfg := c.AgentConfig()
 	cfg.Replanner = nodes.PartialReplan{Template: func(nodes.ReplanRequest) ([]plan.Step, error) {
 		return []plan.Step{
-			{ID: "switch", Description: "move the order to B", Tool: nodes.ToolChangeOrder, Input: json.RawMessage(`{"warehouse":"B"}`)},
+			{ID: "switch", Description: "move the order to B", Tool: delivery.ToolChangeOrder, Input: json.RawMessage(`{"warehouse":"B"}`)},
 			{ID: "done", Description: "answer", DependsOn: []string{"switch"}},
 		}, nil
 	}}
 	app := compileAgent(t, cfg, nil)
 	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
-	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
 	require.Contains(t, out.Blocked, `tool "change_order" changes things, but the request is query-only`)
 	require.False(t, out.Response.Complete)
 	require.Contains(t, out.Answer(), "Warehouse A cannot make it", "what was found is still reported")
@@ -109,7 +110,7 @@ func TestReviewRevisionOntoMutatingToolIsRefusedInTheGraph(t *testing.T) {
 // Decide checks Plan.Done before it looks for a blocked outcome.
 func TestReviewBlockedRouteInTheLastRoundIsNotAFinish(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 
 	// Decide alone.
 	p := reviewDeliveryPlan(t, c)
@@ -127,7 +128,7 @@ func TestReviewBlockedRouteInTheLastRoundIsNotAFinish(t *testing.T) {
 	}
 
 	// Through the graph: the user's alternatives are never looked for.
-	c = nodes.NewDeliveryCase()
+	c = delivery.New()
 	cfg := c.AgentConfig()
 	tmpl := c.Template()
 	cfg.Planner = plannerFunc(func(_ context.Context, req nodes.PlanRequest) (plan.Plan, nodes.PlanInfo, error) {
@@ -146,10 +147,10 @@ func TestReviewBlockedRouteInTheLastRoundIsNotAFinish(t *testing.T) {
 // must say that the order arrives in time, by when, with the evidence.
 func TestReviewOnTimeOriginalRouteIsTheAnswer(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	thursday := c.Now.Add(2*24*time.Hour + 9*time.Hour) // Thursday 18:00
-	c.Stock["A"] = nodes.WarehouseStock{Warehouse: "A", SKU: "SKU-01", Available: 3}
-	c.Quotes[0] = nodes.ShippingQuote{Warehouse: "A", Method: "standard", Arrives: thursday, ExtraCost: 0}
+	c.Stock["A"] = delivery.WarehouseStock{Warehouse: "A", SKU: "SKU-01", Available: 3}
+	c.Quotes[0] = delivery.ShippingQuote{Warehouse: "A", Method: "standard", Arrives: thursday, ExtraCost: 0}
 	app := compileAgent(t, c.AgentConfig(), nil)
 	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
@@ -164,7 +165,7 @@ func TestReviewOnTimeOriginalRouteIsTheAnswer(t *testing.T) {
 // recommended: the cost constraint is not relaxed.
 func TestReviewNoCandidateWithinTheCapIsSaid(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	c.Quotes[2].ExtraCost = 25 // B standard: over the cap of 20 too
 	app := compileAgent(t, c.AgentConfig(), nil)
 	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
@@ -176,7 +177,7 @@ func TestReviewNoCandidateWithinTheCapIsSaid(t *testing.T) {
 	require.Contains(t, txt, "No alternative checked meets the deadline and the cost cap.")
 	require.NotContains(t, txt, "Recommendation")
 	require.Contains(t, txt, "Nothing was changed")
-	require.Zero(t, c.Calls(nodes.ToolChangeOrder))
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
 }
 
 // --- The step result package -------------------------------------------------
@@ -187,7 +188,7 @@ func TestReviewNoCandidateWithinTheCapIsSaid(t *testing.T) {
 // all at once, not a failure.
 func TestReviewBlockedStockCheckIsACompleteResultPackage(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	p := reviewDeliveryPlan(t, c)
 	ex := &nodes.Executor{Tools: c.Tools(), Checker: c.Checker()}
 	order, _ := p.Step("order")
@@ -356,14 +357,14 @@ func TestReviewWallTimeIsCheckedBeforeEveryToolCall(t *testing.T) {
 // fires and the run dies on the graph's recursion limit, naming no budget.
 func TestReviewRepeatingTheSameCheckIsNoProgress(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	cfg := c.AgentConfig()
 	cfg.Budget = nodes.Budget{} // defaults only: stop after two rounds without progress
 	var n atomic.Int32
 	cfg.Replanner = nodes.PartialReplan{Template: func(req nodes.ReplanRequest) ([]plan.Step, error) {
 		id := fmt.Sprintf("stock_a_%d", n.Add(1))
 		return []plan.Step{
-			{ID: id, Description: "Check stock at warehouse A again", Tool: nodes.ToolStockCheck,
+			{ID: id, Description: "Check stock at warehouse A again", Tool: delivery.ToolStockCheck,
 				Input: json.RawMessage(`{"warehouse":"A","sku":"SKU-01"}`), DependsOn: []string{"order"}},
 			{ID: "answer_" + id, Description: "Answer", DependsOn: []string{id}},
 		}, nil
@@ -373,7 +374,7 @@ func TestReviewRepeatingTheSameCheckIsNoProgress(t *testing.T) {
 	require.NoError(t, err)
 	require.NotNil(t, out.Stop)
 	require.Equal(t, nodes.BudgetRoundsWithoutProgress, out.Stop.Budget)
-	require.LessOrEqual(t, c.Calls(nodes.ToolStockCheck), 3)
+	require.LessOrEqual(t, c.Calls(delivery.ToolStockCheck), 3)
 }
 
 // Issue: "every stop names its budget". Per step: MaxToolCallsPerStep bounds
@@ -505,7 +506,7 @@ func TestReviewAdaptiveChoiceAndCost(t *testing.T) {
 // drops evidence is refused, even when the rest of it is fine.
 func TestReviewRevisionMayNotRelaxAConstraintOrDropEvidence(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	ts := c.Tools()
 	p := reviewDeliveryPlan(t, c)
 	ex := &nodes.Executor{Tools: ts, Checker: c.Checker()}
@@ -628,7 +629,7 @@ func TestReviewLowScoringPlanIsReaskedWithItsProblems(t *testing.T) {
 // goal goes to the model.
 func TestReviewAdaptivePlannerTemplateFirst(t *testing.T) {
 	t.Parallel()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	ts := c.Tools()
 	m := &scriptedModel{replies: []string{deliveryPlanReply}}
 	ap := &nodes.AdaptivePlanner{Templates: &nodes.TemplatePlanner{Templates: []nodes.PlanTemplate{c.Template()}, Tools: ts}, Model: &nodes.LLMPlanner{Model: m, Tools: ts}}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"net/http"
 	"slices"
 	"strings"
@@ -32,7 +33,7 @@ const (
 // agentConfig is the delivery case's agent: offline, or with a real model
 // planning, replanning and answering. It also describes the setup in a few
 // words for the header.
-func agentConfig(ctx context.Context, kind string, c *nodes.DeliveryCase, getenv func(string) string) (nodes.AgentConfig, string, error) {
+func agentConfig(ctx context.Context, kind string, c *delivery.Case, getenv func(string) string) (nodes.AgentConfig, string, error) {
 	cfg := c.AgentConfig()
 	if kind == "" {
 		return cfg, "offline: template planner, rule-based replanning, template responder, simulated tools", nil

@@ -1,8 +1,9 @@
-package nodes
+package delivery
 
 import (
 	"time"
 
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 )
 
@@ -12,15 +13,15 @@ import (
 // ("query only: change nothing") and a budget of 20 tool calls, 2 replans
 // and a minute. Set Model (and clear Planner, Replanner or Responder) to let
 // a model take a part.
-func (c *DeliveryCase) AgentConfig() AgentConfig {
+func (c *Case) AgentConfig() nodes.AgentConfig {
 	ts := c.Tools()
-	return AgentConfig{
-		Planner:   &AdaptivePlanner{Templates: &TemplatePlanner{Templates: []PlanTemplate{c.Template()}, Tools: ts}},
+	return nodes.AgentConfig{
+		Planner:   &nodes.AdaptivePlanner{Templates: &nodes.TemplatePlanner{Templates: []nodes.PlanTemplate{c.Template()}, Tools: ts}},
 		Tools:     ts,
-		Replanner: AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: PartialReplan{Template: c.ReplanTemplate}},
+		Replanner: nodes.AdaptiveReplanner{Incremental: nodes.IncrementalFix{}, Partial: nodes.PartialReplan{Template: c.ReplanTemplate}},
 		Responder: c.Responder(),
 		Checker:   c.Checker(),
 		Guards:    []plan.Guard{plan.ReadOnlyGuard(ts)},
-		Budget:    Budget{MaxToolCalls: 20, MaxModelCalls: 30, MaxReplans: 2, MaxWall: time.Minute},
+		Budget:    nodes.Budget{MaxToolCalls: 20, MaxModelCalls: 30, MaxReplans: 2, MaxWall: time.Minute},
 	}
 }
