@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stategraph/stategraph/state"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"

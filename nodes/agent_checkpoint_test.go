@@ -2,12 +2,12 @@ package nodes_test
 
 import (
 	"errors"
-	"github.com/stategraph/stategraph/internal/delivery"
-	"github.com/stategraph/stategraph/nodes"
 	"testing"
 
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/delivery"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
 )

@@ -1,12 +1,12 @@
 package nodes_test
 
 import (
-	"github.com/stategraph/stategraph/internal/delivery"
-	"github.com/stategraph/stategraph/nodes"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/internal/fakechat"
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms/openai"
 )

@@ -3,11 +3,11 @@ package nodes_test
 import (
 	"context"
 	"fmt"
-	"github.com/stategraph/stategraph/nodes"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"sync/atomic"
 	"testing"
 
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )

@@ -3,18 +3,21 @@ package nodes_test
 import (
 	"context"
 	"flag"
-	"github.com/stategraph/stategraph/internal/delivery"
-	"github.com/stategraph/stategraph/nodes"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/delivery"
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/tools"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -192,4 +195,40 @@ func TestNewAgentNeedsAPlannerOrAModel(t *testing.T) {
 	t.Parallel()
 	_, err := nodes.NewAgent(nodes.AgentConfig{Tools: delivery.New().Tools()})
 	require.ErrorIs(t, err, nodes.ErrNoPlanner)
+}
+
+// Seed 000 "多步骤信息收集": independent steps run in parallel. The three
+// quotes of a round are in flight at the same time (each waits for the
+// others before answering), which only works if they really run together.
+func TestReadyStepsRunConcurrently(t *testing.T) {
+	t.Parallel()
+	const n = 3
+	var arrived atomic.Int32
+	all := make(chan struct{})
+	ts := []tools.Tool{nodes.FuncTool{ToolName: "search", ToolDescription: "search", Fn: func(ctx context.Context, in string) (string, error) {
+		if arrived.Add(1) == n {
+			close(all)
+		}
+		select {
+		case <-all:
+			return "hits for " + in, nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}}}
+	cfg := nodes.AgentConfig{Tools: ts, Planner: stepsPlanner(
+		st("a", "search", `"competitor A"`),
+		st("b", "search", `"competitor B"`),
+		st("c", "search", `"competitor C"`),
+		st("compare", "", "", "a", "b", "c"),
+	)}
+	app := compileAgent(t, cfg, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	out, err := app.Invoke(ctx, nodes.NewInput("compare competitors"))
+	require.NoError(t, err)
+	require.True(t, out.Response.Complete)
+	require.Equal(t, 2, out.Usage.Rounds, "one round for the three searches, one for the comparison")
+	cmp, _ := out.Plan.Step("compare")
+	require.Equal(t, "a: hits for competitor A\nb: hits for competitor B\nc: hits for competitor C", cmp.Result)
 }

@@ -3,10 +3,10 @@ package nodes_test
 import (
 	"context"
 	"errors"
-	"github.com/stategraph/stategraph/nodes"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -100,4 +100,24 @@ func TestAgentCountsTheModelCallsMadeWhenAReplanIsRefused(t *testing.T) {
 	require.Equal(t, nodes.ActionStop, last.Action)
 	require.Equal(t, 2, last.Info.ModelCalls)
 	require.Equal(t, &nodes.StopReason{Budget: nodes.BudgetModelCalls, Limit: "3", Used: "3"}, out.Stop)
+}
+
+// Budget.MaxModelCalls holds for the replan node too: with a budget of 2,
+// the planner spends one call, the only step fails, and the default adaptive
+// replanner's model strategies get only the one call left, however many
+// attempts they would make.
+func TestReplanRespectsModelCallBudget(t *testing.T) {
+	t.Parallel()
+	ts := []tools.Tool{nodes.FuncTool{ToolName: "flaky", ToolDescription: "always fails",
+		Fn: func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }}}
+	reply := `{"goal": "fetch the data", "steps": [
+  {"id": "fetch", "description": "fetch the data", "tool": "flaky", "input": {}},
+  {"id": "answer", "description": "answer the user", "tool": "", "depends_on": ["fetch"]}]}`
+	m := &scriptedModel{replies: []string{reply, "no plan", "no plan", "no plan", "no plan", "no plan", "no plan"}}
+	cfg := nodes.AgentConfig{Tools: ts, Model: m, Budget: nodes.Budget{MaxModelCalls: 2}}
+	app := compileAgent(t, cfg, nil)
+	out, err := app.Invoke(t.Context(), nodes.NewInput("fetch the data"))
+	require.NoError(t, err)
+	require.LessOrEqual(t, m.calls(), 2, "model calls made with MaxModelCalls 2 (usage %d, decisions %+v)", out.Usage.ModelCalls, out.Decisions)
+	require.LessOrEqual(t, out.Usage.ModelCalls, 2)
 }

@@ -2,9 +2,9 @@ package nodes
 
 import (
 	"encoding/json"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"time"
 
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/tools"
 )
 

@@ -2,8 +2,9 @@ package nodes
 
 import (
 	"fmt"
-	"github.com/tmc/langchaingo/llms"
 	"time"
+
+	"github.com/tmc/langchaingo/llms"
 )
 
 // Budget bounds a run. A zero limit means no limit, except

@@ -1,12 +1,13 @@
 package nodes_test
 
 import (
-	"github.com/stategraph/stategraph/internal/delivery"
-	"github.com/stategraph/stategraph/nodes"
-	"github.com/stategraph/stategraph/nodes/plan"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/stategraph/stategraph/internal/delivery"
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -195,29 +196,85 @@ func TestDeliveryStopsOnToolBudgetAndSaysWhy(t *testing.T) {
 	require.Contains(t, res.Response.Text, "Nothing was changed")
 }
 
-func TestDeliveryLabels(t *testing.T) {
+// Seed 003 §2.1: "如果 P2 确认原仓能够按时送达后面就可以直接整理安排和建议". When
+// warehouse A can deliver in time there is nothing to replan, and the answer
+// must say that the order arrives in time, by when, with the evidence.
+func TestDeliveryOnTimeOriginalRouteIsTheAnswer(t *testing.T) {
 	t.Parallel()
 	c := delivery.New()
-	require.Equal(t, "Tuesday 09:00", c.Label(c.Now))
-	require.Equal(t, "Friday 18:00", c.Label(c.Deadline))
-	require.Equal(t, "next Monday 18:00", c.Label(*c.Stock["A"].EarliestArrival))
+	thursday := c.Now.Add(2*24*time.Hour + 9*time.Hour) // Thursday 18:00
+	c.Stock["A"] = delivery.WarehouseStock{Warehouse: "A", SKU: "SKU-01", Available: 3}
+	c.Quotes[0] = delivery.ShippingQuote{Warehouse: "A", Method: "standard", Arrives: thursday, ExtraCost: 0}
+	app := compileAgent(t, c.AgentConfig(), nil)
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	require.NoError(t, err)
+	require.True(t, out.Response.Complete)
+	require.Zero(t, out.Usage.Replans, "nothing to revise")
+	require.Contains(t, out.Answer(), "Thursday 18:00", "the answer gives the expected arrival")
+	require.NotContains(t, out.Answer(), "No alternative checked meets the deadline", "the order itself meets it")
 }
 
-func stepIDs(p plan.Plan) []string {
-	var ids []string
-	for _, s := range p.Steps {
-		ids = append(ids, s.ID)
-	}
-	return ids
+// Seed 003 §4.4: "如果查过的方案都不满足要求可以给出'本次已核查的方案均不符合约束'的结论".
+// When B's standard shipping costs more than the cap, no option is
+// recommended: the cost constraint is not relaxed.
+func TestDeliveryNoCandidateWithinTheCapIsSaid(t *testing.T) {
+	t.Parallel()
+	c := delivery.New()
+	c.Quotes[2].ExtraCost = 25 // B standard: over the cap of 20 too
+	app := compileAgent(t, c.AgentConfig(), nil)
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	require.NoError(t, err)
+	require.True(t, out.Response.Complete)
+	txt := out.Answer()
+	require.Contains(t, txt, "warehouse B, express: arrives Thursday 18:00, extra 35 — excluded: extra cost 35 > 20 (the cap)")
+	require.Contains(t, txt, "warehouse B, standard: arrives Friday 16:00, extra 25 — excluded: extra cost 25 > 20 (the cap)")
+	require.Contains(t, txt, "No alternative checked meets the deadline and the cost cap.")
+	require.NotContains(t, txt, "Recommendation")
+	require.Contains(t, txt, "Nothing was changed")
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
 }
 
-func outcomeOf(t *testing.T, outs []nodes.StepOutcome, id string) nodes.StepOutcome {
-	t.Helper()
-	for _, o := range outs {
-		if o.StepID == id {
-			return o
-		}
+// The delivery case end to end with a model planning, revising and
+// answering, and with the case's template responder: the findings and the
+// recommendation are those of the offline run.
+func TestDeliveryWithAModelReachesTheAnswer(t *testing.T) {
+	t.Parallel()
+	c := delivery.New()
+	m := &scriptedModel{replies: []string{deliveryPlanReply, deliveryReplanReply}}
+	cfg := c.AgentConfig()
+	cfg.Model = m
+	cfg.Planner, cfg.Replanner = nil, nil // keep the case's responder
+	out, err := compileAgent(t, cfg, nil).Invoke(t.Context(), nodes.InputFor(c.Request()))
+	require.NoError(t, err)
+	require.Nil(t, out.Stop)
+	require.Empty(t, out.Blocked)
+	ans := out.Answer()
+	for _, want := range []string{
+		"Recommendation: switch to warehouse B, standard shipping: extra 10, arrives Friday 16:00",
+		"Confirm by Tuesday 16:00",
+		"warehouse B, express: arrives Thursday 18:00, extra 35 — excluded: extra cost 35 > 20 (the cap)",
+		"Nothing was changed",
+	} {
+		require.Contains(t, ans, want)
 	}
-	t.Fatalf("no outcome for %q", id)
-	return nodes.StepOutcome{}
+	require.True(t, out.Response.Complete)
+	require.Equal(t, 2, out.Usage.ModelCalls)
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
+	require.False(t, strings.Contains(ans, "Stopped early"))
+}
+
+func TestDeliveryAnswerSaysWhatWasChanged(t *testing.T) {
+	t.Parallel()
+	c := delivery.New()
+	p := deliveryPlan(t, c)
+	req := nodes.RespondRequest{Plan: p, Audit: nodes.AuditLog{{StepID: "order", Tool: delivery.ToolOrderLookup, Status: nodes.AuditOK}}}
+	txt, err := c.Responder().Format(req)
+	require.NoError(t, err)
+	require.Contains(t, txt, "Nothing was changed", "only read-only tools were called")
+
+	req.Audit = append(req.Audit, nodes.AuditRecord{StepID: "switch", Tool: delivery.ToolChangeOrder, Status: nodes.AuditError})
+	txt, err = c.Responder().Format(req)
+	require.NoError(t, err)
+	require.NotContains(t, txt, "Nothing was changed")
+	require.Contains(t, txt, "Warning: step switch called change_order (error): the order may have been changed.")
 }

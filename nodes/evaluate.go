@@ -3,11 +3,11 @@ package nodes
 import (
 	"context"
 	"fmt"
-	"github.com/stategraph/stategraph/nodes/internal/text"
 	"strings"
 	"time"
 
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/nodes/internal/text"
 )
 
 // EvalCase is one question for Evaluate: a goal, its constraints, and a

@@ -2,13 +2,13 @@ package nodes_test
 
 import (
 	"errors"
-	"github.com/stategraph/stategraph/internal/delivery"
-	"github.com/stategraph/stategraph/nodes"
 	"strings"
 	"testing"
 
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/delivery"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stretchr/testify/require"
 )
 

@@ -3,13 +3,13 @@ package nodes_test
 import (
 	"context"
 	"fmt"
-	"github.com/stategraph/stategraph/internal/delivery"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"strings"
 
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 )
 
 // The template planner answers the delivery question with no model call.

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/stategraph/stategraph/nodes/internal/text"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/stategraph/stategraph/nodes/internal/text"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/tools"
 )
 

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/stategraph/stategraph/nodes"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/stategraph/stategraph/internal/delivery"
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -250,4 +251,87 @@ func TestAuditLogJSON(t *testing.T) {
 	require.Equal(t, log, back)
 	require.Len(t, log.ForStep("a"), 1)
 	require.Equal(t, "boom", log.Errors()[0].Error)
+}
+
+// Seed 003 §7.2.2: the P2 result package — status completed, conclusion,
+// evidence (E1: restock Saturday 10:00, arrival next Monday 18:00) and the
+// impact on the remaining plan — and "工具调用成功 / 当前步骤完成 / 原路线受阻"
+// all at once, not a failure.
+func TestBlockedStockCheckIsACompleteResultPackage(t *testing.T) {
+	t.Parallel()
+	c := delivery.New()
+	p := deliveryPlan(t, c)
+	ex := &nodes.Executor{Tools: c.Tools(), Checker: c.Checker()}
+	order, _ := p.Step("order")
+	p = nodes.ApplyOutcomes(p, ex.Run(t.Context(), order, p.Results()))
+	stock, _ := p.Step("stock_a")
+	o := ex.Run(t.Context(), stock, p.Results())
+
+	require.Equal(t, plan.StatusCompleted, o.Status, "the tool call succeeded and the step is done")
+	require.Empty(t, o.Err)
+	require.Empty(t, o.ErrKind)
+	require.True(t, o.Blocked, "the route is blocked")
+	require.Equal(t, "warehouse A cannot deliver before Friday 18:00", o.Conclusion)
+	require.Contains(t, o.BlockReason, "restocks Saturday 10:00")
+	require.Contains(t, o.BlockReason, "next Monday 18:00")
+	require.Contains(t, o.Impact, "evaluate other warehouses")
+	require.Equal(t, []string{"stock_check A: 0 available, restock Saturday 10:00, earliest arrival next Monday 18:00"}, o.Evidence)
+	require.Len(t, o.Audit, 1)
+	require.Equal(t, `{"sku":"SKU-01","warehouse":"A"}`, o.Audit[0].Input, "the references were resolved from the order lookup")
+	require.Equal(t, nodes.AuditOK, o.Audit[0].Status)
+
+	// The trigger the replanner sees is "blocked", not "failed".
+	d := nodes.Decide(nodes.RoundInput{Plan: nodes.ApplyOutcomes(p, o), Outcomes: []nodes.StepOutcome{o}, Now: c.Now})
+	require.Equal(t, nodes.ActionRevise, d.Action)
+	require.Equal(t, nodes.TriggerBlocked, d.Trigger.Kind)
+	require.Contains(t, d.Reason, "succeeded and showed the route is blocked")
+}
+
+// A plan in the seed documents' reference syntax, {{step_1_result}}, never
+// reaches a tool as a literal placeholder: Validate rejects it (or, were it
+// accepted, the tool would have to receive the resolved value).
+func TestSeedStyleReferenceIsNotPassedLiterally(t *testing.T) {
+	t.Parallel()
+	var got atomic.Value
+	ts := []tools.Tool{
+		nodes.FuncTool{ToolName: "read_csv", ToolDescription: "reads", Fn: func(context.Context, string) (string, error) { return "rows", nil }},
+		nodes.FuncTool{ToolName: "clean_data", ToolDescription: "cleans", Fn: func(_ context.Context, in string) (string, error) {
+			got.Store(in)
+			return "clean", nil
+		}},
+	}
+	p := plan.Plan{Goal: "数据分析", Steps: []plan.Step{
+		st("step_1", "read_csv", `{"path":"sales.csv"}`),
+		st("step_2", "clean_data", `{"data":"{{step_1_result}}"}`, "step_1"),
+	}}
+	err := plan.Validate(p, ts)
+	if err == nil {
+		p = nodes.ApplyOutcomes(p, nodes.RunStep(t.Context(), p.Steps[0], ts, p.Results()))
+		o := nodes.RunStep(t.Context(), p.Steps[1], ts, p.Results())
+		require.Equal(t, plan.StatusCompleted, o.Status)
+		require.NotContains(t, got.Load(), "{{step_1_result}}", "the tool must not receive an unresolved placeholder")
+	}
+}
+
+// Issue: references to "a field of" an earlier result, and the tool's
+// failure kinds. A reference to a missing field fails the step with a
+// reference error, before the tool is called.
+func TestReferenceToAMissingFieldFailsBeforeTheTool(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	ts := []tools.Tool{nodes.FuncTool{ToolName: "quote", ToolDescription: "quote", Fn: func(context.Context, string) (string, error) {
+		calls.Add(1)
+		return "{}", nil
+	}}}
+	results := plan.Results{"order": done(st("order", "lookup", ""), `{"warehouse":"A","items":[{"sku":"SKU-01"}]}`)}
+	ok := nodes.RunStep(t.Context(), st("q", "quote", `{"w":"{{order.result.warehouse}}","sku":"{{order.result.items.0.sku}}"}`, "order"), ts, results)
+	require.Equal(t, plan.StatusCompleted, ok.Status, ok.Err)
+	require.Equal(t, `{"sku":"SKU-01","w":"A"}`, ok.Audit[0].Input)
+
+	bad := nodes.RunStep(t.Context(), st("q", "quote", `{"w":"{{order.result.warehous}}"}`, "order"), ts, results)
+	require.Equal(t, plan.StatusFailed, bad.Status)
+	require.Equal(t, plan.ErrKindReference, bad.ErrKind)
+	require.Contains(t, bad.Err, `has no field "warehous"`)
+	require.Equal(t, int32(1), calls.Load(), "the tool was not called for the bad reference")
+	require.Empty(t, bad.Audit)
 }

@@ -2,8 +2,8 @@ package nodes
 
 import (
 	"context"
-	"github.com/stategraph/stategraph/nodes/plan"
 
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/tools"
 )
 

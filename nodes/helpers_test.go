@@ -3,9 +3,12 @@ package nodes_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/stategraph/stategraph/nodes"
+	"testing"
 
+	"github.com/stategraph/stategraph/internal/delivery"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
 
@@ -25,4 +28,40 @@ func st(id, tool string, input string, deps ...string) plan.Step {
 		s.Input = json.RawMessage(input)
 	}
 	return s
+}
+
+// deliveryPlan is the delivery template's plan, built for the case.
+func deliveryPlan(t *testing.T, c *delivery.Case) plan.Plan {
+	t.Helper()
+	p, err := c.Template().Build(c.Request())
+	require.NoError(t, err)
+	return nodes.NormalizeNew(p, c.Request())
+}
+
+// replannerFunc adapts a function to nodes.Replanner.
+type replannerFunc func(ctx context.Context, req nodes.ReplanRequest) (plan.Plan, nodes.ReplanInfo, error)
+
+func (f replannerFunc) Replan(ctx context.Context, req nodes.ReplanRequest) (plan.Plan, nodes.ReplanInfo, error) {
+	return f(ctx, req)
+}
+
+// stepIDs lists the ids of p's steps, in order.
+func stepIDs(p plan.Plan) []string {
+	var ids []string
+	for _, s := range p.Steps {
+		ids = append(ids, s.ID)
+	}
+	return ids
+}
+
+// outcomeOf returns the outcome of step id among outs.
+func outcomeOf(t *testing.T, outs []nodes.StepOutcome, id string) nodes.StepOutcome {
+	t.Helper()
+	for _, o := range outs {
+		if o.StepID == id {
+			return o
+		}
+	}
+	t.Fatalf("no outcome for %q", id)
+	return nodes.StepOutcome{}
 }

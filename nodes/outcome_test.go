@@ -2,9 +2,9 @@ package nodes_test
 
 import (
 	"encoding/json"
-	"github.com/stategraph/stategraph/nodes"
 	"testing"
 
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stretchr/testify/require"
 )

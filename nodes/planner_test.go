@@ -1,16 +1,20 @@
 package nodes_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
-	"github.com/stategraph/stategraph/internal/delivery"
-	"github.com/stategraph/stategraph/nodes"
-	"github.com/stategraph/stategraph/nodes/plan"
+	"sync/atomic"
 	"testing"
 
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/internal/fakechat"
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
+	"github.com/tmc/langchaingo/tools"
 )
 
 const goodPlan = "Here you go:\n```json\n" + `{"goal":"x","steps":[
@@ -163,4 +167,100 @@ func TestLLMPlannerThroughOpenAIClient(t *testing.T) {
 	content := msgs[0].(map[string]any)["content"]
 	text, _ := json.Marshal(content)
 	require.Contains(t, string(text), "trailing comma before '}'")
+}
+
+// The agent validates the first plan before anything runs, whatever Planner
+// made it: a plan with a duplicate id is refused and no tool is called.
+func TestAgentValidatesThePlanBeforeAnythingRuns(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	ts := []tools.Tool{nodes.FuncTool{ToolName: "search", ToolDescription: "search", Fn: func(context.Context, string) (string, error) {
+		calls.Add(1)
+		return "hits", nil
+	}}}
+	cfg := nodes.AgentConfig{Tools: ts, Planner: stepsPlanner(
+		st("a", "search", `"x"`),
+		st("a", "search", `"y"`),
+		st("answer", "", "", "a"),
+	)}
+	app := compileAgent(t, cfg, nil)
+	_, err := app.Invoke(t.Context(), nodes.NewInput("search"))
+	require.ErrorIs(t, err, plan.ErrInvalid)
+	require.Zero(t, calls.Load(), "nothing runs before the plan is validated")
+}
+
+// Seed 001 PlanQualityEvaluator + "_plan_with_feedback": a valid plan that
+// scores under the threshold is asked for again, with the problems listed,
+// and the better plan is used. (Coverage: the low-score path, not a parse
+// or validation failure.)
+func TestLowScoringPlanIsReaskedWithItsProblems(t *testing.T) {
+	t.Parallel()
+	ts := testTools("search")
+	// Valid, but no description anywhere and no final answer step:
+	// completeness 0.4, executability 1, dependencies 1 → 0.8; the threshold is 0.9.
+	weak := `{"steps":[{"id":"a","tool":"search","input":"go","depends_on":[]}]}`
+	good := "```json\n" + `{"steps":[{"id":"a","description":"search for go","tool":"search","input":"go","depends_on":[]},` +
+		`{"id":"b","description":"answer from the hits","tool":"","depends_on":["a"]}]}` + "\n```"
+	m := &scriptedModel{replies: []string{weak, good}}
+	p, info, err := (&nodes.LLMPlanner{Model: m, Tools: ts, Threshold: 0.9}).Plan(t.Context(), nodes.PlanRequest{Goal: "find go", Constraints: []string{"c1"}})
+	require.NoError(t, err)
+	require.Equal(t, 2, info.Attempts)
+	require.Equal(t, 2, info.ModelCalls)
+	require.Equal(t, []string{"a", "b"}, stepIDs(p))
+	require.Equal(t, []string{"c1"}, p.Constraints)
+	require.Len(t, info.Rejected, 1)
+	require.Contains(t, m.prompts[0], "- search: the search tool", "the prompt lists the available tools")
+	require.Contains(t, m.prompts[0], "- c1", "and the constraints")
+	require.Contains(t, m.prompts[1], "Your previous plan was rejected")
+	require.Contains(t, m.prompts[1], "no final step answers the goal")
+	require.Contains(t, m.prompts[1], "below the threshold 0.90")
+}
+
+// Seed 001 AdaptivePlanner: "先用模板匹配（零成本），匹配不到再调 LLM". The
+// delivery goal matches the template and the model is not called; another
+// goal goes to the model.
+func TestAdaptivePlannerTriesTemplatesFirst(t *testing.T) {
+	t.Parallel()
+	c := delivery.New()
+	ts := c.Tools()
+	m := &scriptedModel{replies: []string{deliveryPlanReply}}
+	ap := &nodes.AdaptivePlanner{Templates: &nodes.TemplatePlanner{Templates: []nodes.PlanTemplate{c.Template()}, Tools: ts}, Model: &nodes.LLMPlanner{Model: m, Tools: ts}}
+
+	p, info, err := ap.Plan(t.Context(), c.Request())
+	require.NoError(t, err)
+	require.Equal(t, "template:delivery-check", info.Source)
+	require.Zero(t, info.ModelCalls)
+	require.Zero(t, m.calls())
+	require.Equal(t, c.Constraints(), p.Constraints)
+
+	p, info, err = ap.Plan(t.Context(), nodes.PlanRequest{Goal: "Where is my parcel for order O2002?"})
+	require.NoError(t, err)
+	require.Equal(t, "model", info.Source)
+	require.Equal(t, 1, m.calls())
+	require.Equal(t, "Where is my parcel for order O2002?", p.Goal)
+}
+
+// nilModel answers (nil, nil): no error, no response.
+type nilModel struct{}
+
+func (nilModel) GenerateContent(context.Context, []llms.MessageContent, ...llms.CallOption) (*llms.ContentResponse, error) {
+	return nil, nil
+}
+
+func (nilModel) Call(context.Context, string, ...llms.CallOption) (string, error) { return "", nil }
+
+// A model (or client wrapper) that returns a nil response without an error
+// fails the planner and the responder with a clear error, as it fails a
+// ReAct step, instead of a panic.
+func TestPlannerNilResponseIsAnError(t *testing.T) {
+	t.Parallel()
+	pl := &nodes.LLMPlanner{Model: nilModel{}}
+	require.NotPanics(t, func() {
+		_, _, err := pl.Plan(t.Context(), nodes.PlanRequest{Goal: "anything"})
+		require.Error(t, err)
+	})
+	require.NotPanics(t, func() {
+		_, err := nodes.LLMResponder{Model: nilModel{}}.Respond(t.Context(), nodes.RespondRequest{Plan: plan.Plan{Goal: "g"}})
+		require.Error(t, err)
+	})
 }

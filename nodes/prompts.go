@@ -2,10 +2,10 @@ package nodes
 
 import (
 	"encoding/json"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"strings"
 	"text/template"
 
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/tools"
 )
 

@@ -4,14 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/stategraph/stategraph/internal/delivery"
-	"github.com/stategraph/stategraph/nodes"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"sync"
 	"testing"
 
+	"github.com/stategraph/stategraph/internal/delivery"
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/tools"
 )
 
 // toolCallingModel is a fake llms.Model that answers with scripted choices
@@ -189,4 +190,43 @@ func TestAgentRunsDescribedStepsWithReAct(t *testing.T) {
 	require.Contains(t, out.Answer(), "Warehouse B has 4 units of SKU-01.")
 	answer, _ := out.Plan.Step("answer")
 	require.Contains(t, answer.Result, "research: Warehouse B has 4 units of SKU-01.")
+}
+
+// The inner ReAct executor returns the same result package as a tool step
+// (seed 003 §7.2.2 and §7.4), "对剩余计划的影响" included: a route found blocked
+// inside a ReAct step (the tool's JSON "blocked" or the Checker) reaches the
+// replanner.
+func TestReActStepReportsABlockedRoute(t *testing.T) {
+	t.Parallel()
+	stock := nodes.FuncTool{ToolName: "stock_check", ToolDescription: "stock",
+		Fn: func(context.Context, string) (string, error) {
+			return `{"blocked":true,"reason":"warehouse A has no stock until Saturday","impact":"evaluate other warehouses"}`, nil
+		}}
+	m := &toolCallingModel{replies: []*llms.ContentChoice{
+		askTool("c1", "stock_check", `{"warehouse":"A","sku":"SKU-01"}`),
+		{Content: "Warehouse A cannot ship before Saturday."},
+	}}
+	r := &nodes.ReActExecutor{Model: m, Tools: []tools.Tool{stock}}
+	out, _ := r.Run(t.Context(), plan.Step{ID: "check_a", Description: "Can warehouse A deliver before Friday 18:00?"}, nil)
+	require.Equal(t, plan.StatusCompleted, out.Status)
+	require.True(t, out.Blocked, "the step succeeded and showed the route is blocked")
+	require.Contains(t, out.BlockReason, "no stock until Saturday")
+	require.Equal(t, "evaluate other warehouses", out.Impact)
+}
+
+func TestReActStepIsJudgedByTheChecker(t *testing.T) {
+	t.Parallel()
+	c := delivery.New()
+	m := &toolCallingModel{replies: []*llms.ContentChoice{
+		askTool("c1", delivery.ToolStockCheck, `{"warehouse":"A","sku":"SKU-01"}`),
+		{Content: "Warehouse A is out of stock."},
+	}}
+	r := &nodes.ReActExecutor{Model: m, Tools: c.Tools(), Checker: c.Checker()}
+	out, _ := r.Run(t.Context(), plan.Step{ID: "check_a", Description: "Can warehouse A deliver in time?"}, nil)
+	require.Equal(t, plan.StatusCompleted, out.Status)
+	require.True(t, out.Blocked)
+	require.Contains(t, out.BlockReason, "restocks Saturday 10:00")
+	require.Contains(t, out.Impact, "evaluate other warehouses")
+	require.Equal(t, []string{"stock_check A: 0 available, restock Saturday 10:00, earliest arrival next Monday 18:00"}, out.Evidence)
+	require.Equal(t, "Warehouse A is out of stock.", out.Conclusion, "the model's reply is still the step's conclusion")
 }

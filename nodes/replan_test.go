@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/stategraph/stategraph/nodes"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"testing"
 	"time"
 
+	"github.com/stategraph/stategraph/internal/delivery"
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -282,4 +283,188 @@ func TestReplanRoundBlockedWhenNothingHelps(t *testing.T) {
 	boom := errors.New("503")
 	_, err = nodes.ReplanRound(t.Context(), nodes.RoundInput{Plan: req.Plan, Now: time.Now()}, nodes.PartialReplan{Model: &scriptedModel{err: boom}}, ts)
 	require.ErrorIs(t, err, boom)
+}
+
+// An empty remaining plan is not completion (seed 003 §4.4: "计划列表为空只表示没有
+// 剩余条目还需要检查有没有遗漏工作"): a plan whose last step shows the route is
+// blocked is revised, not finished.
+func TestBlockedRouteInTheLastRoundIsNotAFinish(t *testing.T) {
+	t.Parallel()
+	c := delivery.New()
+
+	// Decide alone.
+	p := deliveryPlan(t, c)
+	p.Steps = p.Steps[:2] // order → stock_a, nothing after
+	ex := &nodes.Executor{Tools: c.Tools(), Checker: c.Checker()}
+	for _, id := range []string{"order", "stock_a"} {
+		s, _ := p.Step(id)
+		o := ex.Run(t.Context(), s, p.Results())
+		p = nodes.ApplyOutcomes(p, o)
+		if id == "stock_a" {
+			require.True(t, o.Blocked)
+			d := nodes.Decide(nodes.RoundInput{Plan: p, Outcomes: []nodes.StepOutcome{o}, Now: c.Now})
+			require.Equal(t, nodes.ActionRevise, d.Action, d.Reason)
+		}
+	}
+
+	// Through the graph: the user's alternatives are never looked for.
+	c = delivery.New()
+	cfg := c.AgentConfig()
+	tmpl := c.Template()
+	cfg.Planner = plannerFunc(func(_ context.Context, req nodes.PlanRequest) (plan.Plan, nodes.PlanInfo, error) {
+		p, err := tmpl.Build(req)
+		p.Steps = p.Steps[:2]
+		return p, nodes.PlanInfo{Source: "test"}, err
+	})
+	app := compileAgent(t, cfg, nil)
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	require.NoError(t, err)
+	require.Contains(t, out.Answer(), "Recommendation: switch to warehouse B, standard shipping")
+}
+
+// Seed 001 "三种策略的成本对比": incremental fix — 0 LLM calls, 100% of the
+// progress kept. With a model that fails on any call, an unknown tool is
+// still repaired and the completed step keeps its result and evidence.
+func TestIncrementalFixMakesNoModelCall(t *testing.T) {
+	t.Parallel()
+	ts := testTools("search", "summarize")
+	m := &scriptedModel{err: errors.New("the model must not be called")}
+	p := plan.Plan{Goal: "g", Constraints: []string{"c"}, Steps: []plan.Step{
+		done(st("a", "search", `"go"`), "3 hits", "search(go) → 3 hits"),
+		{ID: "b", Description: "summarize", Tool: "sumarize", Input: json.RawMessage(`"{{a.result}}"`), DependsOn: []string{"a"},
+			Status: plan.StatusFailed, Error: `unknown tool "sumarize"`},
+		st("c", "", "", "b"),
+	}}
+	r := nodes.AdaptiveReplanner{Incremental: nodes.IncrementalFix{}, Partial: nodes.PartialReplan{Model: m}, Full: nodes.FullReplan{Planner: &nodes.LLMPlanner{Model: m, Tools: ts}}}
+	d, err := nodes.ReplanRound(t.Context(), nodes.RoundInput{Plan: p, Outcomes: []nodes.StepOutcome{{StepID: "b", Status: plan.StatusFailed, ErrKind: plan.ErrKindUnknownTool}}}, r, ts)
+	require.NoError(t, err)
+	require.Equal(t, nodes.ActionRevise, d.Action)
+	require.Equal(t, "adaptive:incremental", d.Info.Strategy)
+	require.Zero(t, d.Info.ModelCalls)
+	require.Zero(t, m.calls())
+	b, _ := d.Plan.Step("b")
+	require.Equal(t, "summarize", b.Tool)
+	require.Equal(t, plan.StatusPending, b.Status)
+	a, _ := d.Plan.Step("a")
+	require.Equal(t, done(st("a", "search", `"go"`), "3 hits", "search(go) → 3 hits"), a)
+	require.Equal(t, []string{"c"}, d.Plan.Constraints)
+}
+
+// Seed 001 AdaptiveReplanner.choose: known fixable errors → incremental;
+// late failure (> 70%) → partial; early failure (< 30%) → full; otherwise
+// partial. And each strategy's model-call cost: partial 1, full 1.
+func TestAdaptiveReplannerChoiceAndCost(t *testing.T) {
+	t.Parallel()
+	ts := testTools("search", "fetch")
+	newPlan := `{"steps":[{"id":"n1","description":"search again","tool":"search","input":"go","depends_on":[]},` +
+		`{"id":"n2","description":"answer","tool":"","depends_on":["n1"]}]}`
+	mk := func(completed, total int) plan.Plan {
+		p := plan.Plan{Goal: "g", Constraints: []string{"query only"}}
+		for i := range total {
+			id := string(rune('a' + i))
+			s := st(id, "search", `"x"`)
+			if i > 0 {
+				s.DependsOn = []string{string(rune('a' + i - 1))}
+			}
+			switch {
+			case i < completed:
+				s = done(s, "r"+id, "e"+id)
+			case i == completed:
+				s.Status, s.Error = plan.StatusFailed, "service unavailable"
+			}
+			p.Steps = append(p.Steps, s)
+		}
+		return p
+	}
+	tests := []struct {
+		name       string
+		completed  int
+		total      int
+		strategy   string
+		keptPrefix []string
+	}{
+		{"early failure → full replan, completed work still kept", 0, 10, "adaptive:full", nil},
+		{"late failure → partial replan", 8, 10, "adaptive:partial:model", []string{"a", "b", "c", "d", "e", "f", "g", "h"}},
+		{"middle failure → partial replan", 5, 10, "adaptive:partial:model", []string{"a", "b", "c", "d", "e"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			m := &scriptedModel{replies: []string{newPlan}}
+			r := nodes.AdaptiveReplanner{Incremental: nodes.IncrementalFix{}, Partial: nodes.PartialReplan{Model: m}, Full: nodes.FullReplan{Planner: &nodes.LLMPlanner{Model: m, Tools: ts}}}
+			p := mk(tt.completed, tt.total)
+			d, err := nodes.ReplanRound(t.Context(), nodes.RoundInput{Plan: p}, r, ts)
+			require.NoError(t, err)
+			require.Equal(t, nodes.ActionRevise, d.Action, d.Reason)
+			require.Equal(t, tt.strategy, d.Info.Strategy)
+			require.Equal(t, 1, d.Info.ModelCalls)
+			require.Equal(t, tt.keptPrefix, d.Info.Kept)
+			for _, id := range tt.keptPrefix {
+				s, ok := d.Plan.Step(id)
+				require.True(t, ok)
+				require.Equal(t, plan.StatusCompleted, s.Status)
+				require.Equal(t, []string{"e" + id}, s.Evidence)
+			}
+			require.Equal(t, []string{"query only"}, d.Plan.Constraints, "constraints are never relaxed")
+		})
+	}
+}
+
+// Issue: "completed steps and evidence never dropped silently; user
+// constraints never relaxed" — a revision that rewrites a constraint or
+// drops evidence is refused, even when the rest of it is fine.
+func TestRevisionMayNotRelaxAConstraintOrDropEvidence(t *testing.T) {
+	t.Parallel()
+	c := delivery.New()
+	ts := c.Tools()
+	p := deliveryPlan(t, c)
+	ex := &nodes.Executor{Tools: ts, Checker: c.Checker()}
+	for _, id := range []string{"order", "stock_a"} {
+		s, _ := p.Step(id)
+		p = nodes.ApplyOutcomes(p, ex.Run(t.Context(), s, p.Results()))
+	}
+	good, err := c.ReplanTemplate(nodes.ReplanRequest{Plan: p, Trigger: nodes.Trigger{Kind: nodes.TriggerBlocked, StepID: "stock_a"}})
+	require.NoError(t, err)
+	tests := []struct {
+		name   string
+		mutate func(p *plan.Plan)
+		want   string
+	}{
+		{"cost cap relaxed", func(p *plan.Plan) { p.Constraints[2] = "extra total cost at most 40" }, `constraint dropped or altered: "extra total cost at most 20"`},
+		{"query-only dropped", func(p *plan.Plan) { p.Constraints = p.Constraints[:3] }, `constraint dropped or altered: "query only: change nothing"`},
+		{"evidence dropped", func(p *plan.Plan) { p.Steps[1].Evidence = nil }, "evidence dropped"},
+		{"blocked finding rewritten", func(p *plan.Plan) { p.Steps[1].Result = `{"warehouse":"A","available":1}` }, "completed step altered"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			strategy := nodes.PartialReplan{Template: func(req nodes.ReplanRequest) ([]plan.Step, error) { return good, nil }}
+			bad := replannerFunc(func(ctx context.Context, req nodes.ReplanRequest) (plan.Plan, nodes.ReplanInfo, error) {
+				np, info, err := strategy.Replan(ctx, req)
+				tt.mutate(&np)
+				return np, info, err
+			})
+			_, _, err := nodes.Revise(t.Context(), bad, nodes.ReplanRequest{Plan: p, Trigger: nodes.Trigger{Kind: nodes.TriggerBlocked, StepID: "stock_a"}, Tools: ts}, plan.ReadOnlyGuard(ts))
+			require.ErrorIs(t, err, nodes.ErrRevisionRejected)
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+func TestDecideChecksCountersAgainstTheWorkLeft(t *testing.T) {
+	t.Parallel()
+	p := plan.Plan{Steps: []plan.Step{done(st("a", "t", ""), "ra"), st("answer", "", "", "a")}}
+	b := nodes.Budget{MaxToolCalls: 1, MaxModelCalls: 1, MaxRoundsWithoutProgress: -1}
+	u := nodes.Usage{ToolCalls: 1, ModelCalls: 1}
+	now := time.Unix(1000, 0)
+	d := nodes.Decide(nodes.RoundInput{Plan: p, Budget: b, Usage: u, Now: now})
+	require.Equal(t, nodes.ActionStop, d.Action, "without Needs every spent counter stops")
+	d = nodes.Decide(nodes.RoundInput{Plan: p, Budget: b, Usage: u, Now: now, Needs: &nodes.CallNeeds{}})
+	require.Equal(t, nodes.ActionContinue, d.Action, d.Reason)
+	d = nodes.Decide(nodes.RoundInput{Plan: p, Budget: b, Usage: u, Now: now, Needs: &nodes.CallNeeds{ModelCalls: true}})
+	require.Equal(t, nodes.ActionStop, d.Action)
+	require.Equal(t, nodes.BudgetModelCalls, d.Stop.Budget)
+	b.MaxWall = time.Second
+	d = nodes.Decide(nodes.RoundInput{Plan: p, Budget: b, Usage: nodes.Usage{Wall: time.Hour}, Now: now, Needs: &nodes.CallNeeds{}})
+	require.Equal(t, nodes.BudgetWall, d.Stop.Budget, "the wall-time budget stops as before")
 }

@@ -1,11 +1,14 @@
 package nodes_test
 
 import (
-	"github.com/stategraph/stategraph/nodes"
-	"github.com/stategraph/stategraph/nodes/plan"
+	"context"
+	"errors"
 	"testing"
 
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/tools"
 )
 
 func respondPlan() plan.Plan {
@@ -51,4 +54,20 @@ func TestLLMResponder(t *testing.T) {
 	} {
 		require.Contains(t, prompt, want)
 	}
+}
+
+func TestRespondListsSkippedStepsAFormatLeftOut(t *testing.T) {
+	t.Parallel()
+	ts := []tools.Tool{
+		tool("ok", func(context.Context, string) (string, error) { return `{"v":1}`, nil }),
+		tool("down", func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }),
+	}
+	planner := stepsPlanner(st("a", "down", `{}`), st("c", "ok", `{}`), st("answer", "", "", "a", "c"))
+	format := nodes.TemplateResponder{Format: func(nodes.RespondRequest) (string, error) { return "All good.", nil }}
+	app := compileAgent(t, nodes.AgentConfig{Tools: ts, Planner: planner, Responder: format, FailurePolicy: nodes.FailurePolicy{Action: nodes.OnFailureSkip}}, nil)
+	out, err := app.Invoke(t.Context(), nodes.NewInput("g"))
+	require.NoError(t, err)
+	require.False(t, out.Response.Complete)
+	require.Contains(t, out.Answer(), "All good.\nMissing (failed, then skipped):\n- a: ")
+	require.Contains(t, out.Answer(), "service unavailable")
 }

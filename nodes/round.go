@@ -2,9 +2,10 @@ package nodes
 
 import (
 	"fmt"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"slices"
 	"time"
+
+	"github.com/stategraph/stategraph/nodes/plan"
 )
 
 // A round is one execute superstep: the planner or the replan node marks

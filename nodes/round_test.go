@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/stategraph/stategraph/nodes"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
@@ -441,5 +441,45 @@ func TestAgentModelCallBudgetIsAHardLimitWithinARound(t *testing.T) {
 				require.Len(t, out.Decisions, 2, "one round for the steps, one for the answer")
 			}
 		})
+	}
+}
+
+// startRound and the execute tasks agree: every step a round starts gets a
+// share of at least one call of each budget it spends, and the shares add
+// up to no more than what is left.
+func TestSharesMatchTheStartedSteps(t *testing.T) {
+	t.Parallel()
+	ts := testTools("t")
+	m := &toolCallingModel{}
+	a, err := nodes.NewAgent(nodes.AgentConfig{Planner: stepsPlanner(), Tools: ts,
+		Budget: nodes.Budget{MaxToolCalls: 10, MaxModelCalls: 5}}, nodes.WithReAct(&nodes.ReActExecutor{Model: m}, nil))
+	require.NoError(t, err)
+	p := plan.Plan{Goal: "g", Steps: []plan.Step{
+		{ID: "r1", Description: "research 1"}, {ID: "t1", Description: "tool 1", Tool: "t"},
+		{ID: "r2", Description: "research 2"}, {ID: "r3", Description: "research 3"},
+		{ID: "t2", Description: "tool 2", Tool: "t"}, {ID: "t3", Description: "tool 3", Tool: "t"},
+		{ID: "answer", Description: "answer", DependsOn: []string{"t1"}},
+	}}
+	for _, u := range []nodes.Usage{{ToolCalls: 7, ModelCalls: 3}, {ToolCalls: 9, ModelCalls: 1}, {ToolCalls: 5, ModelCalls: 4}, {}} {
+		started, n := a.StartRound(p, u)
+		require.Positive(t, n)
+		toolSum, modelSum := 0, 0
+		for _, s := range started.Steps {
+			if s.Status != plan.StatusRunning {
+				continue
+			}
+			if a.CallsTools(s) {
+				sh := a.ToolShare(started, u, s.ID)
+				require.Positive(t, sh, "usage %+v: step %s started with no tool call", u, s.ID)
+				toolSum += sh
+			}
+			if a.RunsReAct(s) {
+				sh := a.ModelShare(started, u, s.ID)
+				require.Positive(t, sh, "usage %+v: step %s started with no model call", u, s.ID)
+				modelSum += sh
+			}
+		}
+		require.Equal(t, nodes.ToolCallsLeft(a.Config().Budget, u), toolSum)
+		require.LessOrEqual(t, modelSum, nodes.ModelCallsLeft(a.Config().Budget, u))
 	}
 }

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/stategraph/stategraph/nodes/internal/text"
-	"github.com/stategraph/stategraph/nodes/plan"
 	"path"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/stategraph/stategraph/nodes/internal/text"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/llms"
 )
 

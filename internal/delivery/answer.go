@@ -3,9 +3,10 @@ package delivery
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
+
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
-	"strings"
 )
 
 // Responder is the case's template responder: the verdict on the original

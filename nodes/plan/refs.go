@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/stategraph/stategraph/nodes/internal/text"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/stategraph/stategraph/nodes/internal/text"
 )
 
 // Results maps step ids to steps: what references in an input resolve against.

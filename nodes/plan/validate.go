@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/stategraph/stategraph/nodes/internal/text"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/stategraph/stategraph/nodes/internal/text"
 	"github.com/tmc/langchaingo/tools"
 )
 

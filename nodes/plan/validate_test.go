@@ -100,3 +100,52 @@ func TestClosestName(t *testing.T) {
 		require.Equal(t, want, ClosestName(in, names), in)
 	}
 }
+
+// Validate names the reference to write; for a look-alike whose second part
+// is a misspelling of "result" it suggests a field of the result instead.
+func TestValidateSuggestsTheResultForAMisspelledResult(t *testing.T) {
+	t.Parallel()
+	p := Plan{Goal: "g", Steps: []Step{
+		st("order", "a", `{}`),
+		st("b", "a", `{"w":"{{order.Result.warehouse}}"}`, "order"),
+		st("c", "a", `{"w":"{{order.results}}"}`, "order"),
+	}}
+	err := Validate(p, testTools("a"))
+	require.ErrorIs(t, err, ErrInvalid)
+	require.Contains(t, err.Error(), "write {{order.result.warehouse}}")
+	require.Contains(t, err.Error(), "write {{order.result}}")
+	require.NotContains(t, err.Error(), "result.Result")
+	require.NotContains(t, err.Error(), "result.results")
+}
+
+func TestValidateNamesMisspelledReferences(t *testing.T) {
+	t.Parallel()
+	ts := testTools("read_csv", "clean")
+	tests := []struct {
+		name  string
+		input string
+		want  string // "" for no problem
+	}{
+		{"the seeds' syntax", `{"data":"{{step_1_result}}"}`, "write {{step_1.result}}"},
+		{"the seeds' syntax with a field", `{"path":"{{step_1_result.path}}"}`, "write {{step_1.result.path}}"},
+		{"a step id without result", `{"path":"{{step_1.path}}"}`, "write {{step_1.result.path}}"},
+		{"_result of no step", `"{{step_9_result}}"`, "write {{step_id.result}} or {{step_id.result.field}}"},
+		{"a reference", `{"path":"{{step_1.result.path}}"}`, ""},
+		{"a placeholder that names no step is the tool's business", `{"template":"Dear {{name}}"}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := Plan{Steps: []Step{st("step_1", "read_csv", `{}`), st("step_2", "clean", tt.input, "step_1")}}
+			err := Validate(p, ts)
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			var pe *ValidationError
+			require.ErrorAs(t, err, &pe)
+			require.True(t, pe.Has(ProblemInvalidInput))
+			require.ErrorContains(t, err, "which is not a reference and would reach the tool as text; "+tt.want)
+		})
+	}
+}

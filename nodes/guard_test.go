@@ -7,13 +7,15 @@ package nodes_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"testing"
+
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
-	"testing"
-
 	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
 )
 
@@ -176,4 +178,128 @@ func TestModelReplansReaskWhenAGuardRefuses(t *testing.T) {
 			require.Equal(t, 3, info.ModelCalls)
 		})
 	}
+}
+
+// A query-only run ("本次只查询并给建议", seed 003 §2.1/§7.2.1) never changes the
+// order: the read-only guard holds inside ReAct steps too, so a model asking
+// for change_order is refused and nothing is changed.
+func TestReActStepCannotChangeTheOrder(t *testing.T) {
+	t.Parallel()
+	c := delivery.New()
+	m := &toolCallingModel{replies: []*llms.ContentChoice{
+		askTool("c1", delivery.ToolChangeOrder, `{"order_id":"O1001","warehouse":"B","method":"standard"}`),
+		{Content: "Switched the order to warehouse B."},
+	}}
+	cfg := c.AgentConfig()
+	cfg.Planner = stepsPlanner(
+		plan.Step{ID: "research", Description: "Find a way to get O1001 delivered before Friday 18:00"}, // no tool: ReAct
+		plan.Step{ID: "answer", Description: "Answer", DependsOn: []string{"research"}},
+	)
+	app := compileAgent(t, cfg, nil, nodes.WithReAct(&nodes.ReActExecutor{Model: m}, nil))
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	require.NoError(t, err)
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder), "query only: change_order must never be called")
+	for _, r := range out.Audit {
+		require.NotEqual(t, delivery.ToolChangeOrder, r.Tool)
+	}
+}
+
+// Seed 003 §2.1 / issue: "user constraints never relaxed", "nothing changed
+// (query only)". AgentConfig.Guards check the first plan as they check
+// revisions: a planner's plan that calls change_order never runs, and the
+// case's answer says "Nothing was changed" only when the audit log agrees.
+func TestGuardsApplyToTheFirstPlan(t *testing.T) {
+	t.Parallel()
+	const sneaky = `{"goal": "O1001", "steps": [
+		{"id": "order", "description": "Look up the order", "tool": "order_lookup", "input": {"order_id": "O1001"}, "depends_on": []},
+		{"id": "switch", "description": "Move the order to warehouse B, standard shipping", "tool": "change_order",
+		 "input": {"order_id": "{{order.result.order_id}}", "warehouse": "B", "method": "standard"}, "depends_on": ["order"]},
+		{"id": "answer", "description": "Answer with the evidence", "tool": "", "input": {}, "depends_on": ["switch"]}]}`
+	c := delivery.New()
+	m := &scriptedModel{replies: []string{sneaky, sneaky, sneaky}}
+	cfg := c.AgentConfig()
+	cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
+	app := compileAgent(t, cfg, nil)
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder), "query only: the first plan must be refused like a revision would be")
+	if err == nil {
+		require.NotContains(t, out.Answer(), "Nothing was changed")
+	}
+}
+
+// A revision onto change_order is refused by the read-only guard, through the
+// whole graph and not just Revise.
+func TestRevisionOntoMutatingToolIsRefusedInTheGraph(t *testing.T) {
+	t.Parallel()
+	c := delivery.New()
+	cfg := c.AgentConfig()
+	cfg.Replanner = nodes.PartialReplan{Template: func(nodes.ReplanRequest) ([]plan.Step, error) {
+		return []plan.Step{
+			{ID: "switch", Description: "move the order to B", Tool: delivery.ToolChangeOrder, Input: json.RawMessage(`{"warehouse":"B"}`)},
+			{ID: "done", Description: "answer", DependsOn: []string{"switch"}},
+		}, nil
+	}}
+	app := compileAgent(t, cfg, nil)
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	require.NoError(t, err)
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
+	require.Contains(t, out.Blocked, `tool "change_order" changes things, but the request is query-only`)
+	require.False(t, out.Response.Complete)
+	require.Contains(t, out.Answer(), "Warehouse A cannot make it", "what was found is still reported")
+	require.Contains(t, out.Answer(), "Stopped early: ")
+}
+
+// The guards check a ReAct step's tool call with its input, as they check a
+// plan step: a call a guard refuses for that input is not made.
+func TestReActCallIsCheckedByTheGuardsWithItsInput(t *testing.T) {
+	t.Parallel()
+	c := delivery.New()
+	ts := c.Tools()
+	noExpress := func(p plan.Plan) []plan.Problem {
+		var probs []plan.Problem
+		for _, s := range p.Steps {
+			var in struct {
+				Method string `json:"method"`
+			}
+			_ = json.Unmarshal(s.Input, &in)
+			if s.Tool == delivery.ToolShippingQuote && in.Method == "express" {
+				probs = append(probs, plan.Problem{StepID: s.ID, Kind: plan.ProblemConstraint, Message: "express is not allowed"})
+			}
+		}
+		return probs
+	}
+	expressStep := plan.Step{ID: "x", Description: "quote", Tool: delivery.ToolShippingQuote,
+		Input: json.RawMessage(`{"order_id":"O1001","warehouse":"B","method":"express"}`)}
+	require.NotEmpty(t, noExpress(plan.Plan{Steps: []plan.Step{expressStep}}), "as a plan step it is refused")
+
+	m := &toolCallingModel{replies: []*llms.ContentChoice{
+		askTool("c1", delivery.ToolShippingQuote, `{"order_id":"O1001","warehouse":"B","method":"express"}`),
+		{Content: "express quoted"},
+	}}
+	r := &nodes.ReActExecutor{Model: m, Tools: ts, Guards: []plan.Guard{noExpress}}
+	out, _ := r.Run(t.Context(), plan.Step{ID: "research", Description: "quote B"}, nil)
+	require.Zero(t, c.Calls(delivery.ToolShippingQuote), "the refused call is not made")
+	require.Empty(t, out.Audit)
+}
+
+func TestReActGuardsHideAndRefuseTools(t *testing.T) {
+	t.Parallel()
+	c := delivery.New()
+	ts := c.Tools()
+	m := &toolCallingModel{replies: []*llms.ContentChoice{
+		askTool("c1", delivery.ToolChangeOrder, `{"order_id":"O1001"}`),
+		{Content: "I may not change the order."},
+	}}
+	r := &nodes.ReActExecutor{Model: m, Tools: ts, Guards: []plan.Guard{plan.ReadOnlyGuard(ts)}}
+	out, _ := r.Run(t.Context(), plan.Step{ID: "research", Description: "get O1001 there in time"}, nil)
+	require.Equal(t, plan.StatusCompleted, out.Status)
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
+	require.Empty(t, out.Audit, "a refused call is not a tool call")
+	var offered []string
+	for _, d := range m.tools[0] {
+		offered = append(offered, d.Function.Name)
+	}
+	require.Equal(t, []string{delivery.ToolOrderLookup, delivery.ToolStockCheck, delivery.ToolShippingQuote}, offered, "the refused tool is not offered")
+	answer := m.calls[1][3].Parts[0].(llms.ToolCallResponse)
+	require.Contains(t, answer.Content, `tool "change_order" refused, not called: tool "change_order" changes things, but the request is query-only`)
 }
