@@ -44,7 +44,7 @@ type AgentConfig struct {
 	// Checker, optional, judges successful steps (blocked route, evidence).
 	Checker Checker
 	// Guards, optional, check the first plan and every revision (e.g.
-	// ReadOnlyGuard), and the tools a ReAct step may call: a tool a guard
+	// plan.ReadOnlyGuard), and the tools a ReAct step may call: a tool a guard
 	// refuses in a one-step plan is not offered to the model, and each
 	// call is checked as a one-step plan with its tool and input, a call
 	// a guard refuses not being made (see ReActExecutor.Guards). The planner receives
@@ -77,10 +77,9 @@ func WithClock(now func() time.Time) AgentOption { return func(o *agentOptions) 
 // instead when it is not nil. r.Tools defaults to the agent's tools,
 // r.MaxToolCalls to Budget.MaxToolCallsPerStep and r.Checker to the agent's
 // Checker; the agent's Guards are added to r.Guards, so a ReAct step cannot
-// call a tool a guard refuses (ReadOnlyGuard: no tool with side effects).
+// call a tool a guard refuses (plan.ReadOnlyGuard: no tool with side effects).
 // In a round, each ReAct step makes at most its share of the model calls
-// Budget.MaxModelCalls has left (and at most r.MaxModelCalls), and of the
-// tool calls Budget.MaxToolCalls has left.
+// and tool calls left (see Budget).
 func WithReAct(r *ReActExecutor, selectStep func(plan.Step) bool) AgentOption {
 	return func(o *agentOptions) { o.react, o.reactFor = r, selectStep }
 }
@@ -107,20 +106,9 @@ func WithNodeOptions(node string, opts ...graph.NodeOption) AgentOption {
 //
 // A round takes two supersteps (execute, replan), so the graph's default
 // recursion limit (graph.DefaultRecursionLimit) allows about eleven rounds;
-// pass graph.WithRecursionLimit to a call for longer plans. Budgets are
-// checked by the replan node after each round, except the totals of tool
-// calls and model calls, which are hard limits within a round too: a round
-// starts, in plan order, no more steps that call tools than
-// Budget.MaxToolCalls has calls left, and each may make at most its share of
-// them (and at most MaxToolCallsPerStep); likewise no more ReAct steps than
-// Budget.MaxModelCalls has model calls left, each making at most its share
-// of them (and at most ReActExecutor.MaxModelCalls). The steps left out wait
-// for the next round, or the run stops naming the budget. The planner and
-// replan nodes give their strategies only the model calls left, and count
-// only the calls made, not one the budget refused. Wall time
-// (Budget.MaxWall) is the time the nodes spent running (Usage.Wall), so a
-// thread that sat interrupted is not charged for the pause; it too holds
-// within a round: no tool call or ReAct model call starts once it is spent.
+// pass graph.WithRecursionLimit to a call for longer plans. The replan node
+// checks the budgets after each round; the tool-call, model-call and
+// wall-time budgets hold within a round too (see Budget for the rules).
 type Agent struct {
 	cfg      AgentConfig
 	exec     *Executor
@@ -266,9 +254,9 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState
 }
 
 // checkFirstPlan checks the planner's plan before anything runs, whatever
-// Planner made it: Validate against the agent's tools and every guard of
+// Planner made it: plan.Validate against the agent's tools and every guard of
 // AgentConfig.Guards, as CheckRevision checks a revision. It returns a
-// *PlanError (matching ErrInvalidPlan) listing every problem, or nil.
+// *plan.ValidationError (matching plan.ErrInvalid) listing every problem, or nil.
 func (a *Agent) checkFirstPlan(p plan.Plan) error {
 	probs := plan.Check(p, a.cfg.Tools)
 	for _, g := range a.cfg.Guards {
@@ -306,13 +294,11 @@ func afterReplan(ctx context.Context, s AgentState) (graph.Route[AgentState], er
 }
 
 // execute is the execute node: one task per step (s.Current), which
-// appends its outcome and audit records and adds its usage. The step makes
-// at most its share of the tool calls left (see toolShare), and a ReAct step
-// at most its share of the model calls left (see modelShare); a step whose
-// share is none is not run and stays pending. No tool or model call starts
-// once the wall-time budget is spent: the task's deadline is its start plus
-// what Budget.MaxWall leaves after the running time so far (the tasks of a
-// round run in parallel and are counted once), checked before every call.
+// appends its outcome and audit records and adds its usage, within its
+// shares of the budgets (toolShare, modelShare; see Budget); a step whose
+// share is none is not run and stays pending. The task's wall-time deadline
+// is its start plus what Budget.MaxWall leaves after the running time so
+// far (the tasks of a round run in parallel and are counted once).
 func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()

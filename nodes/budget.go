@@ -8,22 +8,32 @@ import (
 )
 
 // Budget bounds a run. A zero limit means no limit, except
-// MaxRoundsWithoutProgress, where zero means the default of 2 and a negative
-// value means no limit.
+// MaxRoundsWithoutProgress, where zero means DefaultRoundsWithoutProgress
+// and a negative value means no limit. Every stop names its budget
+// (StopReason). This is the one statement of the budget rules; the agent's
+// nodes, executors and docs refer to it.
 //
-// MaxToolCalls is a hard limit: a round starts no more of the steps that
-// call tools (a step naming a tool, a ReAct step) than the agent has calls
-// left, and gives each its share (see Agent); steps that call no tool are
-// not limited by it. MaxModelCalls is one too: the planner and replan
-// nodes' strategies get only the model calls left, and a round starts no
-// more ReAct steps than there are model calls left and gives each its share.
-// A spent MaxToolCalls or MaxModelCalls stops the agent only when the work
-// left needs that budget (see CallNeeds): a tool-less synthesis step still
-// runs when the tool calls are spent, and a TemplateResponder still answers
-// when the model calls are.
-// MaxWall bounds the running time (Usage.Wall), not the time a thread sat
-// interrupted; the agent's executors check it before every tool call and
-// ReAct model call, so a step's retries stop when it is spent.
+// MaxToolCalls and MaxModelCalls are hard limits, within a round (one
+// execute superstep, its steps in parallel) too. A round starts, in plan
+// order, no more of the steps that call tools (a step naming a tool, or a
+// ReAct step) than there are tool calls left, and no more ReAct steps (the
+// only steps that call the model) than there are model calls left; the
+// others wait for a later round. Each step it starts makes at most its share
+// of what is left: the calls left split evenly among the round's steps that
+// spend them, the first in plan order taking one more when the split is
+// uneven, so the shares add up to what is left however the steps retry (and
+// at most MaxToolCallsPerStep tool calls, or ReActExecutor.MaxModelCalls
+// model calls). The planner and replan nodes give their strategies only the
+// model calls left: a call refused so (ErrModelBudget) is not made and not
+// counted. A spent MaxToolCalls or MaxModelCalls stops the run only when
+// the work left needs it (CallNeeds): a tool-less synthesis step still runs
+// when the tool calls are spent, and a TemplateResponder still answers when
+// the model calls are.
+//
+// MaxWall bounds the running time (Usage.Wall): the time the agent's nodes
+// ran, not the time a thread sat interrupted between a run and its resume.
+// It is checked before every tool call and ReAct model call, retries
+// included, not only between rounds.
 //
 // MaxRoundsWithoutProgress counts rounds that made no progress (see
 // Progressed) in a row. A round that only redid finished work (OnlyRepeated:

@@ -121,7 +121,7 @@ func normalizeNew(p plan.Plan, req PlanRequest) plan.Plan {
 	return p
 }
 
-// guardedScore is ScorePlan with every guard's objections added to the
+// guardedScore is plan.ScoreOf with every guard's objections added to the
 // problems (kind constraint, so the score is not Valid and the plan is asked
 // for again).
 func guardedScore(p plan.Plan, ts []tools.Tool, guards []plan.Guard) plan.Score {

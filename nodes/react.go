@@ -19,10 +19,9 @@ import (
 // run and answered, until it replies without tool calls — its reply is the
 // step's result. The loop is bounded per step by MaxModelCalls and
 // MaxToolCalls; running out fails the step, naming the budget, and the
-// replanner decides. Run by the agent (WithReAct), a step is bounded by its
-// share of the agent's model-call and tool-call budgets too, makes no call
-// once the wall-time budget is spent, and may call only the tools the
-// agent's guards allow.
+// replanner decides. Run by the agent (WithReAct), a step also keeps to the
+// agent's budgets (see Budget) and may call only the tools the agent's
+// guards allow.
 //
 // Each successful tool call is judged as Executor.Run judges a step's call
 // (the output's verdict fields, then Checker): when one shows the route is

@@ -219,11 +219,11 @@ type Replanner interface {
 	Replan(ctx context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error)
 }
 
-// CheckRevision enforces the replan invariants and returns a *PlanError
-// (matching ErrInvalidPlan and ErrRevisionRejected) listing every violation:
+// CheckRevision enforces the replan invariants and returns a *plan.ValidationError
+// (matching plan.ErrInvalid and ErrRevisionRejected) listing every violation:
 // the goal is unchanged; every constraint of old is in revised, verbatim;
 // every completed step of old is in revised, still completed, with the same
-// tool, input and result and all its evidence; revised passes Validate and
+// tool, input and result and all its evidence; revised passes plan.Validate and
 // every guard.
 func CheckRevision(old, revised plan.Plan, ts []tools.Tool, guards ...plan.Guard) error {
 	var probs []plan.Problem
@@ -263,7 +263,7 @@ func CheckRevision(old, revised plan.Plan, ts []tools.Tool, guards ...plan.Guard
 	return nil
 }
 
-// revisionError is the *PlanError of a rejected revision.
+// revisionError is the *plan.ValidationError of a rejected revision.
 type revisionError struct{ plan.ValidationError }
 
 // Error implements error.
@@ -271,12 +271,12 @@ func (e *revisionError) Error() string {
 	return "nodes: revision rejected: " + e.ValidationError.Error()
 }
 
-// Is matches ErrRevisionRejected and ErrInvalidPlan.
+// Is matches ErrRevisionRejected and plan.ErrInvalid.
 func (e *revisionError) Is(target error) bool {
 	return target == ErrRevisionRejected || target == plan.ErrInvalid
 }
 
-// As exposes the embedded *PlanError to errors.As.
+// As exposes the embedded *plan.ValidationError to errors.As.
 func (e *revisionError) As(target any) bool {
 	if pe, ok := target.(**plan.ValidationError); ok {
 		*pe = &e.ValidationError

@@ -9,12 +9,9 @@ import (
 )
 
 // A round is one execute superstep: the planner or the replan node marks
-// ready steps running, and each runs as its own execute task. The total
-// tool-call and model-call budgets are hard limits across the parallel tasks
-// of a round: a round starts no more steps that call tools than there are
-// tool calls left, and no more ReAct steps (the steps that call the model)
-// than there are model calls left, and each step gets a share of what is
-// left, so the round cannot overspend however its steps retry.
+// ready steps running, and each runs as its own execute task. This file
+// carries out Budget's rules for a round: which ready steps start, and each
+// one's share of the calls left.
 
 // startRound marks the plan's ready steps running and counts them: every
 // ready step that calls neither a tool nor the model (a synthesis step),
@@ -130,21 +127,19 @@ func modelCallsLeft(b Budget, u Usage) int {
 	return max(b.MaxModelCalls-u.ModelCalls, 0)
 }
 
-// toolShare is the running step id's share of what Budget.MaxToolCalls
-// leaves after u, or -1 when the budget sets no limit: the calls left, split
-// evenly among the running steps of p that call tools, the first in plan
-// order taking one more each when the split is uneven. The shares add up to
-// what is left. Every execute task of a round computes its share from the
-// same plan and usage (those of its Send), so the split does not depend on
-// which task runs first, and a task run again on resume gets the same share.
+// toolShare is the running step id's share (see Budget) of what
+// Budget.MaxToolCalls leaves after u, among the running steps of p that
+// call tools, or -1 when the budget sets no limit. Every execute task of a
+// round computes its share from the same plan and usage (those of its
+// Send), so the split does not depend on which task runs first, and a task
+// run again on resume gets the same share.
 func (a *Agent) toolShare(p plan.Plan, u Usage, id string) int {
 	return shareOf(toolCallsLeft(a.cfg.Budget, u), p, id, a.callsTools)
 }
 
-// modelShare is the running step id's share of what Budget.MaxModelCalls
-// leaves after u, or -1 when the budget sets no limit: the model calls left,
-// split among the running ReAct steps of p like toolShare splits the tool
-// calls. The planner and replan nodes make their model calls before the
+// modelShare is the running step id's share (see Budget) of what
+// Budget.MaxModelCalls leaves after u, among the running ReAct steps of p,
+// or -1 when the budget sets no limit. The planner and replan nodes make their model calls before the
 // round starts and the respond node after it ends, so the round's ReAct
 // steps are the only ones spending this budget while it runs.
 func (a *Agent) modelShare(p plan.Plan, u Usage, id string) int {

@@ -10,11 +10,11 @@ import (
 	"strings"
 )
 
-// ErrNoPlan is returned (wrapped in a *ParseError) when a text holds no JSON
+// ErrNotFound is returned (wrapped in a *ParseError) when a text holds no JSON
 // that looks like a plan.
 var ErrNotFound = errors.New("plan: no JSON plan found")
 
-// PlanSchema is the JSON Schema of the plan a model is asked to write.
+// Schema is the JSON Schema of the plan a model is asked to write.
 const Schema = `{
   "type": "object",
   "required": ["goal", "steps"],
@@ -39,7 +39,7 @@ const Schema = `{
 }`
 
 // ParseError says why and where a model's text could not be read as a plan.
-// Offset is the byte offset in the text given to ParsePlan; Line and Column
+// Offset is the byte offset in the text given to Parse; Line and Column
 // are 1-based (Column counts bytes). For schema errors (valid JSON of the
 // wrong shape) Offset is where the offending JSON value starts.
 type ParseError struct {
@@ -58,10 +58,10 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("plan: parse plan: line %d, column %d (offset %d): %s", e.Line, e.Column, e.Offset, e.Msg)
 }
 
-// Unwrap returns the underlying error (a *json.SyntaxError, ErrNoPlan, …).
+// Unwrap returns the underlying error (a *json.SyntaxError, ErrNotFound, …).
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// ParsePlan reads a plan from a model's reply.
+// Parse reads a plan from a model's reply.
 //
 // Accepted: the JSON alone, inside a ``` or ```json code fence, or with prose
 // before and after it; a top-level object {"goal": …, "steps": […]} or a

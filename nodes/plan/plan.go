@@ -62,7 +62,7 @@ type Step struct {
 type Plan struct {
 	Goal string `json:"goal"`
 	// Constraints are the user's constraints, verbatim. A replan may add to
-	// them but never remove or alter one (see CheckRevision).
+	// them but never remove or alter one (see nodes.CheckRevision).
 	Constraints []string `json:"constraints,omitempty"`
 	Steps       []Step   `json:"steps"`
 }
@@ -122,12 +122,12 @@ func (p Plan) Step(id string) (Step, bool) {
 // completed, or skipped — in plan order. Independent ready steps may run in
 // parallel.
 //
-// A skipped step (OnFailureSkip) does not hold back the steps that depend
+// A skipped step (nodes.OnFailureSkip) does not hold back the steps that depend
 // on it: they run without its result. A reference to that result does not
 // resolve (ResolveInput), so a step that needs it fails in turn (and is
 // skipped under the same policy), while a step that only comes after it,
 // or a synthesis step, goes on; the answer reports the skipped step as
-// missing, with its error (RespondRequest.Missing).
+// missing, with its error (nodes.RespondRequest.Missing).
 func (p Plan) Ready() []Step {
 	status := make(map[string]StepStatus, len(p.Steps))
 	for _, s := range p.Steps {
@@ -154,7 +154,7 @@ func (p Plan) Ready() []Step {
 
 // Done reports whether the plan has steps and every one is completed or
 // skipped: nothing is left to run and nothing failed. A skipped step is
-// done but not answered: see RespondRequest.Complete.
+// done but not answered: see nodes.RespondRequest.Complete.
 func (p Plan) Done() bool {
 	if len(p.Steps) == 0 {
 		return false

@@ -13,13 +13,13 @@ import (
 	"github.com/tmc/langchaingo/tools"
 )
 
-// ErrInvalidPlan is matched (errors.Is) by every *PlanError.
+// ErrInvalid is matched (errors.Is) by every *ValidationError.
 var ErrInvalid = errors.New("plan: invalid plan")
 
 // ProblemKind classifies a problem found in a plan.
 type ProblemKind string
 
-// The problems Validate reports, and the softer ones ScorePlan adds.
+// The problems Validate reports, and the softer ones ScoreOf adds.
 const (
 	ProblemEmptyPlan         ProblemKind = "empty_plan"
 	ProblemMissingID         ProblemKind = "missing_id"
@@ -33,7 +33,7 @@ const (
 	ProblemInvalidInput      ProblemKind = "invalid_input"
 	ProblemInvalidStatus     ProblemKind = "invalid_status"
 	ProblemParse             ProblemKind = "parse"        // the model's text was not a plan (planner only)
-	ProblemIncomplete        ProblemKind = "incomplete"   // soft: see ScorePlan
+	ProblemIncomplete        ProblemKind = "incomplete"   // soft: see ScoreOf
 	ProblemConstraint        ProblemKind = "constraint"   // a guard or invariant refused a revision
 	ProblemDroppedWork       ProblemKind = "dropped_work" // a revision lost a completed step or its evidence
 )
@@ -53,7 +53,7 @@ func (p Problem) String() string {
 	return fmt.Sprintf("step %q: %s", p.StepID, p.Message)
 }
 
-// PlanError lists every problem found in a plan.
+// ValidationError lists every problem found in a plan.
 type ValidationError struct {
 	Problems []Problem
 }
@@ -71,7 +71,7 @@ func (e *ValidationError) Error() string {
 	return fmt.Sprintf("plan: invalid plan: %d %s: %s", len(parts), n, strings.Join(parts, "; "))
 }
 
-// Is makes errors.Is(err, ErrInvalidPlan) true.
+// Is makes errors.Is(err, ErrInvalid) true.
 func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
 
 // Has reports whether one of the problems is of kind k.
@@ -79,7 +79,7 @@ func (e *ValidationError) Has(k ProblemKind) bool {
 	return slices.ContainsFunc(e.Problems, func(p Problem) bool { return p.Kind == k })
 }
 
-// Validate checks a plan before anything runs and returns a *PlanError listing
+// Validate checks a plan before anything runs and returns a *ValidationError listing
 // every problem, or nil. With a nil tools slice tool names are not checked.
 //
 // Rules: the plan has steps; every step has a unique id; a tool, if named, is
@@ -294,7 +294,7 @@ func findCycle(p Plan, index map[string]int) []string {
 
 // TopoOrder returns the step ids in an order where every step comes after its
 // dependencies; among steps free to go, plan order wins. Unknown and
-// self dependencies are ignored; a cycle is a *PlanError naming it.
+// self dependencies are ignored; a cycle is a *ValidationError naming it.
 func TopoOrder(p Plan) ([]string, error) {
 	index := map[string]int{}
 	for i, s := range p.Steps {
