@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,57 +44,6 @@ type Verdict struct {
 // Checker judges a successful step from its output, e.g. "no stock and the
 // restock is after the deadline" means the route is blocked.
 type Checker func(step plan.Step, output string) Verdict
-
-// StepOutcome is the result package of one step: what happened, what it
-// concluded, the evidence, and whether the step — though it succeeded —
-// showed that the planned route is blocked. It is JSON-serializable (past
-// steps in graph state).
-//
-// Tool failure and a blocked route are different things: a failed tool has
-// Status failed and Err set; a blocked route has Status completed, Blocked
-// true and BlockReason/Impact set.
-type StepOutcome struct {
-	StepID      string          `json:"step_id"`
-	Tool        string          `json:"tool,omitempty"`
-	Status      plan.StepStatus `json:"status"`
-	Conclusion  string          `json:"conclusion,omitempty"`
-	Evidence    []string        `json:"evidence,omitempty"`
-	Output      string          `json:"output,omitempty"`
-	Err         string          `json:"error,omitempty"`
-	ErrKind     plan.ErrorKind  `json:"error_kind,omitempty"`
-	Blocked     bool            `json:"blocked,omitempty"`
-	BlockReason string          `json:"block_reason,omitempty"`
-	Impact      string          `json:"impact,omitempty"`
-	Attempts    int             `json:"attempts"`
-	Audit       []AuditRecord   `json:"audit,omitempty"` // one record per tool call
-	// Start and End are when the agent's execute task ran the step; the
-	// replan node adds the round's running time to Usage.Wall from them.
-	Start time.Time `json:"start,omitzero"`
-	End   time.Time `json:"end,omitzero"`
-}
-
-// ApplyOutcomes returns a copy of p with the outcomes recorded on their steps:
-// status, result (the tool's output), error and evidence (appended, without
-// duplicates). Outcomes for unknown steps are ignored.
-func ApplyOutcomes(p plan.Plan, outcomes ...StepOutcome) plan.Plan {
-	c := p.Clone()
-	for _, o := range outcomes {
-		i := c.Index(o.StepID)
-		if i < 0 {
-			continue
-		}
-		s := &c.Steps[i]
-		s.Status = o.Status
-		s.Result = o.Output
-		s.Error = o.Err
-		for _, e := range o.Evidence {
-			if !slices.Contains(s.Evidence, e) {
-				s.Evidence = append(s.Evidence, e)
-			}
-		}
-	}
-	return c
-}
 
 // Executor runs plan steps with tools. The zero value plus Tools works.
 type Executor struct {
@@ -329,118 +277,4 @@ func (e *Executor) RunSteps(ctx context.Context, steps []plan.Step, results plan
 	}
 	wg.Wait()
 	return out
-}
-
-// ToolCalls counts the tool calls recorded in outcomes.
-func ToolCalls(outcomes []StepOutcome) int {
-	n := 0
-	for _, o := range outcomes {
-		n += len(o.Audit)
-	}
-	return n
-}
-
-// Progressed reports whether a round moved the plan: a step completed or was
-// skipped, or new evidence appeared. A step that completes by repeating
-// finished work — a completed step of before with the same tool, the same
-// input once resolved, and every piece of its evidence — is not progress,
-// and evidence already on a step of before is not new, whichever step
-// found it: checking the same thing again under a new step id moves
-// nothing. A round made only of such repeats (OnlyRepeated) is not
-// progress, but the agent does not count it against
-// Budget.MaxRoundsWithoutProgress either: a revision may have asked for the
-// work again (FullReplan's steps may not depend on the kept ones).
-func Progressed(before plan.Plan, outcomes []StepOutcome) bool {
-	known := map[string]bool{}
-	for _, s := range before.Steps {
-		for _, e := range s.Evidence {
-			known[e] = true
-		}
-	}
-	results := before.Results()
-	for _, o := range outcomes {
-		prev, _ := before.Step(o.StepID)
-		if o.Status != prev.Status && (o.Status == plan.StatusCompleted || o.Status == plan.StatusSkipped) &&
-			!(o.Status == plan.StatusCompleted && repeatsFinishedWork(before, results, prev, o)) {
-			return true
-		}
-		for _, e := range o.Evidence {
-			if !known[e] {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// OnlyRepeated reports whether a round only redid finished work: it has
-// outcomes, and each completed its step by repeating a completed step of
-// before (same tool, resolved input and evidence, as Progressed judges),
-// without showing the route blocked. A round with a failed step, a
-// blocked one, or anything new is not. The agent leaves the no-progress
-// streak as it was after such a round (see Budget.MaxRoundsWithoutProgress):
-// a revision that starts over redoes lookups before it reaches new work,
-// while a revision loop still ends, each revision following a round that
-// failed or was blocked.
-func OnlyRepeated(before plan.Plan, outcomes []StepOutcome) bool {
-	if len(outcomes) == 0 {
-		return false
-	}
-	results := before.Results()
-	for _, o := range outcomes {
-		prev, _ := before.Step(o.StepID)
-		if o.Status != plan.StatusCompleted || o.Blocked || prev.Status == plan.StatusCompleted ||
-			!repeatsFinishedWork(before, results, prev, o) {
-			return false
-		}
-	}
-	return true
-}
-
-// repeatsFinishedWork reports whether step s, completed with outcome o,
-// did what a completed step of p had done: same tool, same resolved input
-// (compared as canonical JSON), and no evidence that step lacks.
-func repeatsFinishedWork(p plan.Plan, results plan.Results, s plan.Step, o StepOutcome) bool {
-	if s.Tool == "" {
-		return false // a synthesis step's work is the answer, not a check
-	}
-	in, ok := canonicalInput(s, results)
-	if !ok {
-		return false
-	}
-	for _, d := range p.Steps {
-		if d.ID == s.ID || d.Status != plan.StatusCompleted || d.Tool != s.Tool {
-			continue
-		}
-		if din, ok := canonicalInput(d, results); !ok || din != in {
-			continue
-		}
-		if !slices.ContainsFunc(o.Evidence, func(e string) bool { return !slices.Contains(d.Evidence, e) }) {
-			return true
-		}
-	}
-	return false
-}
-
-// canonicalInput is s's input with its references resolved, as compact JSON
-// with sorted keys, so equal inputs compare equal however they were written.
-func canonicalInput(s plan.Step, results plan.Results) (string, bool) {
-	in, err := plan.ResolveInput(s.ID, s.Input, results)
-	if err != nil {
-		return "", false
-	}
-	if len(in) == 0 {
-		return "", true
-	}
-	dec := json.NewDecoder(strings.NewReader(string(in)))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return string(in), true
-	}
-	c, err := text.CompactJSON(v)
-	if err != nil {
-		return string(in), true
-	}
-	return string(c), true
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stategraph/stategraph/nodes/internal/text"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/state"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -196,4 +197,55 @@ func findings(outcomes []StepOutcome) map[string]string {
 		}
 	}
 	return m
+}
+
+// respond is the respond node. When the model-call budget is spent, a
+// responder other than a TemplateResponder is replaced by the generic
+// TemplateResponder, so answering never exceeds the budget. A stop or a
+// blocked plan is always named in the answer, and so is every step skipped
+// after a failure, as missing with its error, whatever the responder wrote
+// (a TemplateResponder's Format, a model).
+func (a *Agent) respond(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
+	ctx, cancel := ownContext(ctx)
+	defer cancel()
+	start := a.now()
+	r := a.cfg.Responder
+	if _, tmpl := r.(TemplateResponder); !tmpl && a.cfg.Budget.MaxModelCalls > 0 && s.Usage.ModelCalls >= a.cfg.Budget.MaxModelCalls {
+		r = TemplateResponder{}
+	}
+	req := RespondRequest{Plan: s.Plan, Outcomes: s.PastSteps, Stop: s.Stop, Blocked: s.Blocked, Audit: s.Audit}
+	resp, err := r.Respond(ctx, req)
+	if err != nil {
+		return state.Update[AgentState]{}, fmt.Errorf("nodes: respond: %w", err)
+	}
+	early, why := req.Early()
+	if early && !containsFold(resp.Text, why) {
+		if resp.Text != "" {
+			resp.Text += "\n"
+		}
+		resp.Text += "Stopped early: " + why + "."
+	}
+	if !early {
+		// Steps skipped after a failure (OnFailureSkip) leave a finished
+		// plan incomplete: the answer lists each one the responder left
+		// out, with its error.
+		var left []string
+		for _, m := range req.Missing() {
+			if !containsFold(resp.Text, m) {
+				left = append(left, "- "+m)
+			}
+		}
+		if len(left) > 0 {
+			if resp.Text != "" {
+				resp.Text += "\n"
+			}
+			resp.Text += "Missing (failed, then skipped):\n" + strings.Join(left, "\n")
+		}
+	}
+	delta := Usage{ModelCalls: resp.ModelCalls, Wall: a.now().Sub(start)}.AddTokens(resp.Tokens)
+	return state.Writes(StateResponse.Set(resp), StateUsage.Set(delta)), nil
+}
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }
