@@ -43,7 +43,7 @@ func TestSkipPolicyGoesOn(t *testing.T) {
 
 // When key data was not found the answer says so (seed 003 §4.4, "目前还不能
 // 判断"): a step skipped under OnFailureSkip leaves the response incomplete,
-// listed in Missing and named, with its error, in the generic answer.
+// and the generic answer names it with its error.
 func TestSkippedStepIsReportedAsMissing(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{
