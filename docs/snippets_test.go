@@ -21,21 +21,21 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/stretchr/testify/require"
-	"github.com/tmc/langchaingo/llms"
-	"github.com/tmc/langchaingo/llms/fake"
-	"github.com/tmc/langchaingo/llms/openai"
-	"github.com/tmc/langchaingo/tools"
-
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/checkpointtest"
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stategraph/stategraph/worker"
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/llms/fake"
+	"github.com/tmc/langchaingo/llms/openai"
+	"github.com/tmc/langchaingo/tools"
 )
 
 // ---- concepts.md ----
@@ -172,7 +172,7 @@ func TestConformance(t *testing.T) {
 
 // The graph: ExampleNewAgent, on SQLite.
 func snippetAgentQuickstart(ctx context.Context) error {
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	agent, err := nodes.NewAgent(c.AgentConfig())
 	if err != nil {
 		return err
@@ -195,7 +195,7 @@ func snippetAgentQuickstart(ctx context.Context) error {
 }
 
 // Budgets.
-func snippetAgentBudgets(c *nodes.DeliveryCase) nodes.AgentConfig {
+func snippetAgentBudgets(c *delivery.Case) nodes.AgentConfig {
 	cfg := c.AgentConfig()
 	cfg.Budget = nodes.Budget{
 		MaxModelCalls:       30,
@@ -225,7 +225,7 @@ func snippetAgentResume(ctx context.Context, app *graph.Compiled[nodes.AgentStat
 }
 
 // Checkpoints, Ctrl-C and approval: approval before the answer.
-func snippetAgentApproval(ctx context.Context, app *graph.Compiled[nodes.AgentState], c *nodes.DeliveryCase) (out nodes.AgentState, err error) {
+func snippetAgentApproval(ctx context.Context, app *graph.Compiled[nodes.AgentState], c *delivery.Case) (out nodes.AgentState, err error) {
 	_, err = app.Invoke(ctx, nodes.InputFor(c.Request()), graph.WithThread("o1001-approve"),
 		graph.InterruptBefore(nodes.NodeRespond))
 	if errors.Is(err, graph.ErrInterrupted) {
@@ -236,7 +236,7 @@ func snippetAgentApproval(ctx context.Context, app *graph.Compiled[nodes.AgentSt
 }
 
 // Using a real model. No call is made: building the agent is offline.
-func snippetAgentRealModel(c *nodes.DeliveryCase) error {
+func snippetAgentRealModel(c *delivery.Case) error {
 	llm, err := openai.New(openai.WithToken(os.Getenv("OPENAI_API_KEY")), openai.WithModel("gpt-4o-mini"))
 	if err != nil {
 		return err
@@ -270,7 +270,7 @@ func snippetAgentOwnTools(llm llms.Model) (*nodes.Agent, error) {
 }
 
 // Extending the graph.
-func snippetAgentExtend(ctx context.Context, c *nodes.DeliveryCase) error {
+func snippetAgentExtend(ctx context.Context, c *delivery.Case) error {
 	agent, err := nodes.NewAgent(c.AgentConfig(),
 		nodes.WithNodeOptions(nodes.NodeExecute, graph.WithTimeout(30*time.Second)))
 	if err != nil {
@@ -295,7 +295,7 @@ func snippetAgentExtend(ctx context.Context, c *nodes.DeliveryCase) error {
 }
 
 // Watching a run.
-func snippetAgentWatch(ctx context.Context, app *graph.Compiled[nodes.AgentState], c *nodes.DeliveryCase) error {
+func snippetAgentWatch(ctx context.Context, app *graph.Compiled[nodes.AgentState], c *delivery.Case) error {
 	for ev, err := range app.Stream(ctx, nodes.InputFor(c.Request()), graph.WithThread("o1001-stream"),
 		graph.StreamModes(graph.Tasks, graph.Values, graph.Custom)) {
 		if err != nil {
@@ -309,7 +309,7 @@ func snippetAgentWatch(ctx context.Context, app *graph.Compiled[nodes.AgentState
 }
 
 // Evaluating.
-func snippetAgentEvaluate(ctx context.Context, app *graph.Compiled[nodes.AgentState], c *nodes.DeliveryCase) error {
+func snippetAgentEvaluate(ctx context.Context, app *graph.Compiled[nodes.AgentState], c *delivery.Case) error {
 	rep, err := nodes.Evaluate(ctx, app, []nodes.EvalCase{{
 		Name: "o1001", Goal: c.Goal(), Constraints: c.Constraints(),
 		Check: func(s nodes.AgentState) error {
@@ -489,7 +489,7 @@ func TestAgentSnippets(t *testing.T) {
 	saver, err := sqlite.Open("planexecute.db")
 	require.NoError(t, err)
 	defer saver.Close()
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	agent, err := nodes.NewAgent(c.AgentConfig())
 	require.NoError(t, err)
 	app, err := agent.Compile(graph.WithCheckpointer(saver))
@@ -512,7 +512,7 @@ func TestAgentSnippets(t *testing.T) {
 	require.Len(t, records, snap.Values.Usage.ToolCalls)
 
 	t.Run("budgets", func(t *testing.T) {
-		c := nodes.NewDeliveryCase()
+		c := delivery.New()
 		cfg := snippetAgentBudgets(c)
 		out, err := deliveryApp(t, cfg).Invoke(ctx, nodes.InputFor(c.Request()), graph.WithThread("b"))
 		require.NoError(t, err)
@@ -521,7 +521,7 @@ func TestAgentSnippets(t *testing.T) {
 	})
 
 	t.Run("resume", func(t *testing.T) {
-		c := nodes.NewDeliveryCase()
+		c := delivery.New()
 		app := deliveryApp(t, c.AgentConfig())
 		_, err := app.Invoke(ctx, nodes.InputFor(c.Request()), graph.WithThread("o1001"),
 			graph.InterruptBefore(nodes.NodeRespond))
@@ -533,7 +533,7 @@ func TestAgentSnippets(t *testing.T) {
 	})
 
 	t.Run("approval", func(t *testing.T) {
-		c := nodes.NewDeliveryCase()
+		c := delivery.New()
 		out, err := snippetAgentApproval(ctx, deliveryApp(t, c.AgentConfig()), c)
 		require.NoError(t, err)
 		require.Contains(t, out.Answer(), recommendation)
@@ -541,7 +541,7 @@ func TestAgentSnippets(t *testing.T) {
 
 	t.Run("real model, built offline", func(t *testing.T) {
 		t.Setenv("OPENAI_API_KEY", "sk-offline")
-		require.NoError(t, snippetAgentRealModel(nodes.NewDeliveryCase()))
+		require.NoError(t, snippetAgentRealModel(delivery.New()))
 	})
 
 	t.Run("own tools", func(t *testing.T) {
@@ -567,20 +567,20 @@ func TestAgentSnippets(t *testing.T) {
 		var logged bytes.Buffer
 		log.SetOutput(&logged)
 		defer log.SetOutput(os.Stderr)
-		got := printed(t, func() error { return snippetAgentExtend(ctx, nodes.NewDeliveryCase()) })
+		got := printed(t, func() error { return snippetAgentExtend(ctx, delivery.New()) })
 		require.Contains(t, got, recommendation)
 		require.Contains(t, logged.String(), "answered after 5 tool calls")
 	})
 
 	t.Run("watch", func(t *testing.T) {
-		c := nodes.NewDeliveryCase()
+		c := delivery.New()
 		got := printed(t, func() error { return snippetAgentWatch(ctx, deliveryApp(t, c.AgentConfig()), c) })
 		require.True(t, strings.HasPrefix(got, "step 0: planner finished\n"), got)
 		require.Contains(t, got, ": respond finished\n")
 	})
 
 	t.Run("evaluate", func(t *testing.T) {
-		c := nodes.NewDeliveryCase()
+		c := delivery.New()
 		got := printed(t, func() error { return snippetAgentEvaluate(ctx, deliveryApp(t, c.AgentConfig()), c) })
 		require.Equal(t, "success 100%, 5.0 tool calls on average\n", got)
 	})

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stategraph/stategraph/state"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
@@ -43,14 +43,14 @@ type AgentConfig struct {
 	// Checker, optional, judges successful steps (blocked route, evidence).
 	Checker Checker
 	// Guards, optional, check the first plan and every revision (e.g.
-	// ReadOnlyGuard), and the tools a ReAct step may call: a tool a guard
+	// plan.ReadOnlyGuard), and the tools a ReAct step may call: a tool a guard
 	// refuses in a one-step plan is not offered to the model, and each
 	// call is checked as a one-step plan with its tool and input, a call
 	// a guard refuses not being made (see ReActExecutor.Guards). The planner receives
 	// them in PlanRequest.Guards (and a FullReplan's planner in its
 	// request), so an LLMPlanner asks the model again when a guard refuses
 	// its plan, and the model-backed PartialReplan likewise.
-	Guards []Guard
+	Guards []plan.Guard
 	// Model, optional, is the model of the default planner, replanner and
 	// responder (any llms.Model).
 	Model llms.Model
@@ -62,7 +62,7 @@ type AgentOption func(*agentOptions)
 type agentOptions struct {
 	now      func() time.Time
 	react    *ReActExecutor
-	reactFor func(Step) bool
+	reactFor func(plan.Step) bool
 	nodeOpts map[string][]graph.NodeOption
 }
 
@@ -76,11 +76,10 @@ func WithClock(now func() time.Time) AgentOption { return func(o *agentOptions) 
 // instead when it is not nil. r.Tools defaults to the agent's tools,
 // r.MaxToolCalls to Budget.MaxToolCallsPerStep and r.Checker to the agent's
 // Checker; the agent's Guards are added to r.Guards, so a ReAct step cannot
-// call a tool a guard refuses (ReadOnlyGuard: no tool with side effects).
+// call a tool a guard refuses (plan.ReadOnlyGuard: no tool with side effects).
 // In a round, each ReAct step makes at most its share of the model calls
-// Budget.MaxModelCalls has left (and at most r.MaxModelCalls), and of the
-// tool calls Budget.MaxToolCalls has left.
-func WithReAct(r *ReActExecutor, selectStep func(Step) bool) AgentOption {
+// and tool calls left (see Budget).
+func WithReAct(r *ReActExecutor, selectStep func(plan.Step) bool) AgentOption {
 	return func(o *agentOptions) { o.react, o.reactFor = r, selectStep }
 }
 
@@ -106,25 +105,14 @@ func WithNodeOptions(node string, opts ...graph.NodeOption) AgentOption {
 //
 // A round takes two supersteps (execute, replan), so the graph's default
 // recursion limit (graph.DefaultRecursionLimit) allows about eleven rounds;
-// pass graph.WithRecursionLimit to a call for longer plans. Budgets are
-// checked by the replan node after each round, except the totals of tool
-// calls and model calls, which are hard limits within a round too: a round
-// starts, in plan order, no more steps that call tools than
-// Budget.MaxToolCalls has calls left, and each may make at most its share of
-// them (and at most MaxToolCallsPerStep); likewise no more ReAct steps than
-// Budget.MaxModelCalls has model calls left, each making at most its share
-// of them (and at most ReActExecutor.MaxModelCalls). The steps left out wait
-// for the next round, or the run stops naming the budget. The planner and
-// replan nodes give their strategies only the model calls left, and count
-// only the calls made, not one the budget refused. Wall time
-// (Budget.MaxWall) is the time the nodes spent running (Usage.Wall), so a
-// thread that sat interrupted is not charged for the pause; it too holds
-// within a round: no tool call or ReAct model call starts once it is spent.
+// pass graph.WithRecursionLimit to a call for longer plans. The replan node
+// checks the budgets after each round; the tool-call, model-call and
+// wall-time budgets hold within a round too (see Budget for the rules).
 type Agent struct {
 	cfg      AgentConfig
 	exec     *Executor
 	react    *ReActExecutor
-	reactFor func(Step) bool
+	reactFor func(plan.Step) bool
 	now      func() time.Time
 	g        *graph.StateGraph[AgentState]
 }
@@ -186,7 +174,7 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 		r.Guards = append(slices.Clone(r.Guards), cfg.Guards...)
 		a.react, a.reactFor = &r, o.reactFor
 		if a.reactFor == nil {
-			a.reactFor = func(s Step) bool { return s.Tool == "" && len(s.DependsOn) == 0 }
+			a.reactFor = func(s plan.Step) bool { return s.Tool == "" && len(s.DependsOn) == 0 }
 		}
 	}
 	a.g = graph.New(AgentSchema).
@@ -265,16 +253,16 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState
 }
 
 // checkFirstPlan checks the planner's plan before anything runs, whatever
-// Planner made it: Validate against the agent's tools and every guard of
+// Planner made it: plan.Validate against the agent's tools and every guard of
 // AgentConfig.Guards, as CheckRevision checks a revision. It returns a
-// *PlanError (matching ErrInvalidPlan) listing every problem, or nil.
-func (a *Agent) checkFirstPlan(p Plan) error {
-	probs := Check(p, a.cfg.Tools)
+// *plan.ValidationError (matching plan.ErrInvalid) listing every problem, or nil.
+func (a *Agent) checkFirstPlan(p plan.Plan) error {
+	probs := plan.Check(p, a.cfg.Tools)
 	for _, g := range a.cfg.Guards {
 		probs = append(probs, g(p)...)
 	}
 	if len(probs) > 0 {
-		return &PlanError{Problems: probs}
+		return &plan.ValidationError{Problems: probs}
 	}
 	return nil
 }
@@ -285,7 +273,7 @@ func (a *Agent) checkFirstPlan(p Plan) error {
 func sendRunning(_ context.Context, s AgentState) ([]graph.Send[AgentState], error) {
 	var sends []graph.Send[AgentState]
 	for _, st := range s.Plan.Steps {
-		if st.Status == StatusRunning {
+		if st.Status == plan.StatusRunning {
 			sends = append(sends, graph.SendTo(NodeExecute, AgentState{Goal: s.Goal, Plan: s.Plan, Usage: s.Usage, Current: st.ID}))
 		}
 	}
@@ -305,13 +293,11 @@ func afterReplan(ctx context.Context, s AgentState) (graph.Route[AgentState], er
 }
 
 // execute is the execute node: one task per step (s.Current), which
-// appends its outcome and audit records and adds its usage. The step makes
-// at most its share of the tool calls left (see toolShare), and a ReAct step
-// at most its share of the model calls left (see modelShare); a step whose
-// share is none is not run and stays pending. No tool or model call starts
-// once the wall-time budget is spent: the task's deadline is its start plus
-// what Budget.MaxWall leaves after the running time so far (the tasks of a
-// round run in parallel and are counted once), checked before every call.
+// appends its outcome and audit records and adds its usage, within its
+// shares of the budgets (toolShare, modelShare; see Budget); a step whose
+// share is none is not run and stays pending. The task's wall-time deadline
+// is its start plus what Budget.MaxWall leaves after the running time so
+// far (the tasks of a round run in parallel and are counted once).
 func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
@@ -334,7 +320,7 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 			return state.Update[AgentState]{}, nil // stays pending; the replan node stops the run
 		}
 	}
-	step.Status = StatusPending
+	step.Status = plan.StatusPending
 	results := s.Plan.Results()
 	var out StepOutcome
 	var delta Usage
@@ -356,7 +342,7 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 		out = e.Run(ctx, step, results)
 	}
 	out.Start, out.End = start, a.now()
-	if err := ctx.Err(); err != nil && out.Status != StatusCompleted {
+	if err := ctx.Err(); err != nil && out.Status != plan.StatusCompleted {
 		// Cancelled: fail the task, so a resume runs the step again rather
 		// than recording a failure the step did not cause.
 		return state.Update[AgentState]{}, err
@@ -381,10 +367,10 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 	from := min(s.Applied, len(s.PastSteps))
 	outs := s.PastSteps[from:]
 	before := s.Plan
-	p := before.Apply(outs...)
+	p := ApplyOutcomes(before, outs...)
 	for i := range p.Steps {
-		if p.Steps[i].Status == StatusRunning { // sent, but no outcome came back
-			p.Steps[i].Status = StatusPending
+		if p.Steps[i].Status == plan.StatusRunning { // sent, but no outcome came back
+			p.Steps[i].Status = plan.StatusPending
 		}
 	}
 	// The clock runs for the round's execute tasks and this node only: the
@@ -468,57 +454,6 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 	delta.Wall = ran + a.now().Sub(start)
 	ws = append(ws, StatePlan.Set(p), StateUsage.Set(delta), StateDecisions.Set([]Decision{d}))
 	return state.Writes(ws...), nil
-}
-
-// respond is the respond node. When the model-call budget is spent, a
-// responder other than a TemplateResponder is replaced by the generic
-// TemplateResponder, so answering never exceeds the budget. A stop or a
-// blocked plan is always named in the answer, and so is every step skipped
-// after a failure, as missing with its error, whatever the responder wrote
-// (a TemplateResponder's Format, a model).
-func (a *Agent) respond(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
-	ctx, cancel := ownContext(ctx)
-	defer cancel()
-	start := a.now()
-	r := a.cfg.Responder
-	if _, tmpl := r.(TemplateResponder); !tmpl && a.cfg.Budget.MaxModelCalls > 0 && s.Usage.ModelCalls >= a.cfg.Budget.MaxModelCalls {
-		r = TemplateResponder{}
-	}
-	req := RespondRequest{Plan: s.Plan, Outcomes: s.PastSteps, Stop: s.Stop, Blocked: s.Blocked, Audit: s.Audit}
-	resp, err := r.Respond(ctx, req)
-	if err != nil {
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: respond: %w", err)
-	}
-	early, why := req.Early()
-	if early && !containsFold(resp.Text, why) {
-		if resp.Text != "" {
-			resp.Text += "\n"
-		}
-		resp.Text += "Stopped early: " + why + "."
-	}
-	if !early {
-		// Steps skipped after a failure (OnFailureSkip) leave a finished
-		// plan incomplete: the answer lists each one the responder left
-		// out, with its error.
-		var left []string
-		for _, m := range req.Missing() {
-			if !containsFold(resp.Text, m) {
-				left = append(left, "- "+m)
-			}
-		}
-		if len(left) > 0 {
-			if resp.Text != "" {
-				resp.Text += "\n"
-			}
-			resp.Text += "Missing (failed, then skipped):\n" + strings.Join(left, "\n")
-		}
-	}
-	delta := Usage{ModelCalls: resp.ModelCalls, Wall: a.now().Sub(start)}.AddTokens(resp.Tokens)
-	return state.Writes(StateResponse.Set(resp), StateUsage.Set(delta)), nil
-}
-
-func containsFold(s, sub string) bool {
-	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }
 
 // ownContext gives a node a context of its own, cancelled when the node

@@ -1,4 +1,4 @@
-package nodes
+package nodes_test
 
 import (
 	"errors"
@@ -6,17 +6,19 @@ import (
 
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/delivery"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
 )
 
 // modelDeliveryConfig is the delivery agent with a model planner, a model
 // partial replanner and a model responder, all on m.
-func modelDeliveryConfig(c *DeliveryCase, m *scriptedModel) AgentConfig {
+func modelDeliveryConfig(c *delivery.Case, m *scriptedModel) nodes.AgentConfig {
 	cfg := c.AgentConfig()
-	cfg.Planner = &LLMPlanner{Model: m, Tools: cfg.Tools}
-	cfg.Replanner = AdaptiveReplanner{Incremental: IncrementalFix{}, Partial: PartialReplan{Model: m}}
-	cfg.Responder = LLMResponder{Model: m}
+	cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
+	cfg.Replanner = nodes.AdaptiveReplanner{Incremental: nodes.IncrementalFix{}, Partial: nodes.PartialReplan{Model: m}}
+	cfg.Responder = nodes.LLMResponder{Model: m}
 	return cfg
 }
 
@@ -26,13 +28,13 @@ func deliveryModel() *scriptedModel {
 
 type toolCounts struct{ order, stock, quote int }
 
-func countsOf(c *DeliveryCase) toolCounts {
-	return toolCounts{c.Calls(ToolOrderLookup), c.Calls(ToolStockCheck), c.Calls(ToolShippingQuote)}
+func countsOf(c *delivery.Case) toolCounts {
+	return toolCounts{c.Calls(delivery.ToolOrderLookup), c.Calls(delivery.ToolStockCheck), c.Calls(delivery.ToolShippingQuote)}
 }
 
 func TestAgentResumesAfterReplanWithoutRedoingWork(t *testing.T) {
 	t.Parallel()
-	c, m := NewDeliveryCase(), deliveryModel()
+	c, m := delivery.New(), deliveryModel()
 	app := compileAgent(t, modelDeliveryConfig(c, m), []graph.CompileOption{graph.WithCheckpointer(memory.New())})
 	ctx := t.Context()
 	thread := graph.WithThread("o1001")
@@ -44,25 +46,25 @@ func TestAgentResumesAfterReplanWithoutRedoingWork(t *testing.T) {
 		next       []string
 	}
 	var pauses []pause
-	out, err := app.Invoke(ctx, InputFor(c.Request()), thread, graph.InterruptAfter(NodeReplan))
+	out, err := app.Invoke(ctx, nodes.InputFor(c.Request()), thread, graph.InterruptAfter(nodes.NodeReplan))
 	for errors.Is(err, graph.ErrInterrupted) {
 		var ie *graph.InterruptError
 		require.ErrorAs(t, err, &ie)
-		require.Equal(t, NodeReplan, ie.Interrupts[0].Node)
+		require.Equal(t, nodes.NodeReplan, ie.Interrupts[0].Node)
 		require.Equal(t, "after", ie.Interrupts[0].When)
 		snap, serr := app.State(ctx, thread)
 		require.NoError(t, serr)
 		pauses = append(pauses, pause{m.calls(), countsOf(c), snap.Next})
 		require.Equal(t, m.calls(), snap.Values.Usage.ModelCalls, "usage is checkpointed")
-		out, err = app.Invoke(ctx, state.Update[AgentState]{}, thread, graph.InterruptAfter(NodeReplan))
+		out, err = app.Invoke(ctx, state.Update[nodes.AgentState]{}, thread, graph.InterruptAfter(nodes.NodeReplan))
 	}
 	require.NoError(t, err)
 
 	require.Equal(t, []pause{
-		{1, toolCounts{1, 0, 0}, []string{NodeExecute}},                           // order looked up
-		{2, toolCounts{1, 1, 0}, []string{NodeExecute, NodeExecute, NodeExecute}}, // A blocked: revised by the model
-		{2, toolCounts{1, 2, 2}, []string{NodeExecute}},                           // B evaluated
-		{2, toolCounts{1, 2, 2}, []string{NodeRespond}},                           // finished
+		{1, toolCounts{1, 0, 0}, []string{nodes.NodeExecute}},                                       // order looked up
+		{2, toolCounts{1, 1, 0}, []string{nodes.NodeExecute, nodes.NodeExecute, nodes.NodeExecute}}, // A blocked: revised by the model
+		{2, toolCounts{1, 2, 2}, []string{nodes.NodeExecute}},                                       // B evaluated
+		{2, toolCounts{1, 2, 2}, []string{nodes.NodeRespond}},                                       // finished
 	}, pauses)
 	// Resuming never asked the model again for the plan or the revision and
 	// never re-ran a finished tool call: one call each, as without pauses.
@@ -77,7 +79,7 @@ func TestAgentResumesAfterReplanWithoutRedoingWork(t *testing.T) {
 
 func TestAgentResumesAfterCrashRightAfterReplan(t *testing.T) {
 	t.Parallel()
-	c, m := NewDeliveryCase(), deliveryModel()
+	c, m := delivery.New(), deliveryModel()
 	app := compileAgent(t, modelDeliveryConfig(c, m), []graph.CompileOption{graph.WithCheckpointer(memory.New())})
 	ctx := t.Context()
 	thread := graph.WithThread("crash")
@@ -87,9 +89,9 @@ func TestAgentResumesAfterCrashRightAfterReplan(t *testing.T) {
 	// of a step's only task on their own, so a run stopped between that
 	// event and the step's checkpoint runs the node again on resume.)
 	replans := 0
-	for ev, err := range app.Stream(ctx, InputFor(c.Request()), thread, graph.StreamModes(graph.Tasks, graph.Checkpoints)) {
+	for ev, err := range app.Stream(ctx, nodes.InputFor(c.Request()), thread, graph.StreamModes(graph.Tasks, graph.Checkpoints)) {
 		require.NoError(t, err)
-		if ev.Mode == graph.Tasks && ev.Node == NodeReplan && ev.Task.Result {
+		if ev.Mode == graph.Tasks && ev.Node == nodes.NodeReplan && ev.Task.Result {
 			replans++
 		}
 		if ev.Mode == graph.Checkpoints && replans == 2 {
@@ -100,10 +102,10 @@ func TestAgentResumesAfterCrashRightAfterReplan(t *testing.T) {
 	require.Equal(t, toolCounts{1, 1, 0}, countsOf(c))
 	snap, err := app.State(ctx, thread)
 	require.NoError(t, err)
-	require.Equal(t, []string{NodeExecute, NodeExecute, NodeExecute}, snap.Next)
+	require.Equal(t, []string{nodes.NodeExecute, nodes.NodeExecute, nodes.NodeExecute}, snap.Next)
 	require.Equal(t, 1, snap.Values.Usage.Replans)
 
-	out, err := app.Invoke(ctx, state.Update[AgentState]{}, thread)
+	out, err := app.Invoke(ctx, state.Update[nodes.AgentState]{}, thread)
 	require.NoError(t, err)
 	require.Equal(t, 3, m.calls(), "only the responder was asked after the resume")
 	require.Equal(t, toolCounts{1, 2, 2}, countsOf(c))
@@ -113,12 +115,12 @@ func TestAgentResumesAfterCrashRightAfterReplan(t *testing.T) {
 
 func TestAgentNewQuestionOnSameThreadStartsFresh(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := delivery.New()
 	app := compileAgent(t, c.AgentConfig(), []graph.CompileOption{graph.WithCheckpointer(memory.New())})
 	thread := graph.WithThread("twice")
-	first, err := app.Invoke(t.Context(), InputFor(c.Request()), thread)
+	first, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()), thread)
 	require.NoError(t, err)
-	second, err := app.Invoke(t.Context(), InputFor(c.Request()), thread)
+	second, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()), thread)
 	require.NoError(t, err)
 	require.Equal(t, first.Answer(), second.Answer())
 	require.Len(t, second.PastSteps, 6)

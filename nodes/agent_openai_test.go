@@ -1,9 +1,12 @@
-package nodes
+package nodes_test
 
 import (
 	"testing"
 
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/internal/fakechat"
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms/openai"
 )
@@ -43,13 +46,13 @@ func TestAgentDeliveryThroughOpenAIClient(t *testing.T) {
 	llm, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithToken("test"), openai.WithModel("test"))
 	require.NoError(t, err)
 
-	c := NewDeliveryCase()
+	c := delivery.New()
 	ts := c.Tools()
-	app := compileAgent(t, AgentConfig{
-		Model: llm, Tools: ts, Checker: c.Checker(), Guards: []Guard{ReadOnlyGuard(ts)},
-		Budget: Budget{MaxModelCalls: 10, MaxToolCalls: 20, MaxReplans: 2},
+	app := compileAgent(t, nodes.AgentConfig{
+		Model: llm, Tools: ts, Checker: c.Checker(), Guards: []plan.Guard{plan.ReadOnlyGuard(ts)},
+		Budget: nodes.Budget{MaxModelCalls: 10, MaxToolCalls: 20, MaxReplans: 2},
 	}, nil)
-	out, err := app.Invoke(t.Context(), InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
 
 	reqs := srv.Requests()
@@ -64,12 +67,12 @@ func TestAgentDeliveryThroughOpenAIClient(t *testing.T) {
 
 	// The model's plan ran; the blocked premise led to the model's revision.
 	require.Len(t, out.Decisions, 4)
-	require.Equal(t, ActionRevise, out.Decisions[1].Action)
+	require.Equal(t, nodes.ActionRevise, out.Decisions[1].Action)
 	require.Equal(t, "adaptive:partial:model", out.Decisions[1].Info.Strategy)
 	require.Equal(t, []string{"order", "stock_a", "b_stock", "b_express", "b_standard", "recommend"}, stepIDs(out.Plan))
 	require.Equal(t, c.Goal(), out.Plan.Goal, "the request's goal, whatever the model wrote")
 	require.Equal(t, c.Constraints(), out.Plan.Constraints)
-	require.Zero(t, c.Calls(ToolChangeOrder))
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
 
 	require.Equal(t, deliveryAnswerReply, out.Answer())
 	require.True(t, out.Response.Complete)

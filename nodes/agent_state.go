@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stategraph/stategraph/state"
 )
 
@@ -13,7 +14,7 @@ type AgentState struct {
 	Constraints []string `json:"constraints,omitempty"`
 	// Plan is the current plan. Steps sent to execute in the running round
 	// have status running; the replan node records the round's outcomes.
-	Plan Plan `json:"plan"`
+	Plan plan.Plan `json:"plan"`
 	// PastSteps are the outcomes of every step run, in round order (append).
 	// Their audit records are in Audit, not repeated here.
 	PastSteps []StepOutcome `json:"past_steps,omitempty"`
@@ -52,7 +53,7 @@ func (s AgentState) Done() bool { return s.Response.Text != "" }
 var (
 	StateGoal        = state.Value("goal", func(s *AgentState) *string { return &s.Goal })
 	StateConstraints = state.Value("constraints", func(s *AgentState) *[]string { return &s.Constraints })
-	StatePlan        = state.Value("plan", func(s *AgentState) *Plan { return &s.Plan })
+	StatePlan        = state.Value("plan", func(s *AgentState) *plan.Plan { return &s.Plan })
 	StatePastSteps   = state.Append("past_steps", func(s *AgentState) *[]StepOutcome { return &s.PastSteps })
 	StateApplied     = state.Value("applied", func(s *AgentState) *int { return &s.Applied })
 	StateUsage       = state.Reduce("usage", func(s *AgentState) *Usage { return &s.Usage }, Usage.Add)
@@ -78,7 +79,7 @@ func NewInput(goal string, constraints ...string) state.Update[AgentState] {
 	return state.Writes(
 		StateGoal.Set(goal),
 		StateConstraints.Set(constraints),
-		StatePlan.Set(Plan{}),
+		StatePlan.Set(plan.Plan{}),
 		StatePastSteps.Overwrite(nil),
 		StateApplied.Set(0),
 		StateUsage.Overwrite(Usage{}),

@@ -1,4 +1,4 @@
-package nodes
+package nodes_test
 
 import (
 	"context"
@@ -6,20 +6,26 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/delivery"
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/tools"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // compileAgent builds and compiles an agent, failing the test on error.
-func compileAgent(t *testing.T, cfg AgentConfig, copts []graph.CompileOption, opts ...AgentOption) *graph.Compiled[AgentState] {
+func compileAgent(t *testing.T, cfg nodes.AgentConfig, copts []graph.CompileOption, opts ...nodes.AgentOption) *graph.Compiled[nodes.AgentState] {
 	t.Helper()
-	a, err := NewAgent(cfg, opts...)
+	a, err := nodes.NewAgent(cfg, opts...)
 	require.NoError(t, err)
 	app, err := a.Compile(copts...)
 	require.NoError(t, err)
@@ -39,20 +45,20 @@ var deliveryAnswerLines = []string{
 
 func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := delivery.New()
 	app := compileAgent(t, c.AgentConfig(), nil)
 
 	var rounds [][]string // step ids of each execute superstep
 	var steps []int
-	var final AgentState
-	for ev, err := range app.Stream(t.Context(), InputFor(c.Request()), graph.StreamModes(graph.Tasks, graph.Values)) {
+	var final nodes.AgentState
+	for ev, err := range app.Stream(t.Context(), nodes.InputFor(c.Request()), graph.StreamModes(graph.Tasks, graph.Values)) {
 		require.NoError(t, err)
 		switch {
 		case ev.Mode == graph.Values:
 			final = ev.State
-		case ev.Mode == graph.Tasks && ev.Node == NodeExecute && ev.Task.Result:
+		case ev.Mode == graph.Tasks && ev.Node == nodes.NodeExecute && ev.Task.Result:
 			require.NoError(t, ev.Task.Err)
-			id := ev.Update.Writes[0].Value().([]StepOutcome)[0].StepID
+			id := ev.Update.Writes[0].Value().([]nodes.StepOutcome)[0].StepID
 			if i := slices.Index(steps, ev.Step); i >= 0 {
 				rounds[i] = append(rounds[i], id)
 			} else {
@@ -69,26 +75,26 @@ func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 	require.Equal(t, []string{"stock_a"}, rounds[1])
 	// The blocked premise: the stock check succeeded and showed A is blocked.
 	stockA := outcomeOf(t, final.PastSteps, "stock_a")
-	require.Equal(t, StatusCompleted, stockA.Status)
+	require.Equal(t, plan.StatusCompleted, stockA.Status)
 	require.True(t, stockA.Blocked)
 	require.Contains(t, stockA.BlockReason, "next Monday 18:00")
 	require.Equal(t, "arranging delivery from warehouse A has lost its premise; evaluate other warehouses", stockA.Impact)
 	// The replan: deliver_a and answer replaced by the evaluation of B.
 	require.Len(t, final.Decisions, 4)
 	d := final.Decisions[1]
-	require.Equal(t, ActionRevise, d.Action)
-	require.Equal(t, TriggerBlocked, d.Trigger.Kind)
+	require.Equal(t, nodes.ActionRevise, d.Action)
+	require.Equal(t, nodes.TriggerBlocked, d.Trigger.Kind)
 	require.Equal(t, []string{"order", "stock_a"}, d.Info.Kept)
 	require.Equal(t, []string{"deliver_a", "answer"}, d.Info.Removed)
 	require.Nil(t, d.Plan, "decisions do not repeat the plan")
 	require.Equal(t, []string{"b_express", "b_standard", "b_stock"}, rounds[2], "independent steps in one superstep")
 	require.Equal(t, []string{"recommend"}, rounds[3])
-	require.Equal(t, ActionFinish, final.Decisions[3].Action)
+	require.Equal(t, nodes.ActionFinish, final.Decisions[3].Action)
 	require.Equal(t, []string{"order", "stock_a", "b_stock", "b_express", "b_standard", "recommend"}, stepIDs(final.Plan))
 	require.True(t, final.Plan.Done())
 
 	// Usage and audit.
-	require.Equal(t, Usage{Wall: final.Usage.Wall, ToolCalls: 5, Replans: 1, Rounds: 4}, final.Usage)
+	require.Equal(t, nodes.Usage{Wall: final.Usage.Wall, ToolCalls: 5, Replans: 1, Rounds: 4}, final.Usage)
 	require.Len(t, final.Audit, 5)
 	require.Equal(t, 6, final.Applied)
 	require.Len(t, final.PastSteps, 6)
@@ -96,8 +102,8 @@ func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 		require.Nil(t, o.Audit, "audit records live in Audit only")
 	}
 	require.Equal(t, []string{"order", "stock_a"}, []string{final.Audit[0].StepID, final.Audit[1].StepID})
-	require.Zero(t, c.Calls(ToolChangeOrder))
-	require.Equal(t, 2, c.Calls(ToolShippingQuote), "express excluded by its quote, never the original route's quote")
+	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
+	require.Equal(t, 2, c.Calls(delivery.ToolShippingQuote), "express excluded by its quote, never the original route's quote")
 
 	// The answer.
 	require.True(t, final.Response.Complete)
@@ -111,17 +117,17 @@ func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 
 func TestAgentRunsIndependentStepsInOneSuperstep(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := delivery.New()
 	saver := memory.New()
 	app := compileAgent(t, c.AgentConfig(), []graph.CompileOption{graph.WithCheckpointer(saver)})
 	ctx := t.Context()
-	out, err := app.Invoke(ctx, InputFor(c.Request()), graph.WithThread("parallel"))
+	out, err := app.Invoke(ctx, nodes.InputFor(c.Request()), graph.WithThread("parallel"))
 	require.NoError(t, err)
 	require.True(t, out.Response.Complete)
 
 	// The checkpoint before the third execute step has three execute tasks
 	// pending: the three independent evaluations of warehouse B.
-	var fanned *graph.Snapshot[AgentState]
+	var fanned *graph.Snapshot[nodes.AgentState]
 	for snap, err := range app.History(ctx, graph.WithThread("parallel")) {
 		require.NoError(t, err)
 		if len(snap.Tasks) == 3 {
@@ -130,12 +136,12 @@ func TestAgentRunsIndependentStepsInOneSuperstep(t *testing.T) {
 	}
 	require.NotNil(t, fanned, "a checkpoint with three pending tasks")
 	for _, task := range fanned.Tasks {
-		require.Equal(t, NodeExecute, task.Node)
+		require.Equal(t, nodes.NodeExecute, task.Node)
 	}
-	require.Equal(t, []string{NodeExecute, NodeExecute, NodeExecute}, fanned.Next)
+	require.Equal(t, []string{nodes.NodeExecute, nodes.NodeExecute, nodes.NodeExecute}, fanned.Next)
 	var running []string
 	for _, s := range fanned.Values.Plan.Steps {
-		if s.Status == StatusRunning {
+		if s.Status == plan.StatusRunning {
 			running = append(running, s.ID)
 		}
 	}
@@ -145,7 +151,7 @@ func TestAgentRunsIndependentStepsInOneSuperstep(t *testing.T) {
 	var replans int
 	for snap, err := range app.History(ctx, graph.WithThread("parallel")) {
 		require.NoError(t, err)
-		if slices.Equal(snap.Next, []string{NodeReplan}) {
+		if slices.Equal(snap.Next, []string{nodes.NodeReplan}) {
 			replans++
 		}
 	}
@@ -154,7 +160,7 @@ func TestAgentRunsIndependentStepsInOneSuperstep(t *testing.T) {
 
 func TestAgentMermaid(t *testing.T) {
 	t.Parallel()
-	app := compileAgent(t, NewDeliveryCase().AgentConfig(), nil)
+	app := compileAgent(t, delivery.New().AgentConfig(), nil)
 	got := app.Mermaid()
 	golden := filepath.Join("testdata", "agent.mmd")
 	if *update {
@@ -168,18 +174,18 @@ func TestAgentMermaid(t *testing.T) {
 
 func TestAgentGraphIsExtensible(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
-	a, err := NewAgent(c.AgentConfig())
+	c := delivery.New()
+	a, err := nodes.NewAgent(c.AgentConfig())
 	require.NoError(t, err)
 	// A user adds a node after respond, e.g. to log the answer.
 	var logged string
-	a.Graph().AddNode("log", func(_ context.Context, s AgentState) (state.Update[AgentState], error) {
+	a.Graph().AddNode("log", func(_ context.Context, s nodes.AgentState) (state.Update[nodes.AgentState], error) {
 		logged = s.Answer()
-		return state.Update[AgentState]{}, nil
-	}).AddEdge(NodeRespond, "log")
+		return state.Update[nodes.AgentState]{}, nil
+	}).AddEdge(nodes.NodeRespond, "log")
 	app, err := a.Compile()
 	require.NoError(t, err)
-	out, err := app.Invoke(t.Context(), InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
 	require.Equal(t, out.Answer(), logged)
 	require.Contains(t, app.Mermaid(), "respond --> log;")
@@ -187,6 +193,42 @@ func TestAgentGraphIsExtensible(t *testing.T) {
 
 func TestNewAgentNeedsAPlannerOrAModel(t *testing.T) {
 	t.Parallel()
-	_, err := NewAgent(AgentConfig{Tools: NewDeliveryCase().Tools()})
-	require.ErrorIs(t, err, ErrNoPlanner)
+	_, err := nodes.NewAgent(nodes.AgentConfig{Tools: delivery.New().Tools()})
+	require.ErrorIs(t, err, nodes.ErrNoPlanner)
+}
+
+// Seed 000 "多步骤信息收集": independent steps run in parallel. The three
+// quotes of a round are in flight at the same time (each waits for the
+// others before answering), which only works if they really run together.
+func TestReadyStepsRunConcurrently(t *testing.T) {
+	t.Parallel()
+	const n = 3
+	var arrived atomic.Int32
+	all := make(chan struct{})
+	ts := []tools.Tool{nodes.FuncTool{ToolName: "search", ToolDescription: "search", Fn: func(ctx context.Context, in string) (string, error) {
+		if arrived.Add(1) == n {
+			close(all)
+		}
+		select {
+		case <-all:
+			return "hits for " + in, nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}}}
+	cfg := nodes.AgentConfig{Tools: ts, Planner: stepsPlanner(
+		st("a", "search", `"competitor A"`),
+		st("b", "search", `"competitor B"`),
+		st("c", "search", `"competitor C"`),
+		st("compare", "", "", "a", "b", "c"),
+	)}
+	app := compileAgent(t, cfg, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	out, err := app.Invoke(ctx, nodes.NewInput("compare competitors"))
+	require.NoError(t, err)
+	require.True(t, out.Response.Complete)
+	require.Equal(t, 2, out.Usage.Rounds, "one round for the three searches, one for the comparison")
+	cmp, _ := out.Plan.Step("compare")
+	require.Equal(t, "a: hits for competitor A\nb: hits for competitor B\nc: hits for competitor C", cmp.Result)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/tools"
 )
 
@@ -69,8 +70,8 @@ func (l AuditLog) Errors() AuditLog {
 func (l AuditLog) WithSideEffects(ts []tools.Tool) AuditLog {
 	var out AuditLog
 	for _, r := range l {
-		if t, ok := FindTool(ts, r.Tool); ok {
-			if se, ok := t.(SideEffecter); ok && se.SideEffects() {
+		if t, ok := plan.FindTool(ts, r.Tool); ok {
+			if se, ok := t.(plan.SideEffecter); ok && se.SideEffects() {
 				out = append(out, r)
 			}
 		}

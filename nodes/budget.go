@@ -3,25 +3,37 @@ package nodes
 import (
 	"fmt"
 	"time"
+
+	"github.com/tmc/langchaingo/llms"
 )
 
 // Budget bounds a run. A zero limit means no limit, except
-// MaxRoundsWithoutProgress, where zero means the default of 2 and a negative
-// value means no limit.
+// MaxRoundsWithoutProgress, where zero means DefaultRoundsWithoutProgress
+// and a negative value means no limit. Every stop names its budget
+// (StopReason). This is the one statement of the budget rules; the agent's
+// nodes, executors and docs refer to it.
 //
-// MaxToolCalls is a hard limit: a round starts no more of the steps that
-// call tools (a step naming a tool, a ReAct step) than the agent has calls
-// left, and gives each its share (see Agent); steps that call no tool are
-// not limited by it. MaxModelCalls is one too: the planner and replan
-// nodes' strategies get only the model calls left, and a round starts no
-// more ReAct steps than there are model calls left and gives each its share.
-// A spent MaxToolCalls or MaxModelCalls stops the agent only when the work
-// left needs that budget (see CallNeeds): a tool-less synthesis step still
-// runs when the tool calls are spent, and a TemplateResponder still answers
-// when the model calls are.
-// MaxWall bounds the running time (Usage.Wall), not the time a thread sat
-// interrupted; the agent's executors check it before every tool call and
-// ReAct model call, so a step's retries stop when it is spent.
+// MaxToolCalls and MaxModelCalls are hard limits, within a round (one
+// execute superstep, its steps in parallel) too. A round starts, in plan
+// order, no more of the steps that call tools (a step naming a tool, or a
+// ReAct step) than there are tool calls left, and no more ReAct steps (the
+// only steps that call the model) than there are model calls left; the
+// others wait for a later round. Each step it starts makes at most its share
+// of what is left: the calls left split evenly among the round's steps that
+// spend them, the first in plan order taking one more when the split is
+// uneven, so the shares add up to what is left however the steps retry (and
+// at most MaxToolCallsPerStep tool calls, or ReActExecutor.MaxModelCalls
+// model calls). The planner and replan nodes give their strategies only the
+// model calls left: a call refused so (ErrModelBudget) is not made and not
+// counted. A spent MaxToolCalls or MaxModelCalls stops the run only when
+// the work left needs it (CallNeeds): a tool-less synthesis step still runs
+// when the tool calls are spent, and a TemplateResponder still answers when
+// the model calls are.
+//
+// MaxWall bounds the running time (Usage.Wall): the time the agent's nodes
+// ran, not the time a thread sat interrupted between a run and its resume.
+// It is checked before every tool call and ReAct model call, retries
+// included, not only between rounds.
 //
 // MaxRoundsWithoutProgress counts rounds that made no progress (see
 // Progressed) in a row. A round that only redid finished work (OnlyRepeated:
@@ -127,6 +139,58 @@ func (u Usage) EndRound(progressed bool) Usage {
 		u.RoundsWithoutProgress++
 	}
 	return u
+}
+
+// Tokens are a model call's token counts, where the provider reports them.
+type Tokens struct {
+	Prompt     int `json:"prompt"`
+	Completion int `json:"completion"`
+	Total      int `json:"total"`
+}
+
+// Add returns t + u.
+func (t Tokens) Add(u Tokens) Tokens {
+	return Tokens{t.Prompt + u.Prompt, t.Completion + u.Completion, t.Total + u.Total}
+}
+
+// TokensOf reads token counts from langchaingo's GenerationInfo
+// (PromptTokens/CompletionTokens/TotalTokens as OpenAI reports them,
+// InputTokens/OutputTokens as Anthropic does), summed over choices.
+func TokensOf(resp *llms.ContentResponse) Tokens {
+	var t Tokens
+	if resp == nil {
+		return t
+	}
+	for _, c := range resp.Choices {
+		if c == nil {
+			continue
+		}
+		info := c.GenerationInfo
+		p := firstInt(info, "PromptTokens", "InputTokens", "input_tokens", "prompt_tokens")
+		q := firstInt(info, "CompletionTokens", "OutputTokens", "output_tokens", "completion_tokens")
+		tot := firstInt(info, "TotalTokens", "total_tokens")
+		if tot == 0 {
+			tot = p + q
+		}
+		t = t.Add(Tokens{p, q, tot})
+	}
+	return t
+}
+
+func firstInt(m map[string]any, keys ...string) int {
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case int:
+			return v
+		case int32:
+			return int(v)
+		case int64:
+			return int(v)
+		case float64:
+			return int(v)
+		}
+	}
+	return 0
 }
 
 // StopReason says which budget ended a run, with its limit and what was used.

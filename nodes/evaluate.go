@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/nodes/internal/text"
 )
 
 // EvalCase is one question for Evaluate: a goal, its constraints, and a
@@ -132,7 +133,7 @@ func (r EvalReport) String() string {
 		if res.OK {
 			ok = "yes"
 		}
-		fmt.Fprintf(&b, "%-20s %-4s %6d %7d %6d %5d %7d  %s\n", truncate(res.Name, 20), ok, res.Steps, res.Replans, res.ModelCalls, res.ToolCalls, res.Tokens.Total, truncate(res.Error, 80))
+		fmt.Fprintf(&b, "%-20s %-4s %6d %7d %6d %5d %7d  %s\n", text.Truncate(res.Name, 20), ok, res.Steps, res.Replans, res.ModelCalls, res.ToolCalls, res.Tokens.Total, text.Truncate(res.Error, 80))
 	}
 	fmt.Fprintf(&b, "success %.0f%%, mean time %s, mean steps %.1f, replans %.1f, model calls %.1f, tool calls %.1f, tokens %d",
 		100*r.SuccessRate, r.MeanTime.Round(time.Microsecond), r.MeanSteps, r.MeanReplans, r.MeanModelCalls, r.MeanToolCalls, r.Tokens.Total)

@@ -1,4 +1,4 @@
-package nodes
+package nodes_test
 
 import (
 	"errors"
@@ -7,15 +7,17 @@ import (
 
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/delivery"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stretchr/testify/require"
 )
 
 func TestEvaluate(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
-	cases := []EvalCase{{
+	c := delivery.New()
+	cases := []nodes.EvalCase{{
 		Name: "o1001", Goal: c.Goal(), Constraints: c.Constraints(),
-		Check: func(s AgentState) error {
+		Check: func(s nodes.AgentState) error {
 			if !strings.Contains(s.Answer(), "switch to warehouse B, standard shipping") {
 				return errors.New("no recommendation of B standard")
 			}
@@ -25,7 +27,7 @@ func TestEvaluate(t *testing.T) {
 		Name: "o1001 complete", Goal: c.Goal(), Constraints: c.Constraints(), // no check: a complete response
 	}, {
 		Name: "wrong check", Goal: c.Goal(),
-		Check: func(AgentState) error { return errors.New("expected warehouse C") },
+		Check: func(nodes.AgentState) error { return errors.New("expected warehouse C") },
 	}, {
 		Name: "no template", Goal: "What is the weather?",
 	}}
@@ -35,8 +37,8 @@ func TestEvaluate(t *testing.T) {
 	}{{"without a checkpointer", nil}, {"with a checkpointer", []graph.CompileOption{graph.WithCheckpointer(memory.New())}}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			app := compileAgent(t, NewDeliveryCase().AgentConfig(), tc.copts)
-			rep, err := Evaluate(t.Context(), app, cases)
+			app := compileAgent(t, delivery.New().AgentConfig(), tc.copts)
+			rep, err := nodes.Evaluate(t.Context(), app, cases)
 			require.NoError(t, err)
 			require.Len(t, rep.Results, 4)
 			ok := []bool{rep.Results[0].OK, rep.Results[1].OK, rep.Results[2].OK, rep.Results[3].OK}
@@ -45,7 +47,7 @@ func TestEvaluate(t *testing.T) {
 			require.Contains(t, rep.Results[3].Error, "no plan template matches the goal")
 			require.InDelta(t, 0.5, rep.SuccessRate, 1e-9)
 			r0 := rep.Results[0]
-			require.Equal(t, EvalResult{Name: "o1001", OK: true, Duration: r0.Duration, Steps: 6, Replans: 1, ToolCalls: 5, Answer: r0.Answer}, r0)
+			require.Equal(t, nodes.EvalResult{Name: "o1001", OK: true, Duration: r0.Duration, Steps: 6, Replans: 1, ToolCalls: 5, Answer: r0.Answer}, r0)
 			require.InDelta(t, 4.5, rep.MeanSteps, 1e-9) // 6, 6, 6, 0
 			require.InDelta(t, 0.75, rep.MeanReplans, 1e-9)
 			require.InDelta(t, 3.75, rep.MeanToolCalls, 1e-9)
@@ -57,12 +59,12 @@ func TestEvaluate(t *testing.T) {
 
 func TestEvaluateCountsModelCallsAndTokens(t *testing.T) {
 	t.Parallel()
-	c, m := NewDeliveryCase(), deliveryModel()
+	c, m := delivery.New(), deliveryModel()
 	app := compileAgent(t, modelDeliveryConfig(c, m), nil)
-	rep, err := Evaluate(t.Context(), app, []EvalCase{{Name: "o1001", Goal: c.Goal(), Constraints: c.Constraints()}})
+	rep, err := nodes.Evaluate(t.Context(), app, []nodes.EvalCase{{Name: "o1001", Goal: c.Goal(), Constraints: c.Constraints()}})
 	require.NoError(t, err)
 	require.Equal(t, 1.0, rep.SuccessRate)
 	require.Equal(t, 3, rep.Results[0].ModelCalls)
-	require.Equal(t, Tokens{Prompt: 300, Completion: 60, Total: 360}, rep.Tokens)
+	require.Equal(t, nodes.Tokens{Prompt: 300, Completion: 60, Total: 360}, rep.Tokens)
 	require.InDelta(t, 3, rep.MeanModelCalls, 1e-9)
 }

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/stategraph/stategraph/nodes/internal/text"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/tools"
 )
 
@@ -42,35 +43,7 @@ type Verdict struct {
 
 // Checker judges a successful step from its output, e.g. "no stock and the
 // restock is after the deadline" means the route is blocked.
-type Checker func(step Step, output string) Verdict
-
-// StepOutcome is the result package of one step: what happened, what it
-// concluded, the evidence, and whether the step — though it succeeded —
-// showed that the planned route is blocked. It is JSON-serializable (past
-// steps in graph state).
-//
-// Tool failure and a blocked route are different things: a failed tool has
-// Status failed and Err set; a blocked route has Status completed, Blocked
-// true and BlockReason/Impact set.
-type StepOutcome struct {
-	StepID      string        `json:"step_id"`
-	Tool        string        `json:"tool,omitempty"`
-	Status      StepStatus    `json:"status"`
-	Conclusion  string        `json:"conclusion,omitempty"`
-	Evidence    []string      `json:"evidence,omitempty"`
-	Output      string        `json:"output,omitempty"`
-	Err         string        `json:"error,omitempty"`
-	ErrKind     ErrorKind     `json:"error_kind,omitempty"`
-	Blocked     bool          `json:"blocked,omitempty"`
-	BlockReason string        `json:"block_reason,omitempty"`
-	Impact      string        `json:"impact,omitempty"`
-	Attempts    int           `json:"attempts"`
-	Audit       []AuditRecord `json:"audit,omitempty"` // one record per tool call
-	// Start and End are when the agent's execute task ran the step; the
-	// replan node adds the round's running time to Usage.Wall from them.
-	Start time.Time `json:"start,omitzero"`
-	End   time.Time `json:"end,omitzero"`
-}
+type Checker func(step plan.Step, output string) Verdict
 
 // Executor runs plan steps with tools. The zero value plus Tools works.
 type Executor struct {
@@ -84,7 +57,7 @@ type Executor struct {
 }
 
 // RunStep runs one step with the default policy (replan on failure). See Executor.Run.
-func RunStep(ctx context.Context, step Step, ts []tools.Tool, results Results) StepOutcome {
+func RunStep(ctx context.Context, step plan.Step, ts []tools.Tool, results plan.Results) StepOutcome {
 	return (&Executor{Tools: ts}).Run(ctx, step, results)
 }
 
@@ -97,27 +70,27 @@ func RunStep(ctx context.Context, step Step, ts []tools.Tool, results Results) S
 // says so in the step's error. A step without a tool completes at once, its
 // output being its dependencies' results. Run never panics on a tool's
 // behalf and never returns an error: failures are in the outcome.
-func (e *Executor) Run(ctx context.Context, step Step, results Results) StepOutcome {
+func (e *Executor) Run(ctx context.Context, step plan.Step, results plan.Results) StepOutcome {
 	out := StepOutcome{StepID: step.ID, Tool: step.Tool}
-	fail := func(kind ErrorKind, err error) StepOutcome {
-		out.Status, out.Err, out.ErrKind = StatusFailed, err.Error(), kind
+	fail := func(kind plan.ErrorKind, err error) StepOutcome {
+		out.Status, out.Err, out.ErrKind = plan.StatusFailed, err.Error(), kind
 		if e.Policy.Action == OnFailureSkip && ctx.Err() == nil {
-			out.Status = StatusSkipped
+			out.Status = plan.StatusSkipped
 		}
 		return out
 	}
 	if step.Tool == "" {
 		return e.synthesize(step, results)
 	}
-	tool, ok := FindTool(e.Tools, step.Tool)
+	tool, ok := plan.FindTool(e.Tools, step.Tool)
 	if !ok {
-		return fail(ErrKindUnknownTool, fmt.Errorf("unknown tool %q (available: %s)", step.Tool, strings.Join(ToolNames(e.Tools), ", ")))
+		return fail(plan.ErrKindUnknownTool, fmt.Errorf("unknown tool %q (available: %s)", step.Tool, strings.Join(plan.ToolNames(e.Tools), ", ")))
 	}
-	in, err := ResolveInput(step.ID, step.Input, results)
+	in, err := plan.ResolveInput(step.ID, step.Input, results)
 	if err != nil {
-		kind := ErrKindBadInput
-		if errors.Is(err, ErrReference) {
-			kind = ErrKindReference
+		kind := plan.ErrKindBadInput
+		if errors.Is(err, plan.ErrReference) {
+			kind = plan.ErrKindReference
 		}
 		return fail(kind, err)
 	}
@@ -143,7 +116,7 @@ func (e *Executor) Run(ctx context.Context, step Step, results Results) StepOutc
 		if stop := wallSpent(ctx, start); stop != nil {
 			if attempt == 1 {
 				// Not a failure of the tool: no skip, whatever the policy.
-				out.Status, out.ErrKind = StatusFailed, ErrKindOther
+				out.Status, out.ErrKind = plan.StatusFailed, plan.ErrKindOther
 				out.Err = fmt.Sprintf("step %q: %v, before calling the tool", step.ID, stop)
 				return out
 			}
@@ -168,13 +141,13 @@ func (e *Executor) Run(ctx context.Context, step Step, results Results) StepOutc
 	if err != nil {
 		out.Output = output
 		if e.Policy.Action == OnFailureRetry {
-			out.Status = StatusFailed // retries exhausted: the replanner decides
-			out.Err, out.ErrKind = err.Error(), ClassifyError(err)
+			out.Status = plan.StatusFailed // retries exhausted: the replanner decides
+			out.Err, out.ErrKind = err.Error(), plan.ClassifyError(err)
 			return out
 		}
-		return fail(ClassifyError(err), err)
+		return fail(plan.ClassifyError(err), err)
 	}
-	out.Status = StatusCompleted
+	out.Status = plan.StatusCompleted
 	out.Output = output
 	v := judgeCall(step, input, output, e.Checker)
 	out.Blocked, out.BlockReason, out.Impact = v.Blocked, v.Reason, v.Impact
@@ -189,7 +162,7 @@ func (e *Executor) Run(ctx context.Context, step Step, results Results) StepOutc
 // fields have the last word. The conclusion defaults to the output, the
 // evidence to "tool(input) → output", and the reason of a blocked route to
 // the conclusion.
-func judgeCall(step Step, input, output string, checker Checker) Verdict {
+func judgeCall(step plan.Step, input, output string, checker Checker) Verdict {
 	var o StepOutcome
 	readVerdict(&o, output)
 	v := Verdict{Blocked: o.Blocked, Reason: o.BlockReason, Impact: o.Impact, Conclusion: o.Conclusion, Evidence: o.Evidence}
@@ -212,10 +185,10 @@ func judgeCall(step Step, input, output string, checker Checker) Verdict {
 		}
 	}
 	if v.Conclusion == "" {
-		v.Conclusion = truncate(output, 200)
+		v.Conclusion = text.Truncate(output, 200)
 	}
 	if len(v.Evidence) == 0 {
-		v.Evidence = []string{fmt.Sprintf("%s(%s) → %s", step.Tool, truncate(input, 120), truncate(output, 300))}
+		v.Evidence = []string{fmt.Sprintf("%s(%s) → %s", step.Tool, text.Truncate(input, 120), text.Truncate(output, 300))}
 	}
 	if v.Blocked && v.Reason == "" {
 		v.Reason = v.Conclusion
@@ -278,25 +251,25 @@ func readVerdict(o *StepOutcome, output string) {
 
 // synthesize completes a tool-less step with its dependencies' results; a
 // skipped dependency is marked so, with its error, not left blank.
-func (e *Executor) synthesize(step Step, results Results) StepOutcome {
+func (e *Executor) synthesize(step plan.Step, results plan.Results) StepOutcome {
 	var b strings.Builder
 	var ev []string
 	for _, d := range step.DependsOn {
 		r := results[d]
-		if r.Status == StatusSkipped {
+		if r.Status == plan.StatusSkipped {
 			fmt.Fprintf(&b, "%s: (skipped: %s)\n", d, r.Error)
 			continue
 		}
 		fmt.Fprintf(&b, "%s: %s\n", d, r.Result)
 		ev = append(ev, r.Evidence...)
 	}
-	return StepOutcome{StepID: step.ID, Status: StatusCompleted, Conclusion: step.Description, Output: strings.TrimSpace(b.String()), Evidence: ev}
+	return StepOutcome{StepID: step.ID, Status: plan.StatusCompleted, Conclusion: step.Description, Output: strings.TrimSpace(b.String()), Evidence: ev}
 }
 
 // RunSteps runs steps concurrently (each in its own goroutine) against the
 // same results and returns their outcomes in the order of steps. It is the
 // in-process stand-in for one execute superstep fanned out with Send.
-func (e *Executor) RunSteps(ctx context.Context, steps []Step, results Results) []StepOutcome {
+func (e *Executor) RunSteps(ctx context.Context, steps []plan.Step, results plan.Results) []StepOutcome {
 	out := make([]StepOutcome, len(steps))
 	var wg sync.WaitGroup
 	for i, s := range steps {
@@ -304,118 +277,4 @@ func (e *Executor) RunSteps(ctx context.Context, steps []Step, results Results) 
 	}
 	wg.Wait()
 	return out
-}
-
-// ToolCalls counts the tool calls recorded in outcomes.
-func ToolCalls(outcomes []StepOutcome) int {
-	n := 0
-	for _, o := range outcomes {
-		n += len(o.Audit)
-	}
-	return n
-}
-
-// Progressed reports whether a round moved the plan: a step completed or was
-// skipped, or new evidence appeared. A step that completes by repeating
-// finished work — a completed step of before with the same tool, the same
-// input once resolved, and every piece of its evidence — is not progress,
-// and evidence already on a step of before is not new, whichever step
-// found it: checking the same thing again under a new step id moves
-// nothing. A round made only of such repeats (OnlyRepeated) is not
-// progress, but the agent does not count it against
-// Budget.MaxRoundsWithoutProgress either: a revision may have asked for the
-// work again (FullReplan's steps may not depend on the kept ones).
-func Progressed(before Plan, outcomes []StepOutcome) bool {
-	known := map[string]bool{}
-	for _, s := range before.Steps {
-		for _, e := range s.Evidence {
-			known[e] = true
-		}
-	}
-	results := before.Results()
-	for _, o := range outcomes {
-		prev, _ := before.Step(o.StepID)
-		if o.Status != prev.Status && (o.Status == StatusCompleted || o.Status == StatusSkipped) &&
-			!(o.Status == StatusCompleted && repeatsFinishedWork(before, results, prev, o)) {
-			return true
-		}
-		for _, e := range o.Evidence {
-			if !known[e] {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// OnlyRepeated reports whether a round only redid finished work: it has
-// outcomes, and each completed its step by repeating a completed step of
-// before (same tool, resolved input and evidence, as Progressed judges),
-// without showing the route blocked. A round with a failed step, a
-// blocked one, or anything new is not. The agent leaves the no-progress
-// streak as it was after such a round (see Budget.MaxRoundsWithoutProgress):
-// a revision that starts over redoes lookups before it reaches new work,
-// while a revision loop still ends, each revision following a round that
-// failed or was blocked.
-func OnlyRepeated(before Plan, outcomes []StepOutcome) bool {
-	if len(outcomes) == 0 {
-		return false
-	}
-	results := before.Results()
-	for _, o := range outcomes {
-		prev, _ := before.Step(o.StepID)
-		if o.Status != StatusCompleted || o.Blocked || prev.Status == StatusCompleted ||
-			!repeatsFinishedWork(before, results, prev, o) {
-			return false
-		}
-	}
-	return true
-}
-
-// repeatsFinishedWork reports whether step s, completed with outcome o,
-// did what a completed step of p had done: same tool, same resolved input
-// (compared as canonical JSON), and no evidence that step lacks.
-func repeatsFinishedWork(p Plan, results Results, s Step, o StepOutcome) bool {
-	if s.Tool == "" {
-		return false // a synthesis step's work is the answer, not a check
-	}
-	in, ok := canonicalInput(s, results)
-	if !ok {
-		return false
-	}
-	for _, d := range p.Steps {
-		if d.ID == s.ID || d.Status != StatusCompleted || d.Tool != s.Tool {
-			continue
-		}
-		if din, ok := canonicalInput(d, results); !ok || din != in {
-			continue
-		}
-		if !slices.ContainsFunc(o.Evidence, func(e string) bool { return !slices.Contains(d.Evidence, e) }) {
-			return true
-		}
-	}
-	return false
-}
-
-// canonicalInput is s's input with its references resolved, as compact JSON
-// with sorted keys, so equal inputs compare equal however they were written.
-func canonicalInput(s Step, results Results) (string, bool) {
-	in, err := ResolveInput(s.ID, s.Input, results)
-	if err != nil {
-		return "", false
-	}
-	if len(in) == 0 {
-		return "", true
-	}
-	dec := json.NewDecoder(strings.NewReader(string(in)))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return string(in), true
-	}
-	c, err := marshalCompact(v)
-	if err != nil {
-		return string(in), true
-	}
-	return string(c), true
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stategraph/stategraph/nodes/internal/text"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -31,80 +33,28 @@ type PlanRequest struct {
 	// guard's objection like a validation problem: it asks the model again
 	// with the objection listed. A planner that ignores them is still
 	// checked by the agent before anything runs.
-	Guards []Guard `json:"-"`
-}
-
-// Tokens are a model call's token counts, where the provider reports them.
-type Tokens struct {
-	Prompt     int `json:"prompt"`
-	Completion int `json:"completion"`
-	Total      int `json:"total"`
-}
-
-// Add returns t + u.
-func (t Tokens) Add(u Tokens) Tokens {
-	return Tokens{t.Prompt + u.Prompt, t.Completion + u.Completion, t.Total + u.Total}
-}
-
-// TokensOf reads token counts from langchaingo's GenerationInfo
-// (PromptTokens/CompletionTokens/TotalTokens as OpenAI reports them,
-// InputTokens/OutputTokens as Anthropic does), summed over choices.
-func TokensOf(resp *llms.ContentResponse) Tokens {
-	var t Tokens
-	if resp == nil {
-		return t
-	}
-	for _, c := range resp.Choices {
-		if c == nil {
-			continue
-		}
-		info := c.GenerationInfo
-		p := firstInt(info, "PromptTokens", "InputTokens", "input_tokens", "prompt_tokens")
-		q := firstInt(info, "CompletionTokens", "OutputTokens", "output_tokens", "completion_tokens")
-		tot := firstInt(info, "TotalTokens", "total_tokens")
-		if tot == 0 {
-			tot = p + q
-		}
-		t = t.Add(Tokens{p, q, tot})
-	}
-	return t
-}
-
-func firstInt(m map[string]any, keys ...string) int {
-	for _, k := range keys {
-		switch v := m[k].(type) {
-		case int:
-			return v
-		case int32:
-			return int(v)
-		case int64:
-			return int(v)
-		case float64:
-			return int(v)
-		}
-	}
-	return 0
+	Guards []plan.Guard `json:"-"`
 }
 
 // PlanInfo says how a plan was made.
 type PlanInfo struct {
-	Source     string      `json:"source"` // "template:<name>" or "model"
-	Attempts   int         `json:"attempts"`
-	ModelCalls int         `json:"model_calls"`
-	Tokens     Tokens      `json:"tokens"`
-	Score      Score       `json:"score"`
-	Rejected   [][]Problem `json:"rejected,omitempty"` // the problems of each rejected attempt
+	Source     string           `json:"source"` // "template:<name>" or "model"
+	Attempts   int              `json:"attempts"`
+	ModelCalls int              `json:"model_calls"`
+	Tokens     Tokens           `json:"tokens"`
+	Score      plan.Score       `json:"score"`
+	Rejected   [][]plan.Problem `json:"rejected,omitempty"` // the problems of each rejected attempt
 }
 
 // Planner turns a goal into a plan.
 type Planner interface {
-	Plan(ctx context.Context, req PlanRequest) (Plan, PlanInfo, error)
+	Plan(ctx context.Context, req PlanRequest) (plan.Plan, PlanInfo, error)
 }
 
 // RejectedError is returned when every attempt produced an unusable plan.
 type RejectedError struct {
 	Attempts int
-	Problems []Problem // of the last attempt
+	Problems []plan.Problem // of the last attempt
 }
 
 // Error implements error.
@@ -139,26 +89,26 @@ const DefaultThreshold = 0.7
 // wrapped; bad plans, and plans a guard of req.Guards refuses, are re-asked;
 // after MaxAttempts it returns a *RejectedError listing the last problems.
 // PlanInfo counts calls and tokens in every case.
-func (pl *LLMPlanner) Plan(ctx context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+func (pl *LLMPlanner) Plan(ctx context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
 	info := PlanInfo{Source: "model"}
-	data := PlannerPromptData{Goal: req.Goal, Constraints: req.Constraints, Context: req.Context, Tools: Infos(pl.Tools), Schema: PlanSchema}
+	data := PlannerPromptData{Goal: req.Goal, Constraints: req.Constraints, Context: req.Context, Tools: Infos(pl.Tools), Schema: plan.Schema}
 	p, err := askForPlan(ctx, pl.Model, pl.MaxAttempts, pl.Threshold, pl.Options, &info,
-		func(problems []Problem, previous string) (string, error) {
+		func(problems []plan.Problem, previous string) (string, error) {
 			data.Problems, data.Previous = problems, previous
 			return render(PlannerTemplate, data)
 		},
-		func(p Plan) Score {
+		func(p plan.Plan) plan.Score {
 			return guardedScore(normalizeNew(p, req), pl.Tools, req.Guards)
 		})
 	if err != nil {
-		return Plan{}, info, err
+		return plan.Plan{}, info, err
 	}
 	return normalizeNew(p, req), info, nil
 }
 
 // normalizeNew makes a model's plan a fresh plan for req: the request's goal
 // and constraints, every step pending with no result.
-func normalizeNew(p Plan, req PlanRequest) Plan {
+func normalizeNew(p plan.Plan, req PlanRequest) plan.Plan {
 	p = p.Clone()
 	if req.Goal != "" {
 		p.Goal = req.Goal
@@ -166,16 +116,16 @@ func normalizeNew(p Plan, req PlanRequest) Plan {
 	p.Constraints = slices.Clone(req.Constraints)
 	for i := range p.Steps {
 		s := &p.Steps[i]
-		s.Status, s.Result, s.Error, s.Evidence = StatusPending, "", "", nil
+		s.Status, s.Result, s.Error, s.Evidence = plan.StatusPending, "", "", nil
 	}
 	return p
 }
 
-// guardedScore is ScorePlan with every guard's objections added to the
+// guardedScore is plan.ScoreOf with every guard's objections added to the
 // problems (kind constraint, so the score is not Valid and the plan is asked
 // for again).
-func guardedScore(p Plan, ts []tools.Tool, guards []Guard) Score {
-	s := ScorePlan(p, ts)
+func guardedScore(p plan.Plan, ts []tools.Tool, guards []plan.Guard) plan.Score {
+	s := plan.ScoreOf(p, ts)
 	for _, g := range guards {
 		s.Problems = append(s.Problems, g(p)...)
 	}
@@ -185,10 +135,10 @@ func guardedScore(p Plan, ts []tools.Tool, guards []Guard) Score {
 // askForPlan is the ask → parse → score → re-ask loop shared by the planner
 // and the partial replanner.
 func askForPlan(ctx context.Context, model llms.Model, attempts int, threshold float64, opts []llms.CallOption,
-	info *PlanInfo, prompt func(problems []Problem, previous string) (string, error), score func(Plan) Score,
-) (Plan, error) {
+	info *PlanInfo, prompt func(problems []plan.Problem, previous string) (string, error), score func(plan.Plan) plan.Score,
+) (plan.Plan, error) {
 	if model == nil {
-		return Plan{}, errors.New("nodes: no model configured")
+		return plan.Plan{}, errors.New("nodes: no model configured")
 	}
 	if attempts <= 0 {
 		attempts = 3
@@ -196,27 +146,27 @@ func askForPlan(ctx context.Context, model llms.Model, attempts int, threshold f
 	if threshold <= 0 {
 		threshold = DefaultThreshold
 	}
-	var problems []Problem
+	var problems []plan.Problem
 	var previous string
 	for a := 1; a <= attempts; a++ {
-		text, err := prompt(problems, previous)
+		msg, err := prompt(problems, previous)
 		if err != nil {
-			return Plan{}, fmt.Errorf("nodes: render prompt: %w", err)
+			return plan.Plan{}, fmt.Errorf("nodes: render prompt: %w", err)
 		}
-		reply, tok, err := generate(ctx, model, text, opts...)
+		reply, tok, err := generate(ctx, model, msg, opts...)
 		if errors.Is(err, ErrModelBudget) {
 			// Refused, not made: neither an attempt nor a model call.
-			return Plan{}, fmt.Errorf("nodes: model call %d refused: %w", a, err)
+			return plan.Plan{}, fmt.Errorf("nodes: model call %d refused: %w", a, err)
 		}
 		info.Attempts = a
 		info.ModelCalls++
 		info.Tokens = info.Tokens.Add(tok)
 		if err != nil {
-			return Plan{}, fmt.Errorf("nodes: model call %d: %w", a, err)
+			return plan.Plan{}, fmt.Errorf("nodes: model call %d: %w", a, err)
 		}
-		p, err := ParsePlan(reply)
+		p, err := plan.Parse(reply)
 		if err != nil {
-			problems = []Problem{{Kind: ProblemParse, Message: err.Error()}}
+			problems = []plan.Problem{{Kind: plan.ProblemParse, Message: err.Error()}}
 		} else {
 			s := score(p)
 			info.Score = s
@@ -225,13 +175,13 @@ func askForPlan(ctx context.Context, model llms.Model, attempts int, threshold f
 			}
 			problems = s.Problems
 			if s.Valid() {
-				problems = append(problems, Problem{Kind: ProblemIncomplete, Message: fmt.Sprintf("plan scored %.2f, below the threshold %.2f", s.Overall, threshold)})
+				problems = append(problems, plan.Problem{Kind: plan.ProblemIncomplete, Message: fmt.Sprintf("plan scored %.2f, below the threshold %.2f", s.Overall, threshold)})
 			}
 		}
 		info.Rejected = append(info.Rejected, problems)
-		previous = truncate(reply, 4000)
+		previous = text.Truncate(reply, 4000)
 	}
-	return Plan{}, &RejectedError{Attempts: attempts, Problems: problems}
+	return plan.Plan{}, &RejectedError{Attempts: attempts, Problems: problems}
 }
 
 // generate makes one single-prompt model call and returns the first choice's
@@ -264,7 +214,7 @@ type PlanTemplate struct {
 	// Match, if set, is used instead of Keywords.
 	Match func(goal string) bool
 	// Build returns the plan for a request that matched.
-	Build func(req PlanRequest) (Plan, error)
+	Build func(req PlanRequest) (plan.Plan, error)
 }
 
 func (t PlanTemplate) matches(goal string) bool {
@@ -291,7 +241,7 @@ type TemplatePlanner struct {
 }
 
 // Plan implements Planner; it returns ErrNoTemplate when nothing matches.
-func (tp *TemplatePlanner) Plan(_ context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+func (tp *TemplatePlanner) Plan(_ context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
 	for _, t := range tp.Templates {
 		if !t.matches(req.Goal) {
 			continue
@@ -299,16 +249,16 @@ func (tp *TemplatePlanner) Plan(_ context.Context, req PlanRequest) (Plan, PlanI
 		info := PlanInfo{Source: "template:" + t.Name}
 		p, err := t.Build(req)
 		if err != nil {
-			return Plan{}, info, fmt.Errorf("nodes: template %q: %w", t.Name, err)
+			return plan.Plan{}, info, fmt.Errorf("nodes: template %q: %w", t.Name, err)
 		}
 		p = normalizeNew(p, req)
-		info.Score = ScorePlan(p, tp.Tools)
-		if err := Validate(p, tp.Tools); err != nil {
-			return Plan{}, info, fmt.Errorf("nodes: template %q: %w", t.Name, err)
+		info.Score = plan.ScoreOf(p, tp.Tools)
+		if err := plan.Validate(p, tp.Tools); err != nil {
+			return plan.Plan{}, info, fmt.Errorf("nodes: template %q: %w", t.Name, err)
 		}
 		return p, info, nil
 	}
-	return Plan{}, PlanInfo{}, ErrNoTemplate
+	return plan.Plan{}, PlanInfo{}, ErrNoTemplate
 }
 
 // AdaptivePlanner tries templates first (zero model calls) and asks the
@@ -319,7 +269,7 @@ type AdaptivePlanner struct {
 }
 
 // Plan implements Planner.
-func (ap *AdaptivePlanner) Plan(ctx context.Context, req PlanRequest) (Plan, PlanInfo, error) {
+func (ap *AdaptivePlanner) Plan(ctx context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
 	if ap.Templates != nil {
 		p, info, err := ap.Templates.Plan(ctx, req)
 		if !errors.Is(err, ErrNoTemplate) {
@@ -327,7 +277,7 @@ func (ap *AdaptivePlanner) Plan(ctx context.Context, req PlanRequest) (Plan, Pla
 		}
 	}
 	if ap.Model == nil {
-		return Plan{}, PlanInfo{}, ErrNoTemplate
+		return plan.Plan{}, PlanInfo{}, ErrNoTemplate
 	}
 	return ap.Model.Plan(ctx, req)
 }

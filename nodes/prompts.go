@@ -5,32 +5,9 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/tools"
 )
-
-// PlanSchema is the JSON Schema of the plan a model is asked to write.
-const PlanSchema = `{
-  "type": "object",
-  "required": ["goal", "steps"],
-  "properties": {
-    "goal": {"type": "string"},
-    "steps": {
-      "type": "array",
-      "minItems": 1,
-      "items": {
-        "type": "object",
-        "required": ["id", "description", "tool", "input", "depends_on"],
-        "properties": {
-          "id": {"type": "string", "description": "unique, e.g. step_1"},
-          "description": {"type": "string"},
-          "tool": {"type": "string", "description": "one of the tools, or \"\" for the final step that writes the answer"},
-          "input": {"description": "the tool's input as JSON; a string may hold {{step_id.result}} or {{step_id.result.field}}"},
-          "depends_on": {"type": "array", "items": {"type": "string"}}
-        }
-      }
-    }
-  }
-}`
 
 // ToolInfo is a tool's name and description, as shown to a model.
 type ToolInfo struct {
@@ -65,8 +42,8 @@ type PlannerPromptData struct {
 	Context     string
 	Tools       []ToolInfo
 	Schema      string
-	Problems    []Problem // from the previous attempt; empty on the first
-	Previous    string    // the previous attempt's reply, when it had problems
+	Problems    []plan.Problem // from the previous attempt; empty on the first
+	Previous    string         // the previous attempt's reply, when it had problems
 }
 
 // PlannerTemplate is the planner's prompt.
@@ -116,12 +93,12 @@ Previous reply:
 type ReplannerPromptData struct {
 	Goal        string
 	Constraints []string
-	Completed   []Step // kept, with their results and evidence
-	Remaining   []Step // to be replaced
+	Completed   []plan.Step // kept, with their results and evidence
+	Remaining   []plan.Step // to be replaced
 	Trigger     Trigger
 	Tools       []ToolInfo
 	Schema      string
-	Problems    []Problem
+	Problems    []plan.Problem
 	Previous    string
 }
 
@@ -181,7 +158,7 @@ type ResponderPromptData struct {
 	Goal        string
 	Constraints []string
 	Outcomes    []StepOutcome
-	Steps       []Step
+	Steps       []plan.Step
 	// Findings are what each step concluded (its last outcome's
 	// conclusion, and the reason when it showed the route is blocked), by
 	// step id.

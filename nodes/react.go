@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stategraph/stategraph/nodes/internal/text"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -17,10 +19,9 @@ import (
 // run and answered, until it replies without tool calls — its reply is the
 // step's result. The loop is bounded per step by MaxModelCalls and
 // MaxToolCalls; running out fails the step, naming the budget, and the
-// replanner decides. Run by the agent (WithReAct), a step is bounded by its
-// share of the agent's model-call and tool-call budgets too, makes no call
-// once the wall-time budget is spent, and may call only the tools the
-// agent's guards allow.
+// replanner decides. Run by the agent (WithReAct), a step also keeps to the
+// agent's budgets (see Budget) and may call only the tools the agent's
+// guards allow.
 //
 // Each successful tool call is judged as Executor.Run judges a step's call
 // (the output's verdict fields, then Checker): when one shows the route is
@@ -46,7 +47,7 @@ type ReActExecutor struct {
 	// is checked as a one-step plan with the call's tool and input: a call
 	// a guard refuses is answered with the guard's problem, not made and
 	// not audited. WithReAct adds the agent's Guards.
-	Guards []Guard
+	Guards []plan.Guard
 	// Now is the clock for audit records (default time.Now).
 	Now func() time.Time
 
@@ -70,15 +71,15 @@ const DefaultReActModelCalls = 5
 // Run runs the step. Like Executor.Run it never panics and reports every
 // failure in the outcome: a model error, an unknown tool (answered to the
 // model as an error, so it can correct itself), a spent per-step budget.
-func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (StepOutcome, ReActInfo) {
+func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Results) (StepOutcome, ReActInfo) {
 	out := StepOutcome{StepID: step.ID, Tool: step.Tool}
 	var info ReActInfo
-	fail := func(kind ErrorKind, err error) (StepOutcome, ReActInfo) {
-		out.Status, out.Err, out.ErrKind = StatusFailed, err.Error(), kind
+	fail := func(kind plan.ErrorKind, err error) (StepOutcome, ReActInfo) {
+		out.Status, out.Err, out.ErrKind = plan.StatusFailed, err.Error(), kind
 		return out, info
 	}
 	if r.Model == nil {
-		return fail(ErrKindOther, fmt.Errorf("nodes: react step %q: no model configured", step.ID))
+		return fail(plan.ErrKindOther, fmt.Errorf("nodes: react step %q: no model configured", step.ID))
 	}
 	now := r.Now
 	if now == nil {
@@ -108,31 +109,31 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 	var judged []Verdict // of the successful tool calls, in order
 	for {
 		if err := ctx.Err(); err != nil {
-			return fail(ErrKindCanceled, err)
+			return fail(plan.ErrKindCanceled, err)
 		}
 		if stop := wallSpent(ctx, now()); stop != nil {
-			return fail(ErrKindOther, fmt.Errorf("step %q: %v, before model call %d", step.ID, stop, info.ModelCalls+1))
+			return fail(plan.ErrKindOther, fmt.Errorf("step %q: %v, before model call %d", step.ID, stop, info.ModelCalls+1))
 		}
 		if info.ModelCalls >= maxModel {
 			if r.byModelShare {
-				return fail(ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d, before a final answer", step.ID, BudgetModelCalls, info.ModelCalls, maxModel))
+				return fail(plan.ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d, before a final answer", step.ID, BudgetModelCalls, info.ModelCalls, maxModel))
 			}
-			return fail(ErrKindOther, fmt.Errorf("step %q: per-step model budget spent (%d calls) before a final answer", step.ID, maxModel))
+			return fail(plan.ErrKindOther, fmt.Errorf("step %q: per-step model budget spent (%d calls) before a final answer", step.ID, maxModel))
 		}
 		resp, err := r.Model.GenerateContent(ctx, msgs, opts...)
 		info.ModelCalls++
 		info.Tokens = info.Tokens.Add(TokensOf(resp))
 		if err != nil {
-			return fail(ClassifyError(err), fmt.Errorf("step %q: model call %d: %w", step.ID, info.ModelCalls, err))
+			return fail(plan.ClassifyError(err), fmt.Errorf("step %q: model call %d: %w", step.ID, info.ModelCalls, err))
 		}
 		if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
-			return fail(ErrKindOther, fmt.Errorf("step %q: empty response from model", step.ID))
+			return fail(plan.ErrKindOther, fmt.Errorf("step %q: empty response from model", step.ID))
 		}
 		choice := resp.Choices[0]
 		if len(choice.ToolCalls) == 0 {
-			out.Status = StatusCompleted
+			out.Status = plan.StatusCompleted
 			out.Output = strings.TrimSpace(choice.Content)
-			out.Conclusion = truncate(out.Output, 200)
+			out.Conclusion = text.Truncate(out.Output, 200)
 			for _, v := range judged {
 				out.Evidence = append(out.Evidence, v.Evidence...)
 				if v.Blocked && !out.Blocked {
@@ -140,7 +141,7 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 				}
 			}
 			if len(out.Evidence) == 0 {
-				out.Evidence = []string{"model: " + truncate(out.Output, 300)}
+				out.Evidence = []string{"model: " + text.Truncate(out.Output, 300)}
 			}
 			return out, info
 		}
@@ -155,12 +156,12 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 		for _, tc := range choice.ToolCalls {
 			if r.MaxToolCalls > 0 && len(out.Audit) >= r.MaxToolCalls {
 				if r.byShare {
-					return fail(ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d", step.ID, BudgetToolCalls, len(out.Audit), r.MaxToolCalls))
+					return fail(plan.ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d", step.ID, BudgetToolCalls, len(out.Audit), r.MaxToolCalls))
 				}
-				return fail(ErrKindOther, fmt.Errorf("step %q: stopped by budget %s: used %d of %d", step.ID, BudgetToolCallsPerStep, len(out.Audit), r.MaxToolCalls))
+				return fail(plan.ErrKindOther, fmt.Errorf("step %q: stopped by budget %s: used %d of %d", step.ID, BudgetToolCallsPerStep, len(out.Audit), r.MaxToolCalls))
 			}
 			if stop := wallSpent(ctx, now()); stop != nil {
-				return fail(ErrKindOther, fmt.Errorf("step %q: %v, before tool call %d", step.ID, stop, len(out.Audit)+1))
+				return fail(plan.ErrKindOther, fmt.Errorf("step %q: %v, before tool call %d", step.ID, stop, len(out.Audit)+1))
 			}
 			msg, v := r.call(ctx, step, tc, allowed, now, &out)
 			msgs = append(msgs, msg)
@@ -176,7 +177,7 @@ func (r *ReActExecutor) Run(ctx context.Context, step Step, results Results) (St
 // call succeeded, its verdict (judgeCall). A call to a tool the guards
 // refuse, with its input (refusal), is answered with the refusal and
 // neither made nor recorded.
-func (r *ReActExecutor) call(ctx context.Context, step Step, tc llms.ToolCall, allowed []tools.Tool, now func() time.Time, out *StepOutcome) (llms.MessageContent, *Verdict) {
+func (r *ReActExecutor) call(ctx context.Context, step plan.Step, tc llms.ToolCall, allowed []tools.Tool, now func() time.Time, out *StepOutcome) (llms.MessageContent, *Verdict) {
 	name, args := "", ""
 	if tc.FunctionCall != nil {
 		name, args = tc.FunctionCall.Name, tc.FunctionCall.Arguments
@@ -201,10 +202,10 @@ func (r *ReActExecutor) call(ctx context.Context, step Step, tc llms.ToolCall, a
 	rec := AuditRecord{StepID: step.ID, Tool: name, Attempt: len(out.Audit) + 1, Input: input, Start: now()}
 	var result string
 	var err error
-	if t, ok := FindTool(allowed, name); ok {
+	if t, ok := plan.FindTool(allowed, name); ok {
 		result, err = callTool(ctx, t, input)
 	} else {
-		err = fmt.Errorf("unknown tool %q (available: %s)", name, strings.Join(ToolNames(allowed), ", "))
+		err = fmt.Errorf("unknown tool %q (available: %s)", name, strings.Join(plan.ToolNames(allowed), ", "))
 	}
 	rec.End = now()
 	rec.Duration = rec.End.Sub(rec.Start)
@@ -218,14 +219,14 @@ func (r *ReActExecutor) call(ctx context.Context, step Step, tc llms.ToolCall, a
 	if err != nil {
 		return answer(result), nil
 	}
-	called := Step{ID: step.ID, Description: step.Description, Tool: name, Input: inputJSON(input), DependsOn: step.DependsOn}
+	called := plan.Step{ID: step.ID, Description: step.Description, Tool: name, Input: inputJSON(input), DependsOn: step.DependsOn}
 	v := judgeCall(called, input, result, r.Checker)
 	return answer(result), &v
 }
 
 // allowedTools returns the tools step may call: those the guards do not
 // refuse (refusal).
-func (r *ReActExecutor) allowedTools(step Step) []tools.Tool {
+func (r *ReActExecutor) allowedTools(step plan.Step) []tools.Tool {
 	if len(r.Guards) == 0 {
 		return r.Tools
 	}
@@ -241,11 +242,11 @@ func (r *ReActExecutor) allowedTools(step Step) []tools.Tool {
 // refusal returns why the guards refuse step calling the named tool with
 // input (nil: the tool whatever its input, to decide whether to offer it) —
 // the problems they find in a plan of that one step, not yet run — or "".
-func (r *ReActExecutor) refusal(step Step, tool string, input json.RawMessage) string {
+func (r *ReActExecutor) refusal(step plan.Step, tool string, input json.RawMessage) string {
 	if len(r.Guards) == 0 {
 		return ""
 	}
-	probe := Plan{Steps: []Step{{ID: step.ID, Description: step.Description, Tool: tool, Input: input}}}
+	probe := plan.Plan{Steps: []plan.Step{{ID: step.ID, Description: step.Description, Tool: tool, Input: input}}}
 	var why []string
 	for _, g := range r.Guards {
 		for _, p := range g(probe) {
@@ -266,15 +267,15 @@ func inputJSON(input string) json.RawMessage {
 }
 
 // reactPrompt is the step's task with the results of its dependencies.
-func reactPrompt(step Step, results Results) string {
+func reactPrompt(step plan.Step, results plan.Results) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Step %s: %s\n", step.ID, step.Description)
 	if len(step.Input) > 0 {
 		fmt.Fprintf(&b, "Input: %s\n", step.Input)
 	}
 	for _, d := range step.DependsOn {
-		if r, ok := results[d]; ok && r.Status == StatusCompleted {
-			fmt.Fprintf(&b, "Result of %s (%s): %s\n", d, r.Description, truncate(r.Result, 2000))
+		if r, ok := results[d]; ok && r.Status == plan.StatusCompleted {
+			fmt.Fprintf(&b, "Result of %s (%s): %s\n", d, r.Description, text.Truncate(r.Result, 2000))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

@@ -1,4 +1,4 @@
-package nodes
+package nodes_test
 
 import (
 	"context"
@@ -7,8 +7,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stategraph/stategraph/internal/delivery"
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/tools"
 )
 
 // toolCallingModel is a fake llms.Model that answers with scripted choices
@@ -56,57 +60,58 @@ func askTool(id, name, input string) *llms.ContentChoice {
 
 func TestReActExecutor(t *testing.T) {
 	t.Parallel()
-	step := Step{ID: "research", Description: "Find out whether warehouse B can ship SKU-01"}
+	step := plan.Step{ID: "research", Description: "Find out whether warehouse B can ship SKU-01"}
 	tests := []struct {
 		name     string
 		model    *toolCallingModel
 		maxTools int
 		maxModel int
 		byShare  bool // maxModel is the step's share of the agent's model-call budget
-		status   StepStatus
+		status   plan.StepStatus
 		output   string
 		err      string
 		audit    int
 	}{{
 		name: "tool call then answer",
 		model: &toolCallingModel{replies: []*llms.ContentChoice{
-			askTool("c1", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+			askTool("c1", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 			{Content: " B has 4 units. "},
 		}},
-		status: StatusCompleted, output: "B has 4 units.", audit: 1,
+		status: plan.StatusCompleted, output: "B has 4 units.", audit: 1,
 	}, {
 		name: "unknown tool is answered as an error and the model recovers",
 		model: &toolCallingModel{replies: []*llms.ContentChoice{
 			askTool("c1", "stock_chek", `{}`),
-			askTool("c2", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+			askTool("c2", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 			{Content: "B has 4 units."},
 		}},
-		status: StatusCompleted, output: "B has 4 units.", audit: 2,
+		status: plan.StatusCompleted, output: "B has 4 units.", audit: 2,
 	}, {
 		name:     "per-step tool budget",
-		model:    &toolCallingModel{loop: askTool("c", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
+		model:    &toolCallingModel{loop: askTool("c", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
 		maxTools: 2,
-		status:   StatusFailed, err: `step "research": stopped by budget max_tool_calls_per_step: used 2 of 2`, audit: 2,
+		status:   plan.StatusFailed, err: `step "research": stopped by budget max_tool_calls_per_step: used 2 of 2`, audit: 2,
 	}, {
 		name:     "per-step model budget",
-		model:    &toolCallingModel{loop: askTool("c", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
+		model:    &toolCallingModel{loop: askTool("c", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
 		maxModel: 3,
-		status:   StatusFailed, err: `step "research": per-step model budget spent (3 calls) before a final answer`, audit: 3,
+		status:   plan.StatusFailed, err: `step "research": per-step model budget spent (3 calls) before a final answer`, audit: 3,
 	}, {
 		name:     "share of the agent's model-call budget",
-		model:    &toolCallingModel{loop: askTool("c", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
+		model:    &toolCallingModel{loop: askTool("c", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
 		maxModel: 2, byShare: true,
-		status: StatusFailed, err: `step "research": stopped by its share of budget max_model_calls: used 2 of 2`, audit: 2,
+		status: plan.StatusFailed, err: `step "research": stopped by its share of budget max_model_calls: used 2 of 2`, audit: 2,
 	}, {
 		name:   "model error",
 		model:  &toolCallingModel{},
-		status: StatusFailed, err: "tool-calling model: no more replies",
+		status: plan.StatusFailed, err: "tool-calling model: no more replies",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			c := NewDeliveryCase()
-			r := &ReActExecutor{Model: tt.model, Tools: c.Tools(), MaxToolCalls: tt.maxTools, MaxModelCalls: tt.maxModel, byModelShare: tt.byShare}
+			c := delivery.New()
+			r := &nodes.ReActExecutor{Model: tt.model, Tools: c.Tools(), MaxToolCalls: tt.maxTools, MaxModelCalls: tt.maxModel}
+			r.SetByModelShare(tt.byShare)
 			out, info := r.Run(t.Context(), step, nil)
 			require.Equal(t, tt.status, out.Status, out.Err)
 			require.Equal(t, tt.output, out.Output)
@@ -117,8 +122,8 @@ func TestReActExecutor(t *testing.T) {
 			require.Equal(t, len(tt.model.calls), info.ModelCalls)
 			require.Equal(t, 15*len(tt.model.calls)-15*boolInt(tt.name == "model error"), info.Tokens.Total)
 			require.Len(t, tt.model.tools[0], 4, "the tools are offered with llms.WithTools")
-			require.Equal(t, ToolOrderLookup, tt.model.tools[0][0].Function.Name)
-			require.Zero(t, c.Calls(ToolChangeOrder))
+			require.Equal(t, delivery.ToolOrderLookup, tt.model.tools[0][0].Function.Name)
+			require.Zero(t, c.Calls(delivery.ToolChangeOrder))
 		})
 	}
 }
@@ -132,15 +137,15 @@ func boolInt(b bool) int {
 
 func TestReActExecutorSendsToolResultsBack(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := delivery.New()
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
-		askTool("call-1", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+		askTool("call-1", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 		{Content: "B has 4 units."},
 	}}
-	results := Results{"order": {ID: "order", Description: "look up", Status: StatusCompleted, Result: `{"sku":"SKU-01"}`}}
-	step := Step{ID: "research", Description: "Can B ship it?", DependsOn: []string{"order"}}
-	out, _ := (&ReActExecutor{Model: m, Tools: c.Tools()}).Run(t.Context(), step, results)
-	require.Equal(t, StatusCompleted, out.Status)
+	results := plan.Results{"order": {ID: "order", Description: "look up", Status: plan.StatusCompleted, Result: `{"sku":"SKU-01"}`}}
+	step := plan.Step{ID: "research", Description: "Can B ship it?", DependsOn: []string{"order"}}
+	out, _ := (&nodes.ReActExecutor{Model: m, Tools: c.Tools()}).Run(t.Context(), step, results)
+	require.Equal(t, plan.StatusCompleted, out.Status)
 	require.Equal(t, []string{`stock_check({"warehouse":"B","sku":"SKU-01"}) → {"warehouse":"B","sku":"SKU-01","available":4,"switch_allowed":true}`}, out.Evidence)
 
 	first := m.calls[0]
@@ -158,31 +163,70 @@ func TestReActExecutorSendsToolResultsBack(t *testing.T) {
 
 func TestAgentRunsDescribedStepsWithReAct(t *testing.T) {
 	t.Parallel()
-	c := NewDeliveryCase()
+	c := delivery.New()
 	m := &toolCallingModel{replies: []*llms.ContentChoice{
-		askTool("c1", ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
+		askTool("c1", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 		{Content: "Warehouse B has 4 units of SKU-01."},
 	}}
 	cfg := c.AgentConfig()
-	cfg.Planner = plannerFunc(func(_ context.Context, req PlanRequest) (Plan, PlanInfo, error) {
-		return Plan{Goal: req.Goal, Steps: []Step{
+	cfg.Planner = plannerFunc(func(_ context.Context, req nodes.PlanRequest) (plan.Plan, nodes.PlanInfo, error) {
+		return plan.Plan{Goal: req.Goal, Steps: []plan.Step{
 			{ID: "research", Description: "Find out whether warehouse B has SKU-01"}, // no tool: ReAct
-			{ID: "order", Description: "Look up the order", Tool: ToolOrderLookup, Input: json.RawMessage(`{"order_id":"O1001"}`)},
+			{ID: "order", Description: "Look up the order", Tool: delivery.ToolOrderLookup, Input: json.RawMessage(`{"order_id":"O1001"}`)},
 			{ID: "answer", Description: "Answer", DependsOn: []string{"research", "order"}}, // synthesis
-		}}, PlanInfo{}, nil
+		}}, nodes.PlanInfo{}, nil
 	})
-	cfg.Responder = TemplateResponder{}
-	cfg.Budget = Budget{MaxToolCallsPerStep: 3}
-	app := compileAgent(t, cfg, nil, WithReAct(&ReActExecutor{Model: m}, nil))
-	out, err := app.Invoke(t.Context(), NewInput("Can B ship SKU-01?"))
+	cfg.Responder = nodes.TemplateResponder{}
+	cfg.Budget = nodes.Budget{MaxToolCallsPerStep: 3}
+	app := compileAgent(t, cfg, nil, nodes.WithReAct(&nodes.ReActExecutor{Model: m}, nil))
+	out, err := app.Invoke(t.Context(), nodes.NewInput("Can B ship SKU-01?"))
 	require.NoError(t, err)
 	require.True(t, out.Response.Complete)
 	require.Len(t, m.calls, 2, "only the described step used the model")
-	require.Equal(t, Usage{Wall: out.Usage.Wall, ModelCalls: 2, ToolCalls: 2, Rounds: 2, PromptTokens: 20, CompletionTokens: 10, TotalTokens: 30}, out.Usage)
+	require.Equal(t, nodes.Usage{Wall: out.Usage.Wall, ModelCalls: 2, ToolCalls: 2, Rounds: 2, PromptTokens: 20, CompletionTokens: 10, TotalTokens: 30}, out.Usage)
 	research := outcomeOf(t, out.PastSteps, "research")
 	require.Equal(t, "Warehouse B has 4 units of SKU-01.", research.Output)
 	require.Len(t, out.Audit.ForStep("research"), 1)
 	require.Contains(t, out.Answer(), "Warehouse B has 4 units of SKU-01.")
 	answer, _ := out.Plan.Step("answer")
 	require.Contains(t, answer.Result, "research: Warehouse B has 4 units of SKU-01.")
+}
+
+// The inner ReAct executor returns the same result package as a tool step
+// (seed 003 §7.2.2 and §7.4), "对剩余计划的影响" included: a route found blocked
+// inside a ReAct step (the tool's JSON "blocked" or the Checker) reaches the
+// replanner.
+func TestReActStepReportsABlockedRoute(t *testing.T) {
+	t.Parallel()
+	stock := nodes.FuncTool{ToolName: "stock_check", ToolDescription: "stock",
+		Fn: func(context.Context, string) (string, error) {
+			return `{"blocked":true,"reason":"warehouse A has no stock until Saturday","impact":"evaluate other warehouses"}`, nil
+		}}
+	m := &toolCallingModel{replies: []*llms.ContentChoice{
+		askTool("c1", "stock_check", `{"warehouse":"A","sku":"SKU-01"}`),
+		{Content: "Warehouse A cannot ship before Saturday."},
+	}}
+	r := &nodes.ReActExecutor{Model: m, Tools: []tools.Tool{stock}}
+	out, _ := r.Run(t.Context(), plan.Step{ID: "check_a", Description: "Can warehouse A deliver before Friday 18:00?"}, nil)
+	require.Equal(t, plan.StatusCompleted, out.Status)
+	require.True(t, out.Blocked, "the step succeeded and showed the route is blocked")
+	require.Contains(t, out.BlockReason, "no stock until Saturday")
+	require.Equal(t, "evaluate other warehouses", out.Impact)
+}
+
+func TestReActStepIsJudgedByTheChecker(t *testing.T) {
+	t.Parallel()
+	c := delivery.New()
+	m := &toolCallingModel{replies: []*llms.ContentChoice{
+		askTool("c1", delivery.ToolStockCheck, `{"warehouse":"A","sku":"SKU-01"}`),
+		{Content: "Warehouse A is out of stock."},
+	}}
+	r := &nodes.ReActExecutor{Model: m, Tools: c.Tools(), Checker: c.Checker()}
+	out, _ := r.Run(t.Context(), plan.Step{ID: "check_a", Description: "Can warehouse A deliver in time?"}, nil)
+	require.Equal(t, plan.StatusCompleted, out.Status)
+	require.True(t, out.Blocked)
+	require.Contains(t, out.BlockReason, "restocks Saturday 10:00")
+	require.Contains(t, out.Impact, "evaluate other warehouses")
+	require.Equal(t, []string{"stock_check A: 0 available, restock Saturday 10:00, earliest arrival next Monday 18:00"}, out.Evidence)
+	require.Equal(t, "Warehouse A is out of stock.", out.Conclusion, "the model's reply is still the step's conclusion")
 }

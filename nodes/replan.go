@@ -1,12 +1,15 @@
 package nodes
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	"github.com/stategraph/stategraph/nodes/internal/text"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/tools"
 )
 
@@ -35,13 +38,13 @@ const (
 
 // Trigger is the event a revision answers.
 type Trigger struct {
-	Kind        TriggerKind `json:"kind"`
-	StepID      string      `json:"step_id"`
-	Tool        string      `json:"tool,omitempty"`
-	ErrKind     ErrorKind   `json:"error_kind,omitempty"`
-	Error       string      `json:"error,omitempty"`
-	BlockReason string      `json:"block_reason,omitempty"`
-	Impact      string      `json:"impact,omitempty"`
+	Kind        TriggerKind    `json:"kind"`
+	StepID      string         `json:"step_id"`
+	Tool        string         `json:"tool,omitempty"`
+	ErrKind     plan.ErrorKind `json:"error_kind,omitempty"`
+	Error       string         `json:"error,omitempty"`
+	BlockReason string         `json:"block_reason,omitempty"`
+	Impact      string         `json:"impact,omitempty"`
 }
 
 // Summary renders the trigger in one line.
@@ -61,7 +64,7 @@ func (t Trigger) Summary() string {
 
 // RoundInput is what the replan node sees after an execution round.
 type RoundInput struct {
-	Plan     Plan          // with the round's outcomes applied
+	Plan     plan.Plan     // with the round's outcomes applied
 	Outcomes []StepOutcome // the round's outcomes
 	Budget   Budget
 	Usage    Usage // including the round (see Usage.EndRound)
@@ -83,7 +86,7 @@ type Decision struct {
 	Trigger *Trigger    `json:"trigger,omitempty"`
 	Stop    *StopReason `json:"stop,omitempty"`
 	// Plan and Info are set by ReplanRound when Action is revise.
-	Plan *Plan       `json:"plan,omitempty"`
+	Plan *plan.Plan  `json:"plan,omitempty"`
 	Info *ReplanInfo `json:"info,omitempty"`
 }
 
@@ -130,13 +133,13 @@ func Decide(in RoundInput) Decision {
 
 func findTrigger(in RoundInput) *Trigger {
 	for _, o := range in.Outcomes {
-		if o.Blocked && o.Status == StatusCompleted {
+		if o.Blocked && o.Status == plan.StatusCompleted {
 			return &Trigger{Kind: TriggerBlocked, StepID: o.StepID, Tool: o.Tool, BlockReason: o.BlockReason, Impact: o.Impact}
 		}
 	}
 	for _, s := range in.Plan.Steps {
-		if s.Status == StatusFailed {
-			t := &Trigger{Kind: TriggerFailed, StepID: s.ID, Tool: s.Tool, Error: s.Error, ErrKind: ClassifyErrorText(s.Error)}
+		if s.Status == plan.StatusFailed {
+			t := &Trigger{Kind: TriggerFailed, StepID: s.ID, Tool: s.Tool, Error: s.Error, ErrKind: plan.ClassifyErrorText(s.Error)}
 			for _, o := range in.Outcomes {
 				if o.StepID == s.ID && o.ErrKind != "" {
 					t.ErrKind = o.ErrKind
@@ -148,11 +151,11 @@ func findTrigger(in RoundInput) *Trigger {
 	if in.Plan.Stuck() {
 		st := in.Plan.Results()
 		for _, s := range in.Plan.Steps {
-			if s.Status.orPending() != StatusPending {
+			if cmp.Or(s.Status, plan.StatusPending) != plan.StatusPending {
 				continue
 			}
 			for _, d := range s.DependsOn {
-				if ds, ok := st[d]; !ok || ds.Status == StatusFailed {
+				if ds, ok := st[d]; !ok || ds.Status == plan.StatusFailed {
 					why := "does not exist"
 					if ok {
 						why = "was " + string(ds.Status)
@@ -176,7 +179,7 @@ var ErrRevisionRejected = errors.New("nodes: revision rejected")
 
 // ReplanRequest is what a replan strategy works from.
 type ReplanRequest struct {
-	Plan    Plan // current plan, outcomes applied; Goal and Constraints included
+	Plan    plan.Plan // current plan, outcomes applied; Goal and Constraints included
 	Trigger Trigger
 	Tools   []tools.Tool
 	// Guards are the guards a revision must pass, set by Revise. A strategy
@@ -184,7 +187,7 @@ type ReplanRequest struct {
 	// candidate with CheckRevision and moves on when it is rejected; the
 	// model-backed PartialReplan and FullReplan (through its planner's
 	// PlanRequest.Guards) ask the model again when a guard refuses a plan.
-	Guards []Guard
+	Guards []plan.Guard
 }
 
 // ReplanInfo says what a revision did.
@@ -213,96 +216,70 @@ type StrategyFailure struct {
 
 // Replanner revises a plan.
 type Replanner interface {
-	Replan(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error)
+	Replan(ctx context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error)
 }
 
-// Guard checks a plan against a user constraint and lists the violations.
-type Guard func(p Plan) []Problem
-
-// SideEffecter is an optional interface for tools: SideEffects reports
-// whether calling the tool changes the world (places an order, writes a file).
-type SideEffecter interface {
-	SideEffects() bool
-}
-
-// ReadOnlyGuard enforces "query only, change nothing": no step that has not
-// run yet may use a tool whose SideEffects reports true.
-func ReadOnlyGuard(ts []tools.Tool) Guard {
-	return func(p Plan) []Problem {
-		var probs []Problem
-		for _, s := range p.Steps {
-			if s.Status == StatusCompleted || s.Status == StatusSkipped {
-				continue
-			}
-			if t, ok := FindTool(ts, s.Tool); ok {
-				if se, ok := t.(SideEffecter); ok && se.SideEffects() {
-					probs = append(probs, Problem{StepID: s.ID, Kind: ProblemConstraint, Message: fmt.Sprintf("tool %q changes things, but the request is query-only", s.Tool)})
-				}
-			}
-		}
-		return probs
-	}
-}
-
-// CheckRevision enforces the replan invariants and returns a *PlanError
-// (matching ErrInvalidPlan and ErrRevisionRejected) listing every violation:
+// CheckRevision enforces the replan invariants and returns a *plan.ValidationError
+// (matching plan.ErrInvalid and ErrRevisionRejected) listing every violation:
 // the goal is unchanged; every constraint of old is in revised, verbatim;
 // every completed step of old is in revised, still completed, with the same
-// tool, input and result and all its evidence; revised passes Validate and
+// tool, input and result and all its evidence; revised passes plan.Validate and
 // every guard.
-func CheckRevision(old, revised Plan, ts []tools.Tool, guards ...Guard) error {
-	var probs []Problem
+func CheckRevision(old, revised plan.Plan, ts []tools.Tool, guards ...plan.Guard) error {
+	var probs []plan.Problem
 	if revised.Goal != old.Goal {
-		probs = append(probs, Problem{Kind: ProblemConstraint, Message: fmt.Sprintf("goal changed from %q to %q", old.Goal, revised.Goal)})
+		probs = append(probs, plan.Problem{Kind: plan.ProblemConstraint, Message: fmt.Sprintf("goal changed from %q to %q", old.Goal, revised.Goal)})
 	}
 	for _, c := range old.Constraints {
 		if !slices.Contains(revised.Constraints, c) {
-			probs = append(probs, Problem{Kind: ProblemConstraint, Message: fmt.Sprintf("constraint dropped or altered: %q", c)})
+			probs = append(probs, plan.Problem{Kind: plan.ProblemConstraint, Message: fmt.Sprintf("constraint dropped or altered: %q", c)})
 		}
 	}
 	for _, s := range old.Steps {
-		if s.Status != StatusCompleted {
+		if s.Status != plan.StatusCompleted {
 			continue
 		}
 		n, ok := revised.Step(s.ID)
 		switch {
 		case !ok:
-			probs = append(probs, Problem{StepID: s.ID, Kind: ProblemDroppedWork, Message: "completed step dropped"})
-		case n.Status != StatusCompleted || n.Result != s.Result || n.Tool != s.Tool || string(n.Input) != string(s.Input):
-			probs = append(probs, Problem{StepID: s.ID, Kind: ProblemDroppedWork, Message: "completed step altered (status, tool, input or result)"})
+			probs = append(probs, plan.Problem{StepID: s.ID, Kind: plan.ProblemDroppedWork, Message: "completed step dropped"})
+		case n.Status != plan.StatusCompleted || n.Result != s.Result || n.Tool != s.Tool || string(n.Input) != string(s.Input):
+			probs = append(probs, plan.Problem{StepID: s.ID, Kind: plan.ProblemDroppedWork, Message: "completed step altered (status, tool, input or result)"})
 		default:
 			for _, e := range s.Evidence {
 				if !slices.Contains(n.Evidence, e) {
-					probs = append(probs, Problem{StepID: s.ID, Kind: ProblemDroppedWork, Message: fmt.Sprintf("evidence dropped: %q", truncate(e, 80))})
+					probs = append(probs, plan.Problem{StepID: s.ID, Kind: plan.ProblemDroppedWork, Message: fmt.Sprintf("evidence dropped: %q", text.Truncate(e, 80))})
 				}
 			}
 		}
 	}
-	probs = append(probs, Check(revised, ts)...)
+	probs = append(probs, plan.Check(revised, ts)...)
 	for _, g := range guards {
 		probs = append(probs, g(revised)...)
 	}
 	if len(probs) > 0 {
-		return &revisionError{PlanError{Problems: probs}}
+		return &revisionError{plan.ValidationError{Problems: probs}}
 	}
 	return nil
 }
 
-// revisionError is the *PlanError of a rejected revision.
-type revisionError struct{ PlanError }
+// revisionError is the *plan.ValidationError of a rejected revision.
+type revisionError struct{ plan.ValidationError }
 
 // Error implements error.
-func (e *revisionError) Error() string { return "nodes: revision rejected: " + e.PlanError.Error() }
-
-// Is matches ErrRevisionRejected and ErrInvalidPlan.
-func (e *revisionError) Is(target error) bool {
-	return target == ErrRevisionRejected || target == ErrInvalidPlan
+func (e *revisionError) Error() string {
+	return "nodes: revision rejected: " + e.ValidationError.Error()
 }
 
-// As exposes the embedded *PlanError to errors.As.
+// Is matches ErrRevisionRejected and plan.ErrInvalid.
+func (e *revisionError) Is(target error) bool {
+	return target == ErrRevisionRejected || target == plan.ErrInvalid
+}
+
+// As exposes the embedded *plan.ValidationError to errors.As.
 func (e *revisionError) As(target any) bool {
-	if pe, ok := target.(**PlanError); ok {
-		*pe = &e.PlanError
+	if pe, ok := target.(**plan.ValidationError); ok {
+		*pe = &e.ValidationError
 		return true
 	}
 	return false
@@ -311,26 +288,26 @@ func (e *revisionError) As(target any) bool {
 // Revise runs a strategy and enforces the invariants (CheckRevision) on its
 // result; it also fills Kept/Removed/Added/Changed in the info. The strategy
 // sees the guards in req.Guards.
-func Revise(ctx context.Context, r Replanner, req ReplanRequest, guards ...Guard) (Plan, ReplanInfo, error) {
+func Revise(ctx context.Context, r Replanner, req ReplanRequest, guards ...plan.Guard) (plan.Plan, ReplanInfo, error) {
 	req.Guards = guards
 	p, info, err := r.Replan(ctx, req)
 	if err != nil {
-		return Plan{}, info, err
+		return plan.Plan{}, info, err
 	}
 	if err := CheckRevision(req.Plan, p, req.Tools, guards...); err != nil {
-		return Plan{}, info, err
+		return plan.Plan{}, info, err
 	}
 	info.Kept, info.Removed, info.Added, info.Changed = diffPlans(req.Plan, p)
 	return p, info, nil
 }
 
-func diffPlans(old, revised Plan) (kept, removed, added, changed []string) {
+func diffPlans(old, revised plan.Plan) (kept, removed, added, changed []string) {
 	for _, s := range old.Steps {
 		n, ok := revised.Step(s.ID)
 		switch {
 		case !ok:
 			removed = append(removed, s.ID)
-		case s.Status == StatusCompleted || s.Status == StatusSkipped:
+		case s.Status == plan.StatusCompleted || s.Status == plan.StatusSkipped:
 			kept = append(kept, s.ID)
 		case n.Tool != s.Tool || string(n.Input) != string(s.Input) || !slices.Equal(n.DependsOn, s.DependsOn):
 			changed = append(changed, s.ID)
@@ -351,7 +328,7 @@ func diffPlans(old, revised Plan) (kept, removed, added, changed []string) {
 // are also in Decision.Info.Failed); any other error (a model transport
 // error) is returned. The caller adds Decision.Info.ModelCalls and one
 // replan to its Usage.
-func ReplanRound(ctx context.Context, in RoundInput, r Replanner, ts []tools.Tool, guards ...Guard) (Decision, error) {
+func ReplanRound(ctx context.Context, in RoundInput, r Replanner, ts []tools.Tool, guards ...plan.Guard) (Decision, error) {
 	d := Decide(in)
 	if d.Action != ActionRevise {
 		return d, nil

@@ -1,17 +1,21 @@
 package nodes
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/stategraph/stategraph/nodes/internal/text"
+	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/state"
 	"github.com/tmc/langchaingo/llms"
 )
 
 // RespondRequest is what the responder answers from.
 type RespondRequest struct {
-	Plan     Plan          // final plan: goal, constraints, steps with results and evidence
+	Plan     plan.Plan     // final plan: goal, constraints, steps with results and evidence
 	Outcomes []StepOutcome // every outcome of the run (past steps), in order
 	// Stop and Blocked say why the run ended early; both empty when it finished.
 	Stop    *StopReason
@@ -51,10 +55,10 @@ func (r RespondRequest) Complete() bool {
 func (r RespondRequest) Missing() []string {
 	var out []string
 	for _, s := range r.Plan.Steps {
-		if s.Status == StatusCompleted {
+		if s.Status == plan.StatusCompleted {
 			continue
 		}
-		m := fmt.Sprintf("%s: %s (%s)", s.ID, s.Description, s.Status.orPending())
+		m := fmt.Sprintf("%s: %s (%s)", s.ID, s.Description, cmp.Or(s.Status, plan.StatusPending))
 		if s.Error != "" {
 			m += ": " + s.Error
 		}
@@ -112,14 +116,14 @@ func (t TemplateResponder) Respond(_ context.Context, req RespondRequest) (Respo
 	}
 	b.WriteString("Done:\n")
 	for _, s := range req.Plan.Steps {
-		if s.Status != StatusCompleted {
+		if s.Status != plan.StatusCompleted {
 			continue
 		}
 		line := s.Result
 		if o, ok := conclusions[s.ID]; ok && o.Conclusion != "" {
 			line = o.Conclusion
 		}
-		fmt.Fprintf(&b, "- %s: %s\n", s.Description, truncate(line, 300))
+		fmt.Fprintf(&b, "- %s: %s\n", s.Description, text.Truncate(line, 300))
 		for _, e := range s.Evidence {
 			fmt.Fprintf(&b, "  evidence: %s\n", e)
 		}
@@ -193,4 +197,55 @@ func findings(outcomes []StepOutcome) map[string]string {
 		}
 	}
 	return m
+}
+
+// respond is the respond node. When the model-call budget is spent, a
+// responder other than a TemplateResponder is replaced by the generic
+// TemplateResponder, so answering never exceeds the budget. A stop or a
+// blocked plan is always named in the answer, and so is every step skipped
+// after a failure, as missing with its error, whatever the responder wrote
+// (a TemplateResponder's Format, a model).
+func (a *Agent) respond(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
+	ctx, cancel := ownContext(ctx)
+	defer cancel()
+	start := a.now()
+	r := a.cfg.Responder
+	if _, tmpl := r.(TemplateResponder); !tmpl && a.cfg.Budget.MaxModelCalls > 0 && s.Usage.ModelCalls >= a.cfg.Budget.MaxModelCalls {
+		r = TemplateResponder{}
+	}
+	req := RespondRequest{Plan: s.Plan, Outcomes: s.PastSteps, Stop: s.Stop, Blocked: s.Blocked, Audit: s.Audit}
+	resp, err := r.Respond(ctx, req)
+	if err != nil {
+		return state.Update[AgentState]{}, fmt.Errorf("nodes: respond: %w", err)
+	}
+	early, why := req.Early()
+	if early && !containsFold(resp.Text, why) {
+		if resp.Text != "" {
+			resp.Text += "\n"
+		}
+		resp.Text += "Stopped early: " + why + "."
+	}
+	if !early {
+		// Steps skipped after a failure (OnFailureSkip) leave a finished
+		// plan incomplete: the answer lists each one the responder left
+		// out, with its error.
+		var left []string
+		for _, m := range req.Missing() {
+			if !containsFold(resp.Text, m) {
+				left = append(left, "- "+m)
+			}
+		}
+		if len(left) > 0 {
+			if resp.Text != "" {
+				resp.Text += "\n"
+			}
+			resp.Text += "Missing (failed, then skipped):\n" + strings.Join(left, "\n")
+		}
+	}
+	delta := Usage{ModelCalls: resp.ModelCalls, Wall: a.now().Sub(start)}.AddTokens(resp.Tokens)
+	return state.Writes(StateResponse.Set(resp), StateUsage.Set(delta)), nil
+}
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }

@@ -1,15 +1,20 @@
-package nodes
+package nodes_test
 
 import (
+	"context"
+	"errors"
 	"testing"
 
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/tools"
 )
 
-func respondPlan() Plan {
-	return Plan{Goal: "find go", Constraints: []string{"be quick"}, Steps: []Step{
+func respondPlan() plan.Plan {
+	return plan.Plan{Goal: "find go", Constraints: []string{"be quick"}, Steps: []plan.Step{
 		done(st("a", "search", `"go"`), `{"hits":3}`, "search(go) → 3 hits"),
-		{ID: "b", Description: "fetch the first hit", Tool: "fetch", DependsOn: []string{"a"}, Status: StatusFailed, Error: "timeout"},
+		{ID: "b", Description: "fetch the first hit", Tool: "fetch", DependsOn: []string{"a"}, Status: plan.StatusFailed, Error: "timeout"},
 		st("c", "", "", "b"),
 	}}
 }
@@ -17,8 +22,8 @@ func respondPlan() Plan {
 func TestTemplateResponder(t *testing.T) {
 	t.Parallel()
 	p := respondPlan()
-	stop := &StopReason{Budget: BudgetToolCalls, Limit: "2", Used: "2"}
-	resp, err := TemplateResponder{}.Respond(t.Context(), RespondRequest{Plan: p, Outcomes: []StepOutcome{{StepID: "a", Conclusion: "3 hits found"}}, Stop: stop})
+	stop := &nodes.StopReason{Budget: nodes.BudgetToolCalls, Limit: "2", Used: "2"}
+	resp, err := nodes.TemplateResponder{}.Respond(t.Context(), nodes.RespondRequest{Plan: p, Outcomes: []nodes.StepOutcome{{StepID: "a", Conclusion: "3 hits found"}}, Stop: stop})
 	require.NoError(t, err)
 	require.False(t, resp.Complete)
 	require.Equal(t, "Goal: find go\nDone:\n- do a: 3 hits found\n  evidence: search(go) → 3 hits\n"+
@@ -27,7 +32,7 @@ func TestTemplateResponder(t *testing.T) {
 	require.Equal(t, []string{"b: fetch the first hit (failed): timeout", "c: do c (pending)"}, resp.Missing)
 
 	p.Steps = p.Steps[:1]
-	resp, err = TemplateResponder{}.Respond(t.Context(), RespondRequest{Plan: p})
+	resp, err = nodes.TemplateResponder{}.Respond(t.Context(), nodes.RespondRequest{Plan: p})
 	require.NoError(t, err)
 	require.True(t, resp.Complete)
 	require.NotContains(t, resp.Text, "Stopped early")
@@ -36,7 +41,7 @@ func TestTemplateResponder(t *testing.T) {
 func TestLLMResponder(t *testing.T) {
 	t.Parallel()
 	m := &scriptedModel{replies: []string{"  Partial answer.  "}}
-	resp, err := LLMResponder{Model: m}.Respond(t.Context(), RespondRequest{Plan: respondPlan(), Blocked: "no replanner could fix b"})
+	resp, err := nodes.LLMResponder{Model: m}.Respond(t.Context(), nodes.RespondRequest{Plan: respondPlan(), Blocked: "no replanner could fix b"})
 	require.NoError(t, err)
 	require.Equal(t, "Partial answer.", resp.Text)
 	require.False(t, resp.Complete)
@@ -49,4 +54,20 @@ func TestLLMResponder(t *testing.T) {
 	} {
 		require.Contains(t, prompt, want)
 	}
+}
+
+func TestRespondListsSkippedStepsAFormatLeftOut(t *testing.T) {
+	t.Parallel()
+	ts := []tools.Tool{
+		tool("ok", func(context.Context, string) (string, error) { return `{"v":1}`, nil }),
+		tool("down", func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }),
+	}
+	planner := stepsPlanner(st("a", "down", `{}`), st("c", "ok", `{}`), st("answer", "", "", "a", "c"))
+	format := nodes.TemplateResponder{Format: func(nodes.RespondRequest) (string, error) { return "All good.", nil }}
+	app := compileAgent(t, nodes.AgentConfig{Tools: ts, Planner: planner, Responder: format, FailurePolicy: nodes.FailurePolicy{Action: nodes.OnFailureSkip}}, nil)
+	out, err := app.Invoke(t.Context(), nodes.NewInput("g"))
+	require.NoError(t, err)
+	require.False(t, out.Response.Complete)
+	require.Contains(t, out.Answer(), "All good.\nMissing (failed, then skipped):\n- a: ")
+	require.Contains(t, out.Answer(), "service unavailable")
 }

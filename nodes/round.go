@@ -4,15 +4,14 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/stategraph/stategraph/nodes/plan"
 )
 
 // A round is one execute superstep: the planner or the replan node marks
-// ready steps running, and each runs as its own execute task. The total
-// tool-call and model-call budgets are hard limits across the parallel tasks
-// of a round: a round starts no more steps that call tools than there are
-// tool calls left, and no more ReAct steps (the steps that call the model)
-// than there are model calls left, and each step gets a share of what is
-// left, so the round cannot overspend however its steps retry.
+// ready steps running, and each runs as its own execute task. This file
+// carries out Budget's rules for a round: which ready steps start, and each
+// one's share of the calls left.
 
 // startRound marks the plan's ready steps running and counts them: every
 // ready step that calls neither a tool nor the model (a synthesis step),
@@ -26,7 +25,7 @@ import (
 // and the steps that need no call start. The planner's or a revision's own
 // model calls may still spend the last calls a ready step needs: then that
 // step does not start, and when no step does, blockedBy names the budget.
-func (a *Agent) startRound(p Plan, u Usage) (Plan, int) {
+func (a *Agent) startRound(p plan.Plan, u Usage) (plan.Plan, int) {
 	ready := p.Ready()
 	if len(ready) == 0 {
 		return p, 0
@@ -46,7 +45,7 @@ func (a *Agent) startRound(p Plan, u Usage) (Plan, int) {
 		if model && modelLeft > 0 {
 			modelLeft--
 		}
-		p.Steps[p.Index(r.ID)].Status = StatusRunning
+		p.Steps[p.Index(r.ID)].Status = plan.StatusRunning
 		n++
 	}
 	return p, n
@@ -55,7 +54,7 @@ func (a *Agent) startRound(p Plan, u Usage) (Plan, int) {
 // blockedBy returns the budget that keeps every ready step of p from
 // starting after u (startRound started none), or nil when p has no ready
 // step or one could start.
-func (a *Agent) blockedBy(p Plan, u Usage) *StopReason {
+func (a *Agent) blockedBy(p plan.Plan, u Usage) *StopReason {
 	b := a.cfg.Budget
 	noTool := toolCallsLeft(b, u) == 0
 	noModel := modelCallsLeft(b, u) == 0
@@ -85,11 +84,11 @@ func (a *Agent) blockedBy(p Plan, u Usage) *StopReason {
 // TemplateResponder (the respond node gives a model responder the generic
 // template when the budget is spent, but that answer is not the one asked
 // for). Failed steps count: a revision most likely runs them again.
-func (a *Agent) needs(p Plan) CallNeeds {
+func (a *Agent) needs(p plan.Plan) CallNeeds {
 	_, tmpl := a.cfg.Responder.(TemplateResponder)
 	n := CallNeeds{ModelCalls: !tmpl}
 	for _, s := range p.Steps {
-		if s.Status == StatusCompleted || s.Status == StatusSkipped {
+		if s.Status == plan.StatusCompleted || s.Status == plan.StatusSkipped {
 			continue
 		}
 		n.ToolCalls = n.ToolCalls || a.callsTools(s)
@@ -100,13 +99,13 @@ func (a *Agent) needs(p Plan) CallNeeds {
 
 // callsTools reports whether running s may call tools: it names a tool, or
 // the ReAct executor runs it.
-func (a *Agent) callsTools(s Step) bool {
+func (a *Agent) callsTools(s plan.Step) bool {
 	return s.Tool != "" || a.runsReAct(s)
 }
 
 // runsReAct reports whether the ReAct executor runs s, which then calls the
 // model.
-func (a *Agent) runsReAct(s Step) bool {
+func (a *Agent) runsReAct(s plan.Step) bool {
 	return a.react != nil && a.reactFor(s)
 }
 
@@ -128,24 +127,22 @@ func modelCallsLeft(b Budget, u Usage) int {
 	return max(b.MaxModelCalls-u.ModelCalls, 0)
 }
 
-// toolShare is the running step id's share of what Budget.MaxToolCalls
-// leaves after u, or -1 when the budget sets no limit: the calls left, split
-// evenly among the running steps of p that call tools, the first in plan
-// order taking one more each when the split is uneven. The shares add up to
-// what is left. Every execute task of a round computes its share from the
-// same plan and usage (those of its Send), so the split does not depend on
-// which task runs first, and a task run again on resume gets the same share.
-func (a *Agent) toolShare(p Plan, u Usage, id string) int {
+// toolShare is the running step id's share (see Budget) of what
+// Budget.MaxToolCalls leaves after u, among the running steps of p that
+// call tools, or -1 when the budget sets no limit. Every execute task of a
+// round computes its share from the same plan and usage (those of its
+// Send), so the split does not depend on which task runs first, and a task
+// run again on resume gets the same share.
+func (a *Agent) toolShare(p plan.Plan, u Usage, id string) int {
 	return shareOf(toolCallsLeft(a.cfg.Budget, u), p, id, a.callsTools)
 }
 
-// modelShare is the running step id's share of what Budget.MaxModelCalls
-// leaves after u, or -1 when the budget sets no limit: the model calls left,
-// split among the running ReAct steps of p like toolShare splits the tool
-// calls. The planner and replan nodes make their model calls before the
+// modelShare is the running step id's share (see Budget) of what
+// Budget.MaxModelCalls leaves after u, among the running ReAct steps of p,
+// or -1 when the budget sets no limit. The planner and replan nodes make their model calls before the
 // round starts and the respond node after it ends, so the round's ReAct
 // steps are the only ones spending this budget while it runs.
-func (a *Agent) modelShare(p Plan, u Usage, id string) int {
+func (a *Agent) modelShare(p plan.Plan, u Usage, id string) int {
 	return shareOf(modelCallsLeft(a.cfg.Budget, u), p, id, a.runsReAct)
 }
 
@@ -153,13 +150,13 @@ func (a *Agent) modelShare(p Plan, u Usage, id string) int {
 // spend it, the first in plan order taking one more each when the split is
 // uneven, and returns id's part: 0 when id is not among them, -1 when there
 // is no limit.
-func shareOf(left int, p Plan, id string, spends func(Step) bool) int {
+func shareOf(left int, p plan.Plan, id string, spends func(plan.Step) bool) int {
 	if left < 0 {
 		return -1
 	}
 	var ids []string
 	for _, s := range p.Steps {
-		if s.Status == StatusRunning && spends(s) {
+		if s.Status == plan.StatusRunning && spends(s) {
 			ids = append(ids, s.ID)
 		}
 	}

@@ -10,13 +10,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/stategraph/stategraph/nodes/internal/text"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/llms"
 )
 
 // Fix repairs one failed step without a model: it returns the steps that
 // replace it (the step itself, changed, possibly preceded by new steps), or
 // false when it does not apply.
-type Fix func(req ReplanRequest, failed Step) ([]Step, bool)
+type Fix func(req ReplanRequest, failed plan.Step) ([]plan.Step, bool)
 
 // IncrementalFix repairs known error kinds with no model call, keeping the
 // rest of the plan as it is:
@@ -35,26 +37,26 @@ type IncrementalFix struct {
 }
 
 // Replan implements Replanner.
-func (f IncrementalFix) Replan(_ context.Context, req ReplanRequest) (Plan, ReplanInfo, error) {
+func (f IncrementalFix) Replan(_ context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error) {
 	info := ReplanInfo{Strategy: "incremental"}
 	t := req.Trigger
 	failed, ok := req.Plan.Step(t.StepID)
 	if t.Kind != TriggerFailed || !ok {
-		return Plan{}, info, fmt.Errorf("%w: incremental fixes apply to failed steps only", ErrNoFix)
+		return plan.Plan{}, info, fmt.Errorf("%w: incremental fixes apply to failed steps only", ErrNoFix)
 	}
 	fixes := slices.Clone(f.Extra)
 	switch t.ErrKind {
-	case ErrKindUnknownTool:
+	case plan.ErrKindUnknownTool:
 		fixes = append(fixes, fixUnknownTool)
-	case ErrKindBadInput:
+	case plan.ErrKindBadInput:
 		fixes = append(fixes, fixBadInput)
-	case ErrKindMissingFile:
+	case plan.ErrKindMissingFile:
 		if f.FileFinder != "" {
 			fixes = append(fixes, f.fixMissingFile)
 		}
 	}
 	for _, fix := range fixes {
-		repl, ok := fix(req, failed.clone())
+		repl, ok := fix(req, failed.Clone())
 		if !ok {
 			continue
 		}
@@ -62,27 +64,27 @@ func (f IncrementalFix) Replan(_ context.Context, req ReplanRequest) (Plan, Repl
 		i := p.Index(failed.ID)
 		for k := range repl {
 			if repl[k].ID == failed.ID || p.Index(repl[k].ID) < 0 {
-				repl[k].Status, repl[k].Result, repl[k].Error = StatusPending, "", ""
+				repl[k].Status, repl[k].Result, repl[k].Error = plan.StatusPending, "", ""
 			}
 		}
 		p.Steps = slices.Concat(p.Steps[:i], repl, p.Steps[i+1:])
 		return p, info, nil
 	}
-	return Plan{}, info, fmt.Errorf("%w: step %q failed with %s: %s", ErrNoFix, failed.ID, t.ErrKind, t.Error)
+	return plan.Plan{}, info, fmt.Errorf("%w: step %q failed with %s: %s", ErrNoFix, failed.ID, t.ErrKind, t.Error)
 }
 
-func fixUnknownTool(req ReplanRequest, s Step) ([]Step, bool) {
-	c := ClosestName(s.Tool, ToolNames(req.Tools))
+func fixUnknownTool(req ReplanRequest, s plan.Step) ([]plan.Step, bool) {
+	c := plan.ClosestName(s.Tool, plan.ToolNames(req.Tools))
 	if c == "" || c == s.Tool {
 		return nil, false
 	}
 	s.Tool = c
-	return []Step{s}, true
+	return []plan.Step{s}, true
 }
 
 var trailingComma = regexp.MustCompile(`,(\s*[}\]])`)
 
-func fixBadInput(_ ReplanRequest, s Step) ([]Step, bool) {
+func fixBadInput(_ ReplanRequest, s plan.Step) ([]plan.Step, bool) {
 	var str string
 	if json.Unmarshal(s.Input, &str) == nil {
 		t := strings.TrimSpace(str)
@@ -90,7 +92,7 @@ func fixBadInput(_ ReplanRequest, s Step) ([]Step, bool) {
 			fixed := trailingComma.ReplaceAllString(t, "$1")
 			if json.Valid([]byte(fixed)) && fixed != t {
 				s.Input = json.RawMessage(fixed)
-				return []Step{s}, true
+				return []plan.Step{s}, true
 			}
 		}
 		return nil, false
@@ -100,13 +102,13 @@ func fixBadInput(_ ReplanRequest, s Step) ([]Step, bool) {
 		for _, v := range obj {
 			s.Input = v
 		}
-		return []Step{s}, true
+		return []plan.Step{s}, true
 	}
 	return nil, false
 }
 
-func (f IncrementalFix) fixMissingFile(req ReplanRequest, s Step) ([]Step, bool) {
-	if _, ok := FindTool(req.Tools, f.FileFinder); !ok {
+func (f IncrementalFix) fixMissingFile(req ReplanRequest, s plan.Step) ([]plan.Step, bool) {
+	if _, ok := plan.FindTool(req.Tools, f.FileFinder); !ok {
 		return nil, false
 	}
 	var obj map[string]any
@@ -118,7 +120,7 @@ func (f IncrementalFix) fixMissingFile(req ReplanRequest, s Step) ([]Step, bool)
 		if !ok || strings.Contains(p, "{{") {
 			continue
 		}
-		find := Step{
+		find := plan.Step{
 			ID:          s.ID + "_find",
 			Description: fmt.Sprintf("find the file %q that %s needs", path.Base(p), s.ID),
 			Tool:        f.FileFinder,
@@ -129,23 +131,23 @@ func (f IncrementalFix) fixMissingFile(req ReplanRequest, s Step) ([]Step, bool)
 		}
 		find.Input, _ = json.Marshal(map[string]string{"name": path.Base(p)})
 		obj[key] = "{{" + find.ID + ".result}}"
-		in, err := marshalCompact(obj)
+		in, err := text.CompactJSON(obj)
 		if err != nil {
 			return nil, false
 		}
 		s.Input = in
 		s.DependsOn = append(s.DependsOn, find.ID)
-		return []Step{find, s}, true
+		return []plan.Step{find, s}, true
 	}
 	return nil, false
 }
 
 // keptSteps returns the completed and skipped steps: work a revision keeps.
-func keptSteps(p Plan) []Step {
-	var out []Step
+func keptSteps(p plan.Plan) []plan.Step {
+	var out []plan.Step
 	for _, s := range p.Steps {
-		if s.Status == StatusCompleted || s.Status == StatusSkipped {
-			out = append(out, s.clone())
+		if s.Status == plan.StatusCompleted || s.Status == plan.StatusSkipped {
+			out = append(out, s.Clone())
 		}
 	}
 	return out
@@ -159,7 +161,7 @@ func keptSteps(p Plan) []Step {
 // revision is one of them. New steps that repeat a kept step (same id, tool
 // and input) are dropped; other id clashes are problems the model must fix.
 type PartialReplan struct {
-	Template    func(req ReplanRequest) ([]Step, error)
+	Template    func(req ReplanRequest) ([]plan.Step, error)
 	Model       llms.Model
 	MaxAttempts int
 	Threshold   float64
@@ -167,16 +169,16 @@ type PartialReplan struct {
 }
 
 // Replan implements Replanner.
-func (r PartialReplan) Replan(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error) {
+func (r PartialReplan) Replan(ctx context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error) {
 	kept := keptSteps(req.Plan)
-	merge := func(steps []Step) Plan {
-		p := Plan{Goal: req.Plan.Goal, Constraints: slices.Clone(req.Plan.Constraints), Steps: slices.Clone(kept)}
+	merge := func(steps []plan.Step) plan.Plan {
+		p := plan.Plan{Goal: req.Plan.Goal, Constraints: slices.Clone(req.Plan.Constraints), Steps: slices.Clone(kept)}
 		for _, s := range steps {
 			if k, ok := p.Step(s.ID); ok && k.Tool == s.Tool && string(k.Input) == string(s.Input) {
 				continue
 			}
-			s = s.clone()
-			s.Status, s.Result, s.Error, s.Evidence = StatusPending, "", "", nil
+			s = s.Clone()
+			s.Status, s.Result, s.Error, s.Evidence = plan.StatusPending, "", "", nil
 			p.Steps = append(p.Steps, s)
 		}
 		return p
@@ -185,29 +187,29 @@ func (r PartialReplan) Replan(ctx context.Context, req ReplanRequest) (Plan, Rep
 		info := ReplanInfo{Strategy: "partial:template"}
 		steps, err := r.Template(req)
 		if err != nil {
-			return Plan{}, info, err
+			return plan.Plan{}, info, err
 		}
 		return merge(steps), info, nil
 	}
 	info := ReplanInfo{Strategy: "partial:model"}
-	var remaining []Step
+	var remaining []plan.Step
 	for _, s := range req.Plan.Steps {
-		if s.Status != StatusCompleted && s.Status != StatusSkipped {
+		if s.Status != plan.StatusCompleted && s.Status != plan.StatusSkipped {
 			remaining = append(remaining, s)
 		}
 	}
 	data := ReplannerPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Completed: kept, Remaining: remaining,
-		Trigger: req.Trigger, Tools: Infos(req.Tools), Schema: PlanSchema}
+		Trigger: req.Trigger, Tools: Infos(req.Tools), Schema: plan.Schema}
 	var pi PlanInfo
 	np, err := askForPlan(ctx, r.Model, r.MaxAttempts, r.Threshold, r.Options, &pi,
-		func(problems []Problem, previous string) (string, error) {
+		func(problems []plan.Problem, previous string) (string, error) {
 			data.Problems, data.Previous = problems, previous
 			return render(ReplannerTemplate, data)
 		},
-		func(p Plan) Score { return guardedScore(merge(p.Steps), req.Tools, req.Guards) })
+		func(p plan.Plan) plan.Score { return guardedScore(merge(p.Steps), req.Tools, req.Guards) })
 	info.ModelCalls, info.Tokens = pi.ModelCalls, pi.Tokens
 	if err != nil {
-		return Plan{}, info, err
+		return plan.Plan{}, info, err
 	}
 	return merge(np.Steps), info, nil
 }
@@ -224,34 +226,34 @@ type FullReplan struct {
 }
 
 // Replan implements Replanner.
-func (r FullReplan) Replan(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error) {
+func (r FullReplan) Replan(ctx context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error) {
 	info := ReplanInfo{Strategy: "full"}
 	if r.Planner == nil {
-		return Plan{}, info, fmt.Errorf("%w: no planner for a full replan", ErrNoFix)
+		return plan.Plan{}, info, fmt.Errorf("%w: no planner for a full replan", ErrNoFix)
 	}
 	kept := keptSteps(req.Plan)
 	var b strings.Builder
 	for _, s := range kept {
-		fmt.Fprintf(&b, "- %s (%s): %s\n", s.Description, s.Status, truncate(s.Result, 300))
+		fmt.Fprintf(&b, "- %s (%s): %s\n", s.Description, s.Status, text.Truncate(s.Result, 300))
 	}
 	fmt.Fprintf(&b, "The previous plan was abandoned: step %q %s\n", req.Trigger.StepID, req.Trigger.Summary())
 	np, pi, err := r.Planner.Plan(ctx, PlanRequest{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Context: b.String(), Guards: req.Guards})
 	info.ModelCalls, info.Tokens = pi.ModelCalls, pi.Tokens
 	if err != nil {
-		return Plan{}, info, err
+		return plan.Plan{}, info, err
 	}
 	taken := map[string]bool{}
 	for _, s := range kept {
 		taken[s.ID] = true
 	}
-	p := Plan{Goal: req.Plan.Goal, Constraints: slices.Clone(req.Plan.Constraints), Steps: kept}
+	p := plan.Plan{Goal: req.Plan.Goal, Constraints: slices.Clone(req.Plan.Constraints), Steps: kept}
 	p.Steps = append(p.Steps, renameSteps(np.Steps, taken)...)
 	return p, info, nil
 }
 
 // renameSteps renames steps whose ids are taken (suffix _2, _3, …),
 // rewriting dependencies and references among the steps.
-func renameSteps(steps []Step, taken map[string]bool) []Step {
+func renameSteps(steps []plan.Step, taken map[string]bool) []plan.Step {
 	rename := map[string]string{}
 	for _, s := range steps {
 		if !taken[s.ID] {
@@ -259,16 +261,16 @@ func renameSteps(steps []Step, taken map[string]bool) []Step {
 		}
 		for n := 2; ; n++ {
 			id := fmt.Sprintf("%s_%d", s.ID, n)
-			if !taken[id] && !slices.ContainsFunc(steps, func(o Step) bool { return o.ID == id }) {
+			if !taken[id] && !slices.ContainsFunc(steps, func(o plan.Step) bool { return o.ID == id }) {
 				rename[s.ID] = id
 				taken[id] = true
 				break
 			}
 		}
 	}
-	out := make([]Step, len(steps))
+	out := make([]plan.Step, len(steps))
 	for i, s := range steps {
-		s = s.clone()
+		s = s.Clone()
 		if n, ok := rename[s.ID]; ok {
 			s.ID = n
 		}
@@ -279,7 +281,7 @@ func renameSteps(steps []Step, taken map[string]bool) []Step {
 		}
 		if len(rename) > 0 && len(s.Input) > 0 {
 			in := string(s.Input)
-			for _, ref := range FindRefs(in) {
+			for _, ref := range plan.FindRefs(in) {
 				if n, ok := rename[ref.StepID]; ok {
 					in = strings.ReplaceAll(in, ref.Raw, strings.Replace(ref.Raw, ref.StepID+".result", n+".result", 1))
 				}
@@ -320,7 +322,7 @@ func (a AdaptiveReplanner) Choose(req ReplanRequest) []string {
 	}
 	var order []string
 	t := req.Trigger
-	if t.Kind == TriggerFailed && (t.ErrKind == ErrKindUnknownTool || t.ErrKind == ErrKindBadInput || t.ErrKind == ErrKindMissingFile) {
+	if t.Kind == TriggerFailed && (t.ErrKind == plan.ErrKindUnknownTool || t.ErrKind == plan.ErrKindBadInput || t.ErrKind == plan.ErrKindMissingFile) {
 		order = append(order, "incremental")
 	}
 	if t.Kind != TriggerBlocked && req.Plan.Progress().Fraction() < early {
@@ -332,7 +334,7 @@ func (a AdaptiveReplanner) Choose(req ReplanRequest) []string {
 }
 
 // Replan implements Replanner.
-func (a AdaptiveReplanner) Replan(ctx context.Context, req ReplanRequest) (Plan, ReplanInfo, error) {
+func (a AdaptiveReplanner) Replan(ctx context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error) {
 	by := map[string]Replanner{"incremental": a.Incremental, "partial": a.Partial, "full": a.Full}
 	var total ReplanInfo
 	var errs []error
@@ -356,18 +358,18 @@ func (a AdaptiveReplanner) Replan(ctx context.Context, req ReplanRequest) (Plan,
 			return p, total, nil
 		}
 		if !cannotRevise(err) {
-			return Plan{}, total, err
+			return plan.Plan{}, total, err
 		}
 		total.Failed = append(total.Failed, StrategyFailure{Strategy: strategy, Rejected: errors.Is(err, ErrRevisionRejected), Reason: err.Error()})
 		errs = append(errs, err)
 	}
 	switch len(errs) {
 	case 0:
-		return Plan{}, total, ErrNoFix
+		return plan.Plan{}, total, ErrNoFix
 	case 1:
-		return Plan{}, total, errs[0]
+		return plan.Plan{}, total, errs[0]
 	}
-	return Plan{}, total, &strategiesError{failed: total.Failed, errs: errs}
+	return plan.Plan{}, total, &strategiesError{failed: total.Failed, errs: errs}
 }
 
 // strategiesError is the error of an AdaptiveReplanner whose strategies all

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/ollama"
@@ -32,7 +33,7 @@ const (
 // agentConfig is the delivery case's agent: offline, or with a real model
 // planning, replanning and answering. It also describes the setup in a few
 // words for the header.
-func agentConfig(ctx context.Context, kind string, c *nodes.DeliveryCase, getenv func(string) string) (nodes.AgentConfig, string, error) {
+func agentConfig(ctx context.Context, kind string, c *delivery.Case, getenv func(string) string) (nodes.AgentConfig, string, error) {
 	cfg := c.AgentConfig()
 	if kind == "" {
 		return cfg, "offline: template planner, rule-based replanning, template responder, simulated tools", nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 )
 
 // progress prints a run's events so a person can follow it: each node as
@@ -75,7 +76,7 @@ func (p *progress) taskStart(ev graph.Event[nodes.AgentState]) {
 		p.execStep = ev.Step
 		var ids []string
 		for _, s := range p.state.Plan.Steps {
-			if s.Status == nodes.StatusRunning {
+			if s.Status == plan.StatusRunning {
 				ids = append(ids, s.ID)
 			}
 		}
@@ -106,14 +107,14 @@ func (p *progress) taskDone(ev graph.Event[nodes.AgentState]) {
 	if ev.Task.Cached {
 		took = " (saved before the interruption: not run again)"
 	}
-	var plan *nodes.Plan
+	var revised *plan.Plan
 	var decision *nodes.Decision
 	var outcome *nodes.StepOutcome
 	var resp *nodes.Response
 	for _, w := range ev.Update.Writes {
 		switch v := w.Value().(type) {
-		case nodes.Plan:
-			plan = &v
+		case plan.Plan:
+			revised = &v
 		case []nodes.Decision:
 			if len(v) > 0 {
 				decision = &v[0]
@@ -127,13 +128,13 @@ func (p *progress) taskDone(ev graph.Event[nodes.AgentState]) {
 		}
 	}
 	switch {
-	case ev.Node == nodes.NodePlanner && plan != nil:
-		p.line(ev.Step, "✓ planner%s: a plan of %d steps", took, len(plan.Steps))
-		p.plan(*plan)
+	case ev.Node == nodes.NodePlanner && revised != nil:
+		p.line(ev.Step, "✓ planner%s: a plan of %d steps", took, len(revised.Steps))
+		p.plan(*revised)
 	case ev.Node == nodes.NodeExecute && outcome != nil:
 		p.line(ev.Step, "✓ execute %s%s: %s", outcome.StepID, took, describeOutcome(*outcome))
 	case ev.Node == nodes.NodeReplan && decision != nil:
-		p.decision(ev.Step, took, *decision, plan)
+		p.decision(ev.Step, took, *decision, revised)
 	case ev.Node == nodes.NodeRespond && resp != nil:
 		what := "the answer is written"
 		if !resp.Complete {
@@ -150,7 +151,7 @@ func describeOutcome(o nodes.StepOutcome) string {
 	switch {
 	case o.Blocked:
 		return "BLOCKED — " + o.BlockReason
-	case o.Status == nodes.StatusCompleted:
+	case o.Status == plan.StatusCompleted:
 		return o.Conclusion
 	case o.ErrKind != "":
 		return fmt.Sprintf("%s (%s) — %s", strings.ToUpper(string(o.Status)), o.ErrKind, o.Err)
@@ -160,7 +161,7 @@ func describeOutcome(o nodes.StepOutcome) string {
 
 // decision prints the replan node's decision; a revision with why, what
 // it kept and changed, and the new plan.
-func (p *progress) decision(step int, took string, d nodes.Decision, plan *nodes.Plan) {
+func (p *progress) decision(step int, took string, d nodes.Decision, revised *plan.Plan) {
 	switch d.Action {
 	case nodes.ActionRevise:
 		strategy := ""
@@ -173,9 +174,9 @@ func (p *progress) decision(step int, took string, d nodes.Decision, plan *nodes
 			p.detail("kept %s · removed %s · added %s",
 				list(d.Info.Kept), list(d.Info.Removed), list(d.Info.Added))
 		}
-		if plan != nil {
+		if revised != nil {
 			p.detail("revised plan:")
-			p.plan(*plan)
+			p.plan(*revised)
 		}
 	case nodes.ActionContinue, nodes.ActionFinish:
 		p.line(step, "✓ replan%s: %s — %s", took, d.Action, d.Reason)
@@ -186,13 +187,13 @@ func (p *progress) decision(step int, took string, d nodes.Decision, plan *nodes
 
 // plan prints a plan as a numbered list: status, id, tool, description
 // and dependencies.
-func (p *progress) plan(pl nodes.Plan) {
+func (p *progress) plan(pl plan.Plan) {
 	idW, toolW := 0, 0
 	for _, s := range pl.Steps {
 		idW, toolW = max(idW, len(s.ID)), max(toolW, len(orDefault(s.Tool, "(answer)")))
 	}
 	for i, s := range pl.Steps {
-		mark := map[nodes.StepStatus]string{nodes.StatusCompleted: "✓", nodes.StatusFailed: "✗", nodes.StatusSkipped: "-"}[s.Status]
+		mark := map[plan.StepStatus]string{plan.StatusCompleted: "✓", plan.StatusFailed: "✗", plan.StatusSkipped: "-"}[s.Status]
 		after := ""
 		if len(s.DependsOn) > 0 {
 			after = " (after " + strings.Join(s.DependsOn, ", ") + ")"

@@ -13,6 +13,7 @@ import (
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/state"
 )
@@ -27,7 +28,7 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 		fmt.Fprintf(stderr, "planexecute: "+format+"\n", args...)
 		return code
 	}
-	c := nodes.NewDeliveryCase()
+	c := delivery.New()
 	acfg, setup, err := agentConfig(ctx, cfg.model, c, os.Getenv)
 	if err != nil {
 		var se *setupError
@@ -92,7 +93,7 @@ type runner struct {
 	err     error // why the run failed (exitFailed)
 }
 
-func (r *runner) run(ctx context.Context, c *nodes.DeliveryCase) int {
+func (r *runner) run(ctx context.Context, c *delivery.Case) int {
 	r.approve = r.cfg.approve
 	thread := graph.WithThread(r.cfg.thread)
 	var input state.Update[nodes.AgentState]

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/stategraph/stategraph/graph"
-	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/tools"
 )
 
@@ -55,9 +55,9 @@ func (t watchedTool) Call(ctx context.Context, input string) (string, error) {
 	return t.Tool.Call(ctx, input)
 }
 
-// SideEffects keeps the wrapped tool's answer for nodes.ReadOnlyGuard.
+// SideEffects keeps the wrapped tool's answer for plan.ReadOnlyGuard.
 func (t watchedTool) SideEffects() bool {
-	se, ok := t.Tool.(nodes.SideEffecter)
+	se, ok := t.Tool.(plan.SideEffecter)
 	return ok && se.SideEffects()
 }
 

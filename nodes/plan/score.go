@@ -1,4 +1,4 @@
-package nodes
+package plan
 
 import (
 	"fmt"
@@ -31,7 +31,7 @@ func (s Score) Passes(threshold float64) bool { return s.Valid() && s.Overall >=
 var answerWords = []string{"answer", "respond", "reply", "summar", "report", "recommend", "conclu", "final", "synthes",
 	"回答", "答复", "汇总", "总结", "报告", "建议", "结论", "输出"}
 
-// ScorePlan scores a plan against the tools (nil tools: tool names not checked).
+// ScoreOf scores a plan against the tools (nil tools: tool names not checked).
 //
 //   - completeness: 0 without steps; otherwise 1, less 0.4 when no final step
 //     (one nothing depends on) answers the goal — a tool-less synthesis step or
@@ -42,7 +42,7 @@ var answerWords = []string{"answer", "respond", "reply", "summar", "report", "re
 //
 // Overall is the mean of the three. Problems holds every validation problem
 // plus the completeness ones (kind incomplete).
-func ScorePlan(p Plan, ts []tools.Tool) Score {
+func ScoreOf(p Plan, ts []tools.Tool) Score {
 	probs := Check(p, ts)
 	s := Score{Problems: probs}
 	n := len(p.Steps)

@@ -1,4 +1,4 @@
-package nodes
+package plan
 
 import (
 	"encoding/json"
@@ -62,7 +62,7 @@ type Step struct {
 type Plan struct {
 	Goal string `json:"goal"`
 	// Constraints are the user's constraints, verbatim. A replan may add to
-	// them but never remove or alter one (see CheckRevision).
+	// them but never remove or alter one (see nodes.CheckRevision).
 	Constraints []string `json:"constraints,omitempty"`
 	Steps       []Step   `json:"steps"`
 }
@@ -122,12 +122,12 @@ func (p Plan) Step(id string) (Step, bool) {
 // completed, or skipped — in plan order. Independent ready steps may run in
 // parallel.
 //
-// A skipped step (OnFailureSkip) does not hold back the steps that depend
+// A skipped step (nodes.OnFailureSkip) does not hold back the steps that depend
 // on it: they run without its result. A reference to that result does not
 // resolve (ResolveInput), so a step that needs it fails in turn (and is
 // skipped under the same policy), while a step that only comes after it,
 // or a synthesis step, goes on; the answer reports the skipped step as
-// missing, with its error (RespondRequest.Missing).
+// missing, with its error (nodes.RespondRequest.Missing).
 func (p Plan) Ready() []Step {
 	status := make(map[string]StepStatus, len(p.Steps))
 	for _, s := range p.Steps {
@@ -154,7 +154,7 @@ func (p Plan) Ready() []Step {
 
 // Done reports whether the plan has steps and every one is completed or
 // skipped: nothing is left to run and nothing failed. A skipped step is
-// done but not answered: see RespondRequest.Complete.
+// done but not answered: see nodes.RespondRequest.Complete.
 func (p Plan) Done() bool {
 	if len(p.Steps) == 0 {
 		return false
@@ -201,40 +201,18 @@ func (p Plan) Clone() Plan {
 	if p.Steps != nil {
 		c.Steps = make([]Step, len(p.Steps))
 		for i, s := range p.Steps {
-			c.Steps[i] = s.clone()
+			c.Steps[i] = s.Clone()
 		}
 	}
 	return c
 }
 
-func (s Step) clone() Step {
+// Clone returns a deep copy of the step.
+func (s Step) Clone() Step {
 	s.Input = slices.Clone(s.Input)
 	s.DependsOn = slices.Clone(s.DependsOn)
 	s.Evidence = slices.Clone(s.Evidence)
 	return s
-}
-
-// Apply returns a copy of the plan with the outcomes recorded on their steps:
-// status, result (the tool's output), error and evidence (appended, without
-// duplicates). Outcomes for unknown steps are ignored.
-func (p Plan) Apply(outcomes ...StepOutcome) Plan {
-	c := p.Clone()
-	for _, o := range outcomes {
-		i := c.Index(o.StepID)
-		if i < 0 {
-			continue
-		}
-		s := &c.Steps[i]
-		s.Status = o.Status
-		s.Result = o.Output
-		s.Error = o.Err
-		for _, e := range o.Evidence {
-			if !slices.Contains(s.Evidence, e) {
-				s.Evidence = append(s.Evidence, e)
-			}
-		}
-	}
-	return c
 }
 
 // WithStatus returns a copy of the plan with step id set to status st.

@@ -1,4 +1,4 @@
-package nodes
+package plan
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/stategraph/stategraph/nodes/internal/text"
 )
 
 // Results maps step ids to steps: what references in an input resolve against.
@@ -15,7 +17,7 @@ import (
 type Results map[string]Step
 
 // ErrReference is matched (errors.Is) by every *RefError.
-var ErrReference = errors.New("nodes: unresolvable reference")
+var ErrReference = errors.New("plan: unresolvable reference")
 
 // Ref is one reference in a step's input: {{step.result}} or
 // {{step.result.field.sub}} (a field of a JSON result; numeric parts index arrays).
@@ -35,9 +37,9 @@ type RefError struct {
 // Error implements error.
 func (e *RefError) Error() string {
 	if e.StepID == "" {
-		return fmt.Sprintf("nodes: reference %s: %s", e.Ref, e.Reason)
+		return fmt.Sprintf("plan: reference %s: %s", e.Ref, e.Reason)
 	}
-	return fmt.Sprintf("nodes: step %q: reference %s: %s", e.StepID, e.Ref, e.Reason)
+	return fmt.Sprintf("plan: step %q: reference %s: %s", e.StepID, e.Ref, e.Reason)
 }
 
 // Is makes errors.Is(err, ErrReference) true.
@@ -132,24 +134,14 @@ func ResolveInput(stepID string, input json.RawMessage, results Results) (json.R
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("nodes: step %q: input is not valid JSON: %w", stepID, err)
+		return nil, fmt.Errorf("plan: step %q: input is not valid JSON: %w", stepID, err)
 	}
 	r := resolver{stepID: stepID, results: results}
 	v, err := r.walk(v)
 	if err != nil {
 		return nil, err
 	}
-	return marshalCompact(v)
-}
-
-func marshalCompact(v any) (json.RawMessage, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return text.CompactJSON(v)
 }
 
 type resolver struct {
@@ -203,7 +195,7 @@ func (r resolver) str(s string) (any, error) {
 		if str, ok := v.(string); ok {
 			b.WriteString(str)
 		} else {
-			t, err := marshalCompact(v)
+			t, err := text.CompactJSON(v)
 			if err != nil {
 				return nil, err
 			}

@@ -1,4 +1,4 @@
-package nodes
+package plan
 
 import (
 	"testing"
@@ -28,7 +28,7 @@ func TestScorePlan(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s := ScorePlan(Plan{Goal: "g", Steps: tt.steps}, ts)
+			s := ScoreOf(Plan{Goal: "g", Steps: tt.steps}, ts)
 			require.InDelta(t, tt.overall, s.Overall, 1e-9)
 			require.InDelta(t, tt.comp, s.Completeness, 1e-9)
 			require.InDelta(t, tt.exec, s.Executability, 1e-9)

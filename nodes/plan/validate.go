@@ -1,4 +1,4 @@
-package nodes
+package plan
 
 import (
 	"bytes"
@@ -9,16 +9,17 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stategraph/stategraph/nodes/internal/text"
 	"github.com/tmc/langchaingo/tools"
 )
 
-// ErrInvalidPlan is matched (errors.Is) by every *PlanError.
-var ErrInvalidPlan = errors.New("nodes: invalid plan")
+// ErrInvalid is matched (errors.Is) by every *ValidationError.
+var ErrInvalid = errors.New("plan: invalid plan")
 
 // ProblemKind classifies a problem found in a plan.
 type ProblemKind string
 
-// The problems Validate reports, and the softer ones ScorePlan adds.
+// The problems Validate reports, and the softer ones ScoreOf adds.
 const (
 	ProblemEmptyPlan         ProblemKind = "empty_plan"
 	ProblemMissingID         ProblemKind = "missing_id"
@@ -32,7 +33,7 @@ const (
 	ProblemInvalidInput      ProblemKind = "invalid_input"
 	ProblemInvalidStatus     ProblemKind = "invalid_status"
 	ProblemParse             ProblemKind = "parse"        // the model's text was not a plan (planner only)
-	ProblemIncomplete        ProblemKind = "incomplete"   // soft: see ScorePlan
+	ProblemIncomplete        ProblemKind = "incomplete"   // soft: see ScoreOf
 	ProblemConstraint        ProblemKind = "constraint"   // a guard or invariant refused a revision
 	ProblemDroppedWork       ProblemKind = "dropped_work" // a revision lost a completed step or its evidence
 )
@@ -52,13 +53,13 @@ func (p Problem) String() string {
 	return fmt.Sprintf("step %q: %s", p.StepID, p.Message)
 }
 
-// PlanError lists every problem found in a plan.
-type PlanError struct {
+// ValidationError lists every problem found in a plan.
+type ValidationError struct {
 	Problems []Problem
 }
 
 // Error implements error.
-func (e *PlanError) Error() string {
+func (e *ValidationError) Error() string {
 	parts := make([]string, len(e.Problems))
 	for i, p := range e.Problems {
 		parts[i] = p.String()
@@ -67,18 +68,18 @@ func (e *PlanError) Error() string {
 	if len(parts) != 1 {
 		n = "problems"
 	}
-	return fmt.Sprintf("nodes: invalid plan: %d %s: %s", len(parts), n, strings.Join(parts, "; "))
+	return fmt.Sprintf("plan: invalid plan: %d %s: %s", len(parts), n, strings.Join(parts, "; "))
 }
 
-// Is makes errors.Is(err, ErrInvalidPlan) true.
-func (e *PlanError) Is(target error) bool { return target == ErrInvalidPlan }
+// Is makes errors.Is(err, ErrInvalid) true.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
 
 // Has reports whether one of the problems is of kind k.
-func (e *PlanError) Has(k ProblemKind) bool {
+func (e *ValidationError) Has(k ProblemKind) bool {
 	return slices.ContainsFunc(e.Problems, func(p Problem) bool { return p.Kind == k })
 }
 
-// Validate checks a plan before anything runs and returns a *PlanError listing
+// Validate checks a plan before anything runs and returns a *ValidationError listing
 // every problem, or nil. With a nil tools slice tool names are not checked.
 //
 // Rules: the plan has steps; every step has a unique id; a tool, if named, is
@@ -98,7 +99,7 @@ func (e *PlanError) Has(k ProblemKind) bool {
 // tool as literal text.
 func Validate(p Plan, tools []tools.Tool) error {
 	if probs := Check(p, tools); len(probs) > 0 {
-		return &PlanError{Problems: probs}
+		return &ValidationError{Problems: probs}
 	}
 	return nil
 }
@@ -211,7 +212,7 @@ func inputProblem(in json.RawMessage) string {
 		return ""
 	}
 	if !json.Valid(in) {
-		return fmt.Sprintf("input is not valid JSON: %s", truncate(string(in), 80))
+		return fmt.Sprintf("input is not valid JSON: %s", text.Truncate(string(in), 80))
 	}
 	var s string
 	if json.Unmarshal(in, &s) == nil {
@@ -293,7 +294,7 @@ func findCycle(p Plan, index map[string]int) []string {
 
 // TopoOrder returns the step ids in an order where every step comes after its
 // dependencies; among steps free to go, plan order wins. Unknown and
-// self dependencies are ignored; a cycle is a *PlanError naming it.
+// self dependencies are ignored; a cycle is a *ValidationError naming it.
 func TopoOrder(p Plan) ([]string, error) {
 	index := map[string]int{}
 	for i, s := range p.Steps {
@@ -302,7 +303,7 @@ func TopoOrder(p Plan) ([]string, error) {
 		}
 	}
 	if c := findCycle(p, index); c != nil {
-		return nil, &PlanError{Problems: []Problem{{StepID: c[0], Kind: ProblemCycle, Message: "dependency cycle: " + strings.Join(c, " → ")}}}
+		return nil, &ValidationError{Problems: []Problem{{StepID: c[0], Kind: ProblemCycle, Message: "dependency cycle: " + strings.Join(c, " → ")}}}
 	}
 	indeg := make([]int, len(p.Steps))
 	users := make([][]int, len(p.Steps))
@@ -339,6 +340,34 @@ func TopoOrder(p Plan) ([]string, error) {
 		}
 	}
 	return order, nil
+}
+
+// Guard checks a plan against a user constraint and lists the violations.
+type Guard func(p Plan) []Problem
+
+// SideEffecter is an optional interface for tools: SideEffects reports
+// whether calling the tool changes the world (places an order, writes a file).
+type SideEffecter interface {
+	SideEffects() bool
+}
+
+// ReadOnlyGuard enforces "query only, change nothing": no step that has not
+// run yet may use a tool whose SideEffects reports true.
+func ReadOnlyGuard(ts []tools.Tool) Guard {
+	return func(p Plan) []Problem {
+		var probs []Problem
+		for _, s := range p.Steps {
+			if s.Status == StatusCompleted || s.Status == StatusSkipped {
+				continue
+			}
+			if t, ok := FindTool(ts, s.Tool); ok {
+				if se, ok := t.(SideEffecter); ok && se.SideEffects() {
+					probs = append(probs, Problem{StepID: s.ID, Kind: ProblemConstraint, Message: fmt.Sprintf("tool %q changes things, but the request is query-only", s.Tool)})
+				}
+			}
+		}
+		return probs
+	}
 }
 
 // ToolNames returns the tools' names, in order.
@@ -415,12 +444,4 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(rb)]
-}
-
-func truncate(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }

@@ -1,30 +1,12 @@
-package nodes
+package plan
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
-
-func testTools(names ...string) []tools.Tool {
-	ts := make([]tools.Tool, len(names))
-	for i, n := range names {
-		ts[i] = FuncTool{ToolName: n, ToolDescription: "the " + n + " tool", Fn: func(_ context.Context, in string) (string, error) { return n + ":" + in, nil }}
-	}
-	return ts
-}
-
-func st(id, tool string, input string, deps ...string) Step {
-	s := Step{ID: id, Description: "do " + id, Tool: tool, DependsOn: deps}
-	if input != "" {
-		s.Input = json.RawMessage(input)
-	}
-	return s
-}
 
 func TestValidateReportsEveryProblem(t *testing.T) {
 	t.Parallel()
@@ -63,8 +45,8 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			err := Validate(Plan{Goal: "g", Steps: tt.steps}, ts)
-			require.ErrorIs(t, err, ErrInvalidPlan)
-			var pe *PlanError
+			require.ErrorIs(t, err, ErrInvalid)
+			var pe *ValidationError
 			require.True(t, errors.As(err, &pe))
 			require.Equal(t, tt.want, pe.Problems)
 			require.True(t, pe.Has(tt.want[0].Kind))
@@ -104,7 +86,7 @@ func TestTopoOrder(t *testing.T) {
 	require.Equal(t, []string{"a", "b", "c", "d"}, order)
 
 	_, err = TopoOrder(Plan{Steps: []Step{st("x", "t", "", "y"), st("y", "t", "", "x")}})
-	require.ErrorIs(t, err, ErrInvalidPlan)
+	require.ErrorIs(t, err, ErrInvalid)
 	require.ErrorContains(t, err, "dependency cycle: x → y → x")
 }
 
@@ -116,5 +98,54 @@ func TestClosestName(t *testing.T) {
 		"quote": "shipping_quote", "weather": "", "": "",
 	} {
 		require.Equal(t, want, ClosestName(in, names), in)
+	}
+}
+
+// Validate names the reference to write; for a look-alike whose second part
+// is a misspelling of "result" it suggests a field of the result instead.
+func TestValidateSuggestsTheResultForAMisspelledResult(t *testing.T) {
+	t.Parallel()
+	p := Plan{Goal: "g", Steps: []Step{
+		st("order", "a", `{}`),
+		st("b", "a", `{"w":"{{order.Result.warehouse}}"}`, "order"),
+		st("c", "a", `{"w":"{{order.results}}"}`, "order"),
+	}}
+	err := Validate(p, testTools("a"))
+	require.ErrorIs(t, err, ErrInvalid)
+	require.Contains(t, err.Error(), "write {{order.result.warehouse}}")
+	require.Contains(t, err.Error(), "write {{order.result}}")
+	require.NotContains(t, err.Error(), "result.Result")
+	require.NotContains(t, err.Error(), "result.results")
+}
+
+func TestValidateNamesMisspelledReferences(t *testing.T) {
+	t.Parallel()
+	ts := testTools("read_csv", "clean")
+	tests := []struct {
+		name  string
+		input string
+		want  string // "" for no problem
+	}{
+		{"the seeds' syntax", `{"data":"{{step_1_result}}"}`, "write {{step_1.result}}"},
+		{"the seeds' syntax with a field", `{"path":"{{step_1_result.path}}"}`, "write {{step_1.result.path}}"},
+		{"a step id without result", `{"path":"{{step_1.path}}"}`, "write {{step_1.result.path}}"},
+		{"_result of no step", `"{{step_9_result}}"`, "write {{step_id.result}} or {{step_id.result.field}}"},
+		{"a reference", `{"path":"{{step_1.result.path}}"}`, ""},
+		{"a placeholder that names no step is the tool's business", `{"template":"Dear {{name}}"}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := Plan{Steps: []Step{st("step_1", "read_csv", `{}`), st("step_2", "clean", tt.input, "step_1")}}
+			err := Validate(p, ts)
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			var pe *ValidationError
+			require.ErrorAs(t, err, &pe)
+			require.True(t, pe.Has(ProblemInvalidInput))
+			require.ErrorContains(t, err, "which is not a reference and would reach the tool as text; "+tt.want)
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package nodes
+package plan
 
 import (
 	"bytes"
@@ -10,12 +10,36 @@ import (
 	"strings"
 )
 
-// ErrNoPlan is returned (wrapped in a *ParseError) when a text holds no JSON
+// ErrNotFound is returned (wrapped in a *ParseError) when a text holds no JSON
 // that looks like a plan.
-var ErrNoPlan = errors.New("nodes: no JSON plan found")
+var ErrNotFound = errors.New("plan: no JSON plan found")
+
+// Schema is the JSON Schema of the plan a model is asked to write.
+const Schema = `{
+  "type": "object",
+  "required": ["goal", "steps"],
+  "properties": {
+    "goal": {"type": "string"},
+    "steps": {
+      "type": "array",
+      "minItems": 1,
+      "items": {
+        "type": "object",
+        "required": ["id", "description", "tool", "input", "depends_on"],
+        "properties": {
+          "id": {"type": "string", "description": "unique, e.g. step_1"},
+          "description": {"type": "string"},
+          "tool": {"type": "string", "description": "one of the tools, or \"\" for the final step that writes the answer"},
+          "input": {"description": "the tool's input as JSON; a string may hold {{step_id.result}} or {{step_id.result.field}}"},
+          "depends_on": {"type": "array", "items": {"type": "string"}}
+        }
+      }
+    }
+  }
+}`
 
 // ParseError says why and where a model's text could not be read as a plan.
-// Offset is the byte offset in the text given to ParsePlan; Line and Column
+// Offset is the byte offset in the text given to Parse; Line and Column
 // are 1-based (Column counts bytes). For schema errors (valid JSON of the
 // wrong shape) Offset is where the offending JSON value starts.
 type ParseError struct {
@@ -29,15 +53,15 @@ type ParseError struct {
 // Error implements error.
 func (e *ParseError) Error() string {
 	if e.Line == 0 {
-		return "nodes: parse plan: " + e.Msg
+		return "plan: parse plan: " + e.Msg
 	}
-	return fmt.Sprintf("nodes: parse plan: line %d, column %d (offset %d): %s", e.Line, e.Column, e.Offset, e.Msg)
+	return fmt.Sprintf("plan: parse plan: line %d, column %d (offset %d): %s", e.Line, e.Column, e.Offset, e.Msg)
 }
 
-// Unwrap returns the underlying error (a *json.SyntaxError, ErrNoPlan, …).
+// Unwrap returns the underlying error (a *json.SyntaxError, ErrNotFound, …).
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// ParsePlan reads a plan from a model's reply.
+// Parse reads a plan from a model's reply.
 //
 // Accepted: the JSON alone, inside a ``` or ```json code fence, or with prose
 // before and after it; a top-level object {"goal": …, "steps": […]} or a
@@ -47,7 +71,7 @@ func (e *ParseError) Unwrap() error { return e.Err }
 // "tool_input", "args" or "arguments". Unknown fields are ignored. Status, if
 // present, must be a known status. Invalid JSON — a trailing comma, a missing
 // quote — is rejected with a *ParseError giving line, column and offset.
-func ParsePlan(text string) (Plan, error) {
+func Parse(text string) (Plan, error) {
 	// Prefer the first fenced block that holds a plan.
 	for _, f := range fences(text) {
 		p, found, err := parseFrom(text, f.start, f.end)
@@ -59,7 +83,7 @@ func ParsePlan(text string) (Plan, error) {
 	if found {
 		return p, err
 	}
-	return Plan{}, &ParseError{Msg: "no JSON object with \"steps\" or array of steps in the text", Err: ErrNoPlan}
+	return Plan{}, &ParseError{Msg: "no JSON object with \"steps\" or array of steps in the text", Err: ErrNotFound}
 }
 
 type span struct{ start, end int }

@@ -1,4 +1,4 @@
-package nodes
+package plan
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package nodes
+package plan
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 type ErrorKind string
 
 // Error kinds. UnknownTool, MissingFile and BadInput are the ones
-// IncrementalFix knows how to repair without a model.
+// nodes.IncrementalFix knows how to repair without a model.
 const (
 	ErrKindUnknownTool ErrorKind = "unknown_tool"
 	ErrKindMissingFile ErrorKind = "missing_file"

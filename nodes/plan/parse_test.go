@@ -1,4 +1,4 @@
-package nodes
+package plan
 
 import (
 	"encoding/json"
@@ -33,12 +33,12 @@ func TestParsePlanAccepts(t *testing.T) {
 			Plan{Goal: "g", Constraints: []string{"c1"}, Steps: []Step{{ID: "a", Description: "x", Tool: "t", Status: StatusCompleted, Result: `{"n":1}`, Evidence: []string{"e"}}}}},
 		{"empty steps", `{"goal":"g","steps":[]}`, Plan{Goal: "g", Steps: []Step{}}},
 	}
-	base, err := ParsePlan(obj)
+	base, err := Parse(obj)
 	require.NoError(t, err)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := ParsePlan(tt.text)
+			got, err := Parse(tt.text)
 			require.NoError(t, err)
 			want := tt.want
 			if want.Steps == nil {
@@ -75,12 +75,12 @@ func TestParsePlanRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := ParsePlan(tt.text)
+			_, err := Parse(tt.text)
 			require.Error(t, err)
 			var pe *ParseError
 			require.True(t, errors.As(err, &pe), "error %T", err)
 			if tt.noPlan {
-				require.ErrorIs(t, err, ErrNoPlan)
+				require.ErrorIs(t, err, ErrNotFound)
 				return
 			}
 			require.Contains(t, pe.Msg, tt.contains)
@@ -102,7 +102,7 @@ func TestParsePlanRoundTrip(t *testing.T) {
 	b, err := json.Marshal(p)
 	require.NoError(t, err)
 	require.Contains(t, string(b), `"depends_on":["a"]`)
-	got, err := ParsePlan(string(b))
+	got, err := Parse(string(b))
 	require.NoError(t, err)
 	require.Equal(t, p, got)
 }
@@ -118,7 +118,7 @@ func FuzzParsePlan(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := ParsePlan(s)
+		p, err := Parse(s)
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) {
@@ -134,6 +134,6 @@ func FuzzParsePlan(f *testing.F) {
 		}
 		_ = Check(p, nil)
 		_, _ = TopoOrder(p)
-		_ = ScorePlan(p, nil)
+		_ = ScoreOf(p, nil)
 	})
 }
