@@ -176,7 +176,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 			channels, vers, data, delta, base,
 		).Scan(&ok)
 		if err == nil && !ok {
-			conflict = s.conflict(ctx, conn, cfg, req.ExpectHead)
+			conflict = s.conflict(ctx, conn, cfg, cp.ID, req.ExpectHead)
 		}
 		return err
 	})
@@ -198,7 +198,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 
 // conflict builds the error of a failed compare-and-set, naming the head
 // the thread has now.
-func (s *Saver) conflict(ctx context.Context, conn *pgxpool.Conn, cfg checkpoint.Config, expected string) error {
+func (s *Saver) conflict(ctx context.Context, conn *pgxpool.Conn, cfg checkpoint.Config, id, expected string) error {
 	var actual string
 	err := conn.QueryRow(ctx, s.q.head, cfg.ThreadID, cfg.Namespace).Scan(&actual)
 	switch {
@@ -207,6 +207,10 @@ func (s *Saver) conflict(ctx context.Context, conn *pgxpool.Conn, cfg checkpoint
 	case err != nil:
 		return fmt.Errorf("postgres: put on thread %q ns %q: expected head %q, then reading the head: %v: %w",
 			cfg.ThreadID, cfg.Namespace, expected, err, checkpoint.ErrConflict)
+	}
+	if actual == expected {
+		return fmt.Errorf("postgres: put on thread %q ns %q: checkpoint id %q does not sort after the head %q: %w",
+			cfg.ThreadID, cfg.Namespace, id, actual, checkpoint.ErrConflict)
 	}
 	return fmt.Errorf("postgres: put on thread %q ns %q: expected head %q, actual head %q: %w",
 		cfg.ThreadID, cfg.Namespace, expected, actual, checkpoint.ErrConflict)
