@@ -30,10 +30,9 @@ const (
 // PostgreSQL cannot store: a thread id, namespace, checkpoint or task id,
 // channel name, version or metadata string that contains U+0000 or is not
 // valid UTF-8 (text and jsonb cannot hold it; the error names the field),
-// or keys too long for an index
-// entry (a btree entry holds about 2.7 kB after compression: thread id and
-// namespace, with the checkpoint id, channel name and version, or task
-// id). Nothing is stored.
+// or keys too long for an index entry (a btree entry holds about 2.7 kB
+// after compression: thread id and namespace, with the checkpoint id,
+// channel name and version, or task id). Nothing is stored.
 var ErrLimit = errors.New("postgres: beyond PostgreSQL's limits")
 
 // hasNUL reports whether the JSON text b holds an escaped U+0000 (\u0000
