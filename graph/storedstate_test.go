@@ -133,6 +133,7 @@ type graphShape struct {
 	writer     int // the one node that writes v (and overwrites m)
 	cap        int
 	durability graph.Durability
+	interrupt  string // a node to stop before, or ""
 }
 
 func randomShape(rng *rand.Rand) graphShape {
@@ -155,6 +156,9 @@ func randomShape(rng *rand.Rand) graphShape {
 		}
 		ns.targets = appendOnce(ns.targets, graph.End)
 		sh.nodes = append(sh.nodes, ns)
+	}
+	if rng.IntN(3) == 0 {
+		sh.interrupt = name(rng.IntN(k))
 	}
 	for range rng.IntN(2) {
 		if k >= 3 {
@@ -193,8 +197,12 @@ func (sh graphShape) build(t *testing.T, saver checkpoint.Saver) *graph.Compiled
 	sub.AddNode("s1", func(ctx context.Context, s shaped) (state.Update[shaped], error) {
 		return state.Writes(shA.Set([]string{"s1"}), shS.Set(1)), nil
 	})
+	// The subgraph changes only fields whose change its parent applies
+	// through the reducer (append, sum): a change of a merge or custom
+	// field reaches the parent as an overwrite (state.Schema.Diff), and
+	// two overwrites in one step are an error.
 	sub.AddNode("s2", func(ctx context.Context, s shaped) (state.Update[shaped], error) {
-		return state.Writes(shR.Set("s"), shM.Set(map[string]int{"s2": len(s.A)})), nil
+		return state.Writes(shA.Set([]string{"s2"}), shS.Set(len(s.A))), nil
 	})
 	sub.AddEdge(graph.Start, "s1").AddEdge("s1", "s2").AddEdge("s2", graph.End)
 	subc, err := sub.Compile()
@@ -266,7 +274,11 @@ func (sh graphShape) build(t *testing.T, saver checkpoint.Saver) *graph.Compiled
 	for _, j := range sh.joins {
 		g.AddJoin([]string{"n" + strconv.Itoa(j[0]), "n" + strconv.Itoa(j[1])}, "n"+strconv.Itoa(j[2]))
 	}
-	c, err := g.Compile(graph.WithCheckpointer(saver), graph.WithDurability(sh.durability))
+	opts := []graph.CompileOption{graph.WithCheckpointer(saver), graph.WithDurability(sh.durability)}
+	if sh.interrupt != "" {
+		opts = append(opts, graph.WithInterruptBefore(sh.interrupt))
+	}
+	c, err := g.Compile(opts...)
 	require.NoError(t, err)
 	return c
 }
@@ -280,10 +292,11 @@ func copyShaped(s shaped) shaped {
 
 // TestFreshProcessReadsWhatRanForRandomGraphs runs random graph shapes
 // (routers, gotos, Sends, joins, a subgraph, every reducer, every
-// durability) on every saver and checks that a graph compiled anew on the
-// same saver, as another process would, reads at every checkpoint what the
-// graph that ran reads, and that the checkpoints hold the states the run
-// streamed. The seed is in the subtest's name.
+// durability, interrupts resumed, an UpdateState and a second run) on
+// every saver and checks that a graph compiled anew on the same saver, as
+// another process would, reads at every checkpoint what the graph that
+// ran reads, and that the checkpoints hold the states the run streamed.
+// The seed is in the subtest's name.
 func TestFreshProcessReadsWhatRanForRandomGraphs(t *testing.T) {
 	t.Parallel()
 	const shapes = 80
@@ -304,14 +317,50 @@ func checkStoredIsWhatRan(t *testing.T, sh graphShape, saver checkpoint.Saver, t
 	t.Helper()
 	ctx := context.Background()
 	ran := sh.build(t, saver)
-	var streamed []shaped
-	for ev, err := range ran.Stream(ctx, state.Writes(shV.Set(1), shA.Set([]string{"in"})), graph.WithThread(thread), graph.WithRecursionLimit(200)) {
-		require.NoError(t, err, "shape %+v", sh)
-		streamed = append(streamed, copyShaped(ev.State))
+	// run streams one Invoke's states, then resumes the thread while it
+	// is stopped before sh.interrupt.
+	run := func(input state.Update[shaped]) []shaped {
+		var streamed []shaped
+		for range 100 {
+			for ev, err := range ran.Stream(ctx, input, graph.WithThread(thread), graph.WithRecursionLimit(200)) {
+				require.NoError(t, err, "shape %+v", sh)
+				streamed = append(streamed, copyShaped(ev.State))
+			}
+			snap, err := ran.State(ctx, graph.WithThread(thread))
+			require.NoError(t, err)
+			if len(snap.Next) == 0 {
+				return streamed
+			}
+			input = state.Update[shaped]{} // resume
+		}
+		t.Fatalf("shape %+v: still stopped after 100 resumes", sh)
+		return nil
 	}
+	streamed := run(state.Writes(shV.Set(1), shA.Set([]string{"in"})))
 	require.NotEmpty(t, streamed)
-	out := streamed[len(streamed)-1]
+	now := checkFreshReadsWhatRan(t, sh, saver, ran, thread, streamed[len(streamed)-1])
+	if sh.durability != graph.DurabilityExit && sh.interrupt == "" {
+		// One checkpoint per streamed state: the input's, then each step's.
+		require.Len(t, now, len(streamed), "shape %+v", sh)
+		for i, st := range streamed {
+			require.Equal(t, st, now[i].Values, "checkpoint %d (step %d), shape %+v", i, now[i].Metadata.Step, sh)
+		}
+	}
 
+	// An edit, then another run on the same thread.
+	_, err := ran.UpdateState(ctx, state.Writes(shA.Set([]string{"edit"}), shS.Set(7), shM.Set(map[string]int{"edit": 1}), shR.Set("e"), shV.Set(-1)), "", graph.WithThread(thread))
+	require.NoError(t, err)
+	streamed = run(state.Writes(shA.Set([]string{"again"})))
+	require.NotEmpty(t, streamed)
+	checkFreshReadsWhatRan(t, sh, saver, ran, thread, streamed[len(streamed)-1])
+}
+
+// checkFreshReadsWhatRan checks that the thread's latest state is out, as
+// read by ran and by a graph compiled anew, and that both read the same
+// at every checkpoint. It returns the history, oldest first.
+func checkFreshReadsWhatRan(t *testing.T, sh graphShape, saver checkpoint.Saver, ran *graph.Compiled[shaped], thread string, out shaped) []*graph.Snapshot[shaped] {
+	t.Helper()
+	ctx := context.Background()
 	fresh := sh.build(t, saver)
 	for _, c := range []*graph.Compiled[shaped]{ran, fresh} {
 		snap, err := c.State(ctx, graph.WithThread(thread))
@@ -334,12 +383,5 @@ func checkStoredIsWhatRan(t *testing.T, sh graphShape, saver checkpoint.Saver, t
 		require.Equal(t, was[i].Values, now[i].Values, "checkpoint %d (step %d), shape %+v", i, was[i].Metadata.Step, sh)
 		require.Equal(t, was[i].Next, now[i].Next, "checkpoint %d (step %d)", i, was[i].Metadata.Step)
 	}
-	if sh.durability == graph.DurabilityExit {
-		return
-	}
-	// One checkpoint per streamed state: the input's, then each step's.
-	require.Len(t, now, len(streamed), "shape %+v", sh)
-	for i, st := range streamed {
-		require.Equal(t, st, now[i].Values, "checkpoint %d (step %d), shape %+v", i, now[i].Metadata.Step, sh)
-	}
+	return now
 }
