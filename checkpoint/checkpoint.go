@@ -139,8 +139,10 @@ type PutRequest struct {
 	// ExpectHead is the id the thread's newest checkpoint in this namespace
 	// must have for the put to succeed ("" when the namespace must be
 	// empty). A mismatch is ErrConflict and stores nothing. The new
-	// checkpoint's id must sort after the head's; a saver may refuse one
-	// that does not, so that the head stays the greatest id.
+	// checkpoint's id must sort after the head's: one that does not (made
+	// by another process's clock) is ErrConflict too and stores nothing,
+	// so the head is always the greatest id. A put that succeeds makes the
+	// new checkpoint the head.
 	ExpectHead string
 }
 

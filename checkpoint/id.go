@@ -43,6 +43,44 @@ func NewID() string {
 	return format(u)
 }
 
+// NewIDAfter returns a new checkpoint id that sorts after prev (the head
+// the checkpoint will be put on): NewID's when it does, and otherwise —
+// prev was made by a process whose clock is ahead, or earlier in the same
+// millisecond elsewhere — the id right after prev. Ids this process makes
+// later sort after it too. The runtime makes each checkpoint's id so, so
+// that the head decides the order, never a process clock alone. A prev
+// that is not a canonical lowercase UUID gets NewID's id.
+func NewIDAfter(prev string) string {
+	id := NewID()
+	if id > prev {
+		return id
+	}
+	u, ok := parseID(prev)
+	if !ok {
+		return id
+	}
+	u = next(u)
+	ids.Lock()
+	if string(u[:]) > string(ids.last[:]) {
+		ids.last = u
+	}
+	ids.Unlock()
+	return format(u)
+}
+
+// parseID reads an id in the form format writes.
+func parseID(s string) ([16]byte, bool) {
+	var u [16]byte
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return u, false
+	}
+	h := s[0:8] + s[9:13] + s[14:18] + s[19:23] + s[24:]
+	if _, err := hex.Decode(u[:], []byte(h)); err != nil || format(u) != s {
+		return u, false // not hex, or not lowercase
+	}
+	return u, true
+}
+
 // format writes u in the canonical 8-4-4-4-12 form.
 func format(u [16]byte) string {
 	var b [36]byte

@@ -79,8 +79,8 @@ func FuzzCheckpointDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, trail, delta, sched []byte) {
 		saver := memory.New()
 		app := corruptGraph(t, saver)
-		id := checkpoint.NewID()
 		base := checkpoint.NewID()
+		id := checkpoint.NewID() // after base: the head decides the order
 		_, err := saver.Put(context.Background(), checkpoint.PutRequest{
 			Config: checkpoint.Config{ThreadID: "f"},
 			Checkpoint: checkpoint.Checkpoint{ID: base, Versions: map[string]string{"trail": base},

@@ -54,6 +54,7 @@ func groups() []group {
 	return []group{
 		{"Put", putTests},
 		{"CompareAndSet", casTests},
+		{"Order", orderTests},
 		{"PutWrites", writesTests},
 		{"Get", getTests},
 		{"List", listTests},

@@ -144,9 +144,11 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 		return checkpoint.Config{}, fmt.Errorf("memory: put checkpoint %s on thread %q ns %q: head is %q, expected %q: %w",
 			cp.ID, cfg.ThreadID, cfg.Namespace, head, req.ExpectHead, checkpoint.ErrConflict)
 	}
-	if head := sp.head(); head != "" && cp.ID <= head && sp.find(cp.ID) >= 0 {
-		return checkpoint.Config{}, fmt.Errorf("memory: put checkpoint %s on thread %q ns %q: id already stored: %w",
-			cp.ID, cfg.ThreadID, cfg.Namespace, checkpoint.ErrConflict)
+	if head := sp.head(); head != "" && cp.ID <= head {
+		// Made by another process's clock, or already stored: the head
+		// decides the order, so a new checkpoint must sort after it.
+		return checkpoint.Config{}, fmt.Errorf("memory: put checkpoint %s on thread %q ns %q: the id does not sort after the head %q: %w",
+			cp.ID, cfg.ThreadID, cfg.Namespace, head, checkpoint.ErrConflict)
 	}
 	if th == nil {
 		th = &thread{spaces: map[string]*space{}}
@@ -168,14 +170,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	for ch, v := range cp.Versions {
 		rec.channels = append(rec.channels, channel{name: ch, version: v, entry: sp.blobs[blobKey{ch, v}]})
 	}
-	if head := sp.head(); head == "" || head < cp.ID {
-		sp.records = append(sp.records, rec)
-	} else {
-		// An id older than the head (made by another clock): keep id
-		// order without touching the slice concurrent Lists iterate.
-		i, _ := slices.BinarySearchFunc(sp.records, cp.ID, func(r *record, id string) int { return strings.Compare(r.id, id) })
-		sp.records = slices.Concat(sp.records[:i], []*record{rec}, sp.records[i:])
-	}
+	sp.records = append(sp.records, rec) // its id sorts after the head's
 	return checkpoint.Config{ThreadID: cfg.ThreadID, Namespace: cfg.Namespace, CheckpointID: cp.ID}, nil
 }
 

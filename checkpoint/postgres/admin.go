@@ -15,6 +15,9 @@ import (
 // the thread, in every namespace, in one transaction. Deleting a thread
 // that does not exist is not an error.
 func (s *Saver) DeleteThread(ctx context.Context, threadID string) error {
+	if checkText(field{"thread id", threadID}) != nil {
+		return nil // no stored thread has such an id
+	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		batch := &pgx.Batch{}
 		for _, q := range s.q.deleteAll {
@@ -36,6 +39,12 @@ func (s *Saver) DeleteThread(ctx context.Context, threadID string) error {
 func (s *Saver) CopyThread(ctx context.Context, src, dst string) error {
 	if src == dst {
 		return fmt.Errorf("postgres: copy thread %q to itself: %w", src, checkpoint.ErrConflict)
+	}
+	if checkText(field{"thread id", src}) != nil {
+		return fmt.Errorf("postgres: copy thread %q to %q: thread %q has no checkpoints: %w", src, dst, src, checkpoint.ErrNotFound)
+	}
+	if err := checkText(field{"destination thread id", dst}); err != nil {
+		return fmt.Errorf("postgres: copy thread %q to %q: %w", src, dst, err)
 	}
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead}, func(tx pgx.Tx) error {
 		var srcN, dstN int
@@ -78,6 +87,9 @@ func (s *Saver) CopyThread(ctx context.Context, src, dst string) error {
 func (s *Saver) Prune(ctx context.Context, threadID string, keep int) error {
 	if keep < 0 {
 		return fmt.Errorf("postgres: prune thread %q: negative keep %d", threadID, keep)
+	}
+	if checkText(field{"thread id", threadID}) != nil {
+		return nil // no stored thread has such an id
 	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		batch := &pgx.Batch{}

@@ -27,11 +27,12 @@ const (
 )
 
 // ErrLimit is wrapped by the error of a Put or PutWrites given data that
-// PostgreSQL cannot store: metadata, channel names or versions that
-// contain U+0000 (jsonb cannot hold it), or keys too long for an index
-// entry (a btree entry holds about 2.7 kB after compression: thread id and
-// namespace, with the checkpoint id, channel name and version, or task
-// id). Nothing is stored.
+// PostgreSQL cannot store: a thread id, namespace, checkpoint or task id,
+// channel name, version or metadata string that contains U+0000 or is not
+// valid UTF-8 (text and jsonb cannot hold it; the error names the field),
+// or keys too long for an index entry (a btree entry holds about 2.7 kB
+// after compression: thread id and namespace, with the checkpoint id,
+// channel name and version, or task id). Nothing is stored.
 var ErrLimit = errors.New("postgres: beyond PostgreSQL's limits")
 
 // hasNUL reports whether the JSON text b holds an escaped U+0000 (\u0000
@@ -108,6 +109,9 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	fail := func(format string, a ...any) (checkpoint.Config, error) {
 		return checkpoint.Config{}, fmt.Errorf("postgres: put %s on thread %q ns %q: %s", cp.ID, cfg.ThreadID, cfg.Namespace, fmt.Sprintf(format, a...))
 	}
+	if err := checkPutText(req); err != nil {
+		return checkpoint.Config{}, fmt.Errorf("postgres: put %q on thread %q ns %q: %w", cp.ID, cfg.ThreadID, cfg.Namespace, err)
+	}
 	versions, err := json.Marshal(cp.Versions)
 	if err != nil {
 		return fail("versions: %v", err)
@@ -176,7 +180,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 			channels, vers, data, delta, base,
 		).Scan(&ok)
 		if err == nil && !ok {
-			conflict = s.conflict(ctx, conn, cfg, req.ExpectHead)
+			conflict = s.conflict(ctx, conn, cfg, cp.ID, req.ExpectHead)
 		}
 		return err
 	})
@@ -198,7 +202,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 
 // conflict builds the error of a failed compare-and-set, naming the head
 // the thread has now.
-func (s *Saver) conflict(ctx context.Context, conn *pgxpool.Conn, cfg checkpoint.Config, expected string) error {
+func (s *Saver) conflict(ctx context.Context, conn *pgxpool.Conn, cfg checkpoint.Config, id, expected string) error {
 	var actual string
 	err := conn.QueryRow(ctx, s.q.head, cfg.ThreadID, cfg.Namespace).Scan(&actual)
 	switch {
@@ -207,6 +211,10 @@ func (s *Saver) conflict(ctx context.Context, conn *pgxpool.Conn, cfg checkpoint
 	case err != nil:
 		return fmt.Errorf("postgres: put on thread %q ns %q: expected head %q, then reading the head: %v: %w",
 			cfg.ThreadID, cfg.Namespace, expected, err, checkpoint.ErrConflict)
+	}
+	if actual == expected {
+		return fmt.Errorf("postgres: put on thread %q ns %q: checkpoint id %q does not sort after the head %q: %w",
+			cfg.ThreadID, cfg.Namespace, id, actual, checkpoint.ErrConflict)
 	}
 	return fmt.Errorf("postgres: put on thread %q ns %q: expected head %q, actual head %q: %w",
 		cfg.ThreadID, cfg.Namespace, expected, actual, checkpoint.ErrConflict)
@@ -225,6 +233,14 @@ func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID str
 	if cfg.CheckpointID == "" {
 		return fmt.Errorf("postgres: put writes of task %q on thread %q ns %q: no checkpoint id: %w",
 			taskID, cfg.ThreadID, cfg.Namespace, checkpoint.ErrNotFound)
+	}
+	if err := checkText(field{"thread id", cfg.ThreadID}, field{"namespace", cfg.Namespace}, field{"checkpoint id", cfg.CheckpointID}, field{"task id", taskID}); err != nil {
+		return fmt.Errorf("postgres: put writes of task %q on thread %q ns %q: %w", taskID, cfg.ThreadID, cfg.Namespace, err)
+	}
+	for _, w := range writes {
+		if err := checkText(field{"channel of a write", w.Channel}); err != nil {
+			return fmt.Errorf("postgres: put writes of task %q on thread %q ns %q: %w", taskID, cfg.ThreadID, cfg.Namespace, err)
+		}
 	}
 	if len(writes) == 0 {
 		var ok bool

@@ -43,8 +43,8 @@ SELECT EXISTS (SELECT 1 FROM h)`
 	RETURNING 1
 )` + putTail,
 		putNext: `WITH h AS (
-	UPDATE ` + t.heads + ` SET head = GREATEST(head, $3::text)
-	WHERE thread_id = $1 AND ns = $2 AND head = $9::text
+	UPDATE ` + t.heads + ` SET head = $3::text
+	WHERE thread_id = $1 AND ns = $2 AND head = $9::text AND $3::text > head
 	RETURNING 1
 )` + putTail,
 		head: `SELECT head FROM ` + t.heads + ` WHERE thread_id = $1 AND ns = $2`,

@@ -166,6 +166,9 @@ type blobRow struct {
 // writes, in one round trip and one snapshot: the three queries run in a
 // read-only repeatable-read transaction sent as one batch.
 func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter) ([]*checkpoint.Tuple, error) {
+	if !readable(cfg, f.before) {
+		return nil, nil // no stored row has such a key
+	}
 	pageSQL, blobsSQL, writesSQL, args := s.pageQueries(cfg, f)
 	var (
 		tuples []*checkpoint.Tuple

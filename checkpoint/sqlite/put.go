@@ -58,7 +58,8 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 			if head != req.ExpectHead {
 				return conflictError(thread, ns, req.ExpectHead, head)
 			}
-			return fmt.Errorf("checkpoint id is not greater than the head %q", head)
+			return fmt.Errorf("sqlite: thread %q namespace %q: checkpoint id %q is not greater than the head %q: %w",
+				thread, ns, cp.ID, head, checkpoint.ErrConflict)
 		}
 		if len(cp.New) == 0 {
 			return nil

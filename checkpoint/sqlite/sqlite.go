@@ -101,6 +101,9 @@ func Open(path string, opts ...Option) (*Saver, error) {
 		return nil, fmt.Errorf("sqlite: open %q: unknown synchronous level %d", path, int(o.sync))
 	}
 
+	if err := checkWritable(path); err != nil {
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(o.busyTimeout.Milliseconds(), 10)+")")
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -121,7 +124,7 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	ctx := context.Background()
 	if err := migrate(ctx, wdb, false); err != nil {
 		wdb.Close()
-		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(err))
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(explainOpen(path, err)))
 	}
 
 	rq := cloneValues(q)

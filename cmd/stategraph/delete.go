@@ -35,6 +35,6 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	if e.json {
 		return printJSON(e.out, v)
 	}
-	_, err = fmt.Fprintf(e.out, "deleted thread %s (%d checkpoints)\n", thread, len(hist))
+	_, err = fmt.Fprintf(e.out, "deleted thread %s (%d checkpoints)\n", printable(thread), len(hist))
 	return err
 }

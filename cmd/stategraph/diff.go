@@ -69,7 +69,7 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 		at += " namespace " + ns
 	}
 	fmt.Fprintf(e.out, "%s: A %s (step %d) → B %s (step %d)\n",
-		at, d.A.Checkpoint, d.A.Step, d.B.Checkpoint, d.B.Step)
+		printable(at), printable(d.A.Checkpoint), d.A.Step, printable(d.B.Checkpoint), d.B.Step)
 	if len(d.Changes) == 0 {
 		_, err := fmt.Fprintln(e.out, "no field changed")
 		return err

@@ -50,7 +50,7 @@ func runMermaid(ctx context.Context, e *env, args []string) error {
 	path := inspect.Path(hist, head)
 	text := inspect.Mermaid(path, sched.Unfinished(head))
 	if !e.json {
-		_, err := fmt.Fprint(e.out, text)
+		_, err := fmt.Fprint(e.out, printableText(text))
 		return err
 	}
 	v := mermaidView{Thread: args[0], Namespace: ns, Checkpoint: head.Config.CheckpointID, Next: sched.Unfinished(head), Mermaid: text}

@@ -87,6 +87,6 @@ func runPrune(ctx context.Context, e *env, args []string) error {
 	if e.json {
 		return printJSON(e.out, v)
 	}
-	_, err = fmt.Fprintf(e.out, "pruned thread %s: kept %d of %d checkpoints, removed %d\n", thread, v.After, v.Before, v.Removed)
+	_, err = fmt.Fprintf(e.out, "pruned thread %s: kept %d of %d checkpoints, removed %d\n", printable(thread), v.After, v.Before, v.Removed)
 	return err
 }

@@ -128,14 +128,14 @@ func printState(e *env, v *stateView) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.out, "\nvalues:\n%s\n", values)
+	fmt.Fprintf(e.out, "\nvalues:\n%s\n", printableText(string(values)))
 
 	for i, s := range v.Sends {
 		arg, _ := json.Marshal(s.Arg)
 		if i == 0 {
 			fmt.Fprintln(e.out, "\nsends:")
 		}
-		fmt.Fprintf(e.out, "  %s %s\n", s.Node, short(string(arg), 100))
+		fmt.Fprintf(e.out, "  %s %s\n", printable(s.Node), printable(short(string(arg), 100)))
 	}
 	if len(v.Interrupts) > 0 {
 		fmt.Fprintln(e.out, "\ninterrupts:")

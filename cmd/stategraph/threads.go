@@ -78,7 +78,7 @@ func runThreads(ctx context.Context, e *env, _ []string) error {
 		return printJSON(e.out, rows)
 	}
 	if len(rows) == 0 {
-		_, err := fmt.Fprintf(e.out, "no threads in %s\n", e.store.Name)
+		_, err := fmt.Fprintf(e.out, "no threads in %s\n", printable(e.store.Name))
 		return err
 	}
 	tb := newTable(e.out, "THREAD", "STEP", "STATUS", "CHECKPOINTS", "NAMESPACES", "UPDATED")

@@ -64,7 +64,7 @@ func printUsage(w io.Writer) {
 func report(w io.Writer, err error) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(w, "%s: %s\n", progName, ue.msg)
+		fmt.Fprintf(w, "%s: %s\n", progName, printableText(ue.msg))
 		if ue.cmd != nil {
 			fmt.Fprintf(w, "usage: %s [database flags] %s\n", progName, ue.cmd.synopsis())
 		} else {
@@ -72,6 +72,6 @@ func report(w io.Writer, err error) int {
 		}
 		return exitUsage
 	}
-	fmt.Fprintf(w, "%s: %s\n", progName, err)
+	fmt.Fprintf(w, "%s: %s\n", progName, printableText(err.Error()))
 	return exitFailed
 }
