@@ -13,8 +13,8 @@ import (
 // does not sort after the head — made by another process's clock — is a
 // conflict that stores nothing, and a Put that wins moves the head.
 var orderTests = []test{
-	{"IDNotAfterHeadIsConflict", testOrderIDNotAfterHeadIsConflict},
-	{"WinningPutMovesHead", testOrderWinningPutMovesHead},
+	{name: "IDNotAfterHeadIsConflict", fn: testOrderIDNotAfterHeadIsConflict},
+	{name: "WinningPutMovesHead", fn: testOrderWinningPutMovesHead},
 }
 
 func testOrderIDNotAfterHeadIsConflict(t *testing.T, s checkpoint.Saver) {
