@@ -46,7 +46,7 @@ const (
 )
 
 // DoneValue is the value of a DoneChannel write.
-var DoneValue = []byte("true")
+const DoneValue = "true"
 
 // IsReserved reports whether name is a reserved channel of the runtime
 // rather than a state field: it starts and ends with "__".
