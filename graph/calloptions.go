@@ -9,27 +9,27 @@ package graph
 // checkpoints: Invoke, Stream, UpdateState).
 
 // RunOption configures one call of Invoke or Stream.
-type RunOption interface{ applyRun(*runOptions) }
+type RunOption interface{ runOption() }
 
 // StateOption configures a call of State or MermaidPath: the thread and
 // the checkpoint they read.
-type StateOption interface{ applyState(*readOptions) }
+type StateOption interface{ stateOption() }
 
 // HistoryOption configures a call of History.
-type HistoryOption interface{ applyHistory(*historyOptions) }
+type HistoryOption interface{ historyOption() }
 
 // UpdateOption configures a call of UpdateState.
-type UpdateOption interface{ applyUpdate(*runOptions) }
+type UpdateOption interface{ updateOption() }
 
 // ThreadOption names the thread of a call; it is an option of every call
 // (a RunOption, StateOption, HistoryOption and UpdateOption). Make one with
 // WithThread.
 type ThreadOption struct{ id string }
 
-func (t ThreadOption) applyRun(o *runOptions)         { o.thread = t.id }
-func (t ThreadOption) applyUpdate(o *runOptions)      { o.thread = t.id }
-func (t ThreadOption) applyState(o *readOptions)      { o.thread = t.id }
-func (t ThreadOption) applyHistory(o *historyOptions) { o.thread = t.id }
+func (ThreadOption) runOption()     {}
+func (ThreadOption) stateOption()   {}
+func (ThreadOption) historyOption() {}
+func (ThreadOption) updateOption()  {}
 
 // CheckpointOption pins a call to one checkpoint of its thread; it is an
 // option of Invoke, Stream, State, MermaidPath and UpdateState (a
@@ -37,9 +37,9 @@ func (t ThreadOption) applyHistory(o *historyOptions) { o.thread = t.id }
 // them all. Make one with WithCheckpoint.
 type CheckpointOption struct{ id string }
 
-func (c CheckpointOption) applyRun(o *runOptions)    { o.checkpointID = c.id }
-func (c CheckpointOption) applyUpdate(o *runOptions) { o.checkpointID = c.id }
-func (c CheckpointOption) applyState(o *readOptions) { o.checkpointID = c.id }
+func (CheckpointOption) runOption()    {}
+func (CheckpointOption) stateOption()  {}
+func (CheckpointOption) updateOption() {}
 
 // WriteOption shapes what a call that writes checkpoints records, or how it
 // takes its thread; it is an option of Invoke, Stream and UpdateState (a
@@ -47,18 +47,67 @@ func (c CheckpointOption) applyState(o *readOptions) { o.checkpointID = c.id }
 // WaitForThread make them.
 type WriteOption func(*runOptions)
 
-func (f WriteOption) applyRun(o *runOptions)    { f(o) }
-func (f WriteOption) applyUpdate(o *runOptions) { f(o) }
+func (WriteOption) runOption()    {}
+func (WriteOption) updateOption() {}
 
 // runFunc is an option of Invoke and Stream only.
 type runFunc func(*runOptions)
 
-func (f runFunc) applyRun(o *runOptions) { f(o) }
+func (runFunc) runOption() {}
 
 // historyFunc is an option of History only.
 type historyFunc func(*historyOptions)
 
-func (f historyFunc) applyHistory(o *historyOptions) { f(o) }
+func (historyFunc) historyOption() {}
+
+// The options are applied by type switches, not by methods of the option
+// interfaces: an interface method call would make every option escape to
+// the heap, one allocation per option and call.
+
+// runOptionsOf applies the options of Invoke and Stream (and, as
+// UpdateOptions, of UpdateState).
+func runOptionsOf[O any](o *runOptions, opts []O) {
+	for _, opt := range opts {
+		switch v := any(opt).(type) {
+		case runFunc:
+			v(o)
+		case WriteOption:
+			v(o)
+		case ThreadOption:
+			o.thread = v.id
+		case CheckpointOption:
+			o.checkpointID = v.id
+		}
+	}
+}
+
+// readOptionsOf applies the options of State and MermaidPath.
+func readOptionsOf(opts []StateOption) readOptions {
+	var o readOptions
+	for _, opt := range opts {
+		switch v := opt.(type) {
+		case ThreadOption:
+			o.thread = v.id
+		case CheckpointOption:
+			o.checkpointID = v.id
+		}
+	}
+	return o
+}
+
+// historyOptionsOf applies the options of History.
+func historyOptionsOf(opts []HistoryOption) historyOptions {
+	var o historyOptions
+	for _, opt := range opts {
+		switch v := opt.(type) {
+		case ThreadOption:
+			o.thread = v.id
+		case historyFunc:
+			v(&o)
+		}
+	}
+	return o
+}
 
 // readOptions are the options of State and MermaidPath.
 type readOptions struct {

@@ -14,10 +14,7 @@ import (
 // that was forked shows the branch it is on. It ends at End when the
 // thread finished, and at the pending nodes, drawn dashed, when it did not.
 func (c *Compiled[S]) MermaidPath(ctx context.Context, opts ...StateOption) (string, error) {
-	var o readOptions
-	for _, opt := range opts {
-		opt.applyState(&o)
-	}
+	o := readOptionsOf(opts)
 	head, err := c.State(ctx, opts...)
 	if err != nil {
 		return "", err

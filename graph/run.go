@@ -121,9 +121,7 @@ func (r *run[S]) stoppedBy(err error) bool {
 
 func (c *Compiled[S]) options(opts []RunOption) runOptions {
 	o := runOptions{limit: DefaultRecursionLimit}
-	for _, opt := range opts {
-		opt.applyRun(&o)
-	}
+	runOptionsOf(&o, opts)
 	return o
 }
 

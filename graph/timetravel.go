@@ -45,10 +45,7 @@ type TaskInfo struct {
 // State returns the thread's latest snapshot, or the one pinned with
 // WithCheckpoint. An unknown thread or checkpoint is checkpoint.ErrNotFound.
 func (c *Compiled[S]) State(ctx context.Context, opts ...StateOption) (*Snapshot[S], error) {
-	var o readOptions
-	for _, opt := range opts {
-		opt.applyState(&o)
-	}
+	o := readOptionsOf(opts)
 	if c.saver == nil {
 		return nil, errors.New("graph: State needs a checkpointer (graph.WithCheckpointer)")
 	}
@@ -74,10 +71,7 @@ func (c *Compiled[S]) State(ctx context.Context, opts ...StateOption) (*Snapshot
 // lazily page by page. WithFilter, WithBefore and WithLimit narrow it.
 func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.Seq2[*Snapshot[S], error] {
 	return func(yield func(*Snapshot[S], error) bool) {
-		var o historyOptions
-		for _, opt := range opts {
-			opt.applyHistory(&o)
-		}
+		o := historyOptionsOf(opts)
 		if c.saver == nil {
 			yield(nil, errors.New("graph: History needs a checkpointer (graph.WithCheckpointer)"))
 			return

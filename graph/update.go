@@ -17,9 +17,7 @@ import (
 // returns the new checkpoint's config.
 func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], asNode string, opts ...UpdateOption) (checkpoint.Config, error) {
 	var o runOptions
-	for _, opt := range opts {
-		opt.applyUpdate(&o)
-	}
+	runOptionsOf(&o, opts)
 	if c.saver == nil {
 		return checkpoint.Config{}, errors.New("graph: UpdateState needs a checkpointer (graph.WithCheckpointer)")
 	}
