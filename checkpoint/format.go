@@ -40,9 +40,12 @@ const (
 // replaces them when the task writes them again, while a task's ordinary
 // writes have indices 0, 1, 2...
 const (
-	ErrorIndex     = -1
+	// ErrorIndex is the index of an ErrorChannel write.
+	ErrorIndex = -1
+	// InterruptIndex is the index of an InterruptChannel write.
 	InterruptIndex = -3
-	ResumeIndex    = -4
+	// ResumeIndex is the index of a ResumeChannel write.
+	ResumeIndex = -4
 )
 
 // DoneValue is the value of a DoneChannel write.
