@@ -1,6 +1,9 @@
 package checkpoint
 
-import "strconv"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // The on-disk format of the graph runtime, beside the schema's own fields:
 // the reserved channels it stores, the special indices of its pending
@@ -55,6 +58,18 @@ const DoneValue = "true"
 // rather than a state field: it starts and ends with "__".
 func IsReserved(name string) bool {
 	return len(name) > 4 && name[:2] == "__" && name[len(name)-2:] == "__"
+}
+
+// Interrupt is one interrupt as an InterruptChannel write stores it (the
+// write's value is a JSON list of them): the form of graph.Interruption
+// on disk, with its payload as JSON.
+type Interrupt struct {
+	ID     string          `json:"id"`
+	Node   string          `json:"node"`
+	When   string          `json:"when"`
+	Value  json.RawMessage `json:"value,omitempty"`
+	Step   int             `json:"step"`
+	TaskID string          `json:"task_id,omitempty"`
 }
 
 // TaskError is the value of an ErrorChannel write.

@@ -10,14 +10,7 @@ import (
 
 // Interrupt is a pending interrupt, as the runtime stores it in an
 // InterruptChannel write: a node paused for human input.
-type Interrupt struct {
-	ID     string          `json:"id"`
-	Node   string          `json:"node"`
-	When   string          `json:"when"`
-	Value  json.RawMessage `json:"value,omitempty"`
-	Step   int             `json:"step"`
-	TaskID string          `json:"task_id,omitempty"`
-}
+type Interrupt = checkpoint.Interrupt
 
 // TaskError is a task that failed: the checkpoint.TaskError the runtime
 // stores in an ErrorChannel write, with the id of the task that wrote it.
