@@ -20,17 +20,6 @@ var (
 	ErrCorrupt = errors.New("checkpoint: corrupt data")
 )
 
-// Reserved channel names used in pending writes.
-const (
-	// ErrorChannel holds the error a task failed with (a JSON-encoded
-	// TaskError).
-	ErrorChannel = "__error__"
-	// InterruptChannel holds the interrupts a task raised.
-	InterruptChannel = "__interrupt__"
-	// ResumeChannel holds the values a task was resumed with.
-	ResumeChannel = "__resume__"
-)
-
 // Config addresses a thread, a namespace within it (subgraphs checkpoint
 // under their own namespace; the root graph uses ""), and optionally one
 // checkpoint of it. An empty CheckpointID means the latest.

@@ -11,9 +11,14 @@
 // appended since its Base version, and Get rebuilds the value as the newest
 // full snapshot followed by the deltas after it, oldest first.
 //
-// The package knows nothing of graphs. Backends live in sub-packages
-// (memory, sqlite, postgres) and import only this package; every backend
-// passes the conformance suite in checkpointtest.
+// Backends know nothing of graphs: they store channels, versions, blobs
+// and pending writes as opaque bytes. They live in sub-packages (memory,
+// sqlite, postgres), import only this package, and pass the conformance
+// suite in checkpointtest. What the graph runtime puts in those bytes —
+// its reserved channels, the schedule of the next step, task ids and the
+// rule that says which tasks finished — is defined here too (format.go,
+// schedule.go), once, for the runtime and for every tool that reads a
+// database (the stategraph inspector).
 //
 // One writer per thread: Put is a compare-and-set on the thread's head. A
 // put whose ExpectHead is not the current head of its thread and namespace

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	mrand "math/rand/v2"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -124,37 +123,6 @@ func next(u [16]byte) [16]byte {
 		}
 	}
 	return u
-}
-
-// TaskID is the id the runtime gives a task of a step: derived from the
-// checkpoint that holds the task (the one the step runs after), the
-// namespace, the step number (the checkpoint's Metadata.Step + 1), the node
-// and, for a task made by a Send, its position among the step's Sends (send
-// is negative for a task made by an edge). A checkpoint's pending writes
-// carry these ids, so a reader can tell which scheduled tasks finished.
-func TaskID(checkpointID, namespace string, step int, node string, send int) string {
-	var num [20]byte
-	st := strconv.AppendInt(num[:0], int64(step), 10)
-	if send >= 0 {
-		var idx [20]byte
-		return DeriveID(checkpointID, namespace, string(st), node, "send", string(strconv.AppendInt(idx[:0], int64(send), 10)))
-	}
-	return DeriveID(checkpointID, namespace, string(st), node)
-}
-
-// FinishedTasks returns the ids of the tasks that finished among a
-// checkpoint's pending writes: those with a write at index 0 or more. A
-// task that failed or was interrupted and then finished on a resume also
-// keeps its earlier error or interrupt write (negative index); it finished
-// all the same, and does not run again.
-func FinishedTasks(writes []PendingWrite) map[string]bool {
-	finished := map[string]bool{}
-	for _, w := range writes {
-		if w.Index >= 0 {
-			finished[w.TaskID] = true
-		}
-	}
-	return finished
 }
 
 // DeriveID returns a deterministic UUID (version 5 layout, SHA-1) for the

@@ -12,7 +12,8 @@ import (
 )
 
 // Interruption is a pause a run stopped at: a node's call to Interrupt, or a
-// static interrupt before or after a node.
+// static interrupt before or after a node. A checkpoint stores it in the
+// form of a checkpoint.Interrupt (the same JSON).
 type Interruption struct {
 	// ID identifies the interrupt, for ResumeByID.
 	ID string `json:"id"`

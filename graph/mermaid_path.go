@@ -13,8 +13,8 @@ import (
 // (or the one pinned with WithCheckpoint), following parents, so a thread
 // that was forked shows the branch it is on. It ends at End when the
 // thread finished, and at the pending nodes, drawn dashed, when it did not.
-func (c *Compiled[S]) MermaidPath(ctx context.Context, opts ...RunOption) (string, error) {
-	o := c.options(opts)
+func (c *Compiled[S]) MermaidPath(ctx context.Context, opts ...StateOption) (string, error) {
+	o := readOptionsOf(opts)
 	head, err := c.State(ctx, opts...)
 	if err != nil {
 		return "", err

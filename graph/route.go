@@ -2,6 +2,9 @@ package graph
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
+	"slices"
 
 	"github.com/stategraph/stategraph/state"
 )
@@ -50,3 +53,92 @@ func FanOut[S any](f func(ctx context.Context, s S) ([]Send[S], error)) Router[S
 
 // SendTo returns a Send of arg to node.
 func SendTo[S any](node string, arg S) Send[S] { return Send[S]{Node: node, Arg: arg} }
+
+// addName schedules the named node; End and unknown names are ignored
+// (routes are checked before they get here).
+func (r *run[S]) addName(name string) {
+	if n := r.c.nodes[name]; n != nil {
+		r.next.add(n)
+	}
+}
+
+// route schedules what follows task t: its node's static edges, routers,
+// gotos and Sends, and its part in joins.
+func (r *run[S]) route(t *task[S], view *S) error {
+	w := t.wire
+	for _, d := range w.static {
+		r.next.add(d)
+	}
+	for _, b := range w.branches {
+		route, err := callRouter(r.ctx, b.router, *view)
+		if err != nil {
+			return &RouteError{Node: t.name, Step: r.step, Err: err}
+		}
+		for _, to := range route.To {
+			dst := to
+			if b.pathMap != nil {
+				d, ok := b.pathMap[to]
+				if !ok {
+					return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: router returned label %q, which is not in its path map (labels: %v)", ErrInvalidRoute, to, sortedKeys(b.pathMap))}
+				}
+				dst = d
+			} else if !slices.Contains(b.targets, to) {
+				return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: router returned %q, which is not among its declared targets %v", ErrInvalidRoute, to, b.targets)}
+			}
+			r.addName(dst)
+		}
+		for _, s := range route.Sends {
+			if !slices.Contains(b.targets, s.Node) || s.Node == End {
+				return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: router sent to %q, which is not among its declared targets %v", ErrInvalidRoute, s.Node, b.targets)}
+			}
+			r.next.sends = append(r.next.sends, s)
+		}
+	}
+	declared := w.gotos // nil: the node declared no destinations, any node goes
+	for _, to := range t.update.Goto {
+		if to != End && r.c.nodes[to] == nil {
+			return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: goto unknown node %q", ErrInvalidRoute, to)}
+		}
+		if to != End && len(declared) > 0 && !slices.Contains(declared, to) {
+			return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: goto %q, which is not among the node's declared destinations %v (graph.WithDestinations)", ErrInvalidRoute, to, declared)}
+		}
+		r.addName(to)
+	}
+	for _, s := range t.update.Sends {
+		if r.c.nodes[s.Node] == nil {
+			return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: send to unknown node %q", ErrInvalidRoute, s.Node)}
+		}
+		if len(declared) > 0 && !slices.Contains(declared, s.Node) {
+			return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: send to %q, which is not among the node's declared destinations %v (graph.WithDestinations)", ErrInvalidRoute, s.Node, declared)}
+		}
+		r.next.sends = append(r.next.sends, s)
+	}
+	for _, j := range w.joins {
+		r.next.joins[j.join][j.src] = true
+	}
+	return nil
+}
+
+// finishJoins schedules each join whose sources have all finished.
+func (r *run[S]) finishJoins() {
+	for ji, seen := range r.next.joins {
+		all := true
+		for _, s := range seen {
+			all = all && s
+		}
+		if all {
+			r.addName(r.c.joins[ji].dst)
+			clear(seen)
+		}
+	}
+}
+
+// callRouter runs a router, turning a panic into an error.
+func callRouter[S any](ctx context.Context, router Router[S], s S) (route Route[S], err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("router panicked: %v\n%s", v, debug.Stack())
+		}
+	}()
+	return router(ctx, s)
+}

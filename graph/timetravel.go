@@ -42,22 +42,10 @@ type TaskInfo struct {
 	Interrupts []Interruption
 }
 
-// WithFilter keeps, in History, checkpoints whose metadata has these
-// values ("source", "step", "run_id" or user metadata keys).
-func WithFilter(md map[string]any) RunOption { return func(o *runOptions) { o.filter = md } }
-
-// WithBefore keeps, in History, checkpoints older than the given id.
-func WithBefore(checkpointID string) RunOption {
-	return func(o *runOptions) { o.before = checkpointID }
-}
-
-// WithLimit caps the number of checkpoints History yields.
-func WithLimit(n int) RunOption { return func(o *runOptions) { o.historyLimit = n } }
-
 // State returns the thread's latest snapshot, or the one pinned with
 // WithCheckpoint. An unknown thread or checkpoint is checkpoint.ErrNotFound.
-func (c *Compiled[S]) State(ctx context.Context, opts ...RunOption) (*Snapshot[S], error) {
-	o := c.options(opts)
+func (c *Compiled[S]) State(ctx context.Context, opts ...StateOption) (*Snapshot[S], error) {
+	o := readOptionsOf(opts)
 	if c.saver == nil {
 		return nil, errors.New("graph: State needs a checkpointer (graph.WithCheckpointer)")
 	}
@@ -72,14 +60,18 @@ func (c *Compiled[S]) State(ctx context.Context, opts ...RunOption) (*Snapshot[S
 		}
 		return nil, fmt.Errorf("graph: thread %q: %w", o.thread, err)
 	}
-	return c.snapshot(ctx, o, tup, o.checkpointID == "")
+	d, err := c.decode(tup, checkpoint.Config{ThreadID: o.thread}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.snapshot(d, o.checkpointID == "")
 }
 
 // History yields the thread's snapshots, newest first, reading them
 // lazily page by page. WithFilter, WithBefore and WithLimit narrow it.
-func (c *Compiled[S]) History(ctx context.Context, opts ...RunOption) iter.Seq2[*Snapshot[S], error] {
+func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.Seq2[*Snapshot[S], error] {
 	return func(yield func(*Snapshot[S], error) bool) {
-		o := c.options(opts)
+		o := historyOptionsOf(opts)
 		if c.saver == nil {
 			yield(nil, errors.New("graph: History needs a checkpointer (graph.WithCheckpointer)"))
 			return
@@ -88,7 +80,7 @@ func (c *Compiled[S]) History(ctx context.Context, opts ...RunOption) iter.Seq2[
 			yield(nil, ErrThreadRequired)
 			return
 		}
-		lo := checkpoint.ListOptions{Filter: o.filter, Before: o.before, Limit: o.historyLimit}
+		lo := checkpoint.ListOptions{Filter: o.filter, Before: o.before, Limit: o.limit}
 		var prev *Snapshot[S]
 		var prevVersions map[string]string
 		for tup, err := range c.saver.List(ctx, checkpoint.Config{ThreadID: o.thread}, lo) {
@@ -100,7 +92,11 @@ func (c *Compiled[S]) History(ctx context.Context, opts ...RunOption) iter.Seq2[
 			if prev != nil && prev.Parent != nil && prev.Parent.CheckpointID == tup.Config.CheckpointID {
 				reuse = c.reuser(prev, prevVersions)
 			}
-			snap, err := c.snapshotWith(ctx, o, tup, false, reuse)
+			d, err := c.decode(tup, checkpoint.Config{ThreadID: o.thread}, reuse)
+			var snap *Snapshot[S]
+			if err == nil {
+				snap, err = c.snapshot(d, false)
+			}
 			if !yield(snap, err) || err != nil {
 				return
 			}
@@ -130,54 +126,29 @@ func (c *Compiled[S]) reuser(child *Snapshot[S], childVersions map[string]string
 	}
 }
 
-// inspector builds a run over a saved checkpoint without running it.
-func (c *Compiled[S]) inspector(ctx context.Context, o runOptions, tup *checkpoint.Tuple) (*run[S], error) {
-	return c.inspectorWith(ctx, o, tup, nil)
-}
-
-func (c *Compiled[S]) inspectorWith(ctx context.Context, o runOptions, tup *checkpoint.Tuple, reuse func(st *S, i int, v string) bool) (*run[S], error) {
-	r := &run[S]{c: c, o: o, applier: c.schema.NewApplier(), scratch: make([]bool, c.schema.Len())}
-	r.ctx, r.cancel = ctx, func(error) {} // it runs nothing: there is nothing to cancel
-	r.next.joins = make([][]bool, len(c.joins))
-	for i, j := range c.joins {
-		r.next.joins[i] = make([]bool, len(j.srcs))
-	}
-	r.next.marked = make([]bool, len(c.nodes))
-	r.cp = newPersist(r, c.saver)
-	r.cp.reuse = reuse
-	if err := r.cp.restore(tup); err != nil {
-		r.cancel(nil)
-		return nil, err
-	}
-	r.step = tup.Metadata.Step + 1
-	return r, nil
-}
-
-func (c *Compiled[S]) snapshot(ctx context.Context, o runOptions, tup *checkpoint.Tuple, applyPending bool) (*Snapshot[S], error) {
-	return c.snapshotWith(ctx, o, tup, applyPending, nil)
-}
-
-func (c *Compiled[S]) snapshotWith(ctx context.Context, o runOptions, tup *checkpoint.Tuple, applyPending bool, reuse func(st *S, i int, v string) bool) (*Snapshot[S], error) {
-	r, err := c.inspectorWith(ctx, o, tup, reuse)
-	if err != nil {
-		return nil, err
-	}
-	defer r.cancel(nil)
+// snapshot is the snapshot of the decoded checkpoint d. With applyPending
+// (the thread's latest checkpoint) its values include the writes of the
+// tasks of the pending step that finished, and Next leaves those tasks
+// out.
+func (c *Compiled[S]) snapshot(d *decoded[S], applyPending bool) (*Snapshot[S], error) {
+	tup := d.tup
 	snap := &Snapshot[S]{
 		Config:    tup.Config,
 		Parent:    tup.Parent,
 		Metadata:  tup.Metadata,
 		CreatedAt: tup.Checkpoint.CreatedAt,
 	}
-	r.cp.pending = groupPending(tup.PendingWrites)
-	pending := r.cp.pending
-	r.prepare()
-	for _, t := range r.tasks {
+	var applier *state.Applier[S]
+	if applyPending {
+		applier = c.schema.NewApplier()
+	}
+	pending := groupPending(tup.PendingWrites)
+	for _, t := range c.pendingTasks(d, pending) {
 		info := TaskInfo{ID: t.id, Node: t.name, Done: t.cached}
 		for _, w := range pending[t.id] {
 			switch w.Channel {
 			case checkpoint.ErrorChannel:
-				var te taskError
+				var te checkpoint.TaskError
 				if json.Unmarshal(w.Value, &te) == nil {
 					info.Error = te.Error
 				} else {
@@ -193,7 +164,7 @@ func (c *Compiled[S]) snapshotWith(ctx context.Context, o runOptions, tup *check
 			}
 		}
 		if t.cached && applyPending {
-			if err := r.applier.Add(t.name, t.update.Writes); err != nil {
+			if err := applier.Add(t.name, t.update.Writes); err != nil {
 				return nil, err
 			}
 		}
@@ -203,131 +174,10 @@ func (c *Compiled[S]) snapshotWith(ctx context.Context, o runOptions, tup *check
 		snap.Tasks = append(snap.Tasks, info)
 	}
 	if applyPending {
-		if _, err := r.applier.Apply(&r.st, true); err != nil {
+		if _, err := applier.Apply(&d.st, true); err != nil {
 			return nil, fmt.Errorf("graph: thread %q: pending writes: %w", tup.Config.ThreadID, err)
 		}
 	}
-	snap.Values = r.st
+	snap.Values = d.st
 	return snap, nil
-}
-
-// UpdateState writes update to the thread as if node asNode had returned
-// it: the writes go through the reducers, asNode's edges decide what runs
-// next, and an "update" checkpoint is saved. With asNode "" the pending
-// tasks stay as they were (a pure edit of values). Pinned with
-// WithCheckpoint, the update forks the thread from that checkpoint. It
-// returns the new checkpoint's config.
-func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], asNode string, opts ...RunOption) (checkpoint.Config, error) {
-	o := c.options(opts)
-	if c.saver == nil {
-		return checkpoint.Config{}, errors.New("graph: UpdateState needs a checkpointer (graph.WithCheckpointer)")
-	}
-	if o.thread == "" {
-		return checkpoint.Config{}, ErrThreadRequired
-	}
-	if asNode != "" && asNode != Start && c.nodes[asNode] == nil {
-		return checkpoint.Config{}, fmt.Errorf("graph: UpdateState as unknown node %q", asNode)
-	}
-	release, err := c.threads.acquire(ctx, o.thread, o.wait)
-	if err != nil {
-		return checkpoint.Config{}, err
-	}
-	defer release()
-	base := checkpoint.Config{ThreadID: o.thread}
-	latest, err := c.saver.Get(ctx, base)
-	if err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
-		return checkpoint.Config{}, fmt.Errorf("graph: thread %q: %w", o.thread, err)
-	}
-	tup := latest
-	if o.checkpointID != "" {
-		base.CheckpointID = o.checkpointID
-		if tup, err = c.saver.Get(ctx, base); err != nil {
-			return checkpoint.Config{}, fmt.Errorf("graph: thread %q: checkpoint %q: %w", o.thread, o.checkpointID, err)
-		}
-	}
-	var r *run[S]
-	step := -1
-	if tup == nil {
-		r = &run[S]{c: c, o: o, applier: c.schema.NewApplier(), scratch: make([]bool, c.schema.Len())}
-		r.ctx, r.cancel = context.WithCancelCause(ctx)
-		r.next.joins = make([][]bool, len(c.joins))
-		for i, j := range c.joins {
-			r.next.joins[i] = make([]bool, len(j.srcs))
-		}
-		r.next.marked = make([]bool, len(c.nodes))
-		r.cp = newPersist(r, c.saver)
-	} else {
-		if r, err = c.inspector(ctx, o, tup); err != nil {
-			return checkpoint.Config{}, err
-		}
-		step = tup.Metadata.Step + 1
-	}
-	defer r.cancel(nil)
-	if latest != nil {
-		r.cp.head = latest.Config.CheckpointID
-	}
-	// A pure edit of the newest checkpoint keeps its pending tasks: the
-	// writes of those that finished carry over, so they do not run again.
-	var carried [][]checkpoint.PendingWrite // by task position
-	if asNode == "" && tup != nil && tup == latest && len(tup.PendingWrites) > 0 {
-		r.cp.pending = groupPending(tup.PendingWrites)
-		pending := r.cp.pending
-		r.prepare()
-		carried = make([][]checkpoint.PendingWrite, len(r.tasks))
-		for i, t := range r.tasks {
-			if t.cached {
-				carried[i] = pending[t.id]
-			}
-		}
-	}
-	r.step = step
-	if err := r.applier.Add(nameOr(asNode, "update"), update.Writes); err != nil {
-		return checkpoint.Config{}, err
-	}
-	touched, err := r.applier.Apply(&r.st, false)
-	if err != nil {
-		return checkpoint.Config{}, fmt.Errorf("graph: thread %q: update: %w", o.thread, err)
-	}
-	for _, i := range touched {
-		r.cp.dirty[i] = true
-	}
-	r.markOverwrites(update.Writes)
-	if asNode != "" {
-		r.next.reset()
-		if err := r.route(&task[S]{name: asNode, update: update, wire: c.wireOf(asNode)}, &r.st); err != nil {
-			return checkpoint.Config{}, err
-		}
-		r.finishJoins()
-	}
-	if asNode != "" {
-		r.cp.nodes = []string{asNode}
-	}
-	if err := r.cp.put(checkpoint.SourceUpdate, step, r.scratch); err != nil {
-		return checkpoint.Config{}, err
-	}
-	if carried != nil {
-		r.step = step + 1
-		r.prepare() // the same tasks, with the new checkpoint's ids
-		for i, t := range r.tasks {
-			if i >= len(carried) || len(carried[i]) == 0 {
-				continue
-			}
-			ws := make([]checkpoint.PendingWrite, len(carried[i]))
-			for k, w := range carried[i] {
-				w.TaskID = t.id
-				ws[k] = w
-			}
-			if err := r.cp.putWrites(t.id, ws); err != nil {
-				return checkpoint.Config{}, fmt.Errorf("graph: thread %q: update: carry the writes of node %q: %w", o.thread, t.name, err)
-			}
-		}
-	}
-	return checkpoint.Config{ThreadID: o.thread, CheckpointID: r.cp.id}, nil
-}
-
-func nameOr(name, alt string) string {
-	if name == "" {
-		return alt
-	}
-	return name
 }

@@ -10,17 +10,10 @@ import (
 
 // Interrupt is a pending interrupt, as the runtime stores it in an
 // InterruptChannel write: a node paused for human input.
-type Interrupt struct {
-	ID     string          `json:"id"`
-	Node   string          `json:"node"`
-	When   string          `json:"when"`
-	Value  json.RawMessage `json:"value,omitempty"`
-	Step   int             `json:"step"`
-	TaskID string          `json:"task_id,omitempty"`
-}
+type Interrupt = checkpoint.Interrupt
 
-// TaskError is a task that failed, as the runtime stores it in an
-// ErrorChannel write.
+// TaskError is a task that failed: the checkpoint.TaskError the runtime
+// stores in an ErrorChannel write, with the id of the task that wrote it.
 type TaskError struct {
 	TaskID string `json:"task_id"`
 	Node   string `json:"node"`
@@ -68,11 +61,13 @@ func Pending(tup *checkpoint.Tuple) (Tasks, error) {
 			}
 			out.Interrupts = append(out.Interrupts, in...)
 		case checkpoint.ErrorChannel:
+			var stored checkpoint.TaskError
 			te := TaskError{TaskID: w.TaskID}
-			if err := json.Unmarshal(w.Value, &te); err != nil || te.Error == "" {
+			if err := json.Unmarshal(w.Value, &stored); err != nil || stored.Error == "" {
 				te.Error = string(w.Value)
+			} else {
+				te.Node, te.Error = stored.Node, stored.Error
 			}
-			te.TaskID = w.TaskID
 			if te.Cancelled() {
 				out.Cancelled = append(out.Cancelled, te)
 			} else {

@@ -7,8 +7,9 @@ import (
 	"github.com/stategraph/stategraph/checkpoint"
 )
 
-// Schedule is what a checkpoint says runs in the next step: the value of
-// the reserved channel NextChannel.
+// Schedule is what a checkpoint says runs in the next step (the value of
+// checkpoint.NextChannel, a checkpoint.Schedule), as the inspector shows
+// it: each Send's input as JSON.
 type Schedule struct {
 	// Nodes are the nodes scheduled by edges.
 	Nodes []string `json:"nodes"`
@@ -65,24 +66,18 @@ func (s Schedule) Unfinished(tup *checkpoint.Tuple) []string {
 // Done reports whether nothing is scheduled: the thread finished.
 func (s Schedule) Done() bool { return len(s.Nodes) == 0 && len(s.Sends) == 0 }
 
-// ParseSchedule decodes the schedule of a checkpoint read with Get. A
+// ParseSchedule decodes the schedule of a checkpoint read with Get (see
+// checkpoint.ParseSchedule), with each Send's input as canonical JSON. A
 // checkpoint without the channel has an empty schedule.
 func ParseSchedule(tup *checkpoint.Tuple) (Schedule, error) {
 	out := Schedule{Nodes: []string{}}
-	v, ok := tup.Checkpoint.Values[NextChannel]
+	v, ok := tup.Checkpoint.Values[checkpoint.NextChannel]
 	if !ok || len(v.Snapshot) == 0 {
 		return out, nil
 	}
-	var raw struct {
-		Nodes []string `json:"nodes"`
-		Sends []struct {
-			Node string            `json:"node"`
-			Arg  map[string][]byte `json:"arg"`
-		} `json:"sends"`
-		Joins map[string][]string `json:"joins"`
-	}
-	if err := json.Unmarshal(v.Snapshot, &raw); err != nil {
-		return out, fmt.Errorf("checkpoint %q: schedule %s: %w: %w", tup.Config.CheckpointID, NextChannel, checkpoint.ErrCorrupt, err)
+	raw, err := checkpoint.ParseSchedule(v.Snapshot)
+	if err != nil {
+		return out, fmt.Errorf("checkpoint %q: schedule %s: %w: %w", tup.Config.CheckpointID, checkpoint.NextChannel, checkpoint.ErrCorrupt, err)
 	}
 	if raw.Nodes != nil {
 		out.Nodes = raw.Nodes

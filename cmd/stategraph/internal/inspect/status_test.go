@@ -11,7 +11,7 @@ import (
 
 func TestStatusPrefersErrorsThenInterruptsThenPending(t *testing.T) {
 	t.Parallel()
-	next := map[string]checkpoint.Value{NextChannel: {Snapshot: []byte(`{"nodes":["a","b"]}`)}}
+	next := map[string]checkpoint.Value{checkpoint.NextChannel: {Snapshot: []byte(`{"nodes":["a","b"]}`)}}
 	errW := checkpoint.PendingWrite{TaskID: "t1", Index: -1, Channel: checkpoint.ErrorChannel, Value: []byte(`{"node":"a","error":"boom\nat line 2"}`)}
 	cancelW := checkpoint.PendingWrite{TaskID: "t0", Index: -1, Channel: checkpoint.ErrorChannel, Value: []byte(`{"node":"b","error":"graph: node \"b\" failed at step 5: context canceled"}`)}
 	intW := checkpoint.PendingWrite{TaskID: "t2", Index: -3, Channel: checkpoint.InterruptChannel, Value: []byte(`[{"id":"i","node":"b","when":"during","step":1}]`)}
@@ -21,7 +21,7 @@ func TestStatusPrefersErrorsThenInterruptsThenPending(t *testing.T) {
 		writes []checkpoint.PendingWrite
 		want   string
 	}{
-		{"done", map[string]checkpoint.Value{NextChannel: {Snapshot: []byte(`{}`)}}, nil, "done"},
+		{"done", map[string]checkpoint.Value{checkpoint.NextChannel: {Snapshot: []byte(`{}`)}}, nil, "done"},
 		{"no schedule", nil, nil, "done"},
 		{"pending", next, nil, "pending a, b"},
 		{"interrupted", next, []checkpoint.PendingWrite{intW}, "interrupted (b)"},

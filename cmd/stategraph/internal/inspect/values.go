@@ -10,21 +10,17 @@ import (
 	"github.com/stategraph/stategraph/checkpoint"
 )
 
-// NextChannel is the reserved channel that holds the runtime's schedule:
-// what runs in the next step.
-const NextChannel = "__next__"
-
 // Values returns the state fields of a checkpoint read with Get, each as
 // compact JSON with the keys of every object sorted, so the same value
 // always prints the same (a saver such as PostgreSQL's jsonb may reorder
 // keys): a field stored as a snapshot and deltas is the concatenation of
 // the snapshot's elements and every delta's. A value that is not JSON (a
 // custom Serializer) is shown as {"base64": "..."}. Reserved channels
-// (names starting and ending with "__") are left out.
+// (checkpoint.IsReserved) are left out.
 func Values(tup *checkpoint.Tuple) (map[string]json.RawMessage, error) {
 	out := make(map[string]json.RawMessage, len(tup.Checkpoint.Values))
 	for name, v := range tup.Checkpoint.Values {
-		if isReserved(name) {
+		if checkpoint.IsReserved(name) {
 			continue
 		}
 		raw, err := value(v)
@@ -44,10 +40,6 @@ func Fields(values map[string]json.RawMessage) []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-func isReserved(name string) bool {
-	return len(name) > 4 && name[:2] == "__" && name[len(name)-2:] == "__"
 }
 
 // value rebuilds one channel's value.

@@ -13,12 +13,12 @@ import (
 func TestValuesJoinSnapshotAndDeltas(t *testing.T) {
 	t.Parallel()
 	tup := &checkpoint.Tuple{Checkpoint: checkpoint.Checkpoint{Values: map[string]checkpoint.Value{
-		"plain":      {Snapshot: []byte(` { "a" : 1 } `)},
-		"log":        {Snapshot: []byte(`["a"]`), Deltas: [][]byte{[]byte(`["b","c"]`), []byte(`[{"d":1}]`)}},
-		"fromEmpty":  {Deltas: [][]byte{[]byte(`[1]`), []byte(`[2]`)}},
-		"emptyDelta": {Snapshot: []byte(`[]`), Deltas: [][]byte{[]byte(`[]`)}},
-		"opaque":     {Snapshot: []byte{0x1f, 0x8b, 0x00}},
-		NextChannel:  {Snapshot: []byte(`{"nodes":["x"]}`)},
+		"plain":                {Snapshot: []byte(` { "a" : 1 } `)},
+		"log":                  {Snapshot: []byte(`["a"]`), Deltas: [][]byte{[]byte(`["b","c"]`), []byte(`[{"d":1}]`)}},
+		"fromEmpty":            {Deltas: [][]byte{[]byte(`[1]`), []byte(`[2]`)}},
+		"emptyDelta":           {Snapshot: []byte(`[]`), Deltas: [][]byte{[]byte(`[]`)}},
+		"opaque":               {Snapshot: []byte{0x1f, 0x8b, 0x00}},
+		checkpoint.NextChannel: {Snapshot: []byte(`{"nodes":["x"]}`)},
 	}}}
 	got, err := Values(tup)
 	require.NoError(t, err)
@@ -53,7 +53,7 @@ func TestScheduleWithSendsAndJoins(t *testing.T) {
 	arg, err := json.Marshal(map[string][]byte{"topic": []byte(`"maps"`)})
 	require.NoError(t, err)
 	sched := `{"nodes":["b"],"sends":[{"node":"w","arg":` + string(arg) + `}],"joins":{"a,b>c":["a"]}}`
-	tup := &checkpoint.Tuple{Checkpoint: checkpoint.Checkpoint{Values: map[string]checkpoint.Value{NextChannel: {Snapshot: []byte(sched)}}}}
+	tup := &checkpoint.Tuple{Checkpoint: checkpoint.Checkpoint{Values: map[string]checkpoint.Value{checkpoint.NextChannel: {Snapshot: []byte(sched)}}}}
 	s, err := ParseSchedule(tup)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b", "w"}, s.Next())
@@ -61,11 +61,11 @@ func TestScheduleWithSendsAndJoins(t *testing.T) {
 	assert.Equal(t, map[string][]string{"a,b>c": {"a"}}, s.Joins)
 	assert.False(t, s.Done())
 
-	done, err := ParseSchedule(&checkpoint.Tuple{Checkpoint: checkpoint.Checkpoint{Values: map[string]checkpoint.Value{NextChannel: {Snapshot: []byte(`{}`)}}}})
+	done, err := ParseSchedule(&checkpoint.Tuple{Checkpoint: checkpoint.Checkpoint{Values: map[string]checkpoint.Value{checkpoint.NextChannel: {Snapshot: []byte(`{}`)}}}})
 	require.NoError(t, err)
 	assert.True(t, done.Done())
 
-	_, err = ParseSchedule(&checkpoint.Tuple{Checkpoint: checkpoint.Checkpoint{Values: map[string]checkpoint.Value{NextChannel: {Snapshot: []byte(`[`)}}}})
+	_, err = ParseSchedule(&checkpoint.Tuple{Checkpoint: checkpoint.Checkpoint{Values: map[string]checkpoint.Value{checkpoint.NextChannel: {Snapshot: []byte(`[`)}}}})
 	require.ErrorIs(t, err, checkpoint.ErrCorrupt)
 }
 

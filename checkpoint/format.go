@@ -1,0 +1,110 @@
+package checkpoint
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// The on-disk format of the graph runtime, beside the schema's own fields:
+// the reserved channels it stores, the special indices of its pending
+// writes, the ids of its tasks and the rule that says which of them
+// finished. The runtime (package graph) writes it and every reader (the
+// stategraph inspector) reads it through these names, so the bytes a
+// backend stores are defined once. Nothing here may change meaning: old
+// databases must read the same.
+
+// Reserved channels. A channel whose name starts and ends with "__" is
+// never a state field (see IsReserved).
+const (
+	// NextChannel is a checkpoint value: the schedule of the next step,
+	// a Schedule encoded by AppendSchedule.
+	NextChannel = "__next__"
+	// GotoChannel is a pending write: the JSON list of nodes a task's
+	// update went to (state.Update.Goto).
+	GotoChannel = "__goto__"
+	// SendChannel is a pending write: one Send of a task's update, a
+	// ScheduledSend as JSON.
+	SendChannel = "__send__"
+	// DoneChannel is a pending write whose value is DoneValue: it marks a
+	// task that finished writing nothing, so that it is not run again.
+	DoneChannel = "__done__"
+	// ErrorChannel is a pending write at ErrorIndex: the error a task
+	// failed with (a JSON-encoded TaskError).
+	ErrorChannel = "__error__"
+	// InterruptChannel is a pending write at InterruptIndex: the JSON
+	// list of the interrupts a task raised.
+	InterruptChannel = "__interrupt__"
+	// ResumeChannel is a pending write at ResumeIndex: the JSON list of
+	// the values a task was resumed with.
+	ResumeChannel = "__resume__"
+)
+
+// Indices of the special pending writes. They are negative, so a saver
+// replaces them when the task writes them again, while a task's ordinary
+// writes have indices 0, 1, 2...
+const (
+	// ErrorIndex is the index of an ErrorChannel write.
+	ErrorIndex = -1
+	// InterruptIndex is the index of an InterruptChannel write.
+	InterruptIndex = -3
+	// ResumeIndex is the index of a ResumeChannel write.
+	ResumeIndex = -4
+)
+
+// DoneValue is the value of a DoneChannel write.
+const DoneValue = "true"
+
+// IsReserved reports whether name is a reserved channel of the runtime
+// rather than a state field: it starts and ends with "__".
+func IsReserved(name string) bool {
+	return len(name) > 4 && name[:2] == "__" && name[len(name)-2:] == "__"
+}
+
+// Interrupt is one interrupt as an InterruptChannel write stores it (the
+// write's value is a JSON list of them): the form of graph.Interruption
+// on disk, with its payload as JSON.
+type Interrupt struct {
+	ID     string          `json:"id"`
+	Node   string          `json:"node"`
+	When   string          `json:"when"`
+	Value  json.RawMessage `json:"value,omitempty"`
+	Step   int             `json:"step"`
+	TaskID string          `json:"task_id,omitempty"`
+}
+
+// TaskError is the value of an ErrorChannel write.
+type TaskError struct {
+	Node  string `json:"node"`
+	Error string `json:"error"`
+}
+
+// TaskID is the id the runtime gives a task of a step: derived from the
+// checkpoint that holds the task (the one the step runs after), the
+// namespace, the step number (the checkpoint's Metadata.Step + 1), the node
+// and, for a task made by a Send, its position among the step's Sends (send
+// is negative for a task made by an edge). A checkpoint's pending writes
+// carry these ids, so a reader can tell which scheduled tasks finished.
+func TaskID(checkpointID, namespace string, step int, node string, send int) string {
+	var num [20]byte
+	st := strconv.AppendInt(num[:0], int64(step), 10)
+	if send >= 0 {
+		var idx [20]byte
+		return DeriveID(checkpointID, namespace, string(st), node, "send", string(strconv.AppendInt(idx[:0], int64(send), 10)))
+	}
+	return DeriveID(checkpointID, namespace, string(st), node)
+}
+
+// FinishedTasks returns the ids of the tasks that finished among a
+// checkpoint's pending writes: those with a write at index 0 or more. A
+// task that failed or was interrupted and then finished on a resume also
+// keeps its earlier error or interrupt write (negative index); it finished
+// all the same, and does not run again.
+func FinishedTasks(writes []PendingWrite) map[string]bool {
+	finished := map[string]bool{}
+	for _, w := range writes {
+		if w.Index >= 0 {
+			finished[w.TaskID] = true
+		}
+	}
+	return finished
+}

@@ -1,0 +1,277 @@
+package graph
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/state"
+)
+
+// decoded is a checkpoint decoded against the compiled graph: its state,
+// the schedule of its next step, and what a run needs to go on from it
+// (the fields' versions, the append fields' tracks, the schedule's bytes).
+// A run starts from one (persist.restore); State, History and UpdateState
+// read one without building a run.
+type decoded[S any] struct {
+	tup      *checkpoint.Tuple
+	cfg      checkpoint.Config // thread and namespace
+	st       S
+	next     schedule[S]
+	sched    []byte // the schedule as stored
+	versions map[string]string
+	tracks   []appendTrack // by field; set for the append fields
+}
+
+// step is the step the decoded checkpoint's tasks run at.
+func (d *decoded[S]) step() int { return d.tup.Metadata.Step + 1 }
+
+// decode decodes tup, a checkpoint of cfg's thread and namespace. The state
+// comes from the state cache when it holds it; reuse, when set, may fill
+// field i at version v from a state already decoded instead of decoding it
+// (History).
+func (c *Compiled[S]) decode(tup *checkpoint.Tuple, cfg checkpoint.Config, reuse func(st *S, i int, v string) bool) (*decoded[S], error) {
+	sc := c.schema
+	id := tup.Config.CheckpointID
+	d := &decoded[S]{tup: tup, cfg: cfg, next: newSchedule(c), tracks: make([]appendTrack, sc.Len())}
+	st, hit := c.cache.get(cacheKey(cfg.ThreadID, cfg.Namespace), id)
+	if hit {
+		// The cached state shares memory with the run that saved it, which
+		// goes on appending in place: take copies of the append fields.
+		sc.CloneAppends(&st)
+	}
+	for name, v := range tup.Checkpoint.Values {
+		if name == checkpoint.NextChannel {
+			if err := c.decodeSched(v.Snapshot, &d.next); err != nil {
+				return nil, fmt.Errorf("graph: thread %q: checkpoint %q: schedule: %w: %w", cfg.ThreadID, id, checkpoint.ErrCorrupt, err)
+			}
+			d.sched = v.Snapshot
+			continue
+		}
+		i := sc.Index(name)
+		if i < 0 {
+			continue // a field the schema no longer has
+		}
+		if !hit && (reuse == nil || !reuse(&st, i, tup.Checkpoint.Versions[name])) {
+			if err := sc.Decode(&st, i, v.Snapshot, v.Deltas, c.ser); err != nil {
+				return nil, fmt.Errorf("graph: thread %q: checkpoint %q: %w: %w", cfg.ThreadID, id, checkpoint.ErrCorrupt, err)
+			}
+		}
+		if sc.Kind(i) == state.KindAppend {
+			n := sc.FieldLen(&st, i)
+			d.tracks[i] = appendTrack{lastLen: n, snapLen: n, chain: len(v.Deltas)}
+		}
+	}
+	d.st = st
+	d.versions = maps.Clone(tup.Checkpoint.Versions)
+	if d.versions == nil {
+		d.versions = map[string]string{}
+	}
+	return d, nil
+}
+
+// pendingTasks returns the tasks of d's next step, in task order, with
+// their ids; a task whose successful writes pending holds carries them
+// (cached).
+func (c *Compiled[S]) pendingTasks(d *decoded[S], pending map[string][]checkpoint.PendingWrite) []*task[S] {
+	_, tasks := buildTasks(c, &d.next, nil, nil)
+	for _, t := range tasks {
+		t.id = checkpoint.TaskID(d.tup.Config.CheckpointID, d.cfg.Namespace, d.step(), t.name, sendIndex(t))
+		if upd, ok := c.finishedWrites(pending[t.id]); ok {
+			t.update, t.cached = upd, true
+		}
+	}
+	return tasks
+}
+
+// finishedWrites returns the update of a task whose pending writes ws say
+// it finished, and false when it did not (no writes, an error or an
+// interrupt) or its writes do not decode (it runs again).
+func (c *Compiled[S]) finishedWrites(ws []checkpoint.PendingWrite) (state.Update[S], bool) {
+	if len(ws) == 0 {
+		return state.Update[S]{}, false
+	}
+	for _, w := range ws {
+		if w.Channel == checkpoint.ErrorChannel || w.Channel == checkpoint.InterruptChannel {
+			return state.Update[S]{}, false
+		}
+	}
+	upd, err := c.decodeTaskWrites(ws)
+	return upd, err == nil
+}
+
+// restore makes a decoded checkpoint the run's state and schedule.
+func (p *persist[S]) restore(tup *checkpoint.Tuple) error {
+	d, err := p.r.c.decode(tup, p.cfg, nil)
+	if err != nil {
+		return err
+	}
+	p.adopt(d)
+	return nil
+}
+
+// adopt makes d the run's state and schedule, and the checkpoint its
+// next save follows.
+func (p *persist[S]) adopt(d *decoded[S]) {
+	r := p.r
+	r.st = d.st
+	r.next.copyFrom(&d.next)
+	p.sched, p.versions, p.tracks = d.sched, d.versions, d.tracks
+	p.id, p.parent = d.tup.Config.CheckpointID, d.tup.Config.CheckpointID
+}
+
+// load reads the thread. It reports true when the run continues from the
+// loaded checkpoint (resume or replay) and false when the input must be
+// applied (a new thread, or new input on top of the thread's state).
+func (p *persist[S]) load(input state.Update[S]) (bool, error) {
+	r := p.r
+	latest, err := p.saver.Get(r.ctx, p.cfg)
+	switch {
+	case errors.Is(err, checkpoint.ErrNotFound):
+		latest = nil
+	case err != nil:
+		return false, p.errorf("read latest checkpoint: %w", err)
+	}
+	if latest != nil {
+		p.head = latest.Config.CheckpointID
+	}
+	zero := input.IsZero()
+	if id := r.o.checkpointID; id != "" {
+		cfg := p.cfg
+		cfg.CheckpointID = id
+		tup, err := p.saver.Get(r.ctx, cfg)
+		if err != nil {
+			return false, p.errorf("read checkpoint %q: %w", id, err)
+		}
+		if err := p.restore(tup); err != nil {
+			return false, err
+		}
+		if !zero {
+			r.step = tup.Metadata.Step + 2
+			return false, nil
+		}
+		// Replay: a fork of the pinned checkpoint starts a new branch; the
+		// tasks pending there run again. Like a resume, it does not stop
+		// again at an interrupt-before that the pinned checkpoint stopped at,
+		// and resume values answer the interrupts pending there.
+		if err := p.replayResumes(tup); err != nil {
+			return false, err
+		}
+		if err := p.put(checkpoint.SourceFork, tup.Metadata.Step, nil); err != nil {
+			return false, err
+		}
+		r.step = tup.Metadata.Step + 1
+		r.resuming = true
+		return true, nil
+	}
+	if latest == nil {
+		if len(r.o.resume) > 0 || r.o.resumeByID != nil {
+			return false, p.errorf("%w: the thread has no checkpoint", ErrNothingToResume)
+		}
+		return false, nil
+	}
+	if err := p.restore(latest); err != nil {
+		return false, err
+	}
+	r.step = latest.Metadata.Step + 1
+	if !zero {
+		r.step++ // the input checkpoint takes the next step number
+		return false, nil
+	}
+	p.pending = groupPending(latest.PendingWrites)
+	if err := p.matchResumes(); err != nil {
+		return false, err
+	}
+	r.resuming = true
+	return true, nil
+}
+
+// groupPending groups a checkpoint's pending writes by task. A task that
+// failed or was interrupted on an earlier attempt and has since finished
+// has both kinds of writes (the savers keep writes per task and index, and
+// a success does not clear the error slot): its successful writes win, and
+// its error, interrupt and resume writes are dropped, so it is done, its
+// interrupts are no longer pending, and it never runs again.
+func groupPending(ws []checkpoint.PendingWrite) map[string][]checkpoint.PendingWrite {
+	out := map[string][]checkpoint.PendingWrite{}
+	for _, w := range ws {
+		out[w.TaskID] = append(out[w.TaskID], w)
+	}
+	for id := range checkpoint.FinishedTasks(ws) {
+		out[id] = slices.DeleteFunc(out[id], func(w checkpoint.PendingWrite) bool { return w.Index < 0 })
+	}
+	return out
+}
+
+// restoreTasks re-attaches saved writes to the tasks of the first step
+// after a load: a task that finished is not run again.
+func (r *run[S]) restoreTasks() {
+	p := r.cp
+	if p.pending == nil && p.resumes == nil {
+		return
+	}
+	for _, t := range r.tasks {
+		key := t.id
+		if p.replayedFrom != "" {
+			key = p.taskIDAt(p.replayedFrom, r.step, t) // its id at the pinned checkpoint
+		}
+		ws := p.pending[key]
+		for _, w := range ws {
+			switch w.Channel {
+			case checkpoint.ResumeChannel:
+				var prev []json.RawMessage
+				if json.Unmarshal(w.Value, &prev) == nil {
+					t.resume = t.resume[:0]
+					for _, v := range prev {
+						t.resume = append(t.resume, v)
+					}
+				}
+			}
+		}
+		t.resume = append(t.resume, p.resumes[key]...)
+		if byID := p.resumeIDs[key]; byID != nil && key == t.id {
+			t.resumeByID = byID
+		}
+		if p.replayedFrom != "" {
+			continue // a replay runs its tasks again
+		}
+		if upd, ok := r.c.finishedWrites(ws); ok {
+			t.update, t.cached = upd, true
+		}
+	}
+	p.pending, p.resumes, p.resumeIDs, p.replayedFrom = nil, nil, nil, ""
+}
+
+// decodeTaskWrites decodes the pending writes of a task that finished
+// into the update it returned.
+func (c *Compiled[S]) decodeTaskWrites(ws []checkpoint.PendingWrite) (state.Update[S], error) {
+	var upd state.Update[S]
+	sc := c.schema
+	for _, w := range ws {
+		switch w.Channel {
+		case checkpoint.DoneChannel, checkpoint.ResumeChannel:
+		case checkpoint.GotoChannel:
+			var to []string
+			if err := json.Unmarshal(w.Value, &to); err != nil {
+				return upd, err
+			}
+			upd.Goto = append(upd.Goto, to...)
+		case checkpoint.SendChannel:
+			s, err := c.decodeSendWrite(w.Value)
+			if err != nil {
+				return upd, err
+			}
+			upd.Sends = append(upd.Sends, s)
+		default:
+			wr, err := sc.DecodeWrite(w.Channel, w.Value, c.ser)
+			if err != nil {
+				return upd, err
+			}
+			upd.Writes = append(upd.Writes, wr)
+		}
+	}
+	return upd, nil
+}

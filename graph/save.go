@@ -1,0 +1,332 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/state"
+)
+
+// A run saves a checkpoint after its input and after every step, and each
+// task's writes as it finishes. The graph's Durability says when: at once
+// (DurabilitySync), in the background while the next step runs
+// (DurabilityAsync, see inflightPut), or only when the run ends
+// (DurabilityExit, see heldWrites and flush).
+
+// inflightPut is a checkpoint being stored in the background.
+type inflightPut[S any] struct {
+	done chan struct{} // closed when Put returned
+	id   string
+	step int
+	md   checkpoint.Metadata
+	st   S // the state it holds, for the state cache
+	cfg  checkpoint.Config
+	err  error
+}
+
+// saveTask stores a finished task's writes, or its error, or its
+// interrupts with the resume values it was given.
+//
+// A step's only task that succeeded saves nothing here: the step's
+// checkpoint, stored right after it, records its writes, so a durable
+// sequential step costs one commit. A crash in between re-runs the task,
+// exactly as a crash before its writes were saved would.
+func (p *persist[S]) saveTask(t *task[S]) error {
+	if p.id == "" {
+		return nil
+	}
+	if t.err == nil && len(p.r.tasks) == 1 {
+		return nil
+	}
+	if t.err != nil && p.r.stoppedBy(t.err) {
+		// Stopped by the run's cancellation (Ctrl-C, a consumer that left
+		// the stream, the caller's deadline), not failed: nothing is
+		// recorded, and the task is simply pending, to run again on resume.
+		return nil
+	}
+	var ws []checkpoint.PendingWrite
+	add := func(idx int, ch string, v []byte) {
+		ws = append(ws, checkpoint.PendingWrite{TaskID: t.id, Index: idx, Channel: ch, Value: v})
+	}
+	switch {
+	case t.err == nil:
+		sc := p.r.c.schema
+		for i, w := range t.update.Writes {
+			ch, data, err := sc.EncodeWrite(w, p.r.c.ser)
+			if err != nil {
+				return &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
+			}
+			add(i, ch, data)
+		}
+		if len(t.update.Goto) > 0 {
+			data, _ := json.Marshal(t.update.Goto)
+			add(len(ws), checkpoint.GotoChannel, data)
+		}
+		for _, s := range t.update.Sends {
+			ss, err := p.r.c.encodeSend(s)
+			if err != nil {
+				return &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
+			}
+			data, err := json.Marshal(ss)
+			if err != nil {
+				return &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
+			}
+			add(len(ws), checkpoint.SendChannel, data)
+		}
+		if len(ws) == 0 {
+			add(0, checkpoint.DoneChannel, []byte(checkpoint.DoneValue))
+		}
+	case errors.Is(t.err, errInterrupt):
+		data, err := json.Marshal(t.scope.interrupts())
+		if err != nil {
+			return &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: fmt.Errorf("encode interrupt payload: %w", err)}
+		}
+		add(checkpoint.InterruptIndex, checkpoint.InterruptChannel, data)
+		if len(t.resume) > 0 {
+			data, err := json.Marshal(t.resume)
+			if err == nil {
+				add(checkpoint.ResumeIndex, checkpoint.ResumeChannel, data)
+			}
+		}
+	default:
+		data, _ := json.Marshal(checkpoint.TaskError{Node: t.name, Error: t.err.Error()})
+		add(checkpoint.ErrorIndex, checkpoint.ErrorChannel, data)
+	}
+	if err := p.putWrites(t.id, ws); err != nil {
+		return p.errorf("save writes of node %q at step %d: %w", t.name, p.r.step, err)
+	}
+	return nil
+}
+
+// saveInterrupts records static interrupts before a step as pending
+// writes of the tasks they stopped, so that State and inspectors show
+// them. Resuming runs those tasks.
+func (p *persist[S]) saveInterrupts(ints []Interruption) error {
+	if p.id == "" {
+		return nil
+	}
+	for _, in := range ints {
+		data, err := json.Marshal([]Interruption{in})
+		if err != nil {
+			return p.errorf("save interrupt before node %q: %w", in.Node, err)
+		}
+		w := []checkpoint.PendingWrite{{TaskID: in.TaskID, Index: checkpoint.InterruptIndex, Channel: checkpoint.InterruptChannel, Value: data}}
+		if err := p.putWrites(in.TaskID, w); err != nil {
+			return p.errorf("save interrupt before node %q at step %d: %w", in.Node, in.Step, err)
+		}
+	}
+	return nil
+}
+
+// heldWrites are a task's writes waiting for their checkpoint to be
+// stored (DurabilityExit).
+type heldWrites struct {
+	taskID string
+	writes []checkpoint.PendingWrite
+}
+
+// putWrites stores a task's writes against the checkpoint holding the
+// task, or holds them until it is stored.
+func (p *persist[S]) putWrites(taskID string, ws []checkpoint.PendingWrite) error {
+	if p.unsaved {
+		p.heldMu.Lock()
+		p.held = append(p.held, heldWrites{taskID, ws})
+		p.heldMu.Unlock()
+		return nil
+	}
+	if err := p.awaitInflight(); err != nil {
+		return err
+	}
+	cfg := p.cfg
+	cfg.CheckpointID = p.id
+	ctx, cancel := p.saveCtx()
+	defer cancel()
+	return p.saver.PutWrites(ctx, cfg, taskID, ws)
+}
+
+// save writes the checkpoint after a step (or the input).
+func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, overwritten []bool) error {
+	for _, i := range touched {
+		p.dirty[i] = true
+	}
+	p.nodes = nil
+	for _, t := range p.r.tasks {
+		if source == checkpoint.SourceLoop && !slices.Contains(p.nodes, t.name) {
+			p.nodes = append(p.nodes, t.name)
+		}
+	}
+	if p.r.durability == DurabilityExit && source == checkpoint.SourceLoop && !p.r.next.empty() {
+		// Not stored until the run ends (flush). It gets its id now, so the
+		// next step's task ids are its own; the writes of the step that
+		// just finished are in the state now, so the ones held for it go.
+		p.id, p.unsaved, p.unsavedSource, p.unsavedStep = checkpoint.NewID(), true, source, step
+		p.held = p.held[:0]
+		return nil
+	}
+	return p.put(source, step, overwritten)
+}
+
+// put stores a checkpoint of the run's state now, with the fields marked
+// dirty as new blobs.
+func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool) error {
+	if err := p.settle(); err != nil {
+		return err
+	}
+	r := p.r
+	sc := r.c.schema
+	id := checkpoint.NewID()
+	if p.unsaved {
+		id = p.id // task ids were derived from it
+	}
+	versions := maps.Clone(p.versions)
+	blobs := make(map[string]checkpoint.Blob, 2)
+	for i, d := range p.dirty {
+		if !d {
+			continue
+		}
+		p.dirty[i] = false
+		name := sc.Name(i)
+		var blob checkpoint.Blob
+		var err error
+		if sc.Kind(i) == state.KindAppend {
+			blob, err = p.appendBlob(i, id, overwritten == nil || !overwritten[i])
+		} else {
+			blob.Version = id
+			blob.Data, err = sc.Encode(&r.st, i, r.c.ser)
+		}
+		if err != nil {
+			return p.errorf("step %d: encode field %q: %w", step, name, err)
+		}
+		versions[name] = blob.Version
+		blobs[name] = blob
+	}
+	sched, err := p.encodeSched()
+	if err != nil {
+		return p.errorf("step %d: encode schedule: %w", step, err)
+	}
+	if !bytes.Equal(sched, p.sched) || versions[checkpoint.NextChannel] == "" {
+		sched = bytes.Clone(sched) // the saver keeps it
+		versions[checkpoint.NextChannel] = id
+		blobs[checkpoint.NextChannel] = checkpoint.Blob{Version: id, Data: sched}
+		p.sched = sched
+	}
+	md := checkpoint.Metadata{Source: source, Step: step, RunID: r.o.runID, Parents: p.parents, Extra: r.o.metadata}
+	if len(p.nodes) > 0 {
+		md.Nodes = p.nodes
+		p.nodes = nil // the saver keeps it
+	}
+	req := checkpoint.PutRequest{
+		Config:     checkpoint.Config{ThreadID: p.cfg.ThreadID, Namespace: p.cfg.Namespace, CheckpointID: p.parent},
+		Checkpoint: checkpoint.Checkpoint{ID: id, CreatedAt: time.Now().UTC(), Versions: versions, New: blobs},
+		Metadata:   md,
+		ExpectHead: p.head,
+	}
+	if r.durability == DurabilityAsync && (source == checkpoint.SourceLoop || source == checkpoint.SourceInput) {
+		p.putAsync(req, step, md)
+		p.id, p.parent, p.head, p.versions = id, id, id, versions
+		return nil
+	}
+	ctx, cancel := p.saveCtx()
+	defer cancel()
+	cfg, err := p.saver.Put(ctx, req)
+	if err != nil {
+		return p.errorf("save checkpoint at step %d: %w", step, err)
+	}
+	p.id, p.parent, p.head, p.versions = id, id, id, versions
+	if p.unsaved {
+		p.unsaved = false
+		for _, h := range p.held {
+			if err := p.putWrites(h.taskID, h.writes); err != nil {
+				return p.errorf("save writes held for checkpoint %q: %w", id, err)
+			}
+		}
+		p.held = p.held[:0]
+	}
+	r.c.cache.put(p.key, id, r.st)
+	r.emitCheckpoint(cfg, md)
+	return nil
+}
+
+// putAsync starts storing a checkpoint in the background. The request's
+// blobs are already encoded, so the run may change its state meanwhile. The
+// save ignores the run's cancellation (within saveTimeout), like a
+// synchronous save of finished work.
+func (p *persist[S]) putAsync(req checkpoint.PutRequest, step int, md checkpoint.Metadata) {
+	f := &inflightPut[S]{done: make(chan struct{}), id: req.Checkpoint.ID, step: step, md: md, st: p.r.st}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.r.ctx), saveTimeout)
+	p.inflight = f
+	go func() {
+		defer close(f.done)
+		defer cancel()
+		f.cfg, f.err = p.saver.Put(ctx, req)
+	}()
+}
+
+// settle waits for the checkpoint being stored in the background, if any,
+// then does what a synchronous save does after Put: it caches the state and
+// emits the Checkpoints event. It runs on the run's goroutine, between steps.
+func (p *persist[S]) settle() error {
+	f := p.inflight
+	if f == nil {
+		return nil
+	}
+	p.inflight = nil
+	<-f.done
+	if f.err != nil {
+		return p.errorf("save checkpoint at step %d: %w", f.step, f.err)
+	}
+	p.r.c.cache.put(p.key, f.id, f.st)
+	p.r.emitCheckpoint(f.cfg, f.md)
+	return nil
+}
+
+// awaitInflight waits until the checkpoint being stored in the background,
+// if any, is stored; writes against it may be stored then. Tasks call it.
+func (p *persist[S]) awaitInflight() error {
+	f := p.inflight
+	if f == nil {
+		return nil
+	}
+	<-f.done
+	if f.err != nil {
+		return fmt.Errorf("checkpoint %q was not stored: %w", f.id, f.err)
+	}
+	return nil
+}
+
+// noCancel is the cancel func of a save that uses the run's own context.
+var noCancel context.CancelFunc = func() {}
+
+// saveTimeout bounds a save that runs after the run was cancelled.
+const saveTimeout = 30 * time.Second
+
+// saveCtx is the context of a save. Finished work is stored even while
+// the run is being cancelled (a Stream consumer stopped, Ctrl-C): the save
+// ignores the run's cancellation, within saveTimeout. The run stops right
+// after it.
+func (p *persist[S]) saveCtx() (context.Context, context.CancelFunc) {
+	if p.r.ctx.Err() == nil {
+		return p.r.ctx, noCancel
+	}
+	return context.WithTimeout(context.WithoutCancel(p.r.ctx), saveTimeout)
+}
+
+// flush waits for a checkpoint still being stored (DurabilityAsync) and
+// stores the final checkpoint of a DurabilityExit run, with the writes and
+// interrupts of its pending tasks.
+func (p *persist[S]) flush() error {
+	if err := p.settle(); err != nil {
+		return err
+	}
+	if !p.unsaved {
+		return nil
+	}
+	return p.put(p.unsavedSource, p.unsavedStep, nil)
+}

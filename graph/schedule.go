@@ -1,0 +1,202 @@
+package graph
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/state"
+)
+
+// schedule is what runs next: nodes triggered by edges (unique), Sends,
+// and the progress of each join. A checkpoint stores it as a
+// checkpoint.Schedule.
+type schedule[S any] struct {
+	nodes  []*node[S]
+	sends  []state.Send[S]
+	joins  [][]bool // per join of the graph: which sources have finished
+	marked []bool   // by node rank: in nodes already
+}
+
+// newSchedule returns an empty schedule for the graph c.
+func newSchedule[S any](c *Compiled[S]) schedule[S] {
+	s := schedule[S]{joins: make([][]bool, len(c.joins)), marked: make([]bool, len(c.nodes))}
+	for i, j := range c.joins {
+		s.joins[i] = make([]bool, len(j.srcs))
+	}
+	return s
+}
+
+func (s *schedule[S]) empty() bool { return len(s.nodes) == 0 && len(s.sends) == 0 }
+
+// add schedules n once.
+func (s *schedule[S]) add(n *node[S]) {
+	if !s.marked[n.ord] {
+		s.marked[n.ord] = true
+		s.nodes = append(s.nodes, n)
+	}
+}
+
+// reset empties the schedule of nodes and Sends (joins keep their
+// progress).
+func (s *schedule[S]) reset() {
+	for _, n := range s.nodes {
+		s.marked[n.ord] = false
+	}
+	clear(s.nodes)
+	s.nodes = s.nodes[:0]
+	clear(s.sends)
+	s.sends = s.sends[:0]
+}
+
+// copyFrom makes s the same schedule as src, in s's own memory.
+func (s *schedule[S]) copyFrom(src *schedule[S]) {
+	s.reset()
+	for _, n := range src.nodes {
+		s.add(n)
+	}
+	s.sends = append(s.sends, src.sends...)
+	for i, j := range src.joins {
+		copy(s.joins[i], j)
+	}
+}
+
+// names returns the scheduled nodes' names, in rank (name) order.
+func (s *schedule[S]) names() []string {
+	out := make([]string, len(s.nodes))
+	for i, n := range s.nodes {
+		out[i] = n.name
+	}
+	slices.Sort(out)
+	return out
+}
+
+// encodeSched encodes the run's schedule, in the persist's reusable
+// memory when it is nodes only (the common case: no allocation).
+func (p *persist[S]) encodeSched() ([]byte, error) {
+	r := p.r
+	if len(r.next.sends) == 0 && !anyJoin(r.next.joins) {
+		b, err := checkpoint.AppendSchedule(p.schedBuf[:0], checkpoint.Schedule{Nodes: sortedNames(r.next.nodes, &p.names)})
+		p.schedBuf = b
+		return b, err
+	}
+	s := checkpoint.Schedule{Nodes: r.next.names()}
+	for _, snd := range r.next.sends {
+		ss, err := r.c.encodeSend(snd)
+		if err != nil {
+			return nil, err
+		}
+		s.Sends = append(s.Sends, ss)
+	}
+	for ji, seen := range r.next.joins {
+		var done []string
+		for k, ok := range seen {
+			if ok {
+				done = append(done, r.c.joins[ji].srcs[k])
+			}
+		}
+		if len(done) > 0 {
+			if s.Joins == nil {
+				s.Joins = map[string][]string{}
+			}
+			j := r.c.joins[ji]
+			s.Joins[checkpoint.JoinKey(j.srcs, j.dst)] = done
+		}
+	}
+	return checkpoint.AppendSchedule(nil, s)
+}
+
+// sortedNames returns the nodes' names sorted, in *buf's memory.
+func sortedNames[S any](nodes []*node[S], buf *[]string) []string {
+	*buf = (*buf)[:0]
+	for _, n := range nodes {
+		*buf = append(*buf, n.name)
+	}
+	slices.Sort(*buf)
+	return *buf
+}
+
+func anyJoin(joins [][]bool) bool {
+	for _, j := range joins {
+		if slices.Contains(j, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeSched decodes a stored schedule into next.
+func (c *Compiled[S]) decodeSched(data []byte, next *schedule[S]) error {
+	s, err := checkpoint.ParseSchedule(data)
+	if err != nil {
+		return err
+	}
+	next.reset()
+	for _, n := range s.Nodes {
+		nd := c.nodes[n]
+		if nd == nil {
+			return fmt.Errorf("scheduled node %q is not in the graph", n)
+		}
+		next.add(nd)
+	}
+	for _, ss := range s.Sends {
+		snd, err := c.decodeSend(ss)
+		if err != nil {
+			return err
+		}
+		next.sends = append(next.sends, snd)
+	}
+	for ji, j := range c.joins {
+		clear(next.joins[ji])
+		for _, src := range s.Joins[checkpoint.JoinKey(j.srcs, j.dst)] {
+			if k := slices.Index(j.srcs, src); k >= 0 {
+				next.joins[ji][k] = true
+			}
+		}
+	}
+	return nil
+}
+
+// encodeSend encodes a Send as the schedule and a SendChannel write store
+// it.
+func (c *Compiled[S]) encodeSend(s state.Send[S]) (checkpoint.ScheduledSend, error) {
+	arg, err := c.schema.EncodeState(&s.Arg, c.ser)
+	if err != nil {
+		return checkpoint.ScheduledSend{}, fmt.Errorf("send to %q: %w", s.Node, err)
+	}
+	full, _ := c.ser.Marshal(s.Arg) // best effort: unexported fields need the schema's copy
+	return checkpoint.ScheduledSend{Node: s.Node, Arg: arg, Full: full}, nil
+}
+
+// decodeSendWrite decodes the value of a SendChannel write.
+func (c *Compiled[S]) decodeSendWrite(data []byte) (state.Send[S], error) {
+	var ss checkpoint.ScheduledSend
+	if err := json.Unmarshal(data, &ss); err != nil {
+		return state.Send[S]{}, err
+	}
+	return c.decodeSend(ss)
+}
+
+func (c *Compiled[S]) decodeSend(ss checkpoint.ScheduledSend) (state.Send[S], error) {
+	if c.nodes[ss.Node] == nil {
+		return state.Send[S]{}, fmt.Errorf("send to %q: not a node of the graph", ss.Node)
+	}
+	var arg S
+	if len(ss.Full) > 0 {
+		if err := c.ser.Unmarshal(ss.Full, &arg); err != nil {
+			return state.Send[S]{}, fmt.Errorf("send to %q: %w", ss.Node, err)
+		}
+	}
+	sc := c.schema
+	for name, data := range ss.Arg {
+		i := sc.Index(name)
+		if i < 0 {
+			return state.Send[S]{}, fmt.Errorf("send to %q: no field %q in the schema", ss.Node, name)
+		}
+		if err := sc.Decode(&arg, i, data, nil, c.ser); err != nil {
+			return state.Send[S]{}, fmt.Errorf("send to %q: %w", ss.Node, err)
+		}
+	}
+	return state.Send[S]{Node: ss.Node, Arg: arg}, nil
+}
