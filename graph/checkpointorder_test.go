@@ -3,6 +3,8 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,7 +41,11 @@ func TestRunAfterACheckpointFromAClockAheadContinuesTheThread(t *testing.T) {
 			// The other process: an update checkpoint with its clock's id.
 			latest, err := saver.Get(ctx, checkpoint.Config{ThreadID: "t"})
 			require.NoError(t, err)
-			ms := fmt.Sprintf("%012x", time.Now().Add(time.Hour).UnixMilli())
+			// An hour after the head's own time, not this clock's: parallel
+			// tests in this process may already have moved its ids ahead.
+			headMS, err := strconv.ParseInt(strings.ReplaceAll(latest.Config.CheckpointID, "-", "")[:12], 16, 64)
+			require.NoError(t, err)
+			ms := fmt.Sprintf("%012x", max(headMS, time.Now().UnixMilli())+time.Hour.Milliseconds())
 			future := ms[:8] + "-" + ms[8:] + "-7000-8000-000000000000"
 			_, err = saver.Put(ctx, checkpoint.PutRequest{
 				Config:     latest.Config,

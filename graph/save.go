@@ -166,7 +166,7 @@ func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, ove
 		// Not stored until the run ends (flush). It gets its id now, so the
 		// next step's task ids are its own; the writes of the step that
 		// just finished are in the state now, so the ones held for it go.
-		p.id, p.unsaved, p.unsavedSource, p.unsavedStep = checkpoint.NewID(), true, source, step
+		p.id, p.unsaved, p.unsavedSource, p.unsavedStep = checkpoint.NewIDAfter(max(p.head, p.parent)), true, source, step
 		p.held = p.held[:0]
 		return nil
 	}
@@ -181,7 +181,7 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 	}
 	r := p.r
 	sc := r.c.schema
-	id := checkpoint.NewID()
+	id := checkpoint.NewIDAfter(max(p.head, p.parent)) // the head decides the order, not this clock
 	if p.unsaved {
 		id = p.id // task ids were derived from it
 	}

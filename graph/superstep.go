@@ -286,6 +286,13 @@ func (r *run[S]) finishStep() error {
 	if err != nil {
 		return fmt.Errorf("graph: step %d: %w", r.step, err)
 	}
+	if r.cp != nil {
+		// Now: touched is the applier's memory, which the routers' views
+		// below reuse.
+		for _, i := range touched {
+			r.cp.dirty[i] = true
+		}
+	}
 	r.next.reset()
 	for _, t := range r.tasks {
 		view := &r.st
@@ -305,7 +312,7 @@ func (r *run[S]) finishStep() error {
 	}
 	r.finishJoins()
 	if r.cp != nil {
-		if err := r.cp.save(checkpoint.SourceLoop, r.step, touched, r.scratch); err != nil {
+		if err := r.cp.save(checkpoint.SourceLoop, r.step, nil, r.scratch); err != nil {
 			return err
 		}
 	}
