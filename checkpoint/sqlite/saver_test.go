@@ -50,7 +50,7 @@ func delta(v, base, data string) checkpoint.Blob {
 func TestConformanceWithOwnHandle(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "own.db")
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(1)")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(60000)&_pragma=foreign_keys(1)") // every subtest writes through this one file at once: on a loaded machine a writer may wait long
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	newSaver := func(tb testing.TB) checkpoint.Saver {
