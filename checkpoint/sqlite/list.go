@@ -33,6 +33,11 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 		}
 		cursor := opts.Before
 		size := firstPage
+		// A walk of every checkpoint (no filter, not one id) checks
+		// that each names the next older one as the head it replaced,
+		// and that the oldest names none: a missing row is ErrCorrupt.
+		chained := len(opts.Filter) == 0 && cfg.CheckpointID == ""
+		var newer *cpRow
 		for {
 			n := size
 			if q.exact && remaining > 0 && remaining < n {
@@ -64,6 +69,14 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 						return err
 					}
 					cursor = r.id
+					if chained {
+						if newer != nil {
+							if err := checkLink(thread, ns, newer, &r); err != nil {
+								return err
+							}
+						}
+						newer = &r
+					}
 					if !r.md.Matches(opts.Filter) {
 						continue
 					}
@@ -74,6 +87,12 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 				}
 				if err := rs.Err(); err != nil {
 					return err
+				}
+				if chained && newer != nil && fetched < n && (remaining == 0 || len(keep) < remaining) {
+					// The oldest checkpoint there is.
+					if err := checkLink(thread, ns, newer, nil); err != nil {
+						return err
+					}
 				}
 				tups, err = s.load(ctx, tx, thread, ns, keep)
 				return err
