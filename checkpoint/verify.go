@@ -5,14 +5,16 @@ import "context"
 // Verifier is implemented by savers that can check a whole thread
 // against the integrity data they store with it.
 //
-// Get and List already check what they read: every column of every row
-// they return against its checksum, the blobs a checkpoint's versions
-// name, and the count of its pending writes; List also checks that the
-// checkpoints it walks link up with no row missing between them. Verify
-// does what a read cannot do cheaply: it walks every checkpoint, blob and
-// pending write of the thread, in every namespace, and checks every row
-// and every link (parent, previous checkpoint, head, delta bases,
-// writes), rows no checkpoint reads included.
+// The durable savers (checkpoint/sqlite, checkpoint/postgres) check on
+// every Get and List what the read returns, with no extra round trip:
+// every column of every row against its checksum, the blobs a
+// checkpoint's versions name, and the count of its pending writes; a List
+// of a whole history also checks that its checkpoints link up with no
+// row missing between them. Verify does what a read cannot do cheaply: it
+// walks every checkpoint, blob and pending write of the thread, in every
+// namespace, and checks every row and every link (parent, previous
+// checkpoint, head, delta bases, writes), rows no checkpoint reads
+// included.
 type Verifier interface {
 	// Verify returns nil when every row of the thread matches its
 	// checksum and every link holds, and otherwise an error wrapping
