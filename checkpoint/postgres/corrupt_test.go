@@ -260,3 +260,32 @@ func TestRowsWrittenBeforeMigration2StillRead(t *testing.T) {
 	require.Len(t, got[1].PendingWrites, 3)
 	require.NoError(t, s.Verify(ctx, thread))
 }
+
+// TestListAcrossAPruneIsNoDamage prunes, or deletes, the thread between
+// two pages of a List: the walk sees the history change under it, which
+// is not damage.
+func TestListAcrossAPruneIsNoDamage(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newSaver(t)
+	ctx := context.Background()
+	for _, keep := range []int{90, 0} {
+		thread := newThread()
+		parent := ""
+		for range 105 {
+			parent = mustPut(t, s, putReq(thread, parent, nil, nil))
+		}
+		n := 0
+		for _, err := range s.List(ctx, configOf(thread), checkpoint.ListOptions{}) {
+			require.NoError(t, err, "keep %d", keep)
+			if n++; n == 100 { // the last of the first page
+				if keep == 0 {
+					require.NoError(t, s.DeleteThread(ctx, thread))
+				} else {
+					require.NoError(t, s.Prune(ctx, thread, keep))
+				}
+			}
+		}
+		require.Equal(t, 100, n)
+		require.NoError(t, s.Verify(ctx, thread))
+	}
+}

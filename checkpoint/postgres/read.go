@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
@@ -61,7 +62,7 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 			}
 			page, infos, err := s.page(ctx, cfg, f)
 			if err == nil && chained {
-				err = walkLinks(&newer, infos, len(page) < f.limit)
+				err = walkLinks(&newer, infos, len(page) < f.limit, func(n, o *rowInfo) error { return s.relink(ctx, n, o) })
 			}
 			if err != nil {
 				yield(nil, err)
@@ -87,20 +88,49 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 }
 
 // walkLinks checks the links of a page of a walk, after newer, the last
-// row of the page before; end is set when nothing older follows.
-func walkLinks(newer **rowInfo, infos []rowInfo, end bool) error {
+// row of the page before; end is set when nothing older follows. A link
+// that fails across the pages is checked again by relink.
+func walkLinks(newer **rowInfo, infos []rowInfo, end bool, relink func(newer, older *rowInfo) error) error {
 	for i := range infos {
 		if *newer != nil {
-			if err := checkLink(*newer, &infos[i]); err != nil {
+			err := checkLink(*newer, &infos[i])
+			if err != nil && i == 0 {
+				err = relink(*newer, &infos[i])
+			}
+			if err != nil {
 				return err
 			}
 		}
 		*newer = &infos[i]
 	}
 	if end && *newer != nil {
-		return checkLink(*newer, nil)
+		err := checkLink(*newer, nil)
+		if err != nil && len(infos) == 0 {
+			err = relink(*newer, nil)
+		}
+		return err
 	}
 	return nil
+}
+
+// relink checks again a link that failed between newer, read by the page
+// before, and older: a Prune or DeleteThread that committed between the
+// two pages changes the history under the walk. newer gone is no damage;
+// newer's prev changed (Prune made it the oldest) is checked as it is
+// now.
+func (s *Saver) relink(ctx context.Context, newer, older *rowInfo) error {
+	var prev *string
+	err := s.pool.QueryRow(ctx, `SELECT prev FROM `+s.t.checkpoints+` WHERE thread_id = $1 AND ns = $2 AND id = $3`,
+		newer.thread, newer.ns, newer.id).Scan(&prev)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: read thread %q ns %q: %w", newer.thread, newer.ns, err)
+	}
+	now := *newer
+	now.prev = prev
+	return checkLink(&now, older)
 }
 
 // pageFilter selects a page of checkpoints of one thread and namespace.

@@ -235,3 +235,31 @@ func TestVerifyPassesWhatTheSaverWrote(t *testing.T) {
 	require.Equal(t, ids[2], got[0].Checkpoint.ID)
 	var _ checkpoint.Verifier = (*sqlite.Saver)(nil)
 }
+
+// TestListAcrossAPruneIsNoDamage prunes, or deletes, the thread between
+// two pages of a List: the walk sees the history change under it, which
+// is not damage.
+func TestListAcrossAPruneIsNoDamage(t *testing.T) {
+	t.Parallel()
+	for _, keep := range []int{6, 10, 0} {
+		s := openTemp(t)
+		ctx := context.Background()
+		parent := ""
+		for i := range 12 {
+			parent = put(t, s, "t", parent, nil, nil, checkpoint.Metadata{Step: i})
+		}
+		n := 0
+		for _, err := range s.List(ctx, checkpoint.Config{ThreadID: "t"}, checkpoint.ListOptions{}) {
+			require.NoError(t, err, "keep %d", keep)
+			if n++; n == 8 { // the last of the first page
+				if keep == 0 {
+					require.NoError(t, s.DeleteThread(ctx, "t"))
+				} else {
+					require.NoError(t, s.Prune(ctx, "t", keep))
+				}
+			}
+		}
+		require.GreaterOrEqual(t, n, 8)
+		require.NoError(t, s.Verify(ctx, "t"))
+	}
+}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"iter"
 	"slices"
 	"strings"
@@ -71,7 +72,11 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 					cursor = r.id
 					if chained {
 						if newer != nil {
-							if err := checkLink(thread, ns, newer, &r); err != nil {
+							err := checkLink(thread, ns, newer, &r)
+							if err != nil && fetched == 1 {
+								err = s.relink(ctx, tx, thread, ns, newer, &r)
+							}
+							if err != nil {
 								return err
 							}
 						}
@@ -90,7 +95,11 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 				}
 				if chained && newer != nil && fetched < n && (remaining == 0 || len(keep) < remaining) {
 					// The oldest checkpoint there is.
-					if err := checkLink(thread, ns, newer, nil); err != nil {
+					err := checkLink(thread, ns, newer, nil)
+					if err != nil && fetched == 0 {
+						err = s.relink(ctx, tx, thread, ns, newer, nil)
+					}
+					if err != nil {
 						return err
 					}
 				}
@@ -118,6 +127,25 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 			size = min(size*4, maxPage)
 		}
 	}
+}
+
+// relink checks again, in tx, a link that failed between newer, read by
+// the page before, and older: a Prune or DeleteThread that committed
+// between the two pages changes the history under the walk. newer gone
+// is no damage; newer's prev changed (Prune made it the oldest) is
+// checked as it is now.
+func (s *Saver) relink(ctx context.Context, tx *sql.Tx, thread, ns string, newer, older *cpRow) error {
+	var prev sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT prev FROM checkpoints WHERE thread_id = ? AND ns = ? AND id = ?`, thread, ns, newer.id).Scan(&prev)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	now := *newer
+	now.prev = prev
+	return checkLink(thread, ns, &now, older)
 }
 
 // listQuery is the SQL of one List: its conditions and their arguments.
