@@ -42,6 +42,12 @@ FROM checkpoints WHERE thread_id = ? ORDER BY ns, id`, src)
 	if err := rs.Err(); err != nil {
 		return 0, err
 	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
 	for _, c := range cps {
 		row := cpRow{id: c.id, parent: c.parent, prev: c.prev, nwrites: c.nwrites}
 		if err := checkRow(src, c.ns, &row, c.created, c.versions, c.md, c.crc); err != nil {
@@ -50,8 +56,7 @@ FROM checkpoints WHERE thread_id = ? ORDER BY ns, id`, src)
 		if !row.legacy {
 			c.crc.Int64 = cpChecksum(dst, c.ns, c.id, c.parent, c.created, c.versions, c.md, c.prev.String)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, dst, c.ns, c.id, c.parent, c.created, c.versions, c.md, c.prev, c.nwrites, c.crc); err != nil {
+		if _, err := ins.ExecContext(ctx, dst, c.ns, c.id, c.parent, c.created, c.versions, c.md, c.prev, c.nwrites, c.crc); err != nil {
 			return 0, err
 		}
 		n++
@@ -63,6 +68,12 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, dst, c.ns, c.id, c.parent, c.created, c.
 }
 
 func copyBlobs(ctx context.Context, tx *sql.Tx, src, dst string) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO blobs (thread_id, ns, channel, version, delta, base, crc, data)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
 	rs, err := tx.QueryContext(ctx, `SELECT ns, channel, version, delta, base, crc, data FROM blobs WHERE thread_id = ?`, src)
 	if err != nil {
 		return err
@@ -82,8 +93,7 @@ func copyBlobs(ctx context.Context, tx *sql.Tx, src, dst string) error {
 		if crc >= blobRowKind {
 			crc = blobChecksum(dst, ns, ch, v, delta, base, data)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO blobs (thread_id, ns, channel, version, delta, base, crc, data)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, dst, ns, ch, v, delta, base, crc, data); err != nil {
+		if _, err := ins.ExecContext(ctx, dst, ns, ch, v, delta, base, crc, data); err != nil {
 			return err
 		}
 	}
@@ -91,6 +101,12 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, dst, ns, ch, v, delta, 
 }
 
 func copyWrites(ctx context.Context, tx *sql.Tx, src, dst string) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, idx, channel, crc, value)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
 	rs, err := tx.QueryContext(ctx, `SELECT ns, checkpoint_id, task_id, idx, channel, crc, value FROM writes WHERE thread_id = ?`, src)
 	if err != nil {
 		return err
@@ -109,8 +125,7 @@ func copyWrites(ctx context.Context, tx *sql.Tx, src, dst string) error {
 		if crc >= writeRowKind {
 			crc = writeChecksum(dst, ns, id, task, idx, ch, value)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, idx, channel, crc, value)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, dst, ns, id, task, idx, ch, crc, value); err != nil {
+		if _, err := ins.ExecContext(ctx, dst, ns, id, task, idx, ch, crc, value); err != nil {
 			return err
 		}
 	}
