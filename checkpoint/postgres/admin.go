@@ -23,7 +23,10 @@ func (s *Saver) DeleteThread(ctx context.Context, threadID string) error {
 		for _, q := range s.q.deleteAll {
 			batch.Queue(q, threadID)
 		}
-		return tx.SendBatch(ctx, batch).Close()
+		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+			return err
+		}
+		return s.reseal(ctx, tx, threadID)
 	})
 	if err != nil {
 		return fmt.Errorf("postgres: delete thread %q: %w", threadID, err)
@@ -61,16 +64,18 @@ func (s *Saver) CopyThread(ctx context.Context, src, dst string) error {
 		if dstN > 0 {
 			return fmt.Errorf("thread %q exists: %w", dst, checkpoint.ErrConflict)
 		}
-		batch := &pgx.Batch{}
-		for _, q := range s.q.copyThread {
-			batch.Queue(q, src, dst)
+		if _, err := tx.Exec(ctx, s.q.copyThread[0], src, dst); err != nil {
+			return err
 		}
-		return tx.SendBatch(ctx, batch).Close()
+		return s.copyRows(ctx, tx, src, dst)
 	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == codeUniqueViolation {
 		// Another copy or run created dst meanwhile.
 		err = fmt.Errorf("thread %q exists: %w", dst, checkpoint.ErrConflict)
+	}
+	if err != nil && errors.Is(err, checkpoint.ErrCorrupt) {
+		return err
 	}
 	if err != nil {
 		return fmt.Errorf("postgres: copy thread %q to %q: %w", src, dst, err)
@@ -100,7 +105,10 @@ func (s *Saver) Prune(ctx context.Context, threadID string, keep int) error {
 			}
 			batch.Queue(q, threadID)
 		}
-		return tx.SendBatch(ctx, batch).Close()
+		if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+			return err
+		}
+		return s.reseal(ctx, tx, threadID)
 	})
 	if err != nil {
 		return fmt.Errorf("postgres: prune thread %q: %w", threadID, err)

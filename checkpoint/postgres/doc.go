@@ -28,6 +28,23 @@
 // chain or undecodable data is an error wrapping checkpoint.ErrCorrupt that
 // names the thread and checkpoint.
 //
+// # Integrity
+//
+// Every row carries a CRC-32C of all its columns in a crc column
+// (integrity.go lists them; versions and metadata are summed as decoded,
+// since jsonb does not keep the text it was given), computed once in Go
+// as it is written and checked as it is read. A checkpoint also records
+// prev, the head it replaced, and nwrites, the number of its pending
+// writes. So, with no extra round trip: Get and List check every row
+// they return and each checkpoint's writes against its count; a read
+// from the head checks that stategraph_heads names the newest checkpoint;
+// and List, walking a whole history, checks that each checkpoint names
+// the next older one. Any of these failing is checkpoint.ErrCorrupt
+// naming the thread, namespace and checkpoint. Verify
+// (checkpoint.Verifier) checks every row of a thread in every namespace,
+// every link, and that each filter column is still its metadata's. Rows
+// written before schema version 2 have NULL there and read unchecked.
+//
 // # One writer per thread, across processes
 //
 // Put is a compare-and-set on the thread's head, enforced by PostgreSQL in
@@ -57,7 +74,9 @@
 // kept delta chain are kept). Prune holds the thread's heads while it
 // runs; do not prune checkpoints a run may still fork from. And
 // checkpoint.Copier: CopyThread copies a thread from one consistent
-// snapshot.
+// snapshot, checking each row and storing it with its checksum under the
+// new thread. Prune makes the oldest checkpoint it keeps name none before
+// it.
 //
 // # Cancellation
 //

@@ -104,8 +104,8 @@ func TestCorruptRowsAreErrCorrupt(t *testing.T) {
 	}{
 		{"blob deleted", `DELETE FROM ` + blobs + ` WHERE thread_id = $1 AND channel = 'a'`},
 		{"base of a delta deleted", `DELETE FROM ` + blobs + ` WHERE thread_id = $1 AND channel = 'log' AND version = 'l1'`},
-		// A delta whose base is cleared is not detectable: a delta with an
-		// empty Base extends the empty value (checkpoint.Blob).
+		// A delta whose base is cleared is caught by the blob's checksum
+		// (corrupt_test.go), not here.
 		{"delta chain cycle", `UPDATE ` + blobs + ` SET delta = true, base = 'l3' WHERE thread_id = $1 AND version = 'l1'`},
 		{"versions not a map of strings", `UPDATE ` + cps + ` SET versions = '{"a": 1}' WHERE thread_id = $1`},
 		{"versions not an object", `UPDATE ` + cps + ` SET versions = '[1]' WHERE thread_id = $1`},

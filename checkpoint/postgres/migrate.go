@@ -56,10 +56,22 @@ CREATE TABLE IF NOT EXISTS {writes} (
 	FOREIGN KEY (thread_id, ns, checkpoint_id) REFERENCES {checkpoints} (thread_id, ns, id) ON DELETE CASCADE
 );
 `,
+	// 2: integrity columns. Every row gets the checksum of its columns;
+	// a checkpoint also records the head it replaced (prev) and the number
+	// of its pending writes (nwrites). NULL in rows written before, which
+	// read unchecked.
+	`
+ALTER TABLE {checkpoints}
+	ADD COLUMN IF NOT EXISTS prev    text COLLATE "C",
+	ADD COLUMN IF NOT EXISTS nwrites integer,
+	ADD COLUMN IF NOT EXISTS crc     bigint;
+ALTER TABLE {blobs} ADD COLUMN IF NOT EXISTS crc bigint;
+ALTER TABLE {writes} ADD COLUMN IF NOT EXISTS crc bigint;
+`,
 }
 
 // SchemaVersion is the schema version this package migrates to.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Migrate creates or upgrades the tables to SchemaVersion. It is
 // idempotent, and safe when several processes call it at once: it runs in

@@ -135,6 +135,10 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	if err != nil {
 		return fail("metadata: %v", err)
 	}
+	canon, err := canonicalMetadata(md)
+	if err != nil {
+		return fail("metadata: %v", err)
+	}
 
 	// The new blobs, in channel order so that equal requests make equal
 	// statements.
@@ -147,6 +151,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	data := make([][]byte, len(channels))
 	delta := make([]bool, len(channels))
 	base := make([]string, len(channels))
+	sums := make([]int64, len(channels))
 	for i, ch := range channels {
 		b := cp.New[ch]
 		v := b.Version
@@ -161,7 +166,9 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 				cp.ID, cfg.ThreadID, cfg.Namespace, ErrLimit)
 		}
 		vers[i], data[i], delta[i], base[i] = v, b.Data, b.Delta, b.Base
+		sums[i] = blobChecksum(cfg.ThreadID, cfg.Namespace, ch, v, b.Data, b.Delta, b.Base)
 	}
+	crc := cpChecksum(cfg.ThreadID, cfg.Namespace, cp.ID, cfg.CheckpointID, cp.CreatedAt, cp.Versions, canon, req.ExpectHead)
 
 	var parent *string
 	if cfg.CheckpointID != "" {
@@ -177,7 +184,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 		err := conn.QueryRow(ctx, sql,
 			cfg.ThreadID, cfg.Namespace, cp.ID, parent, cp.CreatedAt,
 			string(versions), string(md), string(filter), req.ExpectHead,
-			channels, vers, data, delta, base,
+			channels, vers, data, delta, base, crc, sums,
 		).Scan(&ok)
 		if err == nil && !ok {
 			conflict = s.conflict(ctx, conn, cfg, cp.ID, req.ExpectHead)
@@ -260,6 +267,7 @@ func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID str
 	idx := make([]int32, 0, len(writes))
 	channels := make([]string, 0, len(writes))
 	values := make([][]byte, 0, len(writes))
+	sums := make([]int64, 0, len(writes))
 	for _, w := range writes {
 		if w.Index < math.MinInt32 || w.Index > math.MaxInt32 {
 			return fmt.Errorf("postgres: put writes of task %q on thread %q checkpoint %s: index %d out of range",
@@ -268,6 +276,7 @@ func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID str
 		if i, dup := seen[w.Index]; dup {
 			if w.Index < 0 {
 				channels[i], values[i] = w.Channel, w.Value
+				sums[i] = writeChecksum(cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, taskID, int32(w.Index), w.Channel, w.Value)
 			}
 			continue
 		}
@@ -275,9 +284,10 @@ func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID str
 		idx = append(idx, int32(w.Index))
 		channels = append(channels, w.Channel)
 		values = append(values, w.Value)
+		sums = append(sums, writeChecksum(cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, taskID, int32(w.Index), w.Channel, w.Value))
 	}
 	err := s.settled(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
-		_, err := conn.Exec(ctx, s.q.putWrites, cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, taskID, idx, channels, values)
+		_, err := conn.Exec(ctx, s.q.putWrites, cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, taskID, idx, channels, values, sums)
 		return err
 	})
 	var pgErr *pgconn.PgError

@@ -22,21 +22,22 @@ func newQueries(t tables) queries {
 	// one round trip, one commit, and nothing stored on a mismatch.
 	putTail := `,
 c AS (
-	INSERT INTO ` + t.checkpoints + ` (thread_id, ns, id, parent_id, created_at, versions, metadata, filter)
-	SELECT $1::text, $2::text, $3::text, $4::text, $5::timestamptz, $6::jsonb, $7::jsonb, $8::jsonb WHERE EXISTS (SELECT 1 FROM h)
+	INSERT INTO ` + t.checkpoints + ` (thread_id, ns, id, parent_id, created_at, versions, metadata, filter, prev, nwrites, crc)
+	SELECT $1::text, $2::text, $3::text, $4::text, $5::timestamptz, $6::jsonb, $7::jsonb, $8::jsonb, $9::text, 0, $15::bigint
+	WHERE EXISTS (SELECT 1 FROM h)
 	RETURNING 1
 ),
 b AS (
-	INSERT INTO ` + t.blobs + ` (thread_id, ns, channel, version, data, delta, base)
-	SELECT $1::text, $2::text, u.channel, u.version, u.data, u.delta, u.base
-	FROM unnest($10::text[], $11::text[], $12::bytea[], $13::boolean[], $14::text[]) AS u(channel, version, data, delta, base)
+	INSERT INTO ` + t.blobs + ` (thread_id, ns, channel, version, data, delta, base, crc)
+	SELECT $1::text, $2::text, u.channel, u.version, u.data, u.delta, u.base, u.crc
+	FROM unnest($10::text[], $11::text[], $12::bytea[], $13::boolean[], $14::text[], $16::bigint[]) AS u(channel, version, data, delta, base, crc)
 	WHERE EXISTS (SELECT 1 FROM h)
 	ON CONFLICT DO NOTHING
 )
 SELECT EXISTS (SELECT 1 FROM h)`
 	return queries{
-		// $9 is ExpectHead: unused here, but both variants take the
-		// same arguments.
+		// $9 is ExpectHead: recorded as prev, and for putNext the head
+		// that must be current.
 		putFirst: `WITH h AS (
 	INSERT INTO ` + t.heads + ` (thread_id, ns, head) SELECT $1::text, $2::text, $3::text WHERE $9::text = ''
 	ON CONFLICT DO NOTHING
@@ -50,12 +51,19 @@ SELECT EXISTS (SELECT 1 FROM h)`
 		head: `SELECT head FROM ` + t.heads + ` WHERE thread_id = $1 AND ns = $2`,
 		// A non-negative index keeps the first write; a negative one
 		// replaces it. A missing checkpoint fails the foreign key.
-		putWrites: `INSERT INTO ` + t.writes + ` (thread_id, ns, checkpoint_id, task_id, idx, channel, value)
-SELECT $1::text, $2::text, $3::text, $4::text, u.idx, u.channel, u.value
-FROM unnest($5::integer[], $6::text[], $7::bytea[]) AS u(idx, channel, value)
-ON CONFLICT (thread_id, ns, checkpoint_id, task_id, idx) DO UPDATE
-SET channel = EXCLUDED.channel, value = EXCLUDED.value
-WHERE EXCLUDED.idx < 0`,
+		// The checkpoint's nwrites counts the rows inserted (xmax = 0;
+		// a replaced row has the updating transaction's id there).
+		putWrites: `WITH w AS (
+	INSERT INTO ` + t.writes + ` (thread_id, ns, checkpoint_id, task_id, idx, channel, value, crc)
+	SELECT $1::text, $2::text, $3::text, $4::text, u.idx, u.channel, u.value, u.crc
+	FROM unnest($5::integer[], $6::text[], $7::bytea[], $8::bigint[]) AS u(idx, channel, value, crc)
+	ON CONFLICT (thread_id, ns, checkpoint_id, task_id, idx) DO UPDATE
+	SET channel = EXCLUDED.channel, value = EXCLUDED.value, crc = EXCLUDED.crc
+	WHERE EXCLUDED.idx < 0
+	RETURNING xmax = 0 AS inserted
+)
+UPDATE ` + t.checkpoints + ` SET nwrites = nwrites + (SELECT count(*) FROM w WHERE inserted)
+WHERE thread_id = $1 AND ns = $2 AND id = $3`,
 		exists: `SELECT EXISTS (SELECT 1 FROM ` + t.checkpoints + ` WHERE thread_id = $1 AND ns = $2 AND id = $3)`,
 		deleteAll: []string{
 			`DELETE FROM ` + t.writes + ` WHERE thread_id = $1`,
@@ -63,15 +71,10 @@ WHERE EXCLUDED.idx < 0`,
 			`DELETE FROM ` + t.blobs + ` WHERE thread_id = $1`,
 			`DELETE FROM ` + t.heads + ` WHERE thread_id = $1`,
 		},
-		// $1 is the source thread, $2 the destination.
+		// $1 is the source thread, $2 the destination. The other rows are
+		// copied by copyRows, which stores their checksums under dst.
 		copyThread: []string{
 			`INSERT INTO ` + t.heads + ` (thread_id, ns, head) SELECT $2::text, ns, head FROM ` + t.heads + ` WHERE thread_id = $1`,
-			`INSERT INTO ` + t.checkpoints + ` (thread_id, ns, id, parent_id, created_at, versions, metadata, filter)
-SELECT $2::text, ns, id, parent_id, created_at, versions, metadata, filter FROM ` + t.checkpoints + ` WHERE thread_id = $1`,
-			`INSERT INTO ` + t.blobs + ` (thread_id, ns, channel, version, data, delta, base)
-SELECT $2::text, ns, channel, version, data, delta, base FROM ` + t.blobs + ` WHERE thread_id = $1`,
-			`INSERT INTO ` + t.writes + ` (thread_id, ns, checkpoint_id, task_id, idx, channel, value)
-SELECT $2::text, ns, checkpoint_id, task_id, idx, channel, value FROM ` + t.writes + ` WHERE thread_id = $1`,
 		},
 		// $1 is the thread, $2 how many checkpoints to keep per namespace.
 		prune: []string{

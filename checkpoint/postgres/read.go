@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -23,7 +23,7 @@ const pageSize = 100
 // namespace when cfg.CheckpointID is "", with Values rebuilt for every
 // channel in Versions and its pending writes. It costs one round trip.
 func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
-	page, err := s.page(ctx, cfg, pageFilter{id: cfg.CheckpointID, limit: 1})
+	page, _, err := s.page(ctx, cfg, pageFilter{id: cfg.CheckpointID, limit: 1})
 	if err != nil {
 		return nil, err
 	}
@@ -50,12 +50,20 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 		f.id = cfg.CheckpointID
 		f.before = opts.Before
 		remaining := opts.Limit
+		// A walk of every checkpoint (no filter, not one id) checks that
+		// each names the next older one as the head it replaced, and that
+		// the oldest names none: a missing row is ErrCorrupt.
+		chained := f.contains == "" && f.id == ""
+		var newer *rowInfo
 		for {
 			f.limit = pageSize
 			if remaining > 0 && remaining < f.limit {
 				f.limit = remaining
 			}
-			page, err := s.page(ctx, cfg, f)
+			page, infos, err := s.page(ctx, cfg, f)
+			if err == nil && chained {
+				err = walkLinks(&newer, infos, len(page) < f.limit, func(n, o *rowInfo) error { return s.relink(ctx, n, o) })
+			}
 			if err != nil {
 				yield(nil, err)
 				return
@@ -77,6 +85,52 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 			f.before = page[len(page)-1].Checkpoint.ID
 		}
 	}
+}
+
+// walkLinks checks the links of a page of a walk, after newer, the last
+// row of the page before; end is set when nothing older follows. A link
+// that fails across the pages is checked again by relink.
+func walkLinks(newer **rowInfo, infos []rowInfo, end bool, relink func(newer, older *rowInfo) error) error {
+	for i := range infos {
+		if *newer != nil {
+			err := checkLink(*newer, &infos[i])
+			if err != nil && i == 0 {
+				err = relink(*newer, &infos[i])
+			}
+			if err != nil {
+				return err
+			}
+		}
+		*newer = &infos[i]
+	}
+	if end && *newer != nil {
+		err := checkLink(*newer, nil)
+		if err != nil && len(infos) == 0 {
+			err = relink(*newer, nil)
+		}
+		return err
+	}
+	return nil
+}
+
+// relink checks again a link that failed between newer, read by the page
+// before, and older: a Prune or DeleteThread that committed between the
+// two pages changes the history under the walk. newer gone is no damage;
+// newer's prev changed (Prune made it the oldest) is checked as it is
+// now.
+func (s *Saver) relink(ctx context.Context, newer, older *rowInfo) error {
+	var prev *string
+	err := s.pool.QueryRow(ctx, `SELECT prev FROM `+s.t.checkpoints+` WHERE thread_id = $1 AND ns = $2 AND id = $3`,
+		newer.thread, newer.ns, newer.id).Scan(&prev)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("postgres: read thread %q ns %q: %w", newer.thread, newer.ns, err)
+	}
+	now := *newer
+	now.prev = prev
+	return checkLink(&now, older)
 }
 
 // pageFilter selects a page of checkpoints of one thread and namespace.
@@ -160,44 +214,67 @@ type blobRow struct {
 	data  []byte
 	delta bool
 	base  string
+	bad   bool // the row does not match its checksum
 }
 
 // page reads the checkpoints f selects, with their blobs and pending
-// writes, in one round trip and one snapshot: the three queries run in a
-// read-only repeatable-read transaction sent as one batch.
-func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter) ([]*checkpoint.Tuple, error) {
+// writes, in one round trip and one snapshot: the three queries (and,
+// for a page that starts at the head, the head) run in a read-only
+// repeatable-read transaction sent as one batch. Every row is checked
+// against its checksum, and each checkpoint's writes against its count.
+// It returns the rows' integrity columns too, for List's chain check.
+func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter) ([]*checkpoint.Tuple, []rowInfo, error) {
 	if !readable(cfg, f.before) {
-		return nil, nil // no stored row has such a key
+		return nil, nil, nil // no stored row has such a key
 	}
 	pageSQL, blobsSQL, writesSQL, args := s.pageQueries(cfg, f)
 	var (
-		tuples []*checkpoint.Tuple
-		raw    [][2][]byte // versions and metadata of each tuple
-		blobs  = map[blobKey]blobRow{}
-		writes = map[string][]checkpoint.PendingWrite{}
+		tuples   []*checkpoint.Tuple
+		infos    []rowInfo
+		raw      [][2][]byte // versions and metadata of each tuple
+		blobs    = map[blobKey]blobRow{}
+		writes   = map[string][]checkpoint.PendingWrite{}
+		unsummed = map[string]int{} // writes without a checksum, by checkpoint
+		badWrite error
+		head     *string
 	)
+	thread, ns := cfg.ThreadID, cfg.Namespace
+	fromHead := f.id == "" && f.before == "" && f.contains == ""
 	batch := &pgx.Batch{}
 	batch.Queue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+	if fromHead {
+		batch.Queue(s.q.head, thread, ns).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				if err := rows.Scan(&head); err != nil {
+					return err
+				}
+			}
+			return rows.Err()
+		})
+	}
 	batch.Queue(pageSQL, args...).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var (
-				id        string
-				parent    *string
-				createdAt time.Time
-				versions  []byte
-				md        []byte
+				id       string
+				parent   *string
+				versions []byte
+				md       []byte
+				info     = rowInfo{thread: thread, ns: ns}
 			)
-			if err := rows.Scan(&id, &parent, &createdAt, &versions, &md); err != nil {
+			if err := rows.Scan(&id, &parent, &info.created, &versions, &md, &info.prev, &info.nwrites, &info.crc); err != nil {
 				return err
 			}
+			info.id = id
 			tup := &checkpoint.Tuple{
-				Config:     checkpoint.Config{ThreadID: cfg.ThreadID, Namespace: cfg.Namespace, CheckpointID: id},
-				Checkpoint: checkpoint.Checkpoint{ID: id, CreatedAt: createdAt},
+				Config:     checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: id},
+				Checkpoint: checkpoint.Checkpoint{ID: id, CreatedAt: info.created},
 			}
 			if parent != nil && *parent != "" {
-				tup.Parent = &checkpoint.Config{ThreadID: cfg.ThreadID, Namespace: cfg.Namespace, CheckpointID: *parent}
+				info.parent = *parent
+				tup.Parent = &checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: *parent}
 			}
 			tuples = append(tuples, tup)
+			infos = append(infos, info)
 			raw = append(raw, [2][]byte{versions, md})
 		}
 		return rows.Err()
@@ -206,9 +283,11 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter) (
 		for rows.Next() {
 			var k blobKey
 			var b blobRow
-			if err := rows.Scan(&k.channel, &k.version, &b.data, &b.delta, &b.base); err != nil {
+			var crc *int64
+			if err := rows.Scan(&k.channel, &k.version, &b.data, &b.delta, &b.base, &crc); err != nil {
 				return err
 			}
+			b.bad = crc != nil && *crc != blobChecksum(thread, ns, k.channel, k.version, b.data, b.delta, b.base)
 			blobs[k] = b
 		}
 		return rows.Err()
@@ -218,10 +297,17 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter) (
 			var id string
 			var w checkpoint.PendingWrite
 			var idx int32
-			if err := rows.Scan(&id, &w.TaskID, &idx, &w.Channel, &w.Value); err != nil {
+			var crc *int64
+			if err := rows.Scan(&id, &w.TaskID, &idx, &w.Channel, &w.Value, &crc); err != nil {
 				return err
 			}
 			w.Index = int(idx)
+			switch {
+			case crc == nil:
+				unsummed[id]++
+			case *crc != writeChecksum(thread, ns, id, w.TaskID, idx, w.Channel, w.Value) && badWrite == nil:
+				badWrite = corruptError(thread, ns, id, "pending write %d of task %q does not match its checksum", idx, w.TaskID)
+			}
 			writes[id] = append(writes[id], w)
 		}
 		return rows.Err()
@@ -229,40 +315,61 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter) (
 	batch.Queue("COMMIT")
 	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
 		if f.id != "" {
-			return nil, fmt.Errorf("postgres: read thread %q ns %q checkpoint %q: %w", cfg.ThreadID, cfg.Namespace, f.id, err)
+			return nil, nil, fmt.Errorf("postgres: read thread %q ns %q checkpoint %q: %w", thread, ns, f.id, err)
 		}
-		return nil, fmt.Errorf("postgres: read thread %q ns %q: %w", cfg.ThreadID, cfg.Namespace, err)
+		return nil, nil, fmt.Errorf("postgres: read thread %q ns %q: %w", thread, ns, err)
+	}
+	if badWrite != nil {
+		return nil, nil, badWrite
+	}
+	if fromHead {
+		switch {
+		case head == nil && len(tuples) > 0:
+			return nil, nil, infos[0].corrupt("the namespace has checkpoints but no head")
+		case head != nil && len(tuples) == 0:
+			return nil, nil, corruptError(thread, ns, *head, "the head names it, but it is missing")
+		case head != nil && *head != tuples[0].Checkpoint.ID:
+			return nil, nil, corruptError(thread, ns, *head, "the head names it, but the newest checkpoint is %q", tuples[0].Checkpoint.ID)
+		}
 	}
 
 	for i, tup := range tuples {
 		cp := &tup.Checkpoint
-		corrupt := func(format string, a ...any) error {
-			return fmt.Errorf("postgres: thread %q ns %q checkpoint %s: %s: %w",
-				cfg.ThreadID, cfg.Namespace, cp.ID, fmt.Sprintf(format, a...), checkpoint.ErrCorrupt)
-		}
+		info := &infos[i]
 		if err := json.Unmarshal(raw[i][0], &cp.Versions); err != nil {
-			return nil, corrupt("versions: %v", err)
+			return nil, nil, info.corrupt("versions: %v", err)
 		}
 		if cp.Versions == nil {
-			return nil, corrupt("versions: %q is not a JSON object", truncate(raw[i][0]))
+			return nil, nil, info.corrupt("versions: %q is not a JSON object", truncate(raw[i][0]))
 		}
 		if m := bytes.TrimSpace(raw[i][1]); len(m) == 0 || m[0] != '{' {
-			return nil, corrupt("metadata: %q is not a JSON object", truncate(raw[i][1]))
+			return nil, nil, info.corrupt("metadata: %q is not a JSON object", truncate(raw[i][1]))
 		}
 		if err := json.Unmarshal(raw[i][1], &tup.Metadata); err != nil {
-			return nil, corrupt("metadata: %v", err)
+			return nil, nil, info.corrupt("metadata: %v", err)
+		}
+		if err := info.check(cp.Versions, tup.Metadata); err != nil {
+			return nil, nil, err
+		}
+		if !info.legacy() {
+			if n := len(writes[cp.ID]); int64(n) != int64(*info.nwrites) {
+				return nil, nil, info.corrupt("%d pending writes stored, %d found", *info.nwrites, n)
+			}
+			if unsummed[cp.ID] > 0 {
+				return nil, nil, info.corrupt("%d pending writes have no checksum", unsummed[cp.ID])
+			}
 		}
 		cp.Values = make(map[string]checkpoint.Value, len(cp.Versions))
 		for ch, v := range cp.Versions {
 			val, err := rebuild(blobs, ch, v)
 			if err != nil {
-				return nil, corrupt("%v", err)
+				return nil, nil, info.corrupt("%v", err)
 			}
 			cp.Values[ch] = val
 		}
 		tup.PendingWrites = writes[cp.ID]
 	}
-	return tuples, nil
+	return tuples, infos, nil
 }
 
 // pageQueries returns the three queries of a page — its checkpoints,
@@ -271,7 +378,7 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter) (
 func (s *Saver) pageQueries(cfg checkpoint.Config, f pageFilter) (pageSQL, blobsSQL, writesSQL string, args []any) {
 	where, args := f.sql(cfg)
 	t := s.t
-	pageSQL = `SELECT id, parent_id, created_at, versions, metadata FROM ` + t.checkpoints + where
+	pageSQL = `SELECT id, parent_id, created_at, versions, metadata, prev, nwrites, crc FROM ` + t.checkpoints + where
 	// The blob lookups are LATERAL primary-key probes (LIMIT 1 keeps the
 	// planner from flattening them into joins), so even a generic plan
 	// that guesses one row per thread walks the index rather than
@@ -297,16 +404,16 @@ chain (channel, version, delta, base) AS (
 	) b
 	WHERE c.delta AND c.base <> ''
 )
-SELECT b.channel, b.version, b.data, b.delta, b.base
+SELECT b.channel, b.version, b.data, b.delta, b.base, b.crc
 FROM chain c CROSS JOIN LATERAL (
-	SELECT b.channel, b.version, b.data, b.delta, b.base FROM ` + t.blobs + ` b
+	SELECT b.channel, b.version, b.data, b.delta, b.base, b.crc FROM ` + t.blobs + ` b
 	WHERE b.thread_id = $1 AND b.ns = $2 AND b.channel = c.channel AND b.version = c.version
 	LIMIT 1
 ) b`
 	writesSQL = `WITH page AS (SELECT id FROM ` + t.checkpoints + where + `)
-SELECT p.id, w.task_id, w.idx, w.channel, w.value
+SELECT p.id, w.task_id, w.idx, w.channel, w.value, w.crc
 FROM page p CROSS JOIN LATERAL (
-	SELECT w.task_id, w.idx, w.channel, w.value FROM ` + t.writes + ` w
+	SELECT w.task_id, w.idx, w.channel, w.value, w.crc FROM ` + t.writes + ` w
 	WHERE w.thread_id = $1 AND w.ns = $2 AND w.checkpoint_id = p.id
 	OFFSET 0
 ) w
@@ -328,6 +435,9 @@ func rebuild(blobs map[blobKey]blobRow, ch, version string) (checkpoint.Value, e
 				return checkpoint.Value{}, fmt.Errorf("channel %q version %q: blob missing", ch, v)
 			}
 			return checkpoint.Value{}, fmt.Errorf("channel %q version %q: base version %q of its delta chain missing", ch, version, v)
+		}
+		if b.bad {
+			return checkpoint.Value{}, fmt.Errorf("channel %q version %q: the blob of version %q does not match its checksum", ch, version, v)
 		}
 		if !b.delta {
 			slices.Reverse(deltas)

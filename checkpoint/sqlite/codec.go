@@ -3,50 +3,10 @@ package sqlite
 import (
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
 )
-
-// castagnoli is the CRC-32C table: blob data and write values are stored
-// with their checksum, so that a damaged row is reported as ErrCorrupt
-// rather than handed to the deserializer.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-// checksum is the crc column of a write: the CRC-32C of its value.
-func checksum(b []byte) int64 { return int64(crc32.Checksum(b, castagnoli)) }
-
-// blobSumKind marks the crc column of a blob written by this version: the
-// CRC-32C of the delta flag, the base and the data, plus blobSumKind.
-// Rows written before it hold the CRC-32C of the data alone, below 2^32;
-// they still read, with only their data checked.
-const blobSumKind = int64(1) << 32
-
-// blobChecksum is the crc column of a blob: it covers the delta flag and
-// the base as well as the data, so a row whose flag flips or whose base
-// is re-pointed reads as corrupt.
-func blobChecksum(delta bool, base string, data []byte) int64 {
-	head := make([]byte, 0, 2+len(base))
-	if delta {
-		head = append(head, 1)
-	} else {
-		head = append(head, 0)
-	}
-	head = append(head, base...)
-	head = append(head, 0)
-	crc := crc32.Update(0, castagnoli, head)
-	return blobSumKind | int64(crc32.Update(crc, castagnoli, data))
-}
-
-// blobChecksumOK reports whether a blob row matches its crc column, of
-// either kind.
-func blobChecksumOK(crc int64, delta bool, base string, data []byte) bool {
-	if crc < blobSumKind {
-		return crc == checksum(data) // written before the delta flag and base were covered
-	}
-	return crc == blobChecksum(delta, base, data)
-}
 
 // The created_at column holds Unix nanoseconds as an INTEGER, 0 for the
 // zero time, for every instant that this round-trips (years 1678 to 2262,

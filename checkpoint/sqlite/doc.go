@@ -19,13 +19,25 @@
 // value by walking the chain back to the newest full snapshot in one
 // recursive query, and return it as checkpoint.Value{Snapshot, Deltas}.
 // Pending writes are rows per (thread, namespace, checkpoint, task,
-// index). Blobs and write values carry a CRC-32C, so a damaged row is
-// reported as checkpoint.ErrCorrupt (naming the thread and checkpoint)
-// rather than handed to the deserializer. A blob's checksum covers its
-// delta flag and base as well as its data (marked by bit 32 of the crc
-// column); blobs written by earlier versions, whose checksum covers the
-// data alone, still read. A file SQLite reports as damaged
-// (SQLITE_CORRUPT, SQLITE_NOTADB) is checkpoint.ErrCorrupt too.
+// index).
+//
+// # Integrity
+//
+// Every row carries a CRC-32C of all its columns (integrity.go lists
+// them), computed once as it is written and checked as it is read, so a
+// changed value anywhere is checkpoint.ErrCorrupt naming the thread and
+// checkpoint rather than data handed to the deserializer. A checkpoint
+// also records prev, the head it replaced, and nwrites, the number of its
+// pending writes: Get checks a checkpoint's writes against the count,
+// and List, walking a whole history, checks that each checkpoint names
+// the next older one, so a deleted checkpoint or write is ErrCorrupt too.
+// Verify (checkpoint.Verifier) checks every row of a thread, in every
+// namespace, and every link. Rows written before schema version 2 (no
+// checkpoint checksum; blob and write checksums over fewer columns) still
+// read, checked as far as their checksum goes. A deleted head cannot be
+// told from a history that never had it: no row outside the checkpoints
+// names the head. A file SQLite reports as damaged (SQLITE_CORRUPT,
+// SQLITE_NOTADB) is checkpoint.ErrCorrupt too.
 //
 // created_at holds Unix nanoseconds (0 for the zero time) for the
 // instants that round-trip so, and RFC 3339 text with nanoseconds for the
@@ -44,6 +56,8 @@
 //	    PRIMARY KEY (thread_id, ns, channel, version)
 //	writes (thread_id, ns, checkpoint_id, task_id, idx, channel, crc, value)
 //	    PRIMARY KEY (thread_id, ns, checkpoint_id, task_id, idx)
+//
+// and version 2 adds prev, nwrites and crc to checkpoints.
 //
 // all WITHOUT ROWID, so a thread's rows sit together in key order and the
 // head of a thread is the last key of its range.
@@ -76,7 +90,9 @@
 // Metadata.Extra run in SQL (json_extract); others are matched in Go with
 // checkpoint.Metadata.Matches.
 //
-// The Saver implements checkpoint.Copier and checkpoint.Pruner. Prune
-// keeps every blob that a kept checkpoint names and the whole delta chain
-// behind it.
+// The Saver implements checkpoint.Copier, checkpoint.Pruner and
+// checkpoint.Verifier. Prune keeps every blob that a kept checkpoint
+// names and the whole delta chain behind it, and makes the oldest kept
+// checkpoint name none before it. CopyThread checks each row and stores
+// it with its checksum under the new thread.
 package sqlite

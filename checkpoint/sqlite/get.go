@@ -17,6 +17,12 @@ type cpRow struct {
 	created    time.Time
 	versions   map[string]string
 	md         checkpoint.Metadata
+	// prev is the head this checkpoint replaced, nwrites the number of
+	// its pending writes; both NULL in a legacy row (written before
+	// migration 2), which has no checksum either.
+	prev    sql.NullString
+	nwrites sql.NullInt64
+	legacy  bool
 }
 
 // blobKey names a blob within a thread and namespace.
@@ -35,10 +41,14 @@ func scanCheckpoint(scan func(...any) error, thread, ns string) (cpRow, error) {
 	var r cpRow
 	var versions, md []byte
 	var created any
-	if err := scan(&r.id, &r.parent, &created, &versions, &md); err != nil {
+	var crc sql.NullInt64
+	if err := scan(&r.id, &r.parent, &created, &versions, &md, &r.prev, &r.nwrites, &crc); err != nil {
 		if r.id != "" {
 			return r, corruptError(thread, ns, r.id, "%v", err)
 		}
+		return r, err
+	}
+	if err := checkRow(thread, ns, &r, created, versions, md, crc); err != nil {
 		return r, err
 	}
 	var err error
@@ -131,6 +141,9 @@ func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []
 	}
 	out := make([]*checkpoint.Tuple, len(rows))
 	for i, r := range rows {
+		if r.nwrites.Valid && int64(len(writes[r.id])) != r.nwrites.Int64 {
+			return nil, corruptError(thread, ns, r.id, "%d pending writes stored, %d found", r.nwrites.Int64, len(writes[r.id]))
+		}
 		values := make(map[string]checkpoint.Value, len(r.versions))
 		for ch, v := range r.versions {
 			val, err := rebuild(blobs, ch, v)
@@ -192,7 +205,7 @@ func (s *Saver) loadBlobs(ctx context.Context, tx *sql.Tx, thread, ns string, ro
 			// Reported by rebuild, naming the checkpoint that needs it.
 			b = blobRow{bad: true}
 		}
-		b.bad = b.bad || !blobChecksumOK(crc, b.delta, b.base, b.data)
+		b.bad = b.bad || !blobChecksumOK(crc, thread, ns, k.channel, k.version, b.delta, b.base, b.data)
 		blobs[k] = &b
 	}
 	return blobs, rs.Err()
@@ -224,8 +237,8 @@ func (s *Saver) loadWrites(ctx context.Context, tx *sql.Tx, thread, ns string, r
 		if err := rs.Scan(&id, &w.TaskID, &w.Index, &w.Channel, &crc, &w.Value); err != nil {
 			return nil, corruptError(thread, ns, id, "pending write of task %q: %v", w.TaskID, err)
 		}
-		if checksum(w.Value) != crc {
-			return nil, corruptError(thread, ns, id, "pending write %d of task %q: value does not match its checksum", w.Index, w.TaskID)
+		if !writeChecksumOK(crc, thread, ns, id, w.TaskID, int64(w.Index), w.Channel, w.Value) {
+			return nil, corruptError(thread, ns, id, "pending write %d of task %q does not match its checksum", w.Index, w.TaskID)
 		}
 		out[id] = append(out[id], w)
 	}

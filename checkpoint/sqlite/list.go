@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"iter"
 	"slices"
 	"strings"
@@ -33,6 +34,11 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 		}
 		cursor := opts.Before
 		size := firstPage
+		// A walk of every checkpoint (no filter, not one id) checks
+		// that each names the next older one as the head it replaced,
+		// and that the oldest names none: a missing row is ErrCorrupt.
+		chained := len(opts.Filter) == 0 && cfg.CheckpointID == ""
+		var newer *cpRow
 		for {
 			n := size
 			if q.exact && remaining > 0 && remaining < n {
@@ -64,6 +70,18 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 						return err
 					}
 					cursor = r.id
+					if chained {
+						if newer != nil {
+							err := checkLink(thread, ns, newer, &r)
+							if err != nil && fetched == 1 {
+								err = s.relink(ctx, tx, thread, ns, newer, &r)
+							}
+							if err != nil {
+								return err
+							}
+						}
+						newer = &r
+					}
 					if !r.md.Matches(opts.Filter) {
 						continue
 					}
@@ -74,6 +92,16 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 				}
 				if err := rs.Err(); err != nil {
 					return err
+				}
+				if chained && newer != nil && fetched < n && (remaining == 0 || len(keep) < remaining) {
+					// The oldest checkpoint there is.
+					err := checkLink(thread, ns, newer, nil)
+					if err != nil && fetched == 0 {
+						err = s.relink(ctx, tx, thread, ns, newer, nil)
+					}
+					if err != nil {
+						return err
+					}
 				}
 				tups, err = s.load(ctx, tx, thread, ns, keep)
 				return err
@@ -99,6 +127,25 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 			size = min(size*4, maxPage)
 		}
 	}
+}
+
+// relink checks again, in tx, a link that failed between newer, read by
+// the page before, and older: a Prune or DeleteThread that committed
+// between the two pages changes the history under the walk. newer gone
+// is no damage; newer's prev changed (Prune made it the oldest) is
+// checked as it is now.
+func (s *Saver) relink(ctx context.Context, tx *sql.Tx, thread, ns string, newer, older *cpRow) error {
+	var prev sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT prev FROM checkpoints WHERE thread_id = ? AND ns = ? AND id = ?`, thread, ns, newer.id).Scan(&prev)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	now := *newer
+	now.prev = prev
+	return checkLink(thread, ns, &now, older)
 }
 
 // listQuery is the SQL of one List: its conditions and their arguments.

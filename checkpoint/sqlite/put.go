@@ -41,9 +41,11 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 		}
 	}
 
+	created := encodeTime(cp.CreatedAt)
+	crc := cpChecksum(thread, ns, cp.ID, cfg.CheckpointID, created, versions, md, req.ExpectHead)
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.StmtContext(ctx, s.st.insertCheckpoint).ExecContext(ctx,
-			thread, ns, cp.ID, cfg.CheckpointID, encodeTime(cp.CreatedAt), versions, md, req.ExpectHead)
+			thread, ns, cp.ID, cfg.CheckpointID, created, versions, md, req.ExpectHead, crc)
 		if err != nil {
 			return err
 		}
@@ -74,7 +76,8 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 			return err
 		}
 		for ch, b := range cp.New {
-			args = append(args, thread, ns, ch, blobVersion(ch, b, cp.Versions), b.Delta, b.Base, blobChecksum(b.Delta, b.Base, b.Data), b.Data)
+			v := blobVersion(ch, b, cp.Versions)
+			args = append(args, thread, ns, ch, v, b.Delta, b.Base, blobChecksum(thread, ns, ch, v, b.Delta, b.Base, b.Data), b.Data)
 			if len(args) == 8*maxBlobRows {
 				if err := flush(); err != nil {
 					return err
@@ -114,30 +117,45 @@ func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID str
 	}
 	thread, ns, id := cfg.ThreadID, cfg.Namespace, cfg.CheckpointID
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.StmtContext(ctx, s.st.existsW).QueryRowContext(ctx, thread, ns, id).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			return notFoundError(cfg)
-		}
-		var ins, ups *sql.Stmt
+		// added counts the rows this call inserts, for the checkpoint's
+		// nwrites; a write that replaces one adds none.
+		var ins, rep *sql.Stmt
+		added := 0
 		for _, w := range writes {
-			var stmt *sql.Stmt
-			if w.Index >= 0 {
-				if ins == nil {
-					ins = tx.StmtContext(ctx, s.st.insertWrite)
-				}
-				stmt = ins
-			} else {
-				if ups == nil {
-					ups = tx.StmtContext(ctx, s.st.upsertWrite)
-				}
-				stmt = ups
+			if ins == nil {
+				ins = tx.StmtContext(ctx, s.st.insertWrite)
 			}
-			if _, err := stmt.ExecContext(ctx, thread, ns, id, taskID, w.Index, w.Channel, checksum(w.Value), w.Value); err != nil {
+			crc := writeChecksum(thread, ns, id, taskID, int64(w.Index), w.Channel, w.Value)
+			res, err := ins.ExecContext(ctx, thread, ns, id, taskID, w.Index, w.Channel, crc, w.Value)
+			if err != nil {
 				return err
 			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				added++
+				continue
+			}
+			if w.Index >= 0 {
+				continue // the first write of a non-negative index stays
+			}
+			if rep == nil {
+				rep = tx.StmtContext(ctx, s.st.replaceWrite)
+			}
+			if _, err := rep.ExecContext(ctx, thread, ns, id, taskID, w.Index, w.Channel, crc, w.Value); err != nil {
+				return err
+			}
+		}
+		res, err := tx.StmtContext(ctx, s.st.countWrites).ExecContext(ctx, thread, ns, id, added)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return notFoundError(cfg)
 		}
 		return nil
 	})

@@ -49,6 +49,14 @@ CREATE TABLE writes (
 		ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
 ) WITHOUT ROWID;
 `,
+	// 2: integrity columns of the checkpoints: the crc of the row, the
+	// head it replaced, and the number of its pending writes. NULL in
+	// rows written before, which read unchecked.
+	`
+ALTER TABLE checkpoints ADD COLUMN prev TEXT;
+ALTER TABLE checkpoints ADD COLUMN nwrites INTEGER;
+ALTER TABLE checkpoints ADD COLUMN crc INTEGER;
+`,
 }
 
 // migrate applies the migrations db has not recorded in

@@ -18,12 +18,13 @@ const lockSQL = `UPDATE schema_migrations SET version = version WHERE 0`
 const (
 	sqlHead = `SELECT id FROM checkpoints WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1`
 
-	// sqlInsertCheckpoint inserts only when the head is still ?8 and the
+	// sqlInsertCheckpoint inserts only when the head is still ?8 (which
+	// it records as prev) and the
 	// new id sorts after it: the compare-and-set and the insert in one
 	// statement. No row inserted means the caller lost the race (or the id
 	// is too old); it then reads the head to say which.
-	sqlInsertCheckpoint = `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata)
-SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
+	sqlInsertCheckpoint = `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc)
+SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9
 WHERE coalesce((SELECT id FROM checkpoints WHERE thread_id = ?1 AND ns = ?2 ORDER BY id DESC LIMIT 1), '') = ?8
 	AND ?3 > ?8`
 
@@ -33,17 +34,18 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	// blobValuesRow is one more row of a multi-row blob insert.
 	blobValuesRow = `, (?, ?, ?, ?, ?, ?, ?, ?)`
 
-	sqlExists = `SELECT count(*) FROM checkpoints WHERE thread_id = ? AND ns = ? AND id = ?`
+	// sqlCountWrites adds ?4 to the number of pending writes of a
+	// checkpoint; no row changed means there is no such checkpoint.
+	sqlCountWrites = `UPDATE checkpoints SET nwrites = nwrites + ?4 WHERE thread_id = ?1 AND ns = ?2 AND id = ?3`
 
 	sqlInsertWrite = `INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, idx, channel, crc, value)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 
-	sqlUpsertWrite = `INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, idx, channel, crc, value)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (thread_id, ns, checkpoint_id, task_id, idx)
-DO UPDATE SET channel = excluded.channel, crc = excluded.crc, value = excluded.value`
+	// sqlReplaceWrite replaces a stored write of a negative index.
+	sqlReplaceWrite = `UPDATE writes SET channel = ?6, crc = ?7, value = ?8
+WHERE thread_id = ?1 AND ns = ?2 AND checkpoint_id = ?3 AND task_id = ?4 AND idx = ?5`
 
-	checkpointCols = `id, parent_id, created_at, versions, metadata`
+	checkpointCols = `id, parent_id, created_at, versions, metadata, prev, nwrites, crc`
 
 	sqlGetLatest = `SELECT ` + checkpointCols + ` FROM checkpoints
 WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1`
@@ -88,9 +90,9 @@ ORDER BY checkpoint_id, task_id, idx`
 // stmts holds the prepared statements. Write statements are prepared on
 // the write handle, the others on the read handle.
 type stmts struct {
-	lock, head, insertCheckpoint, insertBlob, existsW, insertWrite, upsertWrite *sql.Stmt
-	getLatest, getByID, chain, writesOne, writesPage                            *sql.Stmt
-	all                                                                         []*sql.Stmt
+	lock, head, insertCheckpoint, insertBlob, countWrites, insertWrite, replaceWrite *sql.Stmt
+	getLatest, getByID, chain, writesOne, writesPage                                 *sql.Stmt
+	all                                                                              []*sql.Stmt
 
 	// listMu guards list, the statements of List queries by SQL text,
 	// prepared on the read handle as they are first used.
@@ -156,9 +158,9 @@ func (st *stmts) prepare(ctx context.Context, rdb, wdb *sql.DB) error {
 		{&st.head, wdb, sqlHead},
 		{&st.insertCheckpoint, wdb, sqlInsertCheckpoint},
 		{&st.insertBlob, wdb, sqlInsertBlob},
-		{&st.existsW, wdb, sqlExists},
+		{&st.countWrites, wdb, sqlCountWrites},
 		{&st.insertWrite, wdb, sqlInsertWrite},
-		{&st.upsertWrite, wdb, sqlUpsertWrite},
+		{&st.replaceWrite, wdb, sqlReplaceWrite},
 		{&st.getLatest, rdb, sqlGetLatest},
 		{&st.getByID, rdb, sqlGetByID},
 		{&st.chain, rdb, sqlChain},

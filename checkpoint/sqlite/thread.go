@@ -48,24 +48,14 @@ func (s *Saver) CopyThread(ctx context.Context, src, dst string) error {
 		if n > 0 {
 			return fmt.Errorf("sqlite: copy thread %q to %q: the destination has %d checkpoints: %w", src, dst, n, checkpoint.ErrConflict)
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata)
-SELECT ?, ns, id, parent_id, created_at, versions, metadata FROM checkpoints WHERE thread_id = ?`, dst, src)
+		n, err := copyRows(ctx, tx, src, dst)
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
+		if n == 0 {
 			return fmt.Errorf("sqlite: copy thread %q: %w", src, checkpoint.ErrNotFound)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO blobs (thread_id, ns, channel, version, delta, base, crc, data)
-SELECT ?, ns, channel, version, delta, base, crc, data FROM blobs WHERE thread_id = ?
-ON CONFLICT DO NOTHING`, dst, src); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, idx, channel, crc, value)
-SELECT ?, ns, checkpoint_id, task_id, idx, channel, crc, value FROM writes WHERE thread_id = ?`, dst, src)
-		return err
+		return nil
 	})
 	if err != nil && !isOurs(err) {
 		return withCtx(ctx, fmt.Errorf("sqlite: copy thread %q to %q: %w", src, dst, err))
@@ -115,8 +105,10 @@ func (s *Saver) Prune(ctx context.Context, threadID string, keep int) error {
 )`, threadID); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, sqlPruneBlobs, threadID)
-		return err
+		if _, err := tx.ExecContext(ctx, sqlPruneBlobs, threadID); err != nil {
+			return err
+		}
+		return resealOldest(ctx, tx, threadID)
 	})
 	if err != nil {
 		if errors.Is(err, checkpoint.ErrCorrupt) {

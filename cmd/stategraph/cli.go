@@ -47,7 +47,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		threadsCmd, historyCmd, stateCmd, diffCmd, mermaidCmd, deleteCmd, pruneCmd,
+		threadsCmd, historyCmd, stateCmd, diffCmd, mermaidCmd, deleteCmd, pruneCmd, verifyCmd,
 	}
 }
 

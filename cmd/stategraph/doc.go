@@ -1,7 +1,8 @@
 // Command stategraph inspects a checkpoint database written by stategraph
 // graphs: the threads it holds, each thread's history, the state at any
 // checkpoint, what changed between two checkpoints and the path a thread
-// took. It can also delete a thread or prune its old checkpoints. It needs
+// took. It can also delete a thread, prune its old checkpoints, or verify
+// that what is stored is what was written. It needs
 // no knowledge of the program that wrote the database: values are shown as
 // the JSON they were stored as.
 //
@@ -24,6 +25,7 @@
 //	mermaid THREAD [CHECKPOINT] [-ns NS]  the path the thread took, as a Mermaid flowchart
 //	delete THREAD                         delete every checkpoint of the thread
 //	prune THREAD --keep N                 keep the newest N checkpoints of the thread
+//	verify [THREAD...]                    check every row and link of the threads (default: all)
 //
 // A CHECKPOINT is a checkpoint id as history prints it, or any part of
 // one that names a single checkpoint of the thread: the exact id first,
@@ -44,8 +46,15 @@
 // namespace, such as the subgraph node's name. delete and prune act on
 // every namespace.
 //
+// verify runs checkpoint.Verifier's Verify on each thread (every thread
+// threads lists, without arguments): every checkpoint, value and pending
+// write of every namespace against its checksum, and every link of the
+// history. It prints one line per thread, ok or DAMAGED with what is
+// wrong, and exits 1 when any thread is damaged.
+//
 // Exit status: 0 on success, 1 when the command failed (a missing
-// database, a wrong DSN, an unknown thread, namespace or checkpoint), 2
+// database, a wrong DSN, an unknown thread, namespace or checkpoint, damage
+// found by verify), 2
 // for a usage error (an unknown command, a missing argument, a bad
 // --keep).
 //

@@ -1,0 +1,140 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/stategraph/stategraph/checkpoint"
+)
+
+var _ checkpoint.Verifier = (*Saver)(nil)
+
+// Verify checks every row of the thread, in every namespace: it walks
+// each namespace's history as List does (each checkpoint's checksum, the
+// link to the one before it, its blobs and delta chains, its count of
+// pending writes), checks that each checkpoint's parent is one of them
+// (or older than the oldest, which Prune may have removed), and checks
+// every blob and pending write row of the thread against its checksum,
+// those no checkpoint reads included, and that every write belongs to a
+// checkpoint. The first damage is an error wrapping checkpoint.ErrCorrupt
+// naming the thread, namespace and checkpoint or blob.
+//
+// A checkpoint deleted from the head of a namespace leaves a history
+// that is a consistent older one; Verify cannot tell it from one that
+// never had the newer checkpoint.
+func (s *Saver) Verify(ctx context.Context, threadID string) error {
+	var nss []string
+	err := s.read(ctx, func(tx *sql.Tx) error {
+		rs, err := tx.QueryContext(ctx, `SELECT ns FROM checkpoints WHERE thread_id = ?1
+UNION SELECT ns FROM blobs WHERE thread_id = ?1
+UNION SELECT ns FROM writes WHERE thread_id = ?1 ORDER BY 1`, threadID)
+		if err != nil {
+			return err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			var ns string
+			if err := rs.Scan(&ns); err != nil {
+				return err
+			}
+			nss = append(nss, ns)
+		}
+		return rs.Err()
+	})
+	if err != nil {
+		return withCtx(ctx, fmt.Errorf("sqlite: verify thread %q: %w", threadID, err))
+	}
+	ids := make(map[string]map[string]bool, len(nss))
+	for _, ns := range nss {
+		seen, err := s.verifyHistory(ctx, threadID, ns)
+		if err != nil {
+			return err
+		}
+		ids[ns] = seen
+	}
+	err = s.read(ctx, func(tx *sql.Tx) error {
+		if err := verifyBlobs(ctx, tx, threadID); err != nil {
+			return err
+		}
+		return verifyWrites(ctx, tx, threadID, ids)
+	})
+	if err != nil && !isOurs(err) {
+		return withCtx(ctx, fmt.Errorf("sqlite: verify thread %q: %w", threadID, err))
+	}
+	return err
+}
+
+// verifyHistory walks one namespace and returns the ids it holds.
+func (s *Saver) verifyHistory(ctx context.Context, thread, ns string) (map[string]bool, error) {
+	ids := map[string]bool{}
+	var tups []*checkpoint.Tuple
+	for tup, err := range s.List(ctx, checkpoint.Config{ThreadID: thread, Namespace: ns}, checkpoint.ListOptions{}) {
+		if err != nil {
+			return nil, err
+		}
+		ids[tup.Checkpoint.ID] = true
+		tups = append(tups, tup)
+	}
+	if len(tups) == 0 {
+		return ids, nil
+	}
+	oldest := tups[len(tups)-1].Checkpoint.ID
+	for _, tup := range tups {
+		if tup.Parent == nil {
+			continue
+		}
+		p, id := tup.Parent.CheckpointID, tup.Checkpoint.ID
+		switch {
+		case p >= id:
+			return nil, corruptError(thread, ns, id, "its parent %q is not older than it", p)
+		case p >= oldest && !ids[p]:
+			return nil, corruptError(thread, ns, id, "its parent %q is missing", p)
+		}
+	}
+	return ids, nil
+}
+
+func verifyBlobs(ctx context.Context, tx *sql.Tx, thread string) error {
+	rs, err := tx.QueryContext(ctx, `SELECT ns, channel, version, delta, base, crc, data FROM blobs WHERE thread_id = ? ORDER BY ns, channel, version`, thread)
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var ns, ch, v, base string
+		var delta bool
+		var crc int64
+		var data []byte
+		if err := rs.Scan(&ns, &ch, &v, &delta, &base, &crc, &data); err != nil {
+			return corruptBlob(thread, ns, ch, v, "%v", err)
+		}
+		if !blobChecksumOK(crc, thread, ns, ch, v, delta, base, data) {
+			return corruptBlob(thread, ns, ch, v, "the blob does not match its checksum")
+		}
+	}
+	return rs.Err()
+}
+
+func verifyWrites(ctx context.Context, tx *sql.Tx, thread string, ids map[string]map[string]bool) error {
+	rs, err := tx.QueryContext(ctx, `SELECT ns, checkpoint_id, task_id, idx, channel, crc, value FROM writes WHERE thread_id = ? ORDER BY ns, checkpoint_id, task_id, idx`, thread)
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var ns, id, task, ch string
+		var idx, crc int64
+		var value []byte
+		if err := rs.Scan(&ns, &id, &task, &idx, &ch, &crc, &value); err != nil {
+			return corruptError(thread, ns, id, "pending write of task %q: %v", task, err)
+		}
+		if !writeChecksumOK(crc, thread, ns, id, task, idx, ch, value) {
+			return corruptError(thread, ns, id, "pending write %d of task %q does not match its checksum", idx, task)
+		}
+		if !ids[ns][id] {
+			return corruptError(thread, ns, id, "pending write %d of task %q belongs to no stored checkpoint", idx, task)
+		}
+	}
+	return rs.Err()
+}
