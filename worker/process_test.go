@@ -32,6 +32,10 @@ func TestWorkerProcess(t *testing.T) {
 	}
 	victim := os.Getenv("STATEGRAPH_WORKER_VICTIM") == "1"
 	e := openEnv(t, schema, false)
+	if os.Getenv("STATEGRAPH_WORKER_MODE") == "bench" {
+		benchWorker(t, e)
+		return
+	}
 	var h hook
 	if victim {
 		var mu sync.Mutex
@@ -70,13 +74,14 @@ type proc struct {
 
 // startWorker starts a worker process on schema and waits until it is
 // ready. It is stopped (or killed) when the test ends.
-func startWorker(t *testing.T, schema string, victim bool) *proc {
+func startWorker(t testing.TB, schema string, victim bool, env ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestWorkerProcess$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "STATEGRAPH_WORKER_SCHEMA="+schema)
 	if victim {
 		cmd.Env = append(cmd.Env, "STATEGRAPH_WORKER_VICTIM=1")
 	}
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	require.NoError(t, err)
