@@ -107,6 +107,14 @@ ORDER BY r.seq LIMIT 1`, args.Thread).Scan(&other)
 			return fail(err)
 		}
 	}
+	if args.Strategy != Reject {
+		if err := c.lockThread(ctx, tx, args.Thread); err != nil {
+			return fail(err)
+		}
+		if err := c.checkQueued(ctx, tx, args.Thread); err != nil {
+			return fail(err)
+		}
+	}
 	res, err := c.river.InsertTx(ctx, tx, args, &river.InsertOpts{Queue: c.queue})
 	if err != nil {
 		return fail(err)
@@ -253,6 +261,14 @@ RETURNING run_id, status, job_id`, ids, why)
 				return err
 			}
 		}
+	}
+	if len(hits) > 0 {
+		// A cancelled pending run may have been the thread's next.
+		var thread string
+		if err := tx.QueryRow(ctx, `SELECT thread_id FROM `+c.t.runs+` WHERE run_id = $1`, hits[0].id).Scan(&thread); err != nil {
+			return err
+		}
+		return c.wakeNext(ctx, tx, thread)
 	}
 	return nil
 }

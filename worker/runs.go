@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -90,8 +91,48 @@ WHERE r.run_id = $1 AND r.status IN ('pending', 'running') FOR UPDATE OF r`, run
 }
 
 // Runs returns the runs of a thread in the order they were enqueued (the
-// order the Enqueue strategy runs them in).
+// order the Enqueue strategy runs them in). Like Run, it closes an active
+// run whose River job has ended without finishing it, and reports it
+// closed.
 func (c *Client) Runs(ctx context.Context, thread string) ([]*Run, error) {
+	runs, err := c.runs(ctx, thread)
+	if err != nil {
+		return nil, err
+	}
+	active := false
+	for _, r := range runs {
+		active = active || !r.Status.Done()
+	}
+	if !active {
+		return runs, nil
+	}
+	rows, err := c.pool.Query(ctx, `SELECT r.run_id FROM `+c.t.runs+` r LEFT JOIN `+c.t.riverJob+` j ON j.id = r.job_id
+WHERE r.thread_id = $1 AND r.status IN ('pending', 'running') AND (j.id IS NULL OR j.state IN ('completed', 'cancelled', 'discarded'))`, thread)
+	if err != nil {
+		return nil, fmt.Errorf("worker: runs of thread %q: %w", thread, err)
+	}
+	orphans, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("worker: runs of thread %q: %w", thread, err)
+	}
+	for i, r := range runs {
+		if !slices.Contains(orphans, r.ID) {
+			continue
+		}
+		closed, err := c.closeIfOrphaned(ctx, r.ID)
+		if err != nil {
+			return nil, fmt.Errorf("worker: runs of thread %q: %w", thread, err)
+		}
+		if closed {
+			if runs[i], err = c.Run(ctx, r.ID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return runs, nil
+}
+
+func (c *Client) runs(ctx context.Context, thread string) ([]*Run, error) {
 	rows, err := c.pool.Query(ctx, `SELECT `+runColumns+` FROM `+c.t.runs+` WHERE thread_id = $1 ORDER BY seq`, thread)
 	if err != nil {
 		return nil, fmt.Errorf("worker: runs of thread %q: %w", thread, err)
