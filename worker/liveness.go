@@ -259,11 +259,14 @@ WHERE id = $1 AND state = 'running'`, jobID, why)
 		return false, err
 	}
 	var (
-		status  Status
-		job     int64
-		attempt int
+		status    Status
+		job       int64
+		attempt   int
+		cancelReq bool
+		reason    string
 	)
-	err = tx.QueryRow(ctx, `SELECT status, coalesce(job_id, 0), attempt FROM `+c.t.runs+` WHERE run_id = $1 FOR UPDATE`, a.RunID).Scan(&status, &job, &attempt)
+	err = tx.QueryRow(ctx, `SELECT status, coalesce(job_id, 0), attempt, cancel_requested, coalesce(cancel_reason, '') FROM `+c.t.runs+` WHERE run_id = $1 FOR UPDATE`,
+		a.RunID).Scan(&status, &job, &attempt, &cancelReq, &reason)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return false, nil
@@ -272,12 +275,16 @@ WHERE id = $1 AND state = 'running'`, jobID, why)
 	case status.Done() || job != jobID:
 		return false, nil // the job was stale: the run ended or moved on
 	}
+	if cancelReq {
+		// Cancelled while its worker was dead: nobody else will end it.
+		return false, c.setStatus(ctx, tx, a.RunID, StatusCancelled, reason, codeCancelled)
+	}
 	if attempt >= maxAttempts {
 		msg := fmt.Sprintf("%s; the run has had %d executions, its limit", why, attempt)
 		if err := c.setStatus(ctx, tx, a.RunID, StatusError, msg, codeFailed); err != nil {
 			return false, err
 		}
-		return false, c.wakeNext(ctx, tx, a.Thread)
+		return false, nil
 	}
 	res, err := c.river.InsertTx(ctx, tx, a, &river.InsertOpts{Queue: queue, MaxAttempts: maxAttempts})
 	if err != nil {

@@ -64,14 +64,23 @@ func (c *Client) Run(ctx context.Context, runID string) (*Run, error) {
 func (c *Client) closeIfOrphaned(ctx context.Context, runID string) (bool, error) {
 	closed := false
 	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
-		var js *string
-		err := tx.QueryRow(ctx, `SELECT j.state FROM `+c.t.runs+` r LEFT JOIN `+c.t.riverJob+` j ON j.id = r.job_id
-WHERE r.run_id = $1 AND r.status IN ('pending', 'running') FOR UPDATE OF r`, runID).Scan(&js)
+		// The run's row first, then its job in a statement of its own:
+		// a join would read the job as of before the wait for the row's
+		// lock, and miss a job that a rescue gave the run meanwhile.
+		var job *int64
+		err := tx.QueryRow(ctx, `SELECT job_id FROM `+c.t.runs+` WHERE run_id = $1 AND status IN ('pending', 'running') FOR UPDATE`, runID).Scan(&job)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil // ended meanwhile
 		}
 		if err != nil {
 			return err
+		}
+		var js *string
+		if job != nil {
+			err := tx.QueryRow(ctx, `SELECT state FROM `+c.t.riverJob+` WHERE id = $1`, *job).Scan(&js)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
 		}
 		state := "deleted"
 		if js != nil {
