@@ -142,6 +142,17 @@ func WithRunTimeout(d time.Duration) Option { return func(c *Client) { c.timeout
 // JobTimeout (-1: runs time out by WithRunTimeout alone) first.
 func WithRiverConfig(f func(*river.Config)) Option { return func(c *Client) { c.riverCfg = f } }
 
+// PoolSize is the pgxpool MaxConns this package advises for a process
+// that executes workers runs at once: a run holds a connection only while
+// it takes its thread, writes a checkpoint or records its end, so an
+// I/O-bound run needs a connection a fraction of its time; a quarter of
+// the runs, plus River's producer, notifier and heartbeat, plus some
+// followers, is enough (and PostgreSQL's max_connections, summed over the
+// processes, is the real budget).
+func PoolSize(workers int) int32 {
+	return int32(max(8, workers/4+6))
+}
+
 // New returns a Client on pool. With a non-nil Registry it works runs of
 // the registered graphs once started; with nil it only enqueues and
 // reports (an insert-only client). Call Migrate once before use.

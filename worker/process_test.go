@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
@@ -33,11 +34,12 @@ func TestWorkerProcess(t *testing.T) {
 		t.Skip("worker process of the multi-process tests")
 	}
 	victim := os.Getenv("STATEGRAPH_WORKER_VICTIM") == "1"
-	e := openEnv(t, schema, false)
 	if os.Getenv("STATEGRAPH_WORKER_MODE") == "bench" {
+		e := openEnvPool(t, schema, func(cfg *pgxpool.Config) { cfg.MaxConns = worker.PoolSize(worker.DefaultWorkers) })
 		benchWorker(t, e)
 		return
 	}
+	e := openEnv(t, schema, false)
 	var h hook
 	if victim {
 		var mu sync.Mutex

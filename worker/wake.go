@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -61,20 +60,4 @@ func (c *Client) wakeStranded(ctx context.Context) error {
 )
 SELECT count(pg_notify(concat(coalesce(nullif($2::text, ''), current_schema()), '.river_insert'), json_build_object('queue', queue)::text)) FROM woke`, c.queue, c.schema)
 	return err
-}
-
-// checkQueued refuses a run when its thread has WithMaxQueued pending
-// runs already; the thread's lock is held.
-func (c *Client) checkQueued(ctx context.Context, tx pgx.Tx, thread string) error {
-	if c.maxQueued <= 0 {
-		return nil
-	}
-	var n int
-	if err := tx.QueryRow(ctx, `SELECT count(*) FROM `+c.t.runs+` WHERE thread_id = $1 AND status = 'pending'`, thread).Scan(&n); err != nil {
-		return err
-	}
-	if n >= c.maxQueued {
-		return fmt.Errorf("%w: %d runs are pending, the limit (WithMaxQueued) is %d", ErrQueueFull, n, c.maxQueued)
-	}
-	return nil
 }
