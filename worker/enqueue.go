@@ -130,7 +130,7 @@ func (c *Client) EnqueueTx(ctx context.Context, tx pgx.Tx, req Request) (string,
 	if _, err := tx.Exec(ctx, `WITH ins AS (
 	INSERT INTO `+c.t.runs+` (run_id, thread_id, graph, status, strategy, job_id) VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING run_id
 )
-SELECT pg_notify($6, $7) FROM ins`, args.RunID, args.Thread, args.Graph, string(args.Strategy), res.Job.ID, c.channel(args.RunID), string(payload)); err != nil {
+SELECT CASE WHEN `+c.followedSQL("$1")+` THEN pg_notify($6, $7) END FROM ins`, args.RunID, args.Thread, args.Graph, string(args.Strategy), res.Job.ID, c.channel(args.RunID), string(payload)); err != nil {
 		return fail(err)
 	}
 	return args.RunID, nil

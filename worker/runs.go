@@ -218,10 +218,19 @@ func (c *Client) channel(runID string) string {
 	return "stategraph_run_" + hex.EncodeToString(sum[:16])
 }
 
-// notify sends a run's notification; inside a transaction it is
-// delivered when the transaction commits.
+// notify sends a run's notification if someone follows the run; inside a
+// transaction it is delivered when the transaction commits.
 func (c *Client) notify(ctx context.Context, tx pgx.Tx, runID string, n notice) error {
 	payload, _ := json.Marshal(n)
-	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", c.channel(runID), string(payload))
+	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2) WHERE "+c.followedSQL("$3"), c.channel(runID), string(payload), runID)
 	return err
+}
+
+// followedSQL is the condition that someone follows the run whose id is
+// the parameter: a notification is sent only then. This matters beyond
+// the statement: PostgreSQL serializes the commits of all transactions
+// that notify, across the whole server, so a notification nobody listens
+// to slows every other writer down.
+func (c *Client) followedSQL(param string) string {
+	return `EXISTS (SELECT 1 FROM ` + c.t.followers + ` WHERE run_id = ` + param + ` AND expires_at > now())`
 }

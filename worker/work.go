@@ -218,7 +218,7 @@ func (c *Client) claimFast(ctx context.Context, job *river.Job[RunArgs]) (claime
 		AND j.state NOT IN ('completed', 'cancelled', 'discarded'))
 	RETURNING attempt
 )
-SELECT attempt, pg_notify($4, $5), EXISTS (SELECT 1 FROM `+c.t.followers+` WHERE run_id = $1 AND expires_at > now()) FROM upd`, a.RunID, job.ID, a.Thread, c.channel(a.RunID), string(payload))
+SELECT attempt, CASE WHEN `+c.followedSQL("$1")+` THEN pg_notify($4, $5) END, `+c.followedSQL("$1")+` FROM upd`, a.RunID, job.ID, a.Thread, c.channel(a.RunID), string(payload))
 	b.Queue("COMMIT")
 	br := c.pool.SendBatch(ctx, b)
 	var (
@@ -393,7 +393,7 @@ func (c *Client) finish(ctx context.Context, job *river.Job[RunArgs], cl claimed
 ), ended AS (
 	SELECT thread_id FROM upd WHERE status IN ('success', 'error', 'interrupted', 'cancelled')
 ), `+c.wakeSQL("$9")+`
-SELECT status, pg_notify($8, json_build_object('status', status)::text), (SELECT n FROM told) FROM upd`,
+SELECT status, CASE WHEN `+c.followedSQL("$1")+` THEN pg_notify($8, json_build_object('status', status)::text) END, (SELECT n FROM told) FROM upd`,
 		a.RunID, cl.attempt, string(st), result, interrupts, msg, string(code), c.channel(a.RunID), c.schema).Scan(&recorded, nil, nil)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
