@@ -214,13 +214,14 @@ func (c *Client) Start(ctx context.Context) error {
 	if err := c.checkSchema(ctx); err != nil {
 		return err
 	}
-	if err := c.startHeartbeat(ctx); err != nil {
+	if err := c.recordWorker(ctx); err != nil {
 		return err
 	}
 	if err := c.river.Start(ctx); err != nil {
-		c.stopHeartbeat()
+		c.pool.Exec(context.WithoutCancel(ctx), `DELETE FROM `+c.t.workers+` WHERE worker_id = $1`, c.id) //nolint:errcheck // a stale row is deleted by the next rescue
 		return fmt.Errorf("worker: start: %w", err)
 	}
+	c.startHeartbeat()
 	return nil
 }
 

@@ -71,16 +71,21 @@ func (c *Client) fence() {
 	}
 }
 
-// startHeartbeat records the worker and keeps its row fresh until Stop,
-// or until River has stopped.
-func (c *Client) startHeartbeat(ctx context.Context) error {
+// recordWorker inserts the worker's row, before River fetches a job for
+// it.
+func (c *Client) recordWorker(ctx context.Context) error {
 	if _, err := c.pool.Exec(ctx, `INSERT INTO `+c.t.workers+` (worker_id, queue) VALUES ($1, $2)
 ON CONFLICT (worker_id) DO UPDATE SET heartbeat_at = now()`, c.id, c.queue); err != nil {
 		return fmt.Errorf("worker: start: record the worker: %w", err)
 	}
+	return nil
+}
+
+// startHeartbeat keeps the worker's row fresh until Stop, or until River
+// (started) has stopped.
+func (c *Client) startHeartbeat() {
 	c.live.stop, c.live.done = make(chan struct{}), make(chan struct{})
 	go c.heartbeat(c.live.stop, c.live.done)
-	return nil
 }
 
 // stopHeartbeat ends the heartbeat and deletes the worker's row.
