@@ -85,7 +85,7 @@ ON CONFLICT (worker_id) DO UPDATE SET heartbeat_at = now()`, c.id, c.queue); err
 // (started) has stopped.
 func (c *Client) startHeartbeat() {
 	c.live.stop, c.live.done = make(chan struct{}), make(chan struct{})
-	go c.heartbeat(c.live.stop, c.live.done)
+	go c.heartbeat(c.live.stop, c.live.done, c.river.Stopped())
 }
 
 // stopHeartbeat ends the heartbeat and deletes the worker's row.
@@ -101,7 +101,7 @@ func (c *Client) stopHeartbeat() {
 	<-c.live.done
 }
 
-func (c *Client) heartbeat(stop, done chan struct{}) {
+func (c *Client) heartbeat(stop, done chan struct{}, riverStopped <-chan struct{}) {
 	defer close(done)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -111,7 +111,7 @@ func (c *Client) heartbeat(stop, done chan struct{}) {
 	for {
 		select {
 		case <-stop:
-		case <-c.river.Stopped():
+		case <-riverStopped:
 		case <-tick.C:
 			if err := c.beatOnce(ctx); err != nil {
 				if time.Since(last) > c.deadAfter {
