@@ -2,8 +2,6 @@ package worker
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -200,37 +198,4 @@ func (c *Client) PruneRuns(ctx context.Context, before time.Time) (int, error) {
 			return total, nil
 		}
 	}
-}
-
-// notice is the payload of a run's notifications. Followers treat a
-// notification as a hint to read the run again; the payload is for other
-// listeners.
-type notice struct {
-	Status       Status `json:"status,omitempty"`
-	CheckpointID string `json:"checkpoint_id,omitempty"`
-	Step         *int   `json:"step,omitempty"`
-}
-
-// channel is the LISTEN/NOTIFY channel of a run: derived from the schema
-// and the run id, and short enough for PostgreSQL's 63-byte names.
-func (c *Client) channel(runID string) string {
-	sum := sha256.Sum256([]byte(c.schema + "\x00" + runID))
-	return "stategraph_run_" + hex.EncodeToString(sum[:16])
-}
-
-// notify sends a run's notification if someone follows the run; inside a
-// transaction it is delivered when the transaction commits.
-func (c *Client) notify(ctx context.Context, tx pgx.Tx, runID string, n notice) error {
-	payload, _ := json.Marshal(n)
-	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2) WHERE "+c.followedSQL("$3"), c.channel(runID), string(payload), runID)
-	return err
-}
-
-// followedSQL is the condition that someone follows the run whose id is
-// the parameter: a notification is sent only then. This matters beyond
-// the statement: PostgreSQL serializes the commits of all transactions
-// that notify, across the whole server, so a notification nobody listens
-// to slows every other writer down.
-func (c *Client) followedSQL(param string) string {
-	return `EXISTS (SELECT 1 FROM ` + c.t.followers + ` WHERE run_id = ` + param + ` AND expires_at > now())`
 }

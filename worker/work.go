@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -449,55 +448,6 @@ func transient(err error) bool {
 	)
 	return errors.As(err, &ce) || errors.As(err, &nerr) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
-}
-
-// notifier sends a run's checkpoint notifications off the run's path, and
-// only while someone follows the run (Follow records itself in
-// stategraph_followers; a worker reads that when it takes the run and at
-// every heartbeat): the newest one waits while one is being sent, older
-// ones are dropped (followers re-read the run on any notification).
-type notifier struct {
-	c     *Client
-	runID string
-	ch    chan notice
-	wg    sync.WaitGroup
-}
-
-func (c *Client) checkpointNotifier(ctx context.Context, runID string) *notifier {
-	n := &notifier{c: c, runID: runID, ch: make(chan notice, 1)}
-	ctx = context.WithoutCancel(ctx)
-	n.wg.Go(func() {
-		ch := c.channel(runID)
-		for nt := range n.ch {
-			payload, _ := json.Marshal(nt)
-			c.pool.Exec(ctx, "SELECT pg_notify($1, $2)", ch, string(payload)) //nolint:errcheck // best effort: followers poll too
-		}
-	})
-	return n
-}
-
-func (n *notifier) send(cfg checkpoint.Config, md checkpoint.Metadata) {
-	if !n.c.isFollowed(n.runID) {
-		return // nobody listens: followers poll, and the final status is always notified
-	}
-	step := md.Step
-	nt := notice{CheckpointID: cfg.CheckpointID, Step: &step}
-	for {
-		select {
-		case n.ch <- nt:
-			return
-		default:
-		}
-		select {
-		case <-n.ch: // drop the older one
-		default:
-		}
-	}
-}
-
-func (n *notifier) close() {
-	close(n.ch)
-	n.wg.Wait()
 }
 
 // pinnedAnswers returns the answers an earlier execution of a run with a
