@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -37,7 +39,38 @@ type Client struct {
 	poll     time.Duration
 	timeout  time.Duration
 	riverCfg func(*river.Config)
+
+	id        string // the worker's id: River's client id, and its row in stategraph_workers
+	beat      time.Duration
+	deadAfter time.Duration
+	maxQueued int
+	live      liveness
 }
+
+// The defaults of a Client, chosen for I/O-bound graphs (nodes that wait
+// on models, tools and the database far longer than they compute). See
+// docs/deployment.md for the reasoning.
+const (
+	// DefaultWorkers is how many runs a Client executes at once: a run
+	// that waits on I/O costs a goroutine, not a core.
+	DefaultWorkers = 50
+	// DefaultFetchCooldown is the shortest time between two fetches of
+	// runs by River (River's own default is 100 ms, which caps a process
+	// at a few batches of runs a second).
+	DefaultFetchCooldown = 2 * time.Millisecond
+	// DefaultHeartbeat is how often a worker refreshes its row and looks
+	// for silent workers.
+	DefaultHeartbeat = 2 * time.Second
+	// DefaultDeadAfter is how long a worker may be silent before its runs
+	// are given to others.
+	DefaultDeadAfter = 8 * time.Second
+	// DefaultSnoozeInterval is the longest a run waiting for its thread
+	// sleeps when nothing wakes it (a backstop: the end of the run ahead
+	// wakes it at once).
+	DefaultSnoozeInterval = time.Minute
+	// DefaultMaxQueued is how many pending runs a thread may have.
+	DefaultMaxQueued = 100
+)
 
 // Option configures a Client.
 type Option func(*Client)
@@ -54,7 +87,8 @@ func WithSchema(name string) Option { return func(c *Client) { c.schema = name }
 func WithQueue(name string) Option { return func(c *Client) { c.queue = name } }
 
 // WithWorkers sets how many runs the Client executes at once (River's
-// MaxWorkers for the queue; default 10).
+// MaxWorkers for the queue; default DefaultWorkers). Give the pool
+// connections for them (see PoolSize).
 func WithWorkers(n int) Option { return func(c *Client) { c.workers = n } }
 
 // WithSaver names the checkpointer the registered graphs use, which
@@ -63,9 +97,30 @@ func WithWorkers(n int) Option { return func(c *Client) { c.workers = n } }
 // migrates it too when it has a Migrate(context.Context) error method.
 func WithSaver(s checkpoint.Saver) Option { return func(c *Client) { c.saver = s } }
 
-// WithSnoozeInterval sets how long a run that waits for its thread
-// (strategies Enqueue and Interrupt) sleeps between looks (default 1s).
+// WithSnoozeInterval sets the longest a run that waits for its thread
+// (strategies Enqueue, Interrupt and Rollback) sleeps when nothing wakes
+// it (default DefaultSnoozeInterval). It is a backstop: the end of the
+// run ahead of it wakes it at once, and every heartbeat wakes a thread's
+// first waiter when nothing runs ahead of it.
 func WithSnoozeInterval(d time.Duration) Option { return func(c *Client) { c.snooze = d } }
+
+// WithHeartbeat sets how often a worker refreshes its row in
+// stategraph_workers and looks for silent workers (every, default
+// DefaultHeartbeat), and how long a worker may be silent before any live
+// worker re-queues its runs, which resume from their last checkpoints
+// (deadAfter, default DefaultDeadAfter). deadAfter must exceed every; a
+// few heartbeats are sensible, so that one slow beat does not count as
+// death. A worker whose own heartbeat has failed for deadAfter cancels
+// the runs it executes. A dead worker's runs are taken over deadAfter to
+// deadAfter + every after its last heartbeat.
+func WithHeartbeat(every, deadAfter time.Duration) Option {
+	return func(c *Client) { c.beat, c.deadAfter = every, deadAfter }
+}
+
+// WithMaxQueued sets how many pending runs a thread may have (default
+// DefaultMaxQueued; 0 for no limit). Enqueueing past it fails with an
+// error wrapping ErrQueueFull that names the thread and the limit.
+func WithMaxQueued(n int) Option { return func(c *Client) { c.maxQueued = n } }
 
 // WithPollInterval sets how often Follow reads a run when no notification
 // arrives (default 1s): LISTEN/NOTIFY is best effort, polling is the
@@ -73,17 +128,30 @@ func WithSnoozeInterval(d time.Duration) Option { return func(c *Client) { c.sno
 func WithPollInterval(d time.Duration) Option { return func(c *Client) { c.poll = d } }
 
 // WithRunTimeout sets the longest one execution of a run may take before
-// its context is cancelled (River's per-job timeout; default River's
-// JobTimeout, one minute). An execution cut short is retried and resumes
-// from its last checkpoint. It must be positive: River's rescuer never
-// rescues a job without a timeout. Keep River's RescueStuckJobsAfter above
-// it.
+// its context is cancelled; an execution cut short is retried and resumes
+// from its last checkpoint. The default, 0, is no limit: a run is never
+// cut off for being long, only re-queued when its worker goes silent
+// (WithHeartbeat). It is the one setting for a run's time: the Client
+// sets it as the per-job timeout of its River jobs, so River's JobTimeout
+// and RescueStuckJobsAfter do not apply to runs.
 func WithRunTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
 
 // WithRiverConfig adjusts the River configuration before the River client
-// is made (retry policy, RescueStuckJobsAfter, JobTimeout, logger, fetch
-// intervals, …). The Client sets Schema, Queues and Workers first.
+// is made (retry policy, logger, fetch intervals, …). The Client sets
+// Schema, Queues, Workers, ID, FetchCooldown (DefaultFetchCooldown) and
+// JobTimeout (-1: runs time out by WithRunTimeout alone) first.
 func WithRiverConfig(f func(*river.Config)) Option { return func(c *Client) { c.riverCfg = f } }
+
+// PoolSize is the pgxpool MaxConns this package advises for a process
+// that executes workers runs at once: a run holds a connection only while
+// it takes its thread, writes a checkpoint or records its end, so an
+// I/O-bound run needs a connection a fraction of its time; a quarter of
+// the runs, plus River's producer, notifier and heartbeat, plus some
+// followers, is enough (and PostgreSQL's max_connections, summed over the
+// processes, is the real budget).
+func PoolSize(workers int) int32 {
+	return int32(max(8, workers/4+6))
+}
 
 // New returns a Client on pool. With a non-nil Registry it works runs of
 // the registered graphs once started; with nil it only enqueues and
@@ -92,13 +160,20 @@ func New(pool *pgxpool.Pool, reg *Registry, opts ...Option) (*Client, error) {
 	if pool == nil {
 		return nil, errors.New("worker: New: nil pool")
 	}
-	c := &Client{pool: pool, reg: reg, queue: DefaultQueue, workers: 10, snooze: time.Second, poll: time.Second}
+	c := &Client{pool: pool, reg: reg, queue: DefaultQueue, workers: DefaultWorkers, snooze: DefaultSnoozeInterval, poll: time.Second,
+		beat: DefaultHeartbeat, deadAfter: DefaultDeadAfter, maxQueued: DefaultMaxQueued}
 	for _, o := range opts {
 		o(c)
 	}
-	if c.workers < 1 || c.snooze <= 0 || c.poll <= 0 || c.timeout < 0 {
-		return nil, errors.New("worker: New: workers, snooze and poll intervals must be positive, and the run timeout not negative")
+	if c.workers < 1 || c.snooze <= 0 || c.poll <= 0 || c.timeout < 0 || c.maxQueued < 0 {
+		return nil, errors.New("worker: New: workers, snooze and poll intervals must be positive, and the run timeout and queue limit not negative")
 	}
+	if c.beat <= 0 || c.deadAfter <= c.beat {
+		return nil, fmt.Errorf("worker: New: the heartbeat (%s) must be positive and the dead-after limit (%s) longer than it", c.beat, c.deadAfter)
+	}
+	host, _ := os.Hostname()
+	c.id = fmt.Sprintf("stategraph_%.40s_%s", host, uuid.Must(uuid.NewV7()))
+	c.live.inflight = map[int64]inflight{}
 	if c.saver == nil {
 		var po []postgres.Option
 		if c.schema != "" {
@@ -113,7 +188,7 @@ func New(pool *pgxpool.Pool, reg *Registry, opts ...Option) (*Client, error) {
 	if err := river.AddWorkerSafely(workers, &runWorker{c: c}); err != nil {
 		return nil, fmt.Errorf("worker: New: %w", err)
 	}
-	cfg := &river.Config{Schema: c.schema, Workers: workers}
+	cfg := &river.Config{Schema: c.schema, Workers: workers, ID: c.id, FetchCooldown: DefaultFetchCooldown, JobTimeout: -1}
 	if reg != nil {
 		cfg.Queues = map[string]river.QueueConfig{c.queue: {MaxWorkers: c.workers}}
 	}
@@ -139,9 +214,14 @@ func (c *Client) Start(ctx context.Context) error {
 	if err := c.checkSchema(ctx); err != nil {
 		return err
 	}
+	if err := c.recordWorker(ctx); err != nil {
+		return err
+	}
 	if err := c.river.Start(ctx); err != nil {
+		c.pool.Exec(context.WithoutCancel(ctx), `DELETE FROM `+c.t.workers+` WHERE worker_id = $1`, c.id) //nolint:errcheck // a stale row is deleted by the next rescue
 		return fmt.Errorf("worker: start: %w", err)
 	}
+	c.startHeartbeat()
 	return nil
 }
 
@@ -149,7 +229,11 @@ func (c *Client) Start(ctx context.Context) error {
 // until ctx is done. A run cut short by a hard stop is retried by another
 // worker and resumes from its last checkpoint.
 func (c *Client) Stop(ctx context.Context) error {
-	if err := c.river.Stop(ctx); err != nil {
+	err := c.river.Stop(ctx)
+	if err == nil {
+		c.stopHeartbeat()
+	}
+	if err != nil {
 		return fmt.Errorf("worker: stop: %w", err)
 	}
 	return nil
@@ -164,7 +248,7 @@ func (c *Client) Saver() checkpoint.Saver { return c.saver }
 
 // tables holds the quoted, possibly schema-qualified, table names.
 type tables struct {
-	migrations, runs, riverJob string
+	migrations, runs, riverJob, workers, followers string
 }
 
 func newTables(schema string) tables {
@@ -178,5 +262,7 @@ func newTables(schema string) tables {
 		migrations: name("stategraph_worker_migrations"),
 		runs:       name("stategraph_runs"),
 		riverJob:   name("river_job"),
+		workers:    name("stategraph_workers"),
+		followers:  name("stategraph_followers"),
 	}
 }

@@ -34,10 +34,13 @@
 // Before it runs the graph, an execution takes the thread: under a
 // transaction-scoped advisory lock on the thread it checks the thread's
 // other active runs, and either marks its own run running or, per the
-// run's Strategy, fails it (Reject), waits by snoozing its job (Enqueue),
-// or cancels the runs ahead of it through River's job cancellation and
-// waits until they have stopped (Interrupt). Runs of a thread are ordered
-// by when they were enqueued. The record is only the arbiter of who
+// run's Strategy, fails it (Reject), waits (Enqueue), or cancels the runs
+// ahead of it through River's job cancellation and waits until they have
+// stopped (Interrupt), then also undoes their work (Rollback). A waiting
+// run's job sleeps until the run ahead of it ends, whose last statement
+// wakes the thread's next run: nothing polls the thread. Runs of a thread
+// are ordered by when they were enqueued; a thread may have WithMaxQueued
+// pending runs (ErrQueueFull past it). The record is only the arbiter of who
 // should run; the guarantee is the checkpointer's compare-and-set on the
 // thread's head, so a second writer (a duplicate execution, a process
 // invoking the graph directly) gets checkpoint.ErrConflict and never
@@ -45,8 +48,12 @@
 //
 // # Failures
 //
-// River gives a job whose worker died to another worker once its rescuer
-// finds it stuck (RescueStuckJobsAfter), and retries a job that failed.
+// Every started worker refreshes its row in stategraph_workers every
+// heartbeat; any live worker re-queues the runs of a worker silent for
+// longer than the dead-after limit (WithHeartbeat: 2 s and 8 s by
+// default), as new River jobs. A run is never cut off for being long (its
+// job has no timeout unless WithRunTimeout sets one), only re-queued when
+// its worker goes silent. River retries a job that failed.
 // Every execution runs the graph on the thread with the run's id in the
 // checkpoints' metadata (graph.WithRunID). An execution that is not the
 // run's first looks for a checkpoint of the run: if there is one, the
@@ -62,10 +69,12 @@
 //
 // # Events
 //
-// Each status change sends a NOTIFY in the transaction that makes it, and
-// each checkpoint one after it is saved, on a channel of the run. Follow
-// listens on it but reads the run's row and checkpoints as the source of
-// truth, polling as well, since notifications are best effort.
+// While someone follows a run (Follow records itself in
+// stategraph_followers), each status change sends a NOTIFY in the
+// statement that makes it, and each checkpoint one after it is saved, on a
+// channel of the run; runs nobody follows send none. Follow listens on it
+// but reads the run's row and checkpoints as the source of truth, polling
+// as well, since notifications are best effort.
 //
 // See docs/deployment.md for deploying many workers, and what is and is
 // not guaranteed.

@@ -82,8 +82,10 @@ func (c *Client) Enqueue(ctx context.Context, req Request) (string, error) {
 // With the Reject strategy, a thread that has an active run (pending or
 // running) makes it fail with an error wrapping checkpoint.ErrConflict
 // that names the thread and the run holding it, and nothing is enqueued.
-// To decide this without a race, it takes a transaction-scoped advisory
-// lock on the thread, held until tx ends.
+// With the other strategies, a thread that has WithMaxQueued pending runs
+// makes it fail with an error wrapping ErrQueueFull. To decide this
+// without a race, it takes a transaction-scoped advisory lock on the
+// thread, held until tx ends.
 func (c *Client) EnqueueTx(ctx context.Context, tx pgx.Tx, req Request) (string, error) {
 	args, err := c.args(req)
 	if err != nil {
@@ -92,30 +94,43 @@ func (c *Client) EnqueueTx(ctx context.Context, tx pgx.Tx, req Request) (string,
 	fail := func(err error) (string, error) {
 		return "", fmt.Errorf("worker: enqueue on thread %q: %w", req.Thread, err)
 	}
-	if args.Strategy == Reject {
-		if err := c.lockThread(ctx, tx, args.Thread); err != nil {
-			return fail(err)
-		}
-		var other string
-		err := tx.QueryRow(ctx, `SELECT r.run_id FROM `+c.t.runs+` r LEFT JOIN `+c.t.riverJob+` j ON j.id = r.job_id
-WHERE r.thread_id = $1 AND r.status IN ('pending', 'running') AND j.state NOT IN ('completed', 'cancelled', 'discarded')
-ORDER BY r.seq LIMIT 1`, args.Thread).Scan(&other)
-		switch {
-		case err == nil:
-			return fail(fmt.Errorf("thread is busy with run %s (strategy reject): %w", other, checkpoint.ErrConflict))
-		case !errors.Is(err, pgx.ErrNoRows):
-			return fail(err)
-		}
+	// The thread's lock, then what holds it and how many wait, in one
+	// round trip: each statement of a batch reads after the one before.
+	b := &pgx.Batch{}
+	b.Queue("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", c.threadKey(args.Thread))
+	b.Queue(`SELECT (SELECT r.run_id FROM `+c.t.runs+` r LEFT JOIN `+c.t.riverJob+` j ON j.id = r.job_id
+	WHERE r.thread_id = $1 AND r.status IN ('pending', 'running') AND j.state NOT IN ('completed', 'cancelled', 'discarded')
+	ORDER BY r.seq LIMIT 1),
+	(SELECT count(*) FROM `+c.t.runs+` WHERE thread_id = $1 AND status = 'pending')`, args.Thread)
+	var (
+		other   *string
+		pending int
+	)
+	br := tx.SendBatch(ctx, b)
+	_, err = br.Exec()
+	if err == nil {
+		err = br.QueryRow().Scan(&other, &pending)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case err != nil:
+		return fail(err)
+	case args.Strategy == Reject && other != nil:
+		return fail(fmt.Errorf("thread is busy with run %s (strategy reject): %w", *other, checkpoint.ErrConflict))
+	case args.Strategy != Reject && c.maxQueued > 0 && pending >= c.maxQueued:
+		return fail(fmt.Errorf("%w: %d runs are pending, the limit (WithMaxQueued) is %d", ErrQueueFull, pending, c.maxQueued))
 	}
 	res, err := c.river.InsertTx(ctx, tx, args, &river.InsertOpts{Queue: c.queue})
 	if err != nil {
 		return fail(err)
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO `+c.t.runs+` (run_id, thread_id, graph, status, strategy, job_id) VALUES ($1, $2, $3, 'pending', $4, $5)`,
-		args.RunID, args.Thread, args.Graph, string(args.Strategy), res.Job.ID); err != nil {
-		return fail(err)
-	}
-	if err := c.notify(ctx, tx, args.RunID, notice{Status: StatusPending}); err != nil {
+	payload, _ := json.Marshal(notice{Status: StatusPending})
+	if _, err := tx.Exec(ctx, `WITH ins AS (
+	INSERT INTO `+c.t.runs+` (run_id, thread_id, graph, status, strategy, job_id) VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING run_id
+)
+SELECT CASE WHEN `+c.followedSQL("$1")+` THEN pg_notify($6, $7) END FROM ins`, args.RunID, args.Thread, args.Graph, string(args.Strategy), res.Job.ID, c.channel(args.RunID), string(payload)); err != nil {
 		return fail(err)
 	}
 	return args.RunID, nil
@@ -253,6 +268,14 @@ RETURNING run_id, status, job_id`, ids, why)
 				return err
 			}
 		}
+	}
+	if len(hits) > 0 {
+		// A cancelled pending run may have been the thread's next.
+		var thread string
+		if err := tx.QueryRow(ctx, `SELECT thread_id FROM `+c.t.runs+` WHERE run_id = $1`, hits[0].id).Scan(&thread); err != nil {
+			return err
+		}
+		return c.wakeNext(ctx, tx, thread)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -22,13 +23,17 @@ import (
 // missed or repeated, and a late follower sees the whole run.
 // LISTEN/NOTIFY (a channel per run) only says when to read again; it is
 // best effort, and Follow also reads every poll interval
-// (WithPollInterval). A status seen between two reads may be skipped
+// (WithPollInterval). While it follows, the run is recorded in
+// stategraph_followers, so that its worker notifies its checkpoints;
+// runs nobody follows send none. A status seen between two reads may be skipped
 // (a run can go from pending to running to success in between); the final
 // one never is. An unknown run is ErrNotFound.
 func (c *Client) Follow(ctx context.Context, runID string) iter.Seq2[RunEvent, error] {
 	return func(yield func(RunEvent, error) bool) {
 		wake, stop := c.listen(ctx, runID)
 		defer stop()
+		f := c.follow(ctx, runID)
+		defer f.stop(ctx)
 		var (
 			last     Status
 			lastErr  string
@@ -63,6 +68,7 @@ func (c *Client) Follow(ctx context.Context, runID string) iter.Seq2[RunEvent, e
 					return
 				}
 			}
+			f.refresh(ctx)
 			if !deadline.Stop() {
 				select {
 				case <-deadline.C:
@@ -146,4 +152,43 @@ func (c *Client) listen(ctx context.Context, runID string) (<-chan struct{}, fun
 		defer cancel()
 		raw.Close(cctx) //nolint:errcheck // closing
 	}
+}
+
+// followTTL is how long a follower's record lasts unless refreshed (a
+// follower that died stops costing notifications after it).
+const followTTL = time.Minute
+
+// follower is a Follow's record in stategraph_followers, which makes the
+// run's worker notify its checkpoints. It is best effort: without it
+// Follow still polls.
+type follower struct {
+	c         *Client
+	runID, id string
+	at        time.Time // when the record was last written
+}
+
+func (c *Client) follow(ctx context.Context, runID string) *follower {
+	f := &follower{c: c, runID: runID, id: uuid.Must(uuid.NewV7()).String()}
+	f.write(ctx)
+	return f
+}
+
+func (f *follower) write(ctx context.Context) {
+	f.at = time.Now()
+	f.c.pool.Exec(ctx, `INSERT INTO `+f.c.t.followers+` (run_id, follower, expires_at) VALUES ($1, $2, now() + $3::interval)
+ON CONFLICT (run_id, follower) DO UPDATE SET expires_at = excluded.expires_at`, f.runID, f.id, followTTL.String()) //nolint:errcheck // best effort
+}
+
+// refresh extends the record before it expires.
+func (f *follower) refresh(ctx context.Context) {
+	if time.Since(f.at) > followTTL/3 {
+		f.write(ctx)
+	}
+}
+
+// stop deletes the record.
+func (f *follower) stop(ctx context.Context) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	f.c.pool.Exec(dctx, `DELETE FROM `+f.c.t.followers+` WHERE run_id = $1 AND follower = $2`, f.runID, f.id) //nolint:errcheck // it expires
 }

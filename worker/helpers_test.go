@@ -84,7 +84,17 @@ func newEnv(tb testing.TB) *env {
 // openEnv opens an existing schema (migrate: migrate it first).
 func openEnv(tb testing.TB, schema string, migrate bool) *env {
 	tb.Helper()
-	pool := newPool(tb, nil)
+	return openEnvOn(tb, newPool(tb, nil), schema, migrate)
+}
+
+// openEnvPool opens an existing schema on a pool configured by configure.
+func openEnvPool(tb testing.TB, schema string, configure func(*pgxpool.Config)) *env {
+	tb.Helper()
+	return openEnvOn(tb, newPool(tb, configure), schema, false)
+}
+
+func openEnvOn(tb testing.TB, pool *pgxpool.Pool, schema string, migrate bool) *env {
+	tb.Helper()
 	e := &env{tb: tb, pool: pool, schema: schema, saver: postgres.New(pool, postgres.WithSchema(schema)),
 		log: pgx.Identifier{schema, "node_log"}.Sanitize()}
 	if migrate {

@@ -48,11 +48,32 @@ CREATE INDEX IF NOT EXISTS {runs_thread_idx} ON {runs} (thread_id, created_at);
 ALTER TABLE {runs} ADD COLUMN IF NOT EXISTS answers jsonb;
 CREATE INDEX IF NOT EXISTS {runs_ended_idx} ON {runs} (updated_at) WHERE status IN ('success', 'error', 'interrupted', 'cancelled');
 `,
+	// 3: workers holds a row per started worker, refreshed by its
+	// heartbeat (the database's clock decides who is silent); followers
+	// says which runs someone follows, so that only their checkpoints are
+	// notified; rollback_from is where a run with the Rollback strategy
+	// forks the thread (the checkpoint before the runs it rolled back; ''
+	// for none: the thread starts afresh).
+	`
+CREATE TABLE IF NOT EXISTS {workers} (
+	worker_id    text COLLATE "C" PRIMARY KEY,
+	queue        text NOT NULL,
+	started_at   timestamptz NOT NULL DEFAULT now(),
+	heartbeat_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS {followers} (
+	run_id     text COLLATE "C" NOT NULL,
+	follower   text COLLATE "C" NOT NULL,
+	expires_at timestamptz NOT NULL,
+	PRIMARY KEY (run_id, follower)
+);
+ALTER TABLE {runs} ADD COLUMN IF NOT EXISTS rollback_from text;
+`,
 }
 
 // SchemaVersion is the version of the runs table this package migrates
 // to.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Migrate creates or upgrades everything the Client needs in the
 // database: the schema (WithSchema), River's tables (rivermigrate, up to
@@ -127,6 +148,8 @@ func (c *Client) migrations() migrate.Set {
 func (c *Client) expand(sql string) string {
 	return strings.NewReplacer(
 		"{runs}", c.t.runs,
+		"{workers}", c.t.workers,
+		"{followers}", c.t.followers,
 		"{runs_active_idx}", pgx.Identifier{"stategraph_runs_active_idx"}.Sanitize(),
 		"{runs_thread_idx}", pgx.Identifier{"stategraph_runs_thread_idx"}.Sanitize(),
 		"{runs_ended_idx}", pgx.Identifier{"stategraph_runs_ended_idx"}.Sanitize(),

@@ -126,6 +126,10 @@ type runRequest struct {
 	pin     func(ctx context.Context, answers map[string]json.RawMessage) error
 	// checkpoint is called with each checkpoint the run saves.
 	checkpoint func(checkpoint.Config, checkpoint.Metadata)
+	// from, when set, is where a Rollback run forks the thread: a
+	// checkpoint id, or "" to delete the thread and start afresh.
+	from  *string
+	saver checkpoint.Saver
 }
 
 // runResult is how an execution ended without error.
@@ -167,6 +171,15 @@ func (e *entry[S]) run(ctx context.Context, req runRequest) (runResult, error) {
 		fresh = !started
 	}
 	var input state.Update[S]
+	if fresh && req.from != nil {
+		if *req.from == "" {
+			if err := req.saver.DeleteThread(ctx, req.thread); err != nil {
+				return runResult{}, fmt.Errorf("worker: roll back thread %q: %w", req.thread, err)
+			}
+		} else {
+			opts = append(opts, graph.WithCheckpoint(*req.from))
+		}
+	}
 	if fresh {
 		if len(req.input) > 0 {
 			upd, err := callSafely(func() (state.Update[S], error) { return e.input(req.input) })

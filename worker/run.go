@@ -67,11 +67,20 @@ const (
 	// keeping the checkpoints it reached), then the run starts once they
 	// have stopped.
 	Interrupt Strategy = "interrupt"
+	// Rollback: as Interrupt, the runs of the thread enqueued before it
+	// are cancelled, and then their work is undone: their records are
+	// deleted and the run starts from the checkpoint the first of them
+	// started from, on a new branch (a fork; the rolled-back checkpoints
+	// stay in the thread's history, off the head, until the thread is
+	// pruned). When the first of them started the thread, the thread is
+	// deleted and the run starts it afresh. LangGraph Platform's
+	// "rollback".
+	Rollback Strategy = "rollback"
 )
 
 func (s Strategy) valid() bool {
 	switch s {
-	case Reject, Enqueue, Interrupt:
+	case Reject, Enqueue, Interrupt, Rollback:
 		return true
 	}
 	return false

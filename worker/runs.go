@@ -2,11 +2,10 @@ package worker
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -63,14 +62,23 @@ func (c *Client) Run(ctx context.Context, runID string) (*Run, error) {
 func (c *Client) closeIfOrphaned(ctx context.Context, runID string) (bool, error) {
 	closed := false
 	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
-		var js *string
-		err := tx.QueryRow(ctx, `SELECT j.state FROM `+c.t.runs+` r LEFT JOIN `+c.t.riverJob+` j ON j.id = r.job_id
-WHERE r.run_id = $1 AND r.status IN ('pending', 'running') FOR UPDATE OF r`, runID).Scan(&js)
+		// The run's row first, then its job in a statement of its own:
+		// a join would read the job as of before the wait for the row's
+		// lock, and miss a job that a rescue gave the run meanwhile.
+		var job *int64
+		err := tx.QueryRow(ctx, `SELECT job_id FROM `+c.t.runs+` WHERE run_id = $1 AND status IN ('pending', 'running') FOR UPDATE`, runID).Scan(&job)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil // ended meanwhile
 		}
 		if err != nil {
 			return err
+		}
+		var js *string
+		if job != nil {
+			err := tx.QueryRow(ctx, `SELECT state FROM `+c.t.riverJob+` WHERE id = $1`, *job).Scan(&js)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
 		}
 		state := "deleted"
 		if js != nil {
@@ -90,8 +98,48 @@ WHERE r.run_id = $1 AND r.status IN ('pending', 'running') FOR UPDATE OF r`, run
 }
 
 // Runs returns the runs of a thread in the order they were enqueued (the
-// order the Enqueue strategy runs them in).
+// order the Enqueue strategy runs them in). Like Run, it closes an active
+// run whose River job has ended without finishing it, and reports it
+// closed.
 func (c *Client) Runs(ctx context.Context, thread string) ([]*Run, error) {
+	runs, err := c.runs(ctx, thread)
+	if err != nil {
+		return nil, err
+	}
+	active := false
+	for _, r := range runs {
+		active = active || !r.Status.Done()
+	}
+	if !active {
+		return runs, nil
+	}
+	rows, err := c.pool.Query(ctx, `SELECT r.run_id FROM `+c.t.runs+` r LEFT JOIN `+c.t.riverJob+` j ON j.id = r.job_id
+WHERE r.thread_id = $1 AND r.status IN ('pending', 'running') AND (j.id IS NULL OR j.state IN ('completed', 'cancelled', 'discarded'))`, thread)
+	if err != nil {
+		return nil, fmt.Errorf("worker: runs of thread %q: %w", thread, err)
+	}
+	orphans, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("worker: runs of thread %q: %w", thread, err)
+	}
+	for i, r := range runs {
+		if !slices.Contains(orphans, r.ID) {
+			continue
+		}
+		closed, err := c.closeIfOrphaned(ctx, r.ID)
+		if err != nil {
+			return nil, fmt.Errorf("worker: runs of thread %q: %w", thread, err)
+		}
+		if closed {
+			if runs[i], err = c.Run(ctx, r.ID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return runs, nil
+}
+
+func (c *Client) runs(ctx context.Context, thread string) ([]*Run, error) {
 	rows, err := c.pool.Query(ctx, `SELECT `+runColumns+` FROM `+c.t.runs+` WHERE thread_id = $1 ORDER BY seq`, thread)
 	if err != nil {
 		return nil, fmt.Errorf("worker: runs of thread %q: %w", thread, err)
@@ -150,28 +198,4 @@ func (c *Client) PruneRuns(ctx context.Context, before time.Time) (int, error) {
 			return total, nil
 		}
 	}
-}
-
-// notice is the payload of a run's notifications. Followers treat a
-// notification as a hint to read the run again; the payload is for other
-// listeners.
-type notice struct {
-	Status       Status `json:"status,omitempty"`
-	CheckpointID string `json:"checkpoint_id,omitempty"`
-	Step         *int   `json:"step,omitempty"`
-}
-
-// channel is the LISTEN/NOTIFY channel of a run: derived from the schema
-// and the run id, and short enough for PostgreSQL's 63-byte names.
-func (c *Client) channel(runID string) string {
-	sum := sha256.Sum256([]byte(c.schema + "\x00" + runID))
-	return "stategraph_run_" + hex.EncodeToString(sum[:16])
-}
-
-// notify sends a run's notification; inside a transaction it is
-// delivered when the transaction commits.
-func (c *Client) notify(ctx context.Context, tx pgx.Tx, runID string, n notice) error {
-	payload, _ := json.Marshal(n)
-	_, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", c.channel(runID), string(payload))
-	return err
 }

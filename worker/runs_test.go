@@ -78,3 +78,25 @@ FROM generate_series(1, 2500) i`)
 	require.NoError(t, err)
 	require.Equal(t, 1, n, "only the ended run, even with a cutoff in the future")
 }
+
+// TestRunsClosesAnOrphanedRun: Runs, like Run, ends an active run whose
+// River job is gone without having finished it, instead of listing it as
+// pending for ever.
+func TestRunsClosesAnOrphanedRun(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.client(nil) // enqueues only: nothing works the run
+	ctx := t.Context()
+	id, err := c.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: "orphan", Input: DocInput{Topic: "orphan"}})
+	require.NoError(t, err)
+	r, err := c.Run(ctx, id)
+	require.NoError(t, err)
+	_, err = e.pool.Exec(ctx, `DELETE FROM `+pgx.Identifier{e.schema, "river_job"}.Sanitize()+` WHERE id = $1`, r.JobID)
+	require.NoError(t, err)
+
+	runs, err := c.Runs(ctx, "orphan")
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	require.Equal(t, worker.StatusError, runs[0].Status)
+	require.Contains(t, runs[0].Error, "its River job ended (deleted) without finishing the run")
+}

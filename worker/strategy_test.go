@@ -1,11 +1,13 @@
 package worker_test
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/worker"
 )
 
@@ -176,4 +178,58 @@ func TestInterruptStrategyCancelsRunningAndQueued(t *testing.T) {
 	r := wait(t, c, boss)
 	require.Equal(t, worker.StatusSuccess, r.Status, r.Error)
 	require.Equal(t, 1+2+100+4, result(t, r).Total)
+}
+
+// TestRollbackStrategyUndoesTheRunsItCancels: a run with strategy
+// Rollback cancels the running run of its thread and undoes its work: the
+// rolled-back run's record is gone and the thread continues from the
+// checkpoint before it, so its input and the nodes it finished count for
+// nothing. On a thread the rolled-back run started, the thread starts
+// afresh.
+func TestRollbackStrategyUndoesTheRunsItCancels(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		before bool // a run finished on the thread before the rolled-back one
+		want   int
+	}{
+		{"after a finished run", true, 1 + 4 + 100 + 4},
+		{"on a fresh thread", false, 100 + 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			thread := fmt.Sprintf("rb-%v", tt.before)
+			g := newGate(thread, "c")
+			c := e.client(registry(e.pipeline(g.hook), "pipeline"))
+			ctx := t.Context()
+			if tt.before { // a run of the graph outside the workers
+				upd, err := docInput(DocInput{Topic: thread, Add: 1})
+				require.NoError(t, err)
+				_, err = e.pipeline(nil).Invoke(ctx, upd, graph.WithThread(thread))
+				require.NoError(t, err)
+			}
+			victim, err := c.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: thread, Input: DocInput{Topic: thread, Add: 10}})
+			require.NoError(t, err)
+			g.await(t) // a and b have run and are saved; c waits
+			id, err := c.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: thread, Input: DocInput{Topic: thread, Add: 100}, Strategy: worker.Rollback})
+			require.NoError(t, err)
+			go func() {
+				g.await(t) // the rollback run's own c
+				close(g.release)
+			}()
+			r := wait(t, c, id)
+			require.Equal(t, worker.StatusSuccess, r.Status, r.Error)
+			require.Equal(t, tt.want, result(t, r).Total, "the rolled-back run's input and nodes are undone")
+			require.Len(t, result(t, r).Trail, len(result(t, r).Trail)/4*4)
+			_, err = c.Run(ctx, victim)
+			require.ErrorIs(t, err, worker.ErrNotFound, "the rolled-back run's record is deleted")
+			rs, err := c.Runs(ctx, thread)
+			require.NoError(t, err)
+			for _, run := range rs {
+				require.NotEqual(t, victim, run.ID)
+			}
+		})
+	}
 }

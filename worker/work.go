@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -24,8 +23,20 @@ type runWorker struct {
 	c *Client
 }
 
-// Timeout is the run timeout of WithRunTimeout (0: River's JobTimeout).
-func (w *runWorker) Timeout(*river.Job[RunArgs]) time.Duration { return w.c.timeout }
+// Timeout is the run timeout of WithRunTimeout, or -1 (none) without
+// one: River then neither cancels a long run nor rescues it; a run is
+// re-queued only when its worker goes silent.
+func (w *runWorker) Timeout(*river.Job[RunArgs]) time.Duration {
+	if w.c.timeout > 0 {
+		return w.c.timeout
+	}
+	return -1
+}
+
+// conflictBackoff is how long a run whose checkpoint write lost the
+// thread's head sleeps before it looks again (it is also woken when the
+// thread's writer ends).
+const conflictBackoff = time.Second
 
 // Work executes one attempt of a run: it takes the thread (or waits,
 // rejects or interrupts, per the run's strategy), runs the graph from the
@@ -41,6 +52,8 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 		}
 		return river.JobCancel(err)
 	}
+	ctx, untrack := c.track(ctx, job.ID, a.RunID)
+	defer untrack()
 	cl, err := c.claim(ctx, job)
 	if err != nil {
 		return fmt.Errorf("worker: run %s on thread %q: take the thread: %w", a.RunID, a.Thread, err)
@@ -57,6 +70,9 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 	if err != nil {
 		return fmt.Errorf("worker: run %s on thread %q: %w", a.RunID, a.Thread, err)
 	}
+	if cl.followed {
+		c.markFollowed(a.RunID)
+	}
 	n := c.checkpointNotifier(ctx, a.RunID)
 	res, runErr := r.run(ctx, runRequest{
 		thread:     a.Thread,
@@ -70,6 +86,8 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 		answers:    answers,
 		pin:        c.pinAnswers(a.RunID),
 		checkpoint: n.send,
+		from:       cl.from,
+		saver:      c.saver,
 	})
 	n.close()
 	return c.finish(ctx, job, cl, res, runErr)
@@ -87,9 +105,11 @@ const (
 )
 
 type claimed struct {
-	action  action
-	attempt int   // the run's execution count, this one included (actRun)
-	err     error // why (actReject, actCancelled)
+	action   action
+	attempt  int     // the run's execution count, this one included (actRun)
+	err      error   // why (actReject, actCancelled)
+	followed bool    // someone follows the run (actRun)
+	from     *string // where a Rollback run forks the thread (actRun)
 }
 
 // claim decides, under the thread's advisory lock, whether the run takes
@@ -98,10 +118,12 @@ type claimed struct {
 // River job has ended without finishing it (a worker killed on its last
 // attempt, a deleted job) is stale and is closed here.
 func (c *Client) claim(ctx context.Context, job *river.Job[RunArgs]) (claimed, error) {
-	if cl, ok, err := c.claimFast(ctx, job); err != nil || ok {
-		return cl, err
-	}
 	a := job.Args
+	if a.Strategy != Rollback {
+		if cl, ok, err := c.claimFast(ctx, job); err != nil || ok {
+			return cl, err
+		}
+	}
 	var cl claimed
 	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
 		cl = claimed{}
@@ -139,14 +161,14 @@ func (c *Client) claim(ctx context.Context, job *river.Job[RunArgs]) (claimed, e
 			case Enqueue:
 				cl.action = actWait
 				return nil
-			case Interrupt:
+			case Interrupt, Rollback:
 				ids := make([]string, len(blockers))
 				running := false
 				for i, b := range blockers {
 					ids[i] = b.id
 					running = running || b.status == StatusRunning
 				}
-				if err := c.cancelRuns(ctx, tx, ids, fmt.Sprintf("interrupted by run %s (multitask strategy interrupt)", a.RunID)); err != nil {
+				if err := c.cancelRuns(ctx, tx, ids, c.cancelReason(a)); err != nil {
 					return err
 				}
 				if running {
@@ -160,8 +182,14 @@ func (c *Client) claim(ctx context.Context, job *river.Job[RunArgs]) (claimed, e
 				return c.setStatus(ctx, tx, a.RunID, StatusError, msg, codeConflict)
 			}
 		}
+		if a.Strategy == Rollback {
+			if err := c.rollback(ctx, tx, a); err != nil {
+				return err
+			}
+		}
 		if err := tx.QueryRow(ctx, `UPDATE `+c.t.runs+` SET status = 'running', attempt = attempt + 1, job_id = $2, updated_at = now()
-WHERE run_id = $1 RETURNING attempt`, a.RunID, job.ID).Scan(&cl.attempt); err != nil {
+WHERE run_id = $1 RETURNING attempt, rollback_from, EXISTS (SELECT 1 FROM `+c.t.followers+` WHERE run_id = $1 AND expires_at > now())`,
+			a.RunID, job.ID).Scan(&cl.attempt, &cl.from, &cl.followed); err != nil {
 			return err
 		}
 		cl.action = actRun
@@ -189,7 +217,7 @@ func (c *Client) claimFast(ctx context.Context, job *river.Job[RunArgs]) (claime
 		AND j.state NOT IN ('completed', 'cancelled', 'discarded'))
 	RETURNING attempt
 )
-SELECT attempt, pg_notify($4, $5) FROM upd`, a.RunID, job.ID, a.Thread, c.channel(a.RunID), string(payload))
+SELECT attempt, CASE WHEN `+c.followedSQL("$1")+` THEN pg_notify($4, $5) END, `+c.followedSQL("$1")+` FROM upd`, a.RunID, job.ID, a.Thread, c.channel(a.RunID), string(payload))
 	b.Queue("COMMIT")
 	br := c.pool.SendBatch(ctx, b)
 	var (
@@ -201,7 +229,7 @@ SELECT attempt, pg_notify($4, $5) FROM upd`, a.RunID, job.ID, a.Thread, c.channe
 		_, err = br.Exec()
 	}
 	if err == nil {
-		err = br.QueryRow().Scan(&cl.attempt, nil)
+		err = br.QueryRow().Scan(&cl.attempt, nil, &cl.followed)
 		switch {
 		case err == nil:
 			ok, cl.action = true, actRun
@@ -270,10 +298,16 @@ ORDER BY r.seq`, a.Thread, a.RunID, seq)
 	return out, nil
 }
 
-// setStatus ends or changes a run's status with a message, and notifies.
+// setStatus ends or changes a run's status with a message, and notifies;
+// a run that ends wakes the next pending run of its thread.
 func (c *Client) setStatus(ctx context.Context, tx pgx.Tx, runID string, st Status, msg string, code errorCode) error {
-	if _, err := tx.Exec(ctx, `UPDATE `+c.t.runs+` SET status = $2, error = nullif($3, ''), error_code = nullif($4, ''), updated_at = now() WHERE run_id = $1`,
-		runID, string(st), msg, string(code)); err != nil {
+	if _, err := tx.Exec(ctx, `WITH upd AS (
+	UPDATE `+c.t.runs+` SET status = $2, error = nullif($3, ''), error_code = nullif($4, ''), updated_at = now() WHERE run_id = $1
+	RETURNING thread_id, status
+), ended AS (
+	SELECT thread_id FROM upd WHERE status IN ('success', 'error', 'interrupted', 'cancelled')
+), `+c.wakeSQL("$5")+`
+SELECT n FROM told`, runID, string(st), msg, string(code), c.schema); err != nil {
 		return err
 	}
 	return c.notify(ctx, tx, runID, notice{Status: st})
@@ -286,7 +320,14 @@ func (c *Client) failPending(ctx context.Context, runID string, cause error) err
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
-		return c.notify(ctx, tx, runID, notice{Status: StatusError})
+		if err := c.notify(ctx, tx, runID, notice{Status: StatusError}); err != nil {
+			return err
+		}
+		var thread string
+		if err := tx.QueryRow(ctx, `SELECT thread_id FROM `+c.t.runs+` WHERE run_id = $1`, runID).Scan(&thread); err != nil {
+			return err
+		}
+		return c.wakeNext(ctx, tx, thread)
 	})
 }
 
@@ -316,7 +357,7 @@ func (c *Client) finish(ctx context.Context, job *river.Job[RunArgs], cl claimed
 	case errors.Is(runErr, checkpoint.ErrConflict) && a.Strategy == Reject:
 		st, code, ret = StatusError, codeConflict, river.JobCancel(runErr)
 	case errors.Is(runErr, checkpoint.ErrConflict):
-		st, ret = StatusPending, river.JobSnooze(c.snooze)
+		st, ret = StatusPending, river.JobSnooze(conflictBackoff)
 	case !transient(runErr):
 		st, code, ret = StatusError, codeFailed, river.JobCancel(runErr)
 	case job.Attempt >= job.MaxAttempts:
@@ -347,10 +388,12 @@ func (c *Client) finish(ctx context.Context, job *river.Job[RunArgs], cl claimed
 		error_code = CASE WHEN cancel_requested AND $3 = 'pending' THEN 'cancelled' ELSE nullif($7, '') END,
 		updated_at = now()
 	WHERE run_id = $1 AND status = 'running' AND attempt = $2
-	RETURNING status
-)
-SELECT status, pg_notify($8, json_build_object('status', status)::text) FROM upd`,
-		a.RunID, cl.attempt, string(st), result, interrupts, msg, string(code), c.channel(a.RunID)).Scan(&recorded, nil)
+	RETURNING status, thread_id
+), ended AS (
+	SELECT thread_id FROM upd WHERE status IN ('success', 'error', 'interrupted', 'cancelled')
+), `+c.wakeSQL("$9")+`
+SELECT status, CASE WHEN `+c.followedSQL("$1")+` THEN pg_notify($8, json_build_object('status', status)::text) END, (SELECT n FROM told) FROM upd`,
+		a.RunID, cl.attempt, string(st), result, interrupts, msg, string(code), c.channel(a.RunID), c.schema).Scan(&recorded, nil, nil)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return nil // another execution took the run over
@@ -405,50 +448,6 @@ func transient(err error) bool {
 	)
 	return errors.As(err, &ce) || errors.As(err, &nerr) || pgconn.SafeToRetry(err) || pgconn.Timeout(err) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed)
-}
-
-// notifier sends a run's checkpoint notifications off the run's path: the
-// newest one waits while one is being sent, older ones are dropped
-// (followers re-read the run on any notification).
-type notifier struct {
-	c     *Client
-	runID string
-	ch    chan notice
-	wg    sync.WaitGroup
-}
-
-func (c *Client) checkpointNotifier(ctx context.Context, runID string) *notifier {
-	n := &notifier{c: c, runID: runID, ch: make(chan notice, 1)}
-	ctx = context.WithoutCancel(ctx)
-	n.wg.Go(func() {
-		ch := c.channel(runID)
-		for nt := range n.ch {
-			payload, _ := json.Marshal(nt)
-			c.pool.Exec(ctx, "SELECT pg_notify($1, $2)", ch, string(payload)) //nolint:errcheck // best effort: followers poll too
-		}
-	})
-	return n
-}
-
-func (n *notifier) send(cfg checkpoint.Config, md checkpoint.Metadata) {
-	step := md.Step
-	nt := notice{CheckpointID: cfg.CheckpointID, Step: &step}
-	for {
-		select {
-		case n.ch <- nt:
-			return
-		default:
-		}
-		select {
-		case <-n.ch: // drop the older one
-		default:
-		}
-	}
-}
-
-func (n *notifier) close() {
-	close(n.ch)
-	n.wg.Wait()
 }
 
 // pinnedAnswers returns the answers an earlier execution of a run with a

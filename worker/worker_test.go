@@ -356,7 +356,7 @@ func TestRequestValidation(t *testing.T) {
 	for _, req := range []worker.Request{
 		{Thread: "t"},
 		{Graph: "g"},
-		{Graph: "g", Thread: "t", Strategy: "rollback"},
+		{Graph: "g", Thread: "t", Strategy: "sideways"},
 		{Graph: "g", Thread: "t", Input: func() {}},
 		{Graph: "g", Thread: "t", Input: DocInput{}, Resume: "yes"},
 		{Graph: "g", Thread: "t", Input: DocInput{}, ResumeByID: map[string]any{"i": "yes"}},
