@@ -60,10 +60,13 @@ type AgentConfig struct {
 type AgentOption func(*agentOptions)
 
 type agentOptions struct {
-	now      func() time.Time
-	react    *ReActExecutor
-	reactFor func(plan.Step) bool
-	nodeOpts map[string][]graph.NodeOption
+	now          func() time.Time
+	react        *ReActExecutor
+	reactFor     func(plan.Step) bool
+	nodeOpts     map[string][]graph.NodeOption
+	retry        ModelRetry
+	toolTimeouts map[string]time.Duration
+	stepTimeout  time.Duration
 }
 
 // WithClock sets the clock for wall-time budgets and audit records (default
@@ -115,6 +118,11 @@ type Agent struct {
 	reactFor func(plan.Step) bool
 	now      func() time.Time
 	g        *graph.StateGraph[AgentState]
+	// stepTimeout bounds each step (WithStepTimeout).
+	stepTimeout time.Duration
+	// ledger carries the model calls of failed node attempts to their
+	// retries.
+	ledger ledger
 }
 
 // ErrNoPlanner is returned by NewAgent when neither a Planner nor a Model
@@ -130,6 +138,7 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 	if o.now == nil {
 		o.now = time.Now
 	}
+	cfg.Model = Resilient(cfg.Model, o.retry)
 	if cfg.Planner == nil {
 		if cfg.Model == nil {
 			return nil, ErrNoPlanner
@@ -154,11 +163,16 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 	a := &Agent{
 		cfg: cfg,
 		exec: &Executor{Tools: cfg.Tools, Policy: cfg.FailurePolicy, Checker: cfg.Checker,
-			MaxToolCallsPerStep: cfg.Budget.MaxToolCallsPerStep, Now: o.now},
-		now: o.now,
+			MaxToolCallsPerStep: cfg.Budget.MaxToolCallsPerStep, Now: o.now, ToolTimeouts: o.toolTimeouts},
+		now:         o.now,
+		stepTimeout: o.stepTimeout,
 	}
 	if o.react != nil {
 		r := *o.react
+		r.Model = Resilient(r.Model, o.retry)
+		if r.ToolTimeouts == nil {
+			r.ToolTimeouts = o.toolTimeouts
+		}
 		if r.Tools == nil {
 			r.Tools = cfg.Tools
 		}
@@ -206,23 +220,30 @@ func (a *Agent) Compile(opts ...graph.CompileOption) (*graph.Compiled[AgentState
 // the ready steps running. A planner failure (a model error, a plan still
 // rejected after its attempts, no template) or a plan that fails validation
 // or a guard fails the node with a clear error, before any step runs.
-func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
+func (a *Agent) plan(ctx context.Context, s AgentState) (_ state.Update[AgentState], err error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
 	start := a.now()
 	delta := Usage{}
 	req := PlanRequest{Goal: s.Goal, Constraints: s.Constraints, Guards: a.cfg.Guards}
-	ctx, _ = budgetFor(ctx, a.cfg.Budget, s.Usage)
+	carried := a.ledger.carried(NodePlanner, s)
+	ctx, al := budgetFor(ctx, a.cfg.Budget, s.Usage, carried)
+	defer func() { a.ledger.settle(NodePlanner, s, carried+al.spent(), err) }()
+	ctx = a.withWall(ctx, start, s.Usage)
 	p, info, err := a.cfg.Planner.Plan(ctx, req)
+	if cerr := ctx.Err(); err != nil && cerr != nil && !isWallStop(err) {
+		// Cancelled (Ctrl-C): not a failure of the planner; a resume plans again.
+		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: %w", cerr)
+	}
 	if errors.Is(err, ErrModelBudget) {
 		// Info counts the calls made; the refused one was not.
 		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: planning needed more model calls than the budget allows (%s: used %d of %d): %w",
-			BudgetModelCalls, s.Usage.ModelCalls+info.ModelCalls, a.cfg.Budget.MaxModelCalls, err)
+			BudgetModelCalls, s.Usage.ModelCalls+carried+info.ModelCalls, a.cfg.Budget.MaxModelCalls, err)
 	}
 	if err != nil {
 		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: %w", err)
 	}
-	delta.ModelCalls = info.ModelCalls
+	delta.ModelCalls = carried + info.ModelCalls
 	delta = delta.AddTokens(info.Tokens)
 	if p.Goal == "" {
 		p.Goal = s.Goal
@@ -315,11 +336,13 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 		return state.Update[AgentState]{}, nil
 	}
 	if limit := a.cfg.Budget.MaxWall; limit > 0 {
-		ctx = withWallDeadline(ctx, start.Add(limit-s.Usage.Wall), limit)
+		ctx = withWallDeadline(ctx, start.Add(limit-s.Usage.Wall), limit, start)
 		if wallSpent(ctx, start) != nil && (a.callsTools(step) || a.runsReAct(step)) {
 			return state.Update[AgentState]{}, nil // stays pending; the replan node stops the run
 		}
 	}
+	sctx, stopStep := a.stepContext(ctx)
+	defer stopStep()
 	step.Status = plan.StatusPending
 	results := s.Plan.Results()
 	var out StepOutcome
@@ -332,14 +355,20 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 			perStep = DefaultReActModelCalls
 		}
 		r.MaxModelCalls, r.byModelShare = callLimit(perStep, modelShare)
+		rctx := sctx
+		if r.byModelShare {
+			// A ResilientModel's retries are model calls too: the
+			// step's share bounds them all.
+			rctx, _ = withModelCalls(sctx, r.MaxModelCalls)
+		}
 		var info ReActInfo
-		out, info = r.Run(ctx, step, results)
+		out, info = r.Run(rctx, step, results)
 		delta.ModelCalls = info.ModelCalls
 		delta = delta.AddTokens(info.Tokens)
 	} else {
 		e := *a.exec
 		e.MaxToolCallsPerStep, _ = callLimit(e.MaxToolCallsPerStep, share)
-		out = e.Run(ctx, step, results)
+		out = e.Run(sctx, step, results)
 	}
 	out.Start, out.End = start, a.now()
 	if err := ctx.Err(); err != nil && out.Status != plan.StatusCompleted {
@@ -360,7 +389,7 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 // replan is the replan node: it records the round's outcomes on the plan,
 // decides (ReplanRound) and starts the next round, or ends the run with a
 // stop or blocked reason for the responder.
-func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
+func (a *Agent) replan(ctx context.Context, s AgentState) (_ state.Update[AgentState], err error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
 	start := a.now()
@@ -391,7 +420,12 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 	u.Wall += ran
 	u.Start = start
 	delta := Usage{Rounds: 1, RoundsWithoutProgress: u.RoundsWithoutProgress}
-	ctx, _ = budgetFor(ctx, a.cfg.Budget, u)
+	carried := a.ledger.carried(NodeReplan, s)
+	ctx, al := budgetFor(ctx, a.cfg.Budget, u, carried)
+	defer func() { a.ledger.settle(NodeReplan, s, carried+al.spent(), err) }()
+	delta.ModelCalls = carried // spent by failed attempts of this node
+	ctx = a.withWall(ctx, start, u)
+	u.ModelCalls += carried
 	needs := a.needs(p)
 	d, err := ReplanRound(ctx, RoundInput{Plan: p, Outcomes: outs, Budget: a.cfg.Budget, Usage: u, Now: a.now(), Needs: &needs},
 		a.cfg.Replanner, a.cfg.Tools, a.cfg.Guards...)
@@ -408,6 +442,17 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 		d, err = Decision{Action: ActionStop, Reason: "a replan needed more model calls than the budget allows", Trigger: d.Trigger, Info: &info,
 			Stop: &StopReason{Budget: BudgetModelCalls, Limit: fmt.Sprint(spent), Used: fmt.Sprint(u.ModelCalls + info.ModelCalls)}}, nil
 	}
+	if stop := wallStop(err); stop != nil {
+		// The wall-time budget ran out during a strategy's model call.
+		var info ReplanInfo
+		if d.Info != nil {
+			info = *d.Info
+		}
+		d, err = Decision{Action: ActionStop, Reason: "the wall-time budget ran out while revising the plan", Trigger: d.Trigger, Info: &info, Stop: stop}, nil
+	}
+	if cerr := ctx.Err(); err != nil && cerr != nil {
+		return state.Update[AgentState]{}, fmt.Errorf("nodes: replan: %w", cerr)
+	}
 	if err != nil {
 		return state.Update[AgentState]{}, fmt.Errorf("nodes: replan: %w", err)
 	}
@@ -417,7 +462,7 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 	}
 	ws := []state.Write[AgentState]{StateApplied.Set(len(s.PastSteps))}
 	next := u
-	next.ModelCalls += delta.ModelCalls // this node's model calls are spent before the next round
+	next.ModelCalls += delta.ModelCalls - carried // this node's model calls are spent before the next round
 	switch d.Action {
 	case ActionContinue:
 		var n int

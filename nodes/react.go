@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -50,6 +51,10 @@ type ReActExecutor struct {
 	Guards []plan.Guard
 	// Now is the clock for audit records (default time.Now).
 	Now func() time.Time
+	// ToolTimeouts bounds each tool call, as Executor.ToolTimeouts does
+	// (the agent's WithToolTimeout when used through WithReAct and left
+	// nil).
+	ToolTimeouts map[string]time.Duration
 
 	// byShare says MaxToolCalls is the step's share of the agent's total
 	// tool-call budget, which then names that budget when it runs out.
@@ -108,8 +113,11 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 	}
 	var judged []Verdict // of the successful tool calls, in order
 	for {
-		if err := ctx.Err(); err != nil {
-			return fail(plan.ErrKindCanceled, err)
+		if ctx.Err() != nil {
+			// Cancelled, or cut off by a step timeout (timeout) or the
+			// wall-time budget: the cause says which.
+			cause := context.Cause(ctx)
+			return fail(plan.ClassifyError(cause), fmt.Errorf("step %q: %w", step.ID, cause))
 		}
 		if stop := wallSpent(ctx, now()); stop != nil {
 			return fail(plan.ErrKindOther, fmt.Errorf("step %q: %v, before model call %d", step.ID, stop, info.ModelCalls+1))
@@ -120,9 +128,12 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 			}
 			return fail(plan.ErrKindOther, fmt.Errorf("step %q: per-step model budget spent (%d calls) before a final answer", step.ID, maxModel))
 		}
-		resp, err := r.Model.GenerateContent(ctx, msgs, opts...)
-		info.ModelCalls++
+		resp, calls, err := callModel(ctx, r.Model, msgs, opts...)
+		info.ModelCalls += calls // a ResilientModel's retries included
 		info.Tokens = info.Tokens.Add(TokensOf(resp))
+		if calls == 0 && errors.Is(err, ErrModelBudget) && r.byModelShare {
+			return fail(plan.ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d, before a final answer", step.ID, BudgetModelCalls, info.ModelCalls, maxModel))
+		}
 		if err != nil {
 			return fail(plan.ClassifyError(err), fmt.Errorf("step %q: model call %d: %w", step.ID, info.ModelCalls, err))
 		}
@@ -203,7 +214,10 @@ func (r *ReActExecutor) call(ctx context.Context, step plan.Step, tc llms.ToolCa
 	var result string
 	var err error
 	if t, ok := plan.FindTool(allowed, name); ok {
-		result, err = callTool(ctx, t, input)
+		cctx, cancel := toolContext(ctx, name, r.ToolTimeouts)
+		result, err = callTool(cctx, t, input)
+		err = callError(cctx, err)
+		cancel()
 	} else {
 		err = fmt.Errorf("unknown tool %q (available: %s)", name, strings.Join(plan.ToolNames(allowed), ", "))
 	}

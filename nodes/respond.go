@@ -167,12 +167,10 @@ func (l LLMResponder) Respond(ctx context.Context, req RespondRequest) (Response
 	if err != nil {
 		return resp, fmt.Errorf("nodes: render prompt: %w", err)
 	}
-	text, tok, err := generate(ctx, l.Model, prompt, l.Options...)
-	if !errors.Is(err, ErrModelBudget) { // a refused call was not made
-		resp.ModelCalls, resp.Tokens = 1, tok
-	}
+	text, calls, tok, err := generate(ctx, l.Model, prompt, l.Options...)
+	resp.ModelCalls, resp.Tokens = calls, tok // a refused call was not made
 	if err != nil {
-		return resp, fmt.Errorf("nodes: responder model call: %w", err)
+		return resp, fmt.Errorf("responder model call: %w", err)
 	}
 	resp.Text = strings.TrimSpace(text)
 	return resp, nil
@@ -205,7 +203,7 @@ func findings(outcomes []StepOutcome) map[string]string {
 // blocked plan is always named in the answer, and so is every step skipped
 // after a failure, as missing with its error, whatever the responder wrote
 // (a TemplateResponder's Format, a model).
-func (a *Agent) respond(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
+func (a *Agent) respond(ctx context.Context, s AgentState) (_ state.Update[AgentState], err error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
 	start := a.now()
@@ -214,10 +212,25 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (state.Update[AgentSt
 		r = TemplateResponder{}
 	}
 	req := RespondRequest{Plan: s.Plan, Outcomes: s.PastSteps, Stop: s.Stop, Blocked: s.Blocked, Audit: s.Audit}
-	resp, err := r.Respond(ctx, req)
+	carried := a.ledger.carried(NodeRespond, s)
+	rctx, al := budgetFor(ctx, a.cfg.Budget, s.Usage, carried)
+	defer func() { a.ledger.settle(NodeRespond, s, carried+al.spent(), err) }()
+	rctx = a.withWall(rctx, start, s.Usage)
+	resp, err := r.Respond(rctx, req)
+	if cerr := ctx.Err(); err != nil && cerr != nil {
+		return state.Update[AgentState]{}, fmt.Errorf("nodes: respond: %w", cerr)
+	}
+	if err != nil && (errors.Is(err, ErrModelBudget) || isWallStop(err)) {
+		// The model's retries needed more calls than the budget had left,
+		// or the wall-time budget ran out: answer from the template.
+		calls, tok := resp.ModelCalls, resp.Tokens
+		resp, err = TemplateResponder{}.Respond(ctx, req)
+		resp.ModelCalls, resp.Tokens = calls, tok
+	}
 	if err != nil {
 		return state.Update[AgentState]{}, fmt.Errorf("nodes: respond: %w", err)
 	}
+	resp.ModelCalls += carried
 	early, why := req.Early()
 	if early && !containsFold(resp.Text, why) {
 		if resp.Text != "" {
