@@ -56,10 +56,10 @@ func (e *timeoutError) Is(target error) bool { return target == context.Deadline
 
 // stepMargin is how long before a node deadline (graph.WithTimeout on the
 // execute node) a step is cut off, so the execute task can record the
-// failed step before the graph fails the node: a tenth of the time left,
-// between 5ms and 250ms.
+// failed step before the graph fails the node: a fifth of the time left,
+// between 10ms and 1s.
 func stepMargin(left time.Duration) time.Duration {
-	return min(max(left/10, 5*time.Millisecond), 250*time.Millisecond)
+	return min(max(left/5, 10*time.Millisecond), time.Second)
 }
 
 // stepContext bounds a step by WithStepTimeout and by the node's own
