@@ -233,15 +233,15 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (_ state.Update[AgentSta
 	p, info, err := a.cfg.Planner.Plan(ctx, req)
 	if cerr := ctx.Err(); err != nil && cerr != nil && !isWallStop(err) {
 		// Cancelled (Ctrl-C): not a failure of the planner; a resume plans again.
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: %w", cerr)
+		return state.Update[AgentState]{}, failNode(NodePlanner, cerr)
 	}
 	if errors.Is(err, ErrModelBudget) {
 		// Info counts the calls made; the refused one was not.
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: planning needed more model calls than the budget allows (%s: used %d of %d): %w",
-			BudgetModelCalls, s.Usage.ModelCalls+carried+info.ModelCalls, a.cfg.Budget.MaxModelCalls, err)
+		return state.Update[AgentState]{}, failNode(NodePlanner, fmt.Errorf("planning needed more model calls than the budget allows (%s: used %d of %d): %w",
+			BudgetModelCalls, s.Usage.ModelCalls+carried+info.ModelCalls, a.cfg.Budget.MaxModelCalls, err))
 	}
 	if err != nil {
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: %w", err)
+		return state.Update[AgentState]{}, failNode(NodePlanner, err)
 	}
 	delta.ModelCalls = carried + info.ModelCalls
 	delta = delta.AddTokens(info.Tokens)
@@ -254,7 +254,7 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (_ state.Update[AgentSta
 		}
 	}
 	if err := a.checkFirstPlan(p); err != nil {
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: the plan was refused before anything ran: %w", err)
+		return state.Update[AgentState]{}, failNode(NodePlanner, fmt.Errorf("the plan was refused before anything ran: %w", err))
 	}
 	u := s.Usage.Add(delta) // the planner's model calls are spent before the round
 	p, running := a.startRound(p, u)
@@ -264,10 +264,10 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (_ state.Update[AgentSta
 			if stop.Budget == BudgetModelCalls {
 				call = "model call"
 			}
-			return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: no %s is left to run the plan's first steps (%s: used %s of %s)",
-				call, stop.Budget, stop.Used, stop.Limit)
+			return state.Update[AgentState]{}, failNode(NodePlanner, fmt.Errorf("no %s is left to run the plan's first steps (%s: used %s of %s)",
+				call, stop.Budget, stop.Used, stop.Limit))
 		}
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: the plan has no step ready to run (%d steps; empty, or every step waits on another)", len(p.Steps))
+		return state.Update[AgentState]{}, failNode(NodePlanner, fmt.Errorf("the plan has no step ready to run (%d steps; empty, or every step waits on another)", len(p.Steps)))
 	}
 	delta.Wall = a.now().Sub(start)
 	return state.Writes(StatePlan.Set(p), StateUsage.Set(delta), StateApplied.Set(len(s.PastSteps))), nil
@@ -325,7 +325,7 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 	start := a.now()
 	step, ok := s.Plan.Step(s.Current)
 	if !ok {
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: execute: no step %q in the plan (execute runs from a Send carrying the step)", s.Current)
+		return state.Update[AgentState]{}, failNode(NodeExecute, fmt.Errorf("no step %q in the plan (execute runs from a Send carrying the step)", s.Current))
 	}
 	share := a.toolShare(s.Plan, s.Usage, step.ID)
 	if share == 0 && a.callsTools(step) {
@@ -451,10 +451,10 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (_ state.Update[AgentS
 		d, err = Decision{Action: ActionStop, Reason: "the wall-time budget ran out while revising the plan", Trigger: d.Trigger, Info: &info, Stop: stop}, nil
 	}
 	if cerr := ctx.Err(); err != nil && cerr != nil {
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: replan: %w", cerr)
+		return state.Update[AgentState]{}, failNode(NodeReplan, cerr)
 	}
 	if err != nil {
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: replan: %w", err)
+		return state.Update[AgentState]{}, failNode(NodeReplan, err)
 	}
 	if d.Info != nil {
 		delta.ModelCalls += d.Info.ModelCalls

@@ -218,7 +218,7 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (_ state.Update[Agent
 	rctx = a.withWall(rctx, start, s.Usage)
 	resp, err := r.Respond(rctx, req)
 	if cerr := ctx.Err(); err != nil && cerr != nil {
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: respond: %w", cerr)
+		return state.Update[AgentState]{}, failNode(NodeRespond, cerr)
 	}
 	if err != nil && (errors.Is(err, ErrModelBudget) || isWallStop(err)) {
 		// The model's retries needed more calls than the budget had left,
@@ -228,7 +228,7 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (_ state.Update[Agent
 		resp.ModelCalls, resp.Tokens = calls, tok
 	}
 	if err != nil {
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: respond: %w", err)
+		return state.Update[AgentState]{}, failNode(NodeRespond, err)
 	}
 	resp.ModelCalls += carried
 	early, why := req.Early()

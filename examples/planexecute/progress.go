@@ -101,7 +101,8 @@ func (p *progress) taskDone(ev graph.Event[nodes.AgentState]) {
 		delete(p.started, ev.TaskID)
 	}
 	if ev.Task.Err != nil {
-		p.line(ev.Step, "✗ %s%s: %v", ev.Node, took, ev.Task.Err)
+		// The run fails with this error, which run prints once, on stderr.
+		p.line(ev.Step, "✗ %s%s: failed", ev.Node, took)
 		return
 	}
 	if ev.Task.Cached {
