@@ -108,7 +108,8 @@ func WithNodeOptions(node string, opts ...graph.NodeOption) AgentOption {
 //
 // A round takes two supersteps (execute, replan), so the graph's default
 // recursion limit (graph.DefaultRecursionLimit) allows about eleven rounds;
-// pass graph.WithRecursionLimit to a call for longer plans. The replan node
+// pass graph.WithRecursionLimit(a.RecursionLimit(steps)) to a call for
+// longer plans (see RecursionLimit). The replan node
 // checks the budgets after each round; the tool-call, model-call and
 // wall-time budgets hold within a round too (see Budget for the rules).
 type Agent struct {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/stategraph/stategraph/graph"
 )
 
 // WithModelRetry sets how the agent's model (AgentConfig.Model, and
@@ -136,4 +138,26 @@ func callError(callCtx context.Context, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w (%v)", cause, err)
+}
+
+// RecursionLimit returns the recursion limit (graph.WithRecursionLimit) a
+// run of the agent needs when its plans have at most steps steps: the
+// planner, one round (execute and replan, two supersteps) per step of the
+// first plan and of each revision the budget allows (MaxReplans; three
+// when it sets no limit), no more rounds than MaxToolCalls allows tool
+// calls (plus a synthesis round per plan) when it is set, and respond —
+// never less than graph.DefaultRecursionLimit. The graph's default allows
+// about eleven rounds: a chain of thirteen steps needs more.
+//
+//	app.Invoke(ctx, in, graph.WithRecursionLimit(agent.RecursionLimit(13)))
+func (a *Agent) RecursionLimit(steps int) int {
+	plans := a.cfg.Budget.MaxReplans + 1
+	if a.cfg.Budget.MaxReplans <= 0 {
+		plans = 4
+	}
+	rounds := max(steps, 1) * plans
+	if n := a.cfg.Budget.MaxToolCalls; n > 0 {
+		rounds = min(rounds, n+plans)
+	}
+	return max(2+2*rounds+2, graph.DefaultRecursionLimit)
 }
