@@ -165,6 +165,7 @@ type ResponderPromptData struct {
 	Findings map[string]string
 	Stopped  string   // why the run stopped early, "" when it finished
 	Missing  []string // steps not done: not run, failed, or skipped after a failure
+	Replaced []string // steps that failed and a revision replaced (RespondRequest.Replaced)
 }
 
 // ResponderTemplate is the responder's prompt.
@@ -211,6 +212,14 @@ These steps failed and were skipped:
 - {{.}}
 {{- end}}
 Say what is missing and why; do not answer as if they had succeeded.
+{{- end}}
+{{- if .Replaced}}
+
+These steps failed and other steps were tried instead:
+{{- range .Replaced}}
+- {{.}}
+{{- end}}
+Say that they failed.
 {{- end}}
 `))
 

@@ -67,6 +67,17 @@ func (r RespondRequest) Missing() []string {
 	return out
 }
 
+// Replaced lists the failed steps a revision replaced (Plan.Replaced), as
+// "id: description (failed): error": the answer says they failed even
+// though the plan went another way.
+func (r RespondRequest) Replaced() []string {
+	var out []string
+	for _, s := range r.Plan.Replaced {
+		out = append(out, fmt.Sprintf("%s: %s (failed, replaced): %s", s.ID, s.Description, s.Error))
+	}
+	return out
+}
+
 // Response is the final answer.
 type Response struct {
 	Text       string   `json:"text"`
@@ -137,6 +148,12 @@ func (t TemplateResponder) Respond(_ context.Context, req RespondRequest) (Respo
 	for _, m := range resp.Missing {
 		fmt.Fprintf(&b, "- %s\n", m)
 	}
+	if rs := req.Replaced(); len(rs) > 0 {
+		b.WriteString("Failed, and replaced by other steps:\n")
+		for _, m := range rs {
+			fmt.Fprintf(&b, "- %s\n", m)
+		}
+	}
 	resp.Text = strings.TrimRight(b.String(), "\n")
 	return resp, nil
 }
@@ -155,7 +172,7 @@ func (l LLMResponder) Respond(ctx context.Context, req RespondRequest) (Response
 	early, why := req.Early()
 	resp := Response{Complete: req.Complete()}
 	data := ResponderPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Outcomes: req.Outcomes, Steps: req.Plan.Steps,
-		Findings: findings(req.Outcomes)}
+		Findings: findings(req.Outcomes), Replaced: req.Replaced()}
 	if !resp.Complete {
 		resp.Missing = req.Missing()
 		data.Missing = resp.Missing
@@ -254,6 +271,20 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (_ state.Update[Agent
 			}
 			resp.Text += "Missing (failed, then skipped):\n" + strings.Join(left, "\n")
 		}
+	}
+	// A failed step a revision replaced is named with its error, whatever
+	// the responder wrote.
+	var gone []string
+	for i, m := range req.Replaced() {
+		if !containsFold(resp.Text, s.Plan.Replaced[i].Error) {
+			gone = append(gone, "- "+m)
+		}
+	}
+	if len(gone) > 0 {
+		if resp.Text != "" {
+			resp.Text += "\n"
+		}
+		resp.Text += "Failed, and replaced by other steps:\n" + strings.Join(gone, "\n")
 	}
 	delta := Usage{ModelCalls: resp.ModelCalls, Wall: a.now().Sub(start)}.AddTokens(resp.Tokens)
 	return state.Writes(StateResponse.Set(resp), StateUsage.Set(delta)), nil
