@@ -27,7 +27,10 @@ import (
 // Each successful tool call is judged as Executor.Run judges a step's call
 // (the output's verdict fields, then Checker): when one shows the route is
 // blocked, the completed step reports it (Blocked, BlockReason, Impact)
-// for the replanner.
+// for the replanner — unless the loop resolved it, a later call of the
+// same tool succeeding without being blocked. A call to a tool that does
+// not exist is answered with an error, and is no tool call: not audited,
+// not counted, as in Executor.Run.
 type ReActExecutor struct {
 	Model llms.Model
 	// Tools the model may call (the agent's tools when used through WithReAct).
@@ -111,7 +114,7 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 		llms.TextParts(llms.ChatMessageTypeSystem, "You carry out one step of a plan. Call the tools you need, then reply with the step's result in plain text, without tool calls."),
 		llms.TextParts(llms.ChatMessageTypeHuman, reactPrompt(step, results)),
 	}
-	var judged []Verdict // of the successful tool calls, in order
+	var judged []judgedCall // of the successful tool calls, in order
 	for {
 		if ctx.Err() != nil {
 			// Cancelled, or cut off by a step timeout (timeout) or the
@@ -145,9 +148,9 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 			out.Status = plan.StatusCompleted
 			out.Output = strings.TrimSpace(choice.Content)
 			out.Conclusion = text.Truncate(out.Output, 200)
-			for _, v := range judged {
+			for i, v := range judged {
 				out.Evidence = append(out.Evidence, v.Evidence...)
-				if v.Blocked && !out.Blocked {
+				if v.Blocked && !out.Blocked && !resolvedLater(judged, i) {
 					out.Blocked, out.BlockReason, out.Impact = true, v.Reason, v.Impact
 				}
 			}
@@ -177,10 +180,35 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 			msg, v := r.call(ctx, step, tc, allowed, now, &out)
 			msgs = append(msgs, msg)
 			if v != nil {
-				judged = append(judged, *v)
+				judged = append(judged, judgedCall{Verdict: *v, tool: toolName(tc)})
 			}
 		}
 	}
+}
+
+// resolvedLater reports whether the blocked call judged[i] was resolved by
+// the loop: a later successful call of the same tool was not blocked (the
+// model tried warehouse A, found no stock, and found it at B).
+func resolvedLater(judged []judgedCall, i int) bool {
+	for _, v := range judged[i+1:] {
+		if v.tool == judged[i].tool && !v.Blocked {
+			return true
+		}
+	}
+	return false
+}
+
+func toolName(tc llms.ToolCall) string {
+	if tc.FunctionCall == nil {
+		return ""
+	}
+	return tc.FunctionCall.Name
+}
+
+// judgedCall is the verdict of one successful tool call of a ReAct step.
+type judgedCall struct {
+	Verdict
+	tool string
 }
 
 // call runs one tool call the model asked for among the allowed tools,
@@ -210,17 +238,17 @@ func (r *ReActExecutor) call(ctx context.Context, step plan.Step, tc llms.ToolCa
 	if why := r.refusal(step, name, inputJSON(input)); why != "" {
 		return answer(fmt.Sprintf("error: tool %q refused, not called: %s", name, why)), nil
 	}
-	rec := AuditRecord{StepID: step.ID, Tool: name, Attempt: len(out.Audit) + 1, Input: input, Start: now()}
-	var result string
-	var err error
-	if t, ok := plan.FindTool(allowed, name); ok {
-		cctx, cancel := toolContext(ctx, name, r.ToolTimeouts)
-		result, err = callTool(cctx, t, input)
-		err = callError(cctx, err)
-		cancel()
-	} else {
-		err = fmt.Errorf("unknown tool %q (available: %s)", name, strings.Join(plan.ToolNames(allowed), ", "))
+	t, ok := plan.FindTool(allowed, name)
+	if !ok {
+		// Not a tool call: nothing was called, as in Executor.Run, so it
+		// is neither audited nor counted against the tool-call budgets.
+		return answer(fmt.Sprintf("error: unknown tool %q (available: %s)", name, strings.Join(plan.ToolNames(allowed), ", "))), nil
 	}
+	rec := AuditRecord{StepID: step.ID, Tool: name, Attempt: len(out.Audit) + 1, Input: input, Start: now()}
+	cctx, cancel := toolContext(ctx, name, r.ToolTimeouts)
+	result, err := callTool(cctx, t, input)
+	err = callError(cctx, err)
+	cancel()
 	rec.End = now()
 	rec.Duration = rec.End.Sub(rec.Start)
 	rec.Output, rec.Status = result, AuditOK
