@@ -52,7 +52,9 @@ type AgentConfig struct {
 	// its plan, and the model-backed PartialReplan likewise.
 	Guards []plan.Guard
 	// Model, optional, is the model of the default planner, replanner and
-	// responder (any llms.Model).
+	// responder (any llms.Model). The default planner and replanner ask
+	// for JSON mode (llms.WithJSONMode) when SupportsJSONMode says the
+	// model has one.
 	Model llms.Model
 }
 
@@ -144,12 +146,12 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 		if cfg.Model == nil {
 			return nil, ErrNoPlanner
 		}
-		cfg.Planner = &LLMPlanner{Model: cfg.Model, Tools: cfg.Tools}
+		cfg.Planner = &LLMPlanner{Model: cfg.Model, Tools: cfg.Tools, Options: jsonMode(cfg.Model)}
 	}
 	if cfg.Replanner == nil {
 		ar := AdaptiveReplanner{Incremental: IncrementalFix{}}
 		if cfg.Model != nil {
-			ar.Partial = PartialReplan{Model: cfg.Model}
+			ar.Partial = PartialReplan{Model: cfg.Model, Options: jsonMode(cfg.Model)}
 			ar.Full = FullReplan{Planner: cfg.Planner}
 		}
 		cfg.Replanner = ar

@@ -73,7 +73,9 @@
 // AuditRecord per call, and returns a StepOutcome that tells "the tool
 // failed" (status failed, Err) from "the step succeeded and showed the route
 // is blocked" (Blocked, BlockReason, Impact) — read from the tool's JSON
-// output or a Checker. FuncTool adapts a function to a tool.
+// output or a Checker. FuncTool adapts a function to a tool; NewTool makes
+// a TypedTool of a function taking a struct, its input's JSON Schema
+// derived from the type, each call's input checked against it.
 //
 // # Replanning
 //

@@ -100,13 +100,16 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 	allowed := r.allowedTools(step)
 	defs := make([]llms.Tool, 0, len(allowed))
 	for _, t := range allowed {
+		var params any = map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"input": map[string]any{"type": "string", "description": "the tool's input"}},
+			"required":   []string{"input"},
+		}
+		if s := inputSchemaOf(t); s != nil {
+			params = s // a TypedTool: its own fields
+		}
 		defs = append(defs, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
-			Name: t.Name(), Description: t.Description(),
-			Parameters: map[string]any{
-				"type":       "object",
-				"properties": map[string]any{"input": map[string]any{"type": "string", "description": "the tool's input"}},
-				"required":   []string{"input"},
-			},
+			Name: t.Name(), Description: t.Description(), Parameters: params,
 		}})
 	}
 	opts := append([]llms.CallOption{llms.WithTools(defs)}, r.Options...)
@@ -230,7 +233,9 @@ func (r *ReActExecutor) call(ctx context.Context, step plan.Step, tc llms.ToolCa
 	var a struct {
 		Input *string `json:"input"`
 	}
-	if json.Unmarshal([]byte(args), &a) == nil && a.Input != nil {
+	if t, ok := plan.FindTool(allowed, name); ok && inputSchemaOf(t) != nil {
+		// A SchemaTool's arguments are its input.
+	} else if json.Unmarshal([]byte(args), &a) == nil && a.Input != nil {
 		input = *a.Input
 	}
 	// The call is checked as the one-step plan it is, with its input: a
