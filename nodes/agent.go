@@ -58,47 +58,6 @@ type AgentConfig struct {
 	Model llms.Model
 }
 
-// AgentOption adjusts an agent being built.
-type AgentOption func(*agentOptions)
-
-type agentOptions struct {
-	now          func() time.Time
-	react        *ReActExecutor
-	reactFor     func(plan.Step) bool
-	nodeOpts     map[string][]graph.NodeOption
-	retry        ModelRetry
-	toolTimeouts map[string]time.Duration
-	stepTimeout  time.Duration
-}
-
-// WithClock sets the clock for wall-time budgets and audit records (default
-// time.Now).
-func WithClock(now func() time.Time) AgentOption { return func(o *agentOptions) { o.now = now } }
-
-// WithReAct runs some steps with r's inner ReAct loop instead of a single
-// tool call: by default the steps that have no tool and no dependencies (a
-// task described in words, which cannot be a synthesis step); select decides
-// instead when it is not nil. r.Tools defaults to the agent's tools,
-// r.MaxToolCalls to Budget.MaxToolCallsPerStep and r.Checker to the agent's
-// Checker; the agent's Guards are added to r.Guards, so a ReAct step cannot
-// call a tool a guard refuses (plan.ReadOnlyGuard: no tool with side effects).
-// In a round, each ReAct step makes at most its share of the model calls
-// and tool calls left (see Budget).
-func WithReAct(r *ReActExecutor, selectStep func(plan.Step) bool) AgentOption {
-	return func(o *agentOptions) { o.react, o.reactFor = r, selectStep }
-}
-
-// WithNodeOptions adds graph node options (retry policy, timeout) to one of
-// the agent's nodes.
-func WithNodeOptions(node string, opts ...graph.NodeOption) AgentOption {
-	return func(o *agentOptions) {
-		if o.nodeOpts == nil {
-			o.nodeOpts = map[string][]graph.NodeOption{}
-		}
-		o.nodeOpts[node] = append(o.nodeOpts[node], opts...)
-	}
-}
-
 // Agent is the plan-and-execute agent as an ordinary StateGraph:
 //
 //	start → planner ⇒ execute → replan ⇒ execute | respond → end
@@ -123,6 +82,8 @@ type Agent struct {
 	g        *graph.StateGraph[AgentState]
 	// stepTimeout bounds each step (WithStepTimeout).
 	stepTimeout time.Duration
+	// stream says the model calls stream their tokens (WithTokenStreaming).
+	stream bool
 	// ledger carries the model calls of failed node attempts to their
 	// retries.
 	ledger ledger
@@ -169,6 +130,7 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 			MaxToolCallsPerStep: cfg.Budget.MaxToolCallsPerStep, Now: o.now, ToolTimeouts: o.toolTimeouts},
 		now:         o.now,
 		stepTimeout: o.stepTimeout,
+		stream:      o.stream,
 	}
 	if o.react != nil {
 		r := *o.react
@@ -233,6 +195,7 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (_ state.Update[AgentSta
 	ctx, al := budgetFor(ctx, a.cfg.Budget, s.Usage, carried)
 	defer func() { a.ledger.settle(NodePlanner, s, carried+al.spent(), err) }()
 	ctx = a.withWall(ctx, start, s.Usage)
+	ctx = streaming(ctx, a.stream, NodePlanner, "")
 	p, info, err := a.cfg.Planner.Plan(ctx, req)
 	if cerr := ctx.Err(); err != nil && cerr != nil && !isWallStop(err) {
 		// Cancelled (Ctrl-C): not a failure of the planner; a resume plans again.
@@ -358,11 +321,11 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 			perStep = DefaultReActModelCalls
 		}
 		r.MaxModelCalls, r.byModelShare = callLimit(perStep, modelShare)
-		rctx := sctx
+		rctx := streaming(sctx, a.stream, NodeExecute, step.ID)
 		if r.byModelShare {
 			// A ResilientModel's retries are model calls too: the
 			// step's share bounds them all.
-			rctx, _ = withModelCalls(sctx, r.MaxModelCalls)
+			rctx, _ = withModelCalls(rctx, r.MaxModelCalls)
 		}
 		var info ReActInfo
 		out, info = r.Run(rctx, step, results)
@@ -428,6 +391,7 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (_ state.Update[AgentS
 	defer func() { a.ledger.settle(NodeReplan, s, carried+al.spent(), err) }()
 	delta.ModelCalls = carried // spent by failed attempts of this node
 	ctx = a.withWall(ctx, start, u)
+	ctx = streaming(ctx, a.stream, NodeReplan, "")
 	u.ModelCalls += carried
 	needs := a.needs(p)
 	d, err := ReplanRound(ctx, RoundInput{Plan: p, Outcomes: outs, Budget: a.cfg.Budget, Usage: u, Now: a.now(), Needs: &needs},

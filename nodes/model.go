@@ -108,7 +108,7 @@ func (r *ResilientModel) generate(ctx context.Context, msgs []llms.MessageConten
 			actx, cancel = context.WithTimeoutCause(actx, p.Timeout, fmt.Errorf("%w after %v", ErrModelTimeout, p.Timeout))
 		}
 		defer cancel()
-		resp, err := r.Model.GenerateContent(actx, msgs, opts...)
+		resp, err := r.Model.GenerateContent(actx, msgs, streamOptions(ctx, attempts, opts)...)
 		if err == nil {
 			return resp, nil
 		}
@@ -168,7 +168,7 @@ func callModel(ctx context.Context, m llms.Model, msgs []llms.MessageContent, op
 	if err := spend(ctx); err != nil {
 		return nil, 0, err
 	}
-	resp, err := m.GenerateContent(ctx, msgs, opts...)
+	resp, err := m.GenerateContent(ctx, msgs, streamOptions(ctx, 1, opts)...)
 	if err != nil && ctx.Err() != nil {
 		// Clients lose the context's error (langchaingo's openai client
 		// says "request cancelled"); keep it, so a cancelled run is not

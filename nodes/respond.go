@@ -233,6 +233,7 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (_ state.Update[Agent
 	rctx, al := budgetFor(ctx, a.cfg.Budget, s.Usage, carried)
 	defer func() { a.ledger.settle(NodeRespond, s, carried+al.spent(), err) }()
 	rctx = a.withWall(rctx, start, s.Usage)
+	rctx = streaming(rctx, a.stream, NodeRespond, "")
 	resp, err := r.Respond(rctx, req)
 	if cerr := ctx.Err(); err != nil && cerr != nil {
 		return state.Update[AgentState]{}, failNode(NodeRespond, cerr)

@@ -126,6 +126,10 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	reply := rule.Reply
+	if strings.Contains(string(body), `"stream":true`) {
+		s.stream(w, reply)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"id": "chatcmpl-test", "object": "chat.completion", "created": 1717462800, "model": "test",
@@ -136,4 +140,45 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		"usage": map[string]any{"prompt_tokens": s.opts.PromptTokens, "completion_tokens": s.opts.CompletionTokens,
 			"total_tokens": s.opts.PromptTokens + s.opts.CompletionTokens},
 	})
+}
+
+// stream answers a streaming request as OpenAI does: server-sent events,
+// the reply in chunks of a few words (Chunks splits it), then a chunk with
+// the finish reason, one with the usage, and [DONE].
+func (s *Server) stream(w http.ResponseWriter, reply string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	chunk := func(delta map[string]any, finish any) map[string]any {
+		return map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1717462800, "model": "test",
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	for i, c := range Chunks(reply) {
+		d := map[string]any{"content": c}
+		if i == 0 {
+			d["role"] = "assistant"
+		}
+		send(chunk(d, nil))
+	}
+	send(chunk(map[string]any{}, "stop"))
+	send(map[string]any{"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 1717462800, "model": "test", "choices": []any{},
+		"usage": map[string]any{"prompt_tokens": s.opts.PromptTokens, "completion_tokens": s.opts.CompletionTokens,
+			"total_tokens": s.opts.PromptTokens + s.opts.CompletionTokens}})
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// Chunks splits a reply as the server streams it: three words a chunk,
+// each with the space that follows it.
+func Chunks(reply string) []string {
+	var out []string
+	words := strings.SplitAfter(reply, " ")
+	for i := 0; i < len(words); i += 3 {
+		out = append(out, strings.Join(words[i:min(i+3, len(words))], ""))
+	}
+	return out
 }
