@@ -1,6 +1,7 @@
 package nodes_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stategraph/stategraph/internal/delivery"
@@ -80,4 +81,25 @@ func TestAgentDeliveryThroughOpenAIClient(t *testing.T) {
 	require.Equal(t, 5, out.Usage.ToolCalls)
 	require.Equal(t, 360, out.Usage.TotalTokens, "tokens as the server reported them")
 	require.Equal(t, 300, out.Usage.PromptTokens)
+}
+
+func TestTheResponderPromptShowsEachToolOutputOnce(t *testing.T) {
+	t.Parallel()
+	srv := fakechat.New(t,
+		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
+		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
+		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
+	)
+	app, c := agentOn(t, srv, nodes.Budget{})
+	_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	require.NoError(t, err)
+	prompt := srv.Requests()[2]
+	for _, output := range []string{`\"status\":\"not shipped\"`, `\"available\":4`, `\"extra_cost\":35`, `\"extra_cost\":10`} {
+		require.Equal(t, 1, strings.Count(prompt, output), "%s once in the responder's prompt", output)
+	}
+	for _, evidence := range []string{"stock_check B: 4 available", "shipping_quote B standard: arrives Friday 16:00, extra 10"} {
+		require.Equal(t, 1, strings.Count(prompt, evidence), "%s once", evidence)
+	}
+	require.Contains(t, prompt, "finding: excluded: extra cost 35 \\u003e 20 (the cap)", "findings that say more than the output stay")
+	require.Less(t, len(prompt), 2600, "it was 3463 bytes")
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/stategraph/stategraph/nodes/internal/text"
@@ -171,8 +172,9 @@ type LLMResponder struct {
 func (l LLMResponder) Respond(ctx context.Context, req RespondRequest) (Response, error) {
 	early, why := req.Early()
 	resp := Response{Complete: req.Complete()}
-	data := ResponderPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Outcomes: req.Outcomes, Steps: req.Plan.Steps,
-		Findings: findings(req.Outcomes), Replaced: req.Replaced()}
+	steps, found := leanSteps(req.Plan.Steps, findings(req.Outcomes))
+	data := ResponderPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Outcomes: req.Outcomes, Steps: steps,
+		Findings: found, Replaced: req.Replaced()}
 	if !resp.Complete {
 		resp.Missing = req.Missing()
 		data.Missing = resp.Missing
@@ -191,6 +193,43 @@ func (l LLMResponder) Respond(ctx context.Context, req RespondRequest) (Response
 	}
 	resp.Text = strings.TrimSpace(text)
 	return resp, nil
+}
+
+// leanSteps returns the steps and findings the responder's prompt shows,
+// each tool output and each piece of evidence once: a finding that only
+// repeats the step's result (or its description) is left out, and so is
+// evidence already shown or that only repeats the result
+// ("tool(input) → output"); a synthesis step (no tool) shows its own
+// evidence and conclusion, not its dependencies' results again.
+func leanSteps(steps []plan.Step, found map[string]string) ([]plan.Step, map[string]string) {
+	out := make([]plan.Step, len(steps))
+	lean := maps.Clone(found)
+	seen := map[string]bool{}
+	repeats := func(part, whole string) bool {
+		part = strings.TrimSpace(strings.TrimSuffix(part, "…"))
+		return part != "" && strings.Contains(whole, part)
+	}
+	for i, s := range steps {
+		s = s.Clone()
+		if s.Tool == "" && len(s.DependsOn) > 0 {
+			s.Result = "" // its dependencies' results, shown with them
+		}
+		if f, ok := lean[s.ID]; ok && (repeats(f, s.Result) || f == s.Description) {
+			delete(lean, s.ID)
+		}
+		var ev []string
+		for _, e := range s.Evidence {
+			_, output, call := strings.Cut(e, " → ")
+			if seen[e] || (call && repeats(output, s.Result)) {
+				continue
+			}
+			seen[e] = true
+			ev = append(ev, e)
+		}
+		s.Evidence = ev
+		out[i] = s
+	}
+	return out, lean
 }
 
 // findings maps each step to what its last outcome concluded, with the
