@@ -103,3 +103,33 @@ func TestTheResponderPromptShowsEachToolOutputOnce(t *testing.T) {
 	require.Contains(t, prompt, "finding: excluded: extra cost 35 \\u003e 20 (the cap)", "findings that say more than the output stay")
 	require.Less(t, len(prompt), 2600, "it was 3463 bytes")
 }
+
+// BenchmarkDeliveryScenarioThroughOpenAIClient runs the delivery case with
+// a model (the fake server) planning, replanning and answering, and
+// reports what the model was sent.
+func BenchmarkDeliveryScenarioThroughOpenAIClient(b *testing.B) {
+	srv := fakechat.New(b,
+		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
+		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
+		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
+	)
+	llm, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithToken("test"), openai.WithModel("test"),
+		openai.WithHTTPClient(nodes.HTTPClient(nil)))
+	require.NoError(b, err)
+	c := delivery.New()
+	ts := c.Tools()
+	agent, err := nodes.NewAgent(nodes.AgentConfig{Model: llm, Tools: ts, Checker: c.Checker(), Guards: []plan.Guard{plan.ReadOnlyGuard(ts)}})
+	require.NoError(b, err)
+	app, err := agent.Compile()
+	require.NoError(b, err)
+	for b.Loop() {
+		out, err := app.Invoke(b.Context(), nodes.InputFor(c.Request()))
+		require.NoError(b, err)
+		require.Equal(b, deliveryAnswerReply, out.Answer())
+	}
+	sent := 0
+	for _, r := range srv.Requests() {
+		sent += len(r)
+	}
+	b.ReportMetric(float64(sent)/float64(b.N), "request-bytes/op")
+}
