@@ -52,46 +52,10 @@ type AgentConfig struct {
 	// its plan, and the model-backed PartialReplan likewise.
 	Guards []plan.Guard
 	// Model, optional, is the model of the default planner, replanner and
-	// responder (any llms.Model).
+	// responder (any llms.Model). The default planner and replanner ask
+	// for JSON mode (llms.WithJSONMode) when SupportsJSONMode says the
+	// model has one.
 	Model llms.Model
-}
-
-// AgentOption adjusts an agent being built.
-type AgentOption func(*agentOptions)
-
-type agentOptions struct {
-	now      func() time.Time
-	react    *ReActExecutor
-	reactFor func(plan.Step) bool
-	nodeOpts map[string][]graph.NodeOption
-}
-
-// WithClock sets the clock for wall-time budgets and audit records (default
-// time.Now).
-func WithClock(now func() time.Time) AgentOption { return func(o *agentOptions) { o.now = now } }
-
-// WithReAct runs some steps with r's inner ReAct loop instead of a single
-// tool call: by default the steps that have no tool and no dependencies (a
-// task described in words, which cannot be a synthesis step); select decides
-// instead when it is not nil. r.Tools defaults to the agent's tools,
-// r.MaxToolCalls to Budget.MaxToolCallsPerStep and r.Checker to the agent's
-// Checker; the agent's Guards are added to r.Guards, so a ReAct step cannot
-// call a tool a guard refuses (plan.ReadOnlyGuard: no tool with side effects).
-// In a round, each ReAct step makes at most its share of the model calls
-// and tool calls left (see Budget).
-func WithReAct(r *ReActExecutor, selectStep func(plan.Step) bool) AgentOption {
-	return func(o *agentOptions) { o.react, o.reactFor = r, selectStep }
-}
-
-// WithNodeOptions adds graph node options (retry policy, timeout) to one of
-// the agent's nodes.
-func WithNodeOptions(node string, opts ...graph.NodeOption) AgentOption {
-	return func(o *agentOptions) {
-		if o.nodeOpts == nil {
-			o.nodeOpts = map[string][]graph.NodeOption{}
-		}
-		o.nodeOpts[node] = append(o.nodeOpts[node], opts...)
-	}
 }
 
 // Agent is the plan-and-execute agent as an ordinary StateGraph:
@@ -105,7 +69,8 @@ func WithNodeOptions(node string, opts ...graph.NodeOption) AgentOption {
 //
 // A round takes two supersteps (execute, replan), so the graph's default
 // recursion limit (graph.DefaultRecursionLimit) allows about eleven rounds;
-// pass graph.WithRecursionLimit to a call for longer plans. The replan node
+// pass graph.WithRecursionLimit(a.RecursionLimit(steps)) to a call for
+// longer plans (see RecursionLimit). The replan node
 // checks the budgets after each round; the tool-call, model-call and
 // wall-time budgets hold within a round too (see Budget for the rules).
 type Agent struct {
@@ -115,6 +80,13 @@ type Agent struct {
 	reactFor func(plan.Step) bool
 	now      func() time.Time
 	g        *graph.StateGraph[AgentState]
+	// stepTimeout bounds each step (WithStepTimeout).
+	stepTimeout time.Duration
+	// stream says the model calls stream their tokens (WithTokenStreaming).
+	stream bool
+	// ledger carries the model calls of failed node attempts to their
+	// retries.
+	ledger ledger
 }
 
 // ErrNoPlanner is returned by NewAgent when neither a Planner nor a Model
@@ -130,16 +102,17 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 	if o.now == nil {
 		o.now = time.Now
 	}
+	cfg.Model = Resilient(cfg.Model, o.retry)
 	if cfg.Planner == nil {
 		if cfg.Model == nil {
 			return nil, ErrNoPlanner
 		}
-		cfg.Planner = &LLMPlanner{Model: cfg.Model, Tools: cfg.Tools}
+		cfg.Planner = &LLMPlanner{Model: cfg.Model, Tools: cfg.Tools, Options: jsonMode(cfg.Model)}
 	}
 	if cfg.Replanner == nil {
 		ar := AdaptiveReplanner{Incremental: IncrementalFix{}}
 		if cfg.Model != nil {
-			ar.Partial = PartialReplan{Model: cfg.Model}
+			ar.Partial = PartialReplan{Model: cfg.Model, Options: jsonMode(cfg.Model)}
 			ar.Full = FullReplan{Planner: cfg.Planner}
 		}
 		cfg.Replanner = ar
@@ -154,11 +127,17 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 	a := &Agent{
 		cfg: cfg,
 		exec: &Executor{Tools: cfg.Tools, Policy: cfg.FailurePolicy, Checker: cfg.Checker,
-			MaxToolCallsPerStep: cfg.Budget.MaxToolCallsPerStep, Now: o.now},
-		now: o.now,
+			MaxToolCallsPerStep: cfg.Budget.MaxToolCallsPerStep, Now: o.now, ToolTimeouts: o.toolTimeouts},
+		now:         o.now,
+		stepTimeout: o.stepTimeout,
+		stream:      o.stream,
 	}
 	if o.react != nil {
 		r := *o.react
+		r.Model = Resilient(r.Model, o.retry)
+		if r.ToolTimeouts == nil {
+			r.ToolTimeouts = o.toolTimeouts
+		}
 		if r.Tools == nil {
 			r.Tools = cfg.Tools
 		}
@@ -206,23 +185,31 @@ func (a *Agent) Compile(opts ...graph.CompileOption) (*graph.Compiled[AgentState
 // the ready steps running. A planner failure (a model error, a plan still
 // rejected after its attempts, no template) or a plan that fails validation
 // or a guard fails the node with a clear error, before any step runs.
-func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
+func (a *Agent) plan(ctx context.Context, s AgentState) (_ state.Update[AgentState], err error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
 	start := a.now()
 	delta := Usage{}
 	req := PlanRequest{Goal: s.Goal, Constraints: s.Constraints, Guards: a.cfg.Guards}
-	ctx, _ = budgetFor(ctx, a.cfg.Budget, s.Usage)
+	carried := a.ledger.carried(NodePlanner, s)
+	ctx, al := budgetFor(ctx, a.cfg.Budget, s.Usage, carried)
+	defer func() { a.ledger.settle(NodePlanner, s, carried+al.spent(), err) }()
+	ctx = a.withWall(ctx, start, s.Usage)
+	ctx = streaming(ctx, a.stream, NodePlanner, "")
 	p, info, err := a.cfg.Planner.Plan(ctx, req)
+	if cerr := ctx.Err(); err != nil && cerr != nil && !isWallStop(err) {
+		// Cancelled (Ctrl-C): not a failure of the planner; a resume plans again.
+		return state.Update[AgentState]{}, failNode(NodePlanner, cerr)
+	}
 	if errors.Is(err, ErrModelBudget) {
 		// Info counts the calls made; the refused one was not.
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: planning needed more model calls than the budget allows (%s: used %d of %d): %w",
-			BudgetModelCalls, s.Usage.ModelCalls+info.ModelCalls, a.cfg.Budget.MaxModelCalls, err)
+		return state.Update[AgentState]{}, failNode(NodePlanner, fmt.Errorf("planning needed more model calls than the budget allows (%s: used %d of %d): %w",
+			BudgetModelCalls, s.Usage.ModelCalls+carried+info.ModelCalls, a.cfg.Budget.MaxModelCalls, err))
 	}
 	if err != nil {
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: %w", err)
+		return state.Update[AgentState]{}, failNode(NodePlanner, err)
 	}
-	delta.ModelCalls = info.ModelCalls
+	delta.ModelCalls = carried + info.ModelCalls
 	delta = delta.AddTokens(info.Tokens)
 	if p.Goal == "" {
 		p.Goal = s.Goal
@@ -233,7 +220,7 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState
 		}
 	}
 	if err := a.checkFirstPlan(p); err != nil {
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: the plan was refused before anything ran: %w", err)
+		return state.Update[AgentState]{}, failNode(NodePlanner, fmt.Errorf("the plan was refused before anything ran: %w", err))
 	}
 	u := s.Usage.Add(delta) // the planner's model calls are spent before the round
 	p, running := a.startRound(p, u)
@@ -243,10 +230,10 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (state.Update[AgentState
 			if stop.Budget == BudgetModelCalls {
 				call = "model call"
 			}
-			return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: no %s is left to run the plan's first steps (%s: used %s of %s)",
-				call, stop.Budget, stop.Used, stop.Limit)
+			return state.Update[AgentState]{}, failNode(NodePlanner, fmt.Errorf("no %s is left to run the plan's first steps (%s: used %s of %s)",
+				call, stop.Budget, stop.Used, stop.Limit))
 		}
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: planner: the plan has no step ready to run (%d steps; empty, or every step waits on another)", len(p.Steps))
+		return state.Update[AgentState]{}, failNode(NodePlanner, fmt.Errorf("the plan has no step ready to run (%d steps; empty, or every step waits on another)", len(p.Steps)))
 	}
 	delta.Wall = a.now().Sub(start)
 	return state.Writes(StatePlan.Set(p), StateUsage.Set(delta), StateApplied.Set(len(s.PastSteps))), nil
@@ -304,7 +291,7 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 	start := a.now()
 	step, ok := s.Plan.Step(s.Current)
 	if !ok {
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: execute: no step %q in the plan (execute runs from a Send carrying the step)", s.Current)
+		return state.Update[AgentState]{}, failNode(NodeExecute, fmt.Errorf("no step %q in the plan (execute runs from a Send carrying the step)", s.Current))
 	}
 	share := a.toolShare(s.Plan, s.Usage, step.ID)
 	if share == 0 && a.callsTools(step) {
@@ -315,11 +302,13 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 		return state.Update[AgentState]{}, nil
 	}
 	if limit := a.cfg.Budget.MaxWall; limit > 0 {
-		ctx = withWallDeadline(ctx, start.Add(limit-s.Usage.Wall), limit)
+		ctx = withWallDeadline(ctx, start.Add(limit-s.Usage.Wall), limit, start)
 		if wallSpent(ctx, start) != nil && (a.callsTools(step) || a.runsReAct(step)) {
 			return state.Update[AgentState]{}, nil // stays pending; the replan node stops the run
 		}
 	}
+	sctx, stopStep := a.stepContext(ctx)
+	defer stopStep()
 	step.Status = plan.StatusPending
 	results := s.Plan.Results()
 	var out StepOutcome
@@ -332,14 +321,20 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 			perStep = DefaultReActModelCalls
 		}
 		r.MaxModelCalls, r.byModelShare = callLimit(perStep, modelShare)
+		rctx := streaming(sctx, a.stream, NodeExecute, step.ID)
+		if r.byModelShare {
+			// A ResilientModel's retries are model calls too: the
+			// step's share bounds them all.
+			rctx, _ = withModelCalls(rctx, r.MaxModelCalls)
+		}
 		var info ReActInfo
-		out, info = r.Run(ctx, step, results)
+		out, info = r.Run(rctx, step, results)
 		delta.ModelCalls = info.ModelCalls
 		delta = delta.AddTokens(info.Tokens)
 	} else {
 		e := *a.exec
 		e.MaxToolCallsPerStep, _ = callLimit(e.MaxToolCallsPerStep, share)
-		out = e.Run(ctx, step, results)
+		out = e.Run(sctx, step, results)
 	}
 	out.Start, out.End = start, a.now()
 	if err := ctx.Err(); err != nil && out.Status != plan.StatusCompleted {
@@ -360,7 +355,7 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 // replan is the replan node: it records the round's outcomes on the plan,
 // decides (ReplanRound) and starts the next round, or ends the run with a
 // stop or blocked reason for the responder.
-func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
+func (a *Agent) replan(ctx context.Context, s AgentState) (_ state.Update[AgentState], err error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
 	start := a.now()
@@ -391,7 +386,13 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 	u.Wall += ran
 	u.Start = start
 	delta := Usage{Rounds: 1, RoundsWithoutProgress: u.RoundsWithoutProgress}
-	ctx, _ = budgetFor(ctx, a.cfg.Budget, u)
+	carried := a.ledger.carried(NodeReplan, s)
+	ctx, al := budgetFor(ctx, a.cfg.Budget, u, carried)
+	defer func() { a.ledger.settle(NodeReplan, s, carried+al.spent(), err) }()
+	delta.ModelCalls = carried // spent by failed attempts of this node
+	ctx = a.withWall(ctx, start, u)
+	ctx = streaming(ctx, a.stream, NodeReplan, "")
+	u.ModelCalls += carried
 	needs := a.needs(p)
 	d, err := ReplanRound(ctx, RoundInput{Plan: p, Outcomes: outs, Budget: a.cfg.Budget, Usage: u, Now: a.now(), Needs: &needs},
 		a.cfg.Replanner, a.cfg.Tools, a.cfg.Guards...)
@@ -408,8 +409,19 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 		d, err = Decision{Action: ActionStop, Reason: "a replan needed more model calls than the budget allows", Trigger: d.Trigger, Info: &info,
 			Stop: &StopReason{Budget: BudgetModelCalls, Limit: fmt.Sprint(spent), Used: fmt.Sprint(u.ModelCalls + info.ModelCalls)}}, nil
 	}
+	if stop := wallStop(err); stop != nil {
+		// The wall-time budget ran out during a strategy's model call.
+		var info ReplanInfo
+		if d.Info != nil {
+			info = *d.Info
+		}
+		d, err = Decision{Action: ActionStop, Reason: "the wall-time budget ran out while revising the plan", Trigger: d.Trigger, Info: &info, Stop: stop}, nil
+	}
+	if cerr := ctx.Err(); err != nil && cerr != nil {
+		return state.Update[AgentState]{}, failNode(NodeReplan, cerr)
+	}
 	if err != nil {
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: replan: %w", err)
+		return state.Update[AgentState]{}, failNode(NodeReplan, err)
 	}
 	if d.Info != nil {
 		delta.ModelCalls += d.Info.ModelCalls
@@ -417,7 +429,7 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (state.Update[AgentSta
 	}
 	ws := []state.Write[AgentState]{StateApplied.Set(len(s.PastSteps))}
 	next := u
-	next.ModelCalls += delta.ModelCalls // this node's model calls are spent before the next round
+	next.ModelCalls += delta.ModelCalls - carried // this node's model calls are spent before the next round
 	switch d.Action {
 	case ActionContinue:
 		var n int

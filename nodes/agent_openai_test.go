@@ -1,6 +1,7 @@
 package nodes_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stategraph/stategraph/internal/delivery"
@@ -80,4 +81,55 @@ func TestAgentDeliveryThroughOpenAIClient(t *testing.T) {
 	require.Equal(t, 5, out.Usage.ToolCalls)
 	require.Equal(t, 360, out.Usage.TotalTokens, "tokens as the server reported them")
 	require.Equal(t, 300, out.Usage.PromptTokens)
+}
+
+func TestTheResponderPromptShowsEachToolOutputOnce(t *testing.T) {
+	t.Parallel()
+	srv := fakechat.New(t,
+		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
+		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
+		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
+	)
+	app, c := agentOn(t, srv, nodes.Budget{})
+	_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	require.NoError(t, err)
+	prompt := srv.Requests()[2]
+	for _, output := range []string{`\"status\":\"not shipped\"`, `\"available\":4`, `\"extra_cost\":35`, `\"extra_cost\":10`} {
+		require.Equal(t, 1, strings.Count(prompt, output), "%s once in the responder's prompt", output)
+	}
+	for _, evidence := range []string{"stock_check B: 4 available", "shipping_quote B standard: arrives Friday 16:00, extra 10"} {
+		require.Equal(t, 1, strings.Count(prompt, evidence), "%s once", evidence)
+	}
+	require.Contains(t, prompt, "finding: excluded: extra cost 35 \\u003e 20 (the cap)", "findings that say more than the output stay")
+	require.Less(t, len(prompt), 2600, "it was 3463 bytes")
+}
+
+// BenchmarkDeliveryScenarioThroughOpenAIClient runs the delivery case with
+// a model (the fake server) planning, replanning and answering, and
+// reports what the model was sent.
+func BenchmarkDeliveryScenarioThroughOpenAIClient(b *testing.B) {
+	srv := fakechat.New(b,
+		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
+		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
+		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
+	)
+	llm, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithToken("test"), openai.WithModel("test"),
+		openai.WithHTTPClient(nodes.HTTPClient(nil)))
+	require.NoError(b, err)
+	c := delivery.New()
+	ts := c.Tools()
+	agent, err := nodes.NewAgent(nodes.AgentConfig{Model: llm, Tools: ts, Checker: c.Checker(), Guards: []plan.Guard{plan.ReadOnlyGuard(ts)}})
+	require.NoError(b, err)
+	app, err := agent.Compile()
+	require.NoError(b, err)
+	for b.Loop() {
+		out, err := app.Invoke(b.Context(), nodes.InputFor(c.Request()))
+		require.NoError(b, err)
+		require.Equal(b, deliveryAnswerReply, out.Answer())
+	}
+	sent := 0
+	for _, r := range srv.Requests() {
+		sent += len(r)
+	}
+	b.ReportMetric(float64(sent)/float64(b.N), "request-bytes/op")
 }

@@ -2,6 +2,7 @@ package nodes_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -123,4 +124,32 @@ func TestAgentRejectedIncrementalFixFallsThrough(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestAReplacedFailedStepKeepsItsErrorInThePlanAndTheAnswer(t *testing.T) {
+	t.Parallel()
+	ts := []tools.Tool{
+		nodes.FuncTool{ToolName: "evidence_service", Fn: func(context.Context, string) (string, error) {
+			return "", errors.New("evidence service unavailable (503)")
+		}},
+		nodes.FuncTool{ToolName: "archive", Fn: func(context.Context, string) (string, error) {
+			return `{"conclusion":"the archive has last year's figures"}`, nil
+		}},
+	}
+	partial := nodes.PartialReplan{Template: func(nodes.ReplanRequest) ([]plan.Step, error) {
+		return []plan.Step{st("archived", "archive", `{}`), st("answer", "", "", "archived")}, nil
+	}}
+	app := compileAgent(t, nodes.AgentConfig{
+		Planner: onePlan(st("evidence", "evidence_service", `{}`), st("answer", "", "", "evidence")), Tools: ts,
+		Replanner: nodes.AdaptiveReplanner{Partial: partial},
+	}, nil)
+	out, err := app.Invoke(t.Context(), nodes.NewInput("gather the evidence"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"archived", "answer"}, stepIDs(out.Plan), "the failed step was replaced")
+	require.Len(t, out.Plan.Replaced, 1)
+	require.Equal(t, "evidence", out.Plan.Replaced[0].ID)
+	require.Equal(t, plan.StatusFailed, out.Plan.Replaced[0].Status)
+	require.Contains(t, out.Plan.Replaced[0].Error, "evidence service unavailable (503)")
+	require.Contains(t, out.Answer(), "the archive has last year's figures")
+	require.Contains(t, out.Answer(), "evidence service unavailable (503)", "the answer still says the evidence service failed")
 }

@@ -3,6 +3,7 @@ package nodes_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -231,4 +232,30 @@ func TestReadyStepsRunConcurrently(t *testing.T) {
 	require.Equal(t, 2, out.Usage.Rounds, "one round for the three searches, one for the comparison")
 	cmp, _ := out.Plan.Step("compare")
 	require.Equal(t, "a: hits for competitor A\nb: hits for competitor B\nc: hits for competitor C", cmp.Result)
+}
+
+func TestRecursionLimitLetsALongChainFinish(t *testing.T) {
+	t.Parallel()
+	var steps []plan.Step
+	prev := []string(nil)
+	for i := range 13 {
+		id := fmt.Sprintf("s%02d", i)
+		steps = append(steps, st(id, "search", `"q"`, prev...))
+		prev = []string{id}
+	}
+	steps = append(steps, st("answer", "", "", prev...))
+	agent, err := nodes.NewAgent(nodes.AgentConfig{Planner: onePlan(steps...), Tools: testTools("search"), Budget: nodes.Budget{MaxReplans: 2}})
+	require.NoError(t, err)
+	app, err := agent.Compile()
+	require.NoError(t, err)
+
+	_, err = app.Invoke(t.Context(), nodes.NewInput("walk the chain"))
+	require.ErrorIs(t, err, graph.ErrRecursionLimit, "the graph's default allows about eleven rounds")
+
+	limit := agent.RecursionLimit(len(steps))
+	require.Greater(t, limit, graph.DefaultRecursionLimit)
+	out, err := app.Invoke(t.Context(), nodes.NewInput("walk the chain"), graph.WithRecursionLimit(limit))
+	require.NoError(t, err)
+	require.True(t, out.Response.Complete)
+	require.Equal(t, 13, out.Usage.ToolCalls)
 }

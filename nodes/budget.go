@@ -33,7 +33,13 @@ import (
 // MaxWall bounds the running time (Usage.Wall): the time the agent's nodes
 // ran, not the time a thread sat interrupted between a run and its resume.
 // It is checked before every tool call and ReAct model call, retries
-// included, not only between rounds.
+// included, not only between rounds, and a model or tool call still
+// running at the deadline is cancelled, failing with the stop that names
+// it.
+//
+// Every attempt of a model call counts against MaxModelCalls: the retries
+// of a ResilientModel, and the calls of a node attempt that failed and was
+// retried by the graph (graph.WithRetry).
 //
 // MaxRoundsWithoutProgress counts rounds that made no progress (see
 // Progressed) in a row. A round that only redid finished work (OnlyRepeated:

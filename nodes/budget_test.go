@@ -186,7 +186,8 @@ func TestExecutorMakesNoCallOnceTheWallBudgetIsSpent(t *testing.T) {
 		return "", errors.New("service unavailable")
 	}}
 	e := &nodes.Executor{Tools: []tools.Tool{slow}, Policy: nodes.FailurePolicy{Action: nodes.OnFailureRetry, Retries: 3}, Now: clock.now}
-	ctx := nodes.WithWallDeadline(t.Context(), clock.now().Add(time.Minute), time.Minute)
+	now := clock.now()
+	ctx := nodes.WithWallDeadline(t.Context(), now.Add(time.Minute), time.Minute, now)
 	o := e.Run(ctx, st("fetch", "slow", `{}`), nil)
 	require.Equal(t, 1, calls)
 	require.Equal(t, plan.StatusFailed, o.Status)

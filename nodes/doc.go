@@ -44,6 +44,14 @@
 // cases and reports success rate, time, steps, replans, model and tool
 // calls and tokens.
 //
+// Real models fail: NewAgent wraps the model in a ResilientModel (retries
+// with backoff for rate limits, server and connection errors, honouring
+// Retry-After; a per-attempt timeout; HTTPClient lets a provider client's
+// status codes and headers through), every attempt counting against the
+// budget. WithToolTimeout and WithStepTimeout (and a graph.WithTimeout on
+// the execute node) fail the step, kind timeout, for the replanner to see,
+// rather than the run; the wall-time budget cancels a call under way.
+//
 // Everything below the agent is plain Go: pure functions over plain values
 // where possible, taking a context.Context where a model or a tool is
 // called, so it can be tested without a graph and every value can live in
@@ -65,7 +73,9 @@
 // AuditRecord per call, and returns a StepOutcome that tells "the tool
 // failed" (status failed, Err) from "the step succeeded and showed the route
 // is blocked" (Blocked, BlockReason, Impact) — read from the tool's JSON
-// output or a Checker. FuncTool adapts a function to a tool.
+// output or a Checker. FuncTool adapts a function to a tool; NewTool makes
+// a TypedTool of a function taking a struct, its input's JSON Schema
+// derived from the type, each call's input checked against it.
 //
 // # Replanning
 //

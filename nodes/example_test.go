@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/tmc/langchaingo/llms/openai"
 )
 
 // The template planner answers the delivery question with no model call.
@@ -81,4 +83,31 @@ func ExampleNewAgent() {
 	// 	replan -.-> execute;
 	// 	replan -.-> respond;
 	// 	respond --> __end__;
+}
+
+// A real model behind a flaky network: retries with backoff and the
+// server's Retry-After, each attempt bounded, each tool call and each step
+// too; a timeout fails the step, which the replanner sees.
+func ExampleWithModelRetry() {
+	llm, err := openai.New(openai.WithToken("sk-test"), openai.WithModel("gpt-4o-mini"),
+		openai.WithHTTPClient(nodes.HTTPClient(nil)))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c := delivery.New()
+	cfg := c.AgentConfig()
+	cfg.Model = llm
+	cfg.Planner, cfg.Replanner, cfg.Responder = nil, nil, nil
+	agent, err := nodes.NewAgent(cfg,
+		nodes.WithModelRetry(nodes.ModelRetry{MaxAttempts: 5, Timeout: time.Minute}),
+		nodes.WithToolTimeout(10*time.Second),
+		nodes.WithStepTimeout(30*time.Second))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, resilient := agent.Config().Model.(*nodes.ResilientModel)
+	fmt.Println("resilient:", resilient)
+	// Output: resilient: true
 }

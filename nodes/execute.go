@@ -54,6 +54,11 @@ type Executor struct {
 	MaxToolCallsPerStep int
 	// Now is the clock for audit records (default time.Now).
 	Now func() time.Time
+	// ToolTimeouts bounds each call of a tool, by tool name ("" for every
+	// tool not named): a call cut off fails with kind timeout (see
+	// WithToolTimeout). A call is also cut off when the wall-time budget
+	// runs out (Budget.MaxWall), failing with the stop that names it.
+	ToolTimeouts map[string]time.Duration
 }
 
 // RunStep runs one step with the default policy (replan on failure). See Executor.Run.
@@ -108,8 +113,8 @@ func (e *Executor) Run(ctx context.Context, step plan.Step, results plan.Results
 	}
 	var output string
 	for attempt := 1; attempt <= calls; attempt++ {
-		if cerr := ctx.Err(); cerr != nil {
-			err = cerr
+		if ctx.Err() != nil {
+			err = context.Cause(ctx)
 			break
 		}
 		start := now()
@@ -124,7 +129,10 @@ func (e *Executor) Run(ctx context.Context, step plan.Step, results plan.Results
 			break
 		}
 		rec := AuditRecord{StepID: step.ID, Tool: step.Tool, Attempt: attempt, Input: input, Start: start}
-		output, err = callTool(ctx, tool, input)
+		cctx, cancel := toolContext(ctx, step.Tool, e.ToolTimeouts)
+		output, err = callTool(cctx, tool, input)
+		err = callError(cctx, err)
+		cancel()
 		rec.End = now()
 		rec.Duration = rec.End.Sub(rec.Start)
 		rec.Output = output

@@ -131,7 +131,7 @@ func TestAgentPlannerThatInsistsIsRejectedBeforeAnythingRuns(t *testing.T) {
 			require.Equal(t, 3, re.Attempts)
 			require.Equal(t, []plan.Problem{{StepID: "switch", Kind: plan.ProblemConstraint,
 				Message: `tool "change_order" changes things, but the request is query-only`}}, re.Problems)
-			require.ErrorContains(t, err, "nodes: planner: nodes: plan rejected after 3 attempts: "+changeOrderRefusal)
+			require.ErrorContains(t, err, "nodes: planner: plan rejected after 3 attempts: "+changeOrderRefusal)
 		})
 	}
 }

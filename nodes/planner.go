@@ -153,16 +153,18 @@ func askForPlan(ctx context.Context, model llms.Model, attempts int, threshold f
 		if err != nil {
 			return plan.Plan{}, fmt.Errorf("nodes: render prompt: %w", err)
 		}
-		reply, tok, err := generate(ctx, model, msg, opts...)
-		if errors.Is(err, ErrModelBudget) {
-			// Refused, not made: neither an attempt nor a model call.
-			return plan.Plan{}, fmt.Errorf("nodes: model call %d refused: %w", a, err)
+		reply, calls, tok, err := generate(ctx, model, msg, opts...)
+		// Every call made counts, a ResilientModel's retries included; a
+		// refused one was not made.
+		info.ModelCalls += calls
+		info.Tokens = info.Tokens.Add(tok)
+		if calls == 0 && errors.Is(err, ErrModelBudget) {
+			// Refused, not made: not an attempt.
+			return plan.Plan{}, fmt.Errorf("model call %d refused: %w", a, err)
 		}
 		info.Attempts = a
-		info.ModelCalls++
-		info.Tokens = info.Tokens.Add(tok)
 		if err != nil {
-			return plan.Plan{}, fmt.Errorf("nodes: model call %d: %w", a, err)
+			return plan.Plan{}, fmt.Errorf("model call %d: %w", a, err)
 		}
 		p, err := plan.Parse(reply)
 		if err != nil {
@@ -184,26 +186,24 @@ func askForPlan(ctx context.Context, model llms.Model, attempts int, threshold f
 	return plan.Plan{}, &RejectedError{Attempts: attempts, Problems: problems}
 }
 
-// generate makes one single-prompt model call and returns the first choice's
-// text and the call's tokens. It returns ErrModelBudget, without calling
-// the model, when ctx's model-call allowance is spent: that call was not
-// made and is not counted.
-func generate(ctx context.Context, model llms.Model, prompt string, opts ...llms.CallOption) (string, Tokens, error) {
-	if err := spend(ctx); err != nil {
-		return "", Tokens{}, err
-	}
-	resp, err := model.GenerateContent(ctx, []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, prompt)}, opts...)
+// generate makes one single-prompt model call (callModel) and returns the
+// first choice's text, the model calls of the budget it made (a
+// ResilientModel's attempts) and the call's tokens. It returns
+// ErrModelBudget, without calling the model, when ctx's model-call
+// allowance is spent: that call was not made and is not counted.
+func generate(ctx context.Context, model llms.Model, prompt string, opts ...llms.CallOption) (string, int, Tokens, error) {
+	resp, calls, err := callModel(ctx, model, []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, prompt)}, opts...)
 	if err != nil {
-		return "", Tokens{}, err
+		return "", calls, Tokens{}, err
 	}
 	if resp == nil {
-		return "", Tokens{}, errors.New("empty response from model")
+		return "", calls, Tokens{}, errors.New("empty response from model")
 	}
 	tok := TokensOf(resp)
 	if len(resp.Choices) == 0 || resp.Choices[0] == nil {
-		return "", tok, errors.New("empty response from model")
+		return "", calls, tok, errors.New("empty response from model")
 	}
-	return resp.Choices[0].Content, tok, nil
+	return resp.Choices[0].Content, calls, tok, nil
 }
 
 // PlanTemplate is a plan written by hand for a kind of goal.

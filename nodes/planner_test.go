@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -44,7 +45,7 @@ func TestLLMPlannerReasksWithProblems(t *testing.T) {
 
 	require.Contains(t, m.prompts[0], "- search: the search tool")
 	require.Contains(t, m.prompts[0], "- be quick")
-	require.Contains(t, m.prompts[0], `"required": ["goal", "steps"]`)
+	require.Contains(t, m.prompts[0], `"required":["goal","steps"]`, "the plan schema (compact)")
 	require.NotContains(t, m.prompts[0], "previous plan was rejected")
 	require.Contains(t, m.prompts[1], `no JSON object with "steps"`)
 	require.Contains(t, m.prompts[1], "I think you should search the web.")
@@ -263,4 +264,14 @@ func TestPlannerNilResponseIsAnError(t *testing.T) {
 		_, err := nodes.LLMResponder{Model: nilModel{}}.Respond(t.Context(), nodes.RespondRequest{Plan: plan.Plan{Goal: "g"}})
 		require.Error(t, err)
 	})
+}
+
+func TestAPlannerNodeErrorSaysEachPrefixOnce(t *testing.T) {
+	t.Parallel()
+	m := &scriptedModel{replies: []string{"no plan", "still none", "none"}}
+	app := compileAgent(t, nodes.AgentConfig{Model: m, Tools: testTools("search")}, nil)
+	_, err := app.Invoke(t.Context(), nodes.NewInput("find it"))
+	require.ErrorIs(t, err, nodes.ErrPlanRejected)
+	require.ErrorContains(t, err, "nodes: planner: plan rejected after 3 attempts")
+	require.Equal(t, 1, strings.Count(err.Error(), "nodes: "), err.Error())
 }

@@ -9,17 +9,19 @@ import (
 	"github.com/tmc/langchaingo/tools"
 )
 
-// ToolInfo is a tool's name and description, as shown to a model.
+// ToolInfo is a tool's name and description, as shown to a model, and the
+// JSON Schema of its input when it is a SchemaTool (a TypedTool).
 type ToolInfo struct {
 	Name        string
 	Description string
+	Schema      string
 }
 
-// Infos returns name and description of each tool.
+// Infos returns name, description and input schema of each tool.
 func Infos(ts []tools.Tool) []ToolInfo {
 	out := make([]ToolInfo, len(ts))
 	for i, t := range ts {
-		out[i] = ToolInfo{Name: t.Name(), Description: t.Description()}
+		out[i] = ToolInfo{Name: t.Name(), Description: t.Description(), Schema: string(inputSchemaOf(t))}
 	}
 	return out
 }
@@ -66,6 +68,9 @@ What is known so far:
 Tools:
 {{- range .Tools}}
 - {{.Name}}: {{.Description}}
+{{- if .Schema}}
+  input (JSON Schema): {{.Schema}}
+{{- end}}
 {{- end}}
 
 Rules:
@@ -138,6 +143,9 @@ Remaining steps (to be replaced):
 Tools:
 {{- range .Tools}}
 - {{.Name}}: {{.Description}}
+{{- if .Schema}}
+  input (JSON Schema): {{.Schema}}
+{{- end}}
 {{- end}}
 
 Write the NEW steps only (not the completed ones), with new ids. They may
@@ -165,6 +173,7 @@ type ResponderPromptData struct {
 	Findings map[string]string
 	Stopped  string   // why the run stopped early, "" when it finished
 	Missing  []string // steps not done: not run, failed, or skipped after a failure
+	Replaced []string // steps that failed and a revision replaced (RespondRequest.Replaced)
 }
 
 // ResponderTemplate is the responder's prompt.
@@ -211,6 +220,14 @@ These steps failed and were skipped:
 - {{.}}
 {{- end}}
 Say what is missing and why; do not answer as if they had succeeded.
+{{- end}}
+{{- if .Replaced}}
+
+These steps failed and other steps were tried instead:
+{{- range .Replaced}}
+- {{.}}
+{{- end}}
+Say that they failed.
 {{- end}}
 `))
 

@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -26,7 +27,10 @@ import (
 // Each successful tool call is judged as Executor.Run judges a step's call
 // (the output's verdict fields, then Checker): when one shows the route is
 // blocked, the completed step reports it (Blocked, BlockReason, Impact)
-// for the replanner.
+// for the replanner — unless the loop resolved it, a later call of the
+// same tool succeeding without being blocked. A call to a tool that does
+// not exist is answered with an error, and is no tool call: not audited,
+// not counted, as in Executor.Run.
 type ReActExecutor struct {
 	Model llms.Model
 	// Tools the model may call (the agent's tools when used through WithReAct).
@@ -50,6 +54,10 @@ type ReActExecutor struct {
 	Guards []plan.Guard
 	// Now is the clock for audit records (default time.Now).
 	Now func() time.Time
+	// ToolTimeouts bounds each tool call, as Executor.ToolTimeouts does
+	// (the agent's WithToolTimeout when used through WithReAct and left
+	// nil).
+	ToolTimeouts map[string]time.Duration
 
 	// byShare says MaxToolCalls is the step's share of the agent's total
 	// tool-call budget, which then names that budget when it runs out.
@@ -92,13 +100,16 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 	allowed := r.allowedTools(step)
 	defs := make([]llms.Tool, 0, len(allowed))
 	for _, t := range allowed {
+		var params any = map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"input": map[string]any{"type": "string", "description": "the tool's input"}},
+			"required":   []string{"input"},
+		}
+		if s := inputSchemaOf(t); s != nil {
+			params = s // a TypedTool: its own fields
+		}
 		defs = append(defs, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
-			Name: t.Name(), Description: t.Description(),
-			Parameters: map[string]any{
-				"type":       "object",
-				"properties": map[string]any{"input": map[string]any{"type": "string", "description": "the tool's input"}},
-				"required":   []string{"input"},
-			},
+			Name: t.Name(), Description: t.Description(), Parameters: params,
 		}})
 	}
 	opts := append([]llms.CallOption{llms.WithTools(defs)}, r.Options...)
@@ -106,10 +117,13 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 		llms.TextParts(llms.ChatMessageTypeSystem, "You carry out one step of a plan. Call the tools you need, then reply with the step's result in plain text, without tool calls."),
 		llms.TextParts(llms.ChatMessageTypeHuman, reactPrompt(step, results)),
 	}
-	var judged []Verdict // of the successful tool calls, in order
+	var judged []judgedCall // of the successful tool calls, in order
 	for {
-		if err := ctx.Err(); err != nil {
-			return fail(plan.ErrKindCanceled, err)
+		if ctx.Err() != nil {
+			// Cancelled, or cut off by a step timeout (timeout) or the
+			// wall-time budget: the cause says which.
+			cause := context.Cause(ctx)
+			return fail(plan.ClassifyError(cause), fmt.Errorf("step %q: %w", step.ID, cause))
 		}
 		if stop := wallSpent(ctx, now()); stop != nil {
 			return fail(plan.ErrKindOther, fmt.Errorf("step %q: %v, before model call %d", step.ID, stop, info.ModelCalls+1))
@@ -120,9 +134,12 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 			}
 			return fail(plan.ErrKindOther, fmt.Errorf("step %q: per-step model budget spent (%d calls) before a final answer", step.ID, maxModel))
 		}
-		resp, err := r.Model.GenerateContent(ctx, msgs, opts...)
-		info.ModelCalls++
+		resp, calls, err := callModel(ctx, r.Model, msgs, opts...)
+		info.ModelCalls += calls // a ResilientModel's retries included
 		info.Tokens = info.Tokens.Add(TokensOf(resp))
+		if calls == 0 && errors.Is(err, ErrModelBudget) && r.byModelShare {
+			return fail(plan.ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d, before a final answer", step.ID, BudgetModelCalls, info.ModelCalls, maxModel))
+		}
 		if err != nil {
 			return fail(plan.ClassifyError(err), fmt.Errorf("step %q: model call %d: %w", step.ID, info.ModelCalls, err))
 		}
@@ -134,9 +151,9 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 			out.Status = plan.StatusCompleted
 			out.Output = strings.TrimSpace(choice.Content)
 			out.Conclusion = text.Truncate(out.Output, 200)
-			for _, v := range judged {
+			for i, v := range judged {
 				out.Evidence = append(out.Evidence, v.Evidence...)
-				if v.Blocked && !out.Blocked {
+				if v.Blocked && !out.Blocked && !resolvedLater(judged, i) {
 					out.Blocked, out.BlockReason, out.Impact = true, v.Reason, v.Impact
 				}
 			}
@@ -166,10 +183,35 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 			msg, v := r.call(ctx, step, tc, allowed, now, &out)
 			msgs = append(msgs, msg)
 			if v != nil {
-				judged = append(judged, *v)
+				judged = append(judged, judgedCall{Verdict: *v, tool: toolName(tc)})
 			}
 		}
 	}
+}
+
+// resolvedLater reports whether the blocked call judged[i] was resolved by
+// the loop: a later successful call of the same tool was not blocked (the
+// model tried warehouse A, found no stock, and found it at B).
+func resolvedLater(judged []judgedCall, i int) bool {
+	for _, v := range judged[i+1:] {
+		if v.tool == judged[i].tool && !v.Blocked {
+			return true
+		}
+	}
+	return false
+}
+
+func toolName(tc llms.ToolCall) string {
+	if tc.FunctionCall == nil {
+		return ""
+	}
+	return tc.FunctionCall.Name
+}
+
+// judgedCall is the verdict of one successful tool call of a ReAct step.
+type judgedCall struct {
+	Verdict
+	tool string
 }
 
 // call runs one tool call the model asked for among the allowed tools,
@@ -191,7 +233,9 @@ func (r *ReActExecutor) call(ctx context.Context, step plan.Step, tc llms.ToolCa
 	var a struct {
 		Input *string `json:"input"`
 	}
-	if json.Unmarshal([]byte(args), &a) == nil && a.Input != nil {
+	if t, ok := plan.FindTool(allowed, name); ok && inputSchemaOf(t) != nil {
+		// A SchemaTool's arguments are its input.
+	} else if json.Unmarshal([]byte(args), &a) == nil && a.Input != nil {
 		input = *a.Input
 	}
 	// The call is checked as the one-step plan it is, with its input: a
@@ -199,14 +243,17 @@ func (r *ReActExecutor) call(ctx context.Context, step plan.Step, tc llms.ToolCa
 	if why := r.refusal(step, name, inputJSON(input)); why != "" {
 		return answer(fmt.Sprintf("error: tool %q refused, not called: %s", name, why)), nil
 	}
-	rec := AuditRecord{StepID: step.ID, Tool: name, Attempt: len(out.Audit) + 1, Input: input, Start: now()}
-	var result string
-	var err error
-	if t, ok := plan.FindTool(allowed, name); ok {
-		result, err = callTool(ctx, t, input)
-	} else {
-		err = fmt.Errorf("unknown tool %q (available: %s)", name, strings.Join(plan.ToolNames(allowed), ", "))
+	t, ok := plan.FindTool(allowed, name)
+	if !ok {
+		// Not a tool call: nothing was called, as in Executor.Run, so it
+		// is neither audited nor counted against the tool-call budgets.
+		return answer(fmt.Sprintf("error: unknown tool %q (available: %s)", name, strings.Join(plan.ToolNames(allowed), ", "))), nil
 	}
+	rec := AuditRecord{StepID: step.ID, Tool: name, Attempt: len(out.Audit) + 1, Input: input, Start: now()}
+	cctx, cancel := toolContext(ctx, name, r.ToolTimeouts)
+	result, err := callTool(cctx, t, input)
+	err = callError(cctx, err)
+	cancel()
 	rec.End = now()
 	rec.Duration = rec.End.Sub(rec.Start)
 	rec.Output, rec.Status = result, AuditOK

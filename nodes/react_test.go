@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -85,7 +86,9 @@ func TestReActExecutor(t *testing.T) {
 			askTool("c2", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`),
 			{Content: "B has 4 units."},
 		}},
-		status: plan.StatusCompleted, output: "B has 4 units.", audit: 2,
+		// The unknown tool was not called: not audited, not a tool call,
+		// as in Executor.Run (TestAnUnknownToolIsNoToolCallInEitherExecutor).
+		status: plan.StatusCompleted, output: "B has 4 units.", audit: 1,
 	}, {
 		name:     "per-step tool budget",
 		model:    &toolCallingModel{loop: askTool("c", delivery.ToolStockCheck, `{"warehouse":"B","sku":"SKU-01"}`)},
@@ -229,4 +232,46 @@ func TestReActStepIsJudgedByTheChecker(t *testing.T) {
 	require.Contains(t, out.Impact, "evaluate other warehouses")
 	require.Equal(t, []string{"stock_check A: 0 available, restock Saturday 10:00, earliest arrival next Monday 18:00"}, out.Evidence)
 	require.Equal(t, "Warehouse A is out of stock.", out.Conclusion, "the model's reply is still the step's conclusion")
+}
+
+func TestAnUnknownToolIsNoToolCallInEitherExecutor(t *testing.T) {
+	t.Parallel()
+	c := delivery.New()
+	step := plan.Step{ID: "research", Description: "Find out whether warehouse B can ship SKU-01"}
+	m := &toolCallingModel{replies: []*llms.ContentChoice{
+		askTool("c1", "stock_chek", `{}`),
+		{Content: "no answer"},
+	}}
+	r := &nodes.ReActExecutor{Model: m, Tools: c.Tools(), MaxToolCalls: 1}
+	react, _ := r.Run(t.Context(), step, nil)
+	require.Equal(t, plan.StatusCompleted, react.Status, react.Err)
+	require.Empty(t, react.Audit, "a call to an unknown tool is not a tool call in a ReAct step")
+	last := m.calls[len(m.calls)-1]
+	require.Contains(t, last[len(last)-1].Parts[0].(llms.ToolCallResponse).Content, `unknown tool "stock_chek"`, "the model is told")
+
+	e := &nodes.Executor{Tools: c.Tools()}
+	out := e.Run(t.Context(), plan.Step{ID: "research", Tool: "stock_chek"}, nil)
+	require.Equal(t, plan.ErrKindUnknownTool, out.ErrKind)
+	require.Empty(t, out.Audit, "nor in a tool step")
+}
+
+func TestAReActStepIsNotBlockedByACallItResolvedLater(t *testing.T) {
+	t.Parallel()
+	stock := nodes.FuncTool{ToolName: "stock_check", ToolDescription: "stock",
+		Fn: func(_ context.Context, in string) (string, error) {
+			if strings.Contains(in, `"A"`) {
+				return `{"blocked":true,"reason":"warehouse A has no stock until Saturday"}`, nil
+			}
+			return `{"conclusion":"warehouse B has 4 in stock"}`, nil
+		}}
+	m := &toolCallingModel{replies: []*llms.ContentChoice{
+		askTool("c1", "stock_check", `{"warehouse":"A","sku":"SKU-01"}`),
+		askTool("c2", "stock_check", `{"warehouse":"B","sku":"SKU-01"}`),
+		{Content: "Warehouse B can ship it."},
+	}}
+	r := &nodes.ReActExecutor{Model: m, Tools: []tools.Tool{stock}}
+	out, _ := r.Run(t.Context(), plan.Step{ID: "find_stock", Description: "Find a warehouse with SKU-01 in stock"}, nil)
+	require.Equal(t, plan.StatusCompleted, out.Status)
+	require.False(t, out.Blocked, "the loop went on to a call of the same tool that was not blocked")
+	require.Len(t, out.Evidence, 2, "both calls are evidence")
 }

@@ -298,7 +298,30 @@ func Revise(ctx context.Context, r Replanner, req ReplanRequest, guards ...plan.
 		return plan.Plan{}, info, err
 	}
 	info.Kept, info.Removed, info.Added, info.Changed = diffPlans(req.Plan, p)
+	p = keepReplaced(req.Plan, p)
 	return p, info, nil
+}
+
+// keepReplaced returns revised with old's replaced steps, and old's failed
+// steps the revision removed, in Plan.Replaced.
+func keepReplaced(old, revised plan.Plan) plan.Plan {
+	var add []plan.Step
+	for _, s := range old.Replaced {
+		if !slices.ContainsFunc(revised.Replaced, func(r plan.Step) bool { return r.ID == s.ID && r.Error == s.Error }) {
+			add = append(add, s.Clone())
+		}
+	}
+	for _, s := range old.Steps {
+		if _, ok := revised.Step(s.ID); !ok && s.Status == plan.StatusFailed {
+			add = append(add, s.Clone())
+		}
+	}
+	if len(add) == 0 {
+		return revised
+	}
+	revised = revised.Clone()
+	revised.Replaced = append(revised.Replaced, add...)
+	return revised
 }
 
 func diffPlans(old, revised plan.Plan) (kept, removed, added, changed []string) {

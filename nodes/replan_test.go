@@ -92,8 +92,13 @@ func TestIncrementalFix(t *testing.T) {
 		{"unknown tool, nothing close", plan.ErrKindUnknownTool, st("b", "weather", "", "a"), nodes.IncrementalFix{}, nil, true},
 		{"bad input: stringified JSON with trailing comma", plan.ErrKindBadInput, st("b", "search", `"{\"q\": 1,}"`, "a"), nodes.IncrementalFix{},
 			[]plan.Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`{"q": 1}`), DependsOn: []string{"a"}, Status: plan.StatusPending}}, false},
-		{"bad input: one-field object unwrapped", plan.ErrKindBadInput, st("b", "search", `{"query":"x"}`, "a"), nodes.IncrementalFix{},
-			[]plan.Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`"x"`), DependsOn: []string{"a"}, Status: plan.StatusPending}}, false},
+		{"bad input: one-field wrapper object unwrapped", plan.ErrKindBadInput, st("b", "search", `{"input":{"query":"x"}}`, "a"), nodes.IncrementalFix{},
+			[]plan.Step{{ID: "b", Description: "do b", Tool: "search", Input: json.RawMessage(`{"query":"x"}`), DependsOn: []string{"a"}, Status: plan.StatusPending}}, false},
+		// An object input is never stripped to a string: {"query":"x"}
+		// is what a tool taking an object wants, and one missing a field
+		// (`missing required field "date"`) needs the field, which only
+		// a model can supply — the next strategy.
+		{"bad input: an object input is not stripped to a string", plan.ErrKindBadInput, st("b", "search", `{"query":"x"}`, "a"), nodes.IncrementalFix{}, nil, true},
 		{"bad input, nothing to repair", plan.ErrKindBadInput, st("b", "search", `{"a":1,"b":2}`, "a"), nodes.IncrementalFix{}, nil, true},
 		{"missing file → find it first", plan.ErrKindMissingFile, st("b", "read_file", `{"path":"/data/sales.csv"}`, "a"), nodes.IncrementalFix{FileFinder: "find_file"},
 			[]plan.Step{
@@ -467,4 +472,23 @@ func TestDecideChecksCountersAgainstTheWorkLeft(t *testing.T) {
 	b.MaxWall = time.Second
 	d = nodes.Decide(nodes.RoundInput{Plan: p, Budget: b, Usage: nodes.Usage{Wall: time.Hour}, Now: now, Needs: &nodes.CallNeeds{}})
 	require.Equal(t, nodes.BudgetWall, d.Stop.Budget, "the wall-time budget stops as before")
+}
+
+func TestAdaptiveReplannerAsksTheModelWhenIncrementalFixCannotSupplyAMissingField(t *testing.T) {
+	t.Parallel()
+	step := st("weather", "search", `{"city":"Paris"}`, "a")
+	req, ts := failedPlan(plan.ErrKindBadInput, step)
+	req.Trigger.Error = `invalid input: missing required field "date"`
+	m := &scriptedModel{replies: []string{`{"steps":[{"id":"weather2","description":"weather on the date","tool":"search","input":{"city":"Paris","date":"2024-06-07"},"depends_on":["a"]},{"id":"z","description":"answer","tool":"","input":{},"depends_on":["weather2"]}]}`}}
+	ar := nodes.AdaptiveReplanner{Incremental: nodes.IncrementalFix{}, Partial: nodes.PartialReplan{Model: m}}
+	p, info, err := nodes.Revise(t.Context(), ar, req)
+	require.NoError(t, err)
+	require.Equal(t, "adaptive:partial:model", info.Strategy)
+	require.Len(t, info.Failed, 1)
+	require.Equal(t, "incremental", info.Failed[0].Strategy)
+	require.Equal(t, 1, m.calls(), "the model was asked")
+	w, ok := p.Step("weather2")
+	require.True(t, ok)
+	require.JSONEq(t, `{"city":"Paris","date":"2024-06-07"}`, string(w.Input), "an object, not \"Paris\"")
+	require.NoError(t, plan.Validate(p, ts))
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/stategraph/stategraph/nodes/internal/text"
@@ -63,6 +64,17 @@ func (r RespondRequest) Missing() []string {
 			m += ": " + s.Error
 		}
 		out = append(out, m)
+	}
+	return out
+}
+
+// Replaced lists the failed steps a revision replaced (Plan.Replaced), as
+// "id: description (failed): error": the answer says they failed even
+// though the plan went another way.
+func (r RespondRequest) Replaced() []string {
+	var out []string
+	for _, s := range r.Plan.Replaced {
+		out = append(out, fmt.Sprintf("%s: %s (failed, replaced): %s", s.ID, s.Description, s.Error))
 	}
 	return out
 }
@@ -137,6 +149,12 @@ func (t TemplateResponder) Respond(_ context.Context, req RespondRequest) (Respo
 	for _, m := range resp.Missing {
 		fmt.Fprintf(&b, "- %s\n", m)
 	}
+	if rs := req.Replaced(); len(rs) > 0 {
+		b.WriteString("Failed, and replaced by other steps:\n")
+		for _, m := range rs {
+			fmt.Fprintf(&b, "- %s\n", m)
+		}
+	}
 	resp.Text = strings.TrimRight(b.String(), "\n")
 	return resp, nil
 }
@@ -154,8 +172,9 @@ type LLMResponder struct {
 func (l LLMResponder) Respond(ctx context.Context, req RespondRequest) (Response, error) {
 	early, why := req.Early()
 	resp := Response{Complete: req.Complete()}
-	data := ResponderPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Outcomes: req.Outcomes, Steps: req.Plan.Steps,
-		Findings: findings(req.Outcomes)}
+	steps, found := leanSteps(req.Plan.Steps, findings(req.Outcomes))
+	data := ResponderPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Outcomes: req.Outcomes, Steps: steps,
+		Findings: found, Replaced: req.Replaced()}
 	if !resp.Complete {
 		resp.Missing = req.Missing()
 		data.Missing = resp.Missing
@@ -167,15 +186,50 @@ func (l LLMResponder) Respond(ctx context.Context, req RespondRequest) (Response
 	if err != nil {
 		return resp, fmt.Errorf("nodes: render prompt: %w", err)
 	}
-	text, tok, err := generate(ctx, l.Model, prompt, l.Options...)
-	if !errors.Is(err, ErrModelBudget) { // a refused call was not made
-		resp.ModelCalls, resp.Tokens = 1, tok
-	}
+	text, calls, tok, err := generate(ctx, l.Model, prompt, l.Options...)
+	resp.ModelCalls, resp.Tokens = calls, tok // a refused call was not made
 	if err != nil {
-		return resp, fmt.Errorf("nodes: responder model call: %w", err)
+		return resp, fmt.Errorf("responder model call: %w", err)
 	}
 	resp.Text = strings.TrimSpace(text)
 	return resp, nil
+}
+
+// leanSteps returns the steps and findings the responder's prompt shows,
+// each tool output and each piece of evidence once: a finding that only
+// repeats the step's result (or its description) is left out, and so is
+// evidence already shown or that only repeats the result
+// ("tool(input) → output"); a synthesis step (no tool) shows its own
+// evidence and conclusion, not its dependencies' results again.
+func leanSteps(steps []plan.Step, found map[string]string) ([]plan.Step, map[string]string) {
+	out := make([]plan.Step, len(steps))
+	lean := maps.Clone(found)
+	seen := map[string]bool{}
+	repeats := func(part, whole string) bool {
+		part = strings.TrimSpace(strings.TrimSuffix(part, "…"))
+		return part != "" && strings.Contains(whole, part)
+	}
+	for i, s := range steps {
+		s = s.Clone()
+		if s.Tool == "" && len(s.DependsOn) > 0 {
+			s.Result = "" // its dependencies' results, shown with them
+		}
+		if f, ok := lean[s.ID]; ok && (repeats(f, s.Result) || f == s.Description) {
+			delete(lean, s.ID)
+		}
+		var ev []string
+		for _, e := range s.Evidence {
+			_, output, call := strings.Cut(e, " → ")
+			if seen[e] || (call && repeats(output, s.Result)) {
+				continue
+			}
+			seen[e] = true
+			ev = append(ev, e)
+		}
+		s.Evidence = ev
+		out[i] = s
+	}
+	return out, lean
 }
 
 // findings maps each step to what its last outcome concluded, with the
@@ -205,7 +259,7 @@ func findings(outcomes []StepOutcome) map[string]string {
 // blocked plan is always named in the answer, and so is every step skipped
 // after a failure, as missing with its error, whatever the responder wrote
 // (a TemplateResponder's Format, a model).
-func (a *Agent) respond(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
+func (a *Agent) respond(ctx context.Context, s AgentState) (_ state.Update[AgentState], err error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
 	start := a.now()
@@ -214,10 +268,26 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (state.Update[AgentSt
 		r = TemplateResponder{}
 	}
 	req := RespondRequest{Plan: s.Plan, Outcomes: s.PastSteps, Stop: s.Stop, Blocked: s.Blocked, Audit: s.Audit}
-	resp, err := r.Respond(ctx, req)
-	if err != nil {
-		return state.Update[AgentState]{}, fmt.Errorf("nodes: respond: %w", err)
+	carried := a.ledger.carried(NodeRespond, s)
+	rctx, al := budgetFor(ctx, a.cfg.Budget, s.Usage, carried)
+	defer func() { a.ledger.settle(NodeRespond, s, carried+al.spent(), err) }()
+	rctx = a.withWall(rctx, start, s.Usage)
+	rctx = streaming(rctx, a.stream, NodeRespond, "")
+	resp, err := r.Respond(rctx, req)
+	if cerr := ctx.Err(); err != nil && cerr != nil {
+		return state.Update[AgentState]{}, failNode(NodeRespond, cerr)
 	}
+	if err != nil && (errors.Is(err, ErrModelBudget) || isWallStop(err)) {
+		// The model's retries needed more calls than the budget had left,
+		// or the wall-time budget ran out: answer from the template.
+		calls, tok := resp.ModelCalls, resp.Tokens
+		resp, err = TemplateResponder{}.Respond(ctx, req)
+		resp.ModelCalls, resp.Tokens = calls, tok
+	}
+	if err != nil {
+		return state.Update[AgentState]{}, failNode(NodeRespond, err)
+	}
+	resp.ModelCalls += carried
 	early, why := req.Early()
 	if early && !containsFold(resp.Text, why) {
 		if resp.Text != "" {
@@ -241,6 +311,20 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (state.Update[AgentSt
 			}
 			resp.Text += "Missing (failed, then skipped):\n" + strings.Join(left, "\n")
 		}
+	}
+	// A failed step a revision replaced is named with its error, whatever
+	// the responder wrote.
+	var gone []string
+	for i, m := range req.Replaced() {
+		if !containsFold(resp.Text, s.Plan.Replaced[i].Error) {
+			gone = append(gone, "- "+m)
+		}
+	}
+	if len(gone) > 0 {
+		if resp.Text != "" {
+			resp.Text += "\n"
+		}
+		resp.Text += "Failed, and replaced by other steps:\n" + strings.Join(gone, "\n")
 	}
 	delta := Usage{ModelCalls: resp.ModelCalls, Wall: a.now().Sub(start)}.AddTokens(resp.Tokens)
 	return state.Writes(StateResponse.Set(resp), StateUsage.Set(delta)), nil

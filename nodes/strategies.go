@@ -25,7 +25,10 @@ type Fix func(req ReplanRequest, failed plan.Step) ([]plan.Step, bool)
 //
 //   - unknown tool: the step's tool becomes the closest available name;
 //   - bad input: a string input holding JSON with trailing commas is
-//     repaired, and a one-field object input is replaced by its value;
+//     repaired, and a one-field object wrapping an object ({"input":
+//     {...}}) is replaced by the inner object; an object input is never
+//     stripped to a string or a number, so a step missing a field goes to
+//     the next strategy (under AdaptiveReplanner, a model replan);
 //   - missing file: with FileFinder set (a tool that finds a file by name),
 //     a step is inserted that looks the file up by its base name, and the
 //     failed step's "path"/"file"/"filename" field references its result.
@@ -97,9 +100,17 @@ func fixBadInput(_ ReplanRequest, s plan.Step) ([]plan.Step, bool) {
 		}
 		return nil, false
 	}
+	// A one-field object wrapping an object ({"input": {...}}) is
+	// unwrapped; any other object input is left as it is — never stripped
+	// to a string: a tool taking an object wants one, and a missing field
+	// is for a model to supply (the next strategy, see AdaptiveReplanner).
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(s.Input, &obj) == nil && len(obj) == 1 {
 		for _, v := range obj {
+			var inner map[string]json.RawMessage
+			if json.Unmarshal(v, &inner) != nil {
+				return nil, false
+			}
 			s.Input = v
 		}
 		return []plan.Step{s}, true

@@ -70,7 +70,7 @@ func openAIModel(getenv func(string) string) (llms.Model, string, error) {
 			"  or run without -model: the example runs offline."}
 	}
 	model := orDefault(getenv("OPENAI_MODEL"), defaultOpenAIModel)
-	opts := []openai.Option{openai.WithToken(key), openai.WithModel(model)}
+	opts := []openai.Option{openai.WithToken(key), openai.WithModel(model), openai.WithHTTPClient(nodes.HTTPClient(nil))}
 	where := "api.openai.com"
 	if base := getenv("OPENAI_BASE_URL"); base != "" {
 		opts = append(opts, openai.WithBaseURL(base))
@@ -102,7 +102,7 @@ func ollamaModel(ctx context.Context, getenv func(string) string) (llms.Model, s
 		return nil, "", &setupError{fmt.Sprintf("-model ollama: the server at %s has no model %q (OLLAMA_MODEL); it has %v.\n"+
 			"  Pull it (ollama pull %s) or set OLLAMA_MODEL to one of them.", host, model, have, model)}
 	}
-	llm, err := ollama.New(ollama.WithServerURL(host), ollama.WithModel(model))
+	llm, err := ollama.New(ollama.WithServerURL(host), ollama.WithModel(model), ollama.WithHTTPClient(nodes.HTTPClient(nil)))
 	if err != nil {
 		return nil, "", &setupError{fmt.Sprintf("-model ollama: %v", err)}
 	}

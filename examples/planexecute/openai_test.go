@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stategraph/stategraph/internal/fakechat"
@@ -63,6 +64,9 @@ func TestModelErrorFailsTheRunAndSaysHowToRetry(t *testing.T) {
 	require.Equal(t, exitFailed, res.code)
 	require.Contains(t, res.stderr, `node "planner" failed`)
 	require.Contains(t, res.stderr, "no scripted reply")
+	require.Equal(t, 1, strings.Count(res.stdout+res.stderr, "no scripted reply"), "the error is printed once")
+	require.Equal(t, 1, strings.Count(res.stderr, "nodes: "), "each prefix once: %s", res.stderr)
+	require.Contains(t, res.stdout, "✗ planner")
 	require.Contains(t, res.stderr, "to retry what failed: go run ./examples/planexecute -resume -thread t-refused -model openai")
 	require.NotContains(t, res.stdout, "Recommendation")
 }

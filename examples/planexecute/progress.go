@@ -21,6 +21,7 @@ type progress struct {
 	state    nodes.AgentState     // the state after the last step (Values)
 	execStep int                  // the step whose execute tasks were announced
 	calls    int                  // tool calls made by this process
+	streamed strings.Builder      // the answer's tokens, as the responder's model wrote them
 }
 
 func newProgress(w io.Writer) *progress {
@@ -54,6 +55,21 @@ func (p *progress) event(ev graph.Event[nodes.AgentState]) {
 			p.line(ev.Step, "  → %s %s", c.Tool, c.Input)
 		case toolBlocked:
 			p.line(ev.Step, "  (test hook) %s blocks until the run is interrupted", c.Tool)
+		case nodes.ModelCall:
+			if c.Node == nodes.NodeRespond && c.Attempt > 1 && p.streamed.Len() > 0 {
+				fmt.Fprint(p.w, "\n(the model call failed and is retried: the answer again)\n")
+				p.streamed.Reset()
+			}
+		}
+	case graph.Messages:
+		if ev.Node == nodes.NodeRespond {
+			// The answer as it arrives; the plans the planner and
+			// replanner stream are JSON, shown once parsed.
+			if p.streamed.Len() == 0 {
+				fmt.Fprint(p.w, "\nAnswer\n──────\n")
+			}
+			p.streamed.Write(ev.Chunk)
+			fmt.Fprint(p.w, string(ev.Chunk))
 		}
 	case graph.Tasks:
 		if ev.Task.Result {
@@ -101,7 +117,8 @@ func (p *progress) taskDone(ev graph.Event[nodes.AgentState]) {
 		delete(p.started, ev.TaskID)
 	}
 	if ev.Task.Err != nil {
-		p.line(ev.Step, "✗ %s%s: %v", ev.Node, took, ev.Task.Err)
+		// The run fails with this error, which run prints once, on stderr.
+		p.line(ev.Step, "✗ %s%s: failed", ev.Node, took)
 		return
 	}
 	if ev.Task.Cached {

@@ -43,7 +43,9 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 		return fail(exitFailed, "open the checkpoint database: %v", err)
 	}
 	defer saver.Close()
-	agent, err := nodes.NewAgent(acfg)
+	// A model's answer is printed as it arrives (the offline responder
+	// makes no model call: nothing streams).
+	agent, err := nodes.NewAgent(acfg, nodes.WithTokenStreaming())
 	if err != nil {
 		return fail(exitFailed, "%v", err)
 	}
@@ -147,7 +149,7 @@ func (r *runner) run(ctx context.Context, c *delivery.Case) int {
 			}
 		}
 		opts := []graph.RunOption{thread,
-			graph.StreamModes(graph.Tasks, graph.Values, graph.Custom, graph.Interrupts),
+			graph.StreamModes(graph.Tasks, graph.Values, graph.Custom, graph.Interrupts, graph.Messages),
 			graph.WithMetadata(map[string]any{"example": "planexecute", "approve": r.approve}),
 		}
 		if r.approve && !approved {
@@ -203,7 +205,17 @@ func (r *runner) ask(ctx context.Context, s nodes.AgentState) (bool, error) {
 
 // answer prints the final answer and what the run spent.
 func (r *runner) answer(s nodes.AgentState) {
-	fmt.Fprintf(r.out, "\nAnswer\n──────\n%s\n\n", s.Answer())
+	if streamed := r.p.streamed.String(); streamed != "" {
+		// The model's answer was printed as it arrived: print only what
+		// the respond node added (a stop, a replaced step), if anything.
+		rest, ok := strings.CutPrefix(s.Answer(), strings.TrimSpace(streamed))
+		if !ok {
+			rest = "\n(the answer as recorded)\n" + s.Answer()
+		}
+		fmt.Fprintf(r.out, "%s\n\n", strings.TrimRight(rest, "\n"))
+	} else {
+		fmt.Fprintf(r.out, "\nAnswer\n──────\n%s\n\n", s.Answer())
+	}
 	u := s.Usage
 	fmt.Fprintf(r.out, "Done in %.3fs: %d rounds, %d replan(s), %d tool calls (%d by this process), %d model calls",
 		time.Since(r.p.start).Seconds(), u.Rounds, u.Replans, u.ToolCalls, r.p.calls, u.ModelCalls)

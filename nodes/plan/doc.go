@@ -14,7 +14,7 @@
 //
 // Parse reads a model's reply (code fences, prose around the JSON, an array
 // or an object; invalid JSON is a *ParseError with line and column); Schema
-// is the JSON Schema a model is asked to follow. Validate lists every
+// is the JSON Schema a model is asked to follow, derived from a Go type. Validate lists every
 // problem (*ValidationError): unknown tool, duplicate or missing id, missing
 // dependency, self or forward reference, cycle, bad input, a placeholder
 // that looks like a reference but is not one ({{step_1_result}}, the seed

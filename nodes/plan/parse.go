@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/invopop/jsonschema"
 	"io"
 	"strconv"
 	"strings"
@@ -14,29 +15,35 @@ import (
 // that looks like a plan.
 var ErrNotFound = errors.New("plan: no JSON plan found")
 
-// Schema is the JSON Schema of the plan a model is asked to write.
-const Schema = `{
-  "type": "object",
-  "required": ["goal", "steps"],
-  "properties": {
-    "goal": {"type": "string"},
-    "steps": {
-      "type": "array",
-      "minItems": 1,
-      "items": {
-        "type": "object",
-        "required": ["id", "description", "tool", "input", "depends_on"],
-        "properties": {
-          "id": {"type": "string", "description": "unique, e.g. step_1"},
-          "description": {"type": "string"},
-          "tool": {"type": "string", "description": "one of the tools, or \"\" for the final step that writes the answer"},
-          "input": {"description": "the tool's input as JSON; a string may hold {{step_id.result}} or {{step_id.result.field}}"},
-          "depends_on": {"type": "array", "items": {"type": "string"}}
-        }
-      }
-    }
-  }
-}`
+// Schema is the JSON Schema of the plan a model is asked to write, derived
+// from the Go type of a model's plan (github.com/invopop/jsonschema) and
+// compact, since every planner and replanner prompt carries it.
+var Schema = schemaOf(modelPlan{})
+
+// modelPlan is the plan as a model writes it: Schema is derived from it.
+type modelPlan struct {
+	Goal  string      `json:"goal"`
+	Steps []modelStep `json:"steps" jsonschema:"minItems=1"`
+}
+
+type modelStep struct {
+	ID          string          `json:"id" jsonschema:"description=unique: step_1 …"`
+	Description string          `json:"description"`
+	Tool        string          `json:"tool" jsonschema:"description=one of the tools; \"\" for the final step that writes the answer"`
+	Input       json.RawMessage `json:"input" jsonschema:"description=the tool's input as JSON; a string in it may hold {{step_id.result}} or {{step_id.result.field}}"`
+	DependsOn   []string        `json:"depends_on"`
+}
+
+func schemaOf(v any) string {
+	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true, AllowAdditionalProperties: true}
+	s := r.Reflect(v)
+	s.Version = ""
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic("plan: the plan schema does not marshal: " + err.Error())
+	}
+	return string(b)
+}
 
 // ParseError says why and where a model's text could not be read as a plan.
 // Offset is the byte offset in the text given to Parse; Line and Column

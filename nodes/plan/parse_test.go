@@ -137,3 +137,24 @@ func FuzzParsePlan(f *testing.F) {
 		_ = ScoreOf(p, nil)
 	})
 }
+
+func TestSchemaIsAJSONSchemaOfWhatParseReads(t *testing.T) {
+	t.Parallel()
+	var s struct {
+		Required   []string `json:"required"`
+		Properties struct {
+			Steps struct {
+				MinItems int `json:"minItems"`
+				Items    struct {
+					Required []string `json:"required"`
+				} `json:"items"`
+			} `json:"steps"`
+		} `json:"properties"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(Schema), &s))
+	require.Equal(t, []string{"goal", "steps"}, s.Required)
+	require.Equal(t, 1, s.Properties.Steps.MinItems)
+	require.Equal(t, []string{"id", "description", "tool", "input", "depends_on"}, s.Properties.Steps.Items.Required)
+	require.NotContains(t, Schema, "\n", "compact: it is in every planner prompt")
+	require.Less(t, len(Schema), 650)
+}

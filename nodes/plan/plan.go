@@ -65,6 +65,10 @@ type Plan struct {
 	// them but never remove or alter one (see nodes.CheckRevision).
 	Constraints []string `json:"constraints,omitempty"`
 	Steps       []Step   `json:"steps"`
+	// Replaced are the failed steps a revision removed, with their errors
+	// (nodes.Revise records them), so that the answer can still say what
+	// failed after the plan went another way.
+	Replaced []Step `json:"replaced,omitempty"`
 }
 
 // Progress counts a plan's steps by status.
@@ -198,6 +202,9 @@ func (p Plan) Results() Results {
 // Clone returns a deep copy of the plan.
 func (p Plan) Clone() Plan {
 	c := Plan{Goal: p.Goal, Constraints: slices.Clone(p.Constraints)}
+	for _, s := range p.Replaced {
+		c.Replaced = append(c.Replaced, s.Clone())
+	}
 	if p.Steps != nil {
 		c.Steps = make([]Step, len(p.Steps))
 		for i, s := range p.Steps {

@@ -1,0 +1,63 @@
+package nodes
+
+import (
+	"context"
+
+	"github.com/stategraph/stategraph/graph"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// WithTokenStreaming makes the agent's model calls — the LLMPlanner's, the
+// model PartialReplan's, the LLMResponder's and a ReAct step's, whatever
+// model they use — stream their tokens to graph.Stream's Messages mode
+// (graph.StreamingFunc): each event carries the node and task it came
+// from, and before each attempt of a call the node emits a ModelCall on
+// the Custom stream naming the node, the plan step (for a ReAct step) and
+// the attempt, so a consumer knows which call the chunks that follow
+// belong to (a retried attempt streams from the start again). Without it
+// the calls do not stream (some servers and fakes do not speak the
+// streaming protocol).
+func WithTokenStreaming() AgentOption { return func(o *agentOptions) { o.stream = true } }
+
+// ModelCall is the Custom event a node emits, with WithTokenStreaming,
+// before each attempt of a model call: the Messages chunks of the task
+// that follow are that attempt's.
+type ModelCall struct {
+	Node    string `json:"node"`
+	StepID  string `json:"step_id,omitempty"` // the plan step of a ReAct step
+	Attempt int    `json:"attempt"`           // 1 for the first; a retry streams again from the start
+}
+
+// streamTag is what a node streaming its model calls tags them with.
+type streamTag struct {
+	node, step string
+}
+
+type streamKey struct{}
+
+// streaming makes the model calls made with ctx stream their tokens, when
+// on, tagged with node and plan step.
+func streaming(ctx context.Context, on bool, node, step string) context.Context {
+	if !on {
+		return ctx
+	}
+	return context.WithValue(ctx, streamKey{}, streamTag{node: node, step: step})
+}
+
+// streamOptions returns opts with llms.WithStreamingFunc sending the
+// tokens to the run's Messages stream, and emits the ModelCall of attempt,
+// when ctx streams (streaming); opts as they are otherwise.
+func streamOptions(ctx context.Context, attempt int, opts []llms.CallOption) []llms.CallOption {
+	tag, ok := ctx.Value(streamKey{}).(streamTag)
+	if !ok {
+		return opts
+	}
+	graph.Emit(ctx, ModelCall{Node: tag.node, StepID: tag.step, Attempt: attempt})
+	send := graph.StreamingFunc(ctx)
+	return append(append([]llms.CallOption(nil), opts...), llms.WithStreamingFunc(func(ctx context.Context, chunk []byte) error {
+		if len(chunk) == 0 {
+			return nil // the clients' end-of-stream call
+		}
+		return send(ctx, chunk)
+	}))
+}

@@ -1,0 +1,105 @@
+package nodes_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/stategraph/stategraph/internal/fakechat"
+	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/tools"
+)
+
+type weatherArgs struct {
+	City string `json:"city" jsonschema:"description=the city"`
+	Date string `json:"date" jsonschema:"description=YYYY-MM-DD"`
+	Days int    `json:"days,omitempty"`
+}
+
+func weatherTool() *nodes.TypedTool[weatherArgs] {
+	return nodes.NewTool("weather", "The forecast for a city on a date.", func(_ context.Context, a weatherArgs) (string, error) {
+		return fmt.Sprintf(`{"city":%q,"date":%q,"days":%d,"forecast":"sun"}`, a.City, a.Date, a.Days), nil
+	})
+}
+
+func TestNewToolDerivesTheInputSchemaFromTheArgumentType(t *testing.T) {
+	t.Parallel()
+	var s struct {
+		Type       string                     `json:"type"`
+		Required   []string                   `json:"required"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	require.NoError(t, json.Unmarshal(weatherTool().InputSchema(), &s))
+	require.Equal(t, "object", s.Type)
+	require.Equal(t, []string{"city", "date"}, s.Required, "omitempty fields are optional")
+	require.JSONEq(t, `{"type":"string","description":"the city"}`, string(s.Properties["city"]))
+	require.JSONEq(t, `{"type":"integer"}`, string(s.Properties["days"]))
+}
+
+func TestATypedToolChecksItsInputNamingTheField(t *testing.T) {
+	t.Parallel()
+	w := weatherTool()
+	out, err := w.Call(t.Context(), `{"city":"Paris","date":"2024-06-07"}`)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"city":"Paris","date":"2024-06-07","days":0,"forecast":"sun"}`, out)
+	for input, want := range map[string]string{
+		`{"city":"Paris"}`:                                `bad input: missing required field "date"`,
+		`{"city":"Paris","date":"x","when":"now"}`:        `bad input: unknown field "when" (fields: city, date, days)`,
+		`{"city":"Paris","date":"2024-06-07","days":"3"}`: `bad input: field "days": want int, got string`,
+		`"Paris"`: `bad input: want a JSON object with fields city, date, days, got "Paris"`,
+	} {
+		_, err := w.Call(t.Context(), input)
+		require.ErrorIs(t, err, plan.ErrBadInput, input)
+		require.EqualError(t, err, want)
+		require.Equal(t, plan.ErrKindBadInput, plan.ClassifyError(err))
+	}
+}
+
+func TestThePlannerIsShownATypedToolsInputSchema(t *testing.T) {
+	t.Parallel()
+	m := &scriptedModel{replies: []string{`{"goal":"g","steps":[{"id":"w","description":"forecast","tool":"weather","input":{"city":"Paris","date":"2024-06-07"},"depends_on":[]},{"id":"a","description":"answer","tool":"","input":{},"depends_on":["w"]}]}`}}
+	pl := &nodes.LLMPlanner{Model: m, Tools: []tools.Tool{weatherTool()}}
+	_, _, err := pl.Plan(t.Context(), nodes.PlanRequest{Goal: "weather in Paris"})
+	require.NoError(t, err)
+	require.Contains(t, m.prompts[0], "- weather: The forecast for a city on a date.\n  input (JSON Schema): {")
+	require.Contains(t, m.prompts[0], `"required":["city","date"]`)
+}
+
+func TestAReActStepOffersATypedToolsFieldsAsItsParameters(t *testing.T) {
+	t.Parallel()
+	args, _ := json.Marshal(map[string]any{"city": "Paris", "date": "2024-06-07"})
+	m := &toolCallingModel{replies: []*llms.ContentChoice{
+		{ToolCalls: []llms.ToolCall{{ID: "c1", Type: "function", FunctionCall: &llms.FunctionCall{Name: "weather", Arguments: string(args)}}}},
+		{Content: "Sunny."},
+	}}
+	r := &nodes.ReActExecutor{Model: m, Tools: []tools.Tool{weatherTool()}}
+	out, _ := r.Run(t.Context(), plan.Step{ID: "ask", Description: "What is the weather in Paris on 7 June?"}, nil)
+	require.Equal(t, plan.StatusCompleted, out.Status, out.Err)
+	params, err := json.Marshal(m.tools[0][0].Function.Parameters)
+	require.NoError(t, err)
+	require.JSONEq(t, string(weatherTool().InputSchema()), string(params))
+	require.JSONEq(t, string(args), out.Audit[0].Input, "the model's arguments are the tool's input")
+}
+
+func TestTheAgentAsksForJSONModeWhereTheModelHasOne(t *testing.T) {
+	t.Parallel()
+	srv := fakechat.New(t,
+		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
+		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
+		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
+	)
+	app, c := agentOn(t, srv, nodes.Budget{})
+	_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 3)
+	require.Contains(t, reqs[0], `"response_format":{"type":"json_object"}`, "the planner")
+	require.Contains(t, reqs[1], `"response_format":{"type":"json_object"}`, "the replanner")
+	require.NotContains(t, reqs[2], `"response_format"`, "not the responder, who writes prose")
+	require.True(t, nodes.SupportsJSONMode(openaiModel(t, srv)))
+	require.False(t, nodes.SupportsJSONMode(&scriptedModel{}))
+}
