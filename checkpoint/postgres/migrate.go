@@ -56,10 +56,20 @@ CREATE TABLE IF NOT EXISTS {writes} (
 	FOREIGN KEY (thread_id, ns, checkpoint_id) REFERENCES {checkpoints} (thread_id, ns, id) ON DELETE CASCADE
 );
 `,
+	// 2: thread leases (checkpoint.Leaser), timed by the server's clock.
+	`
+CREATE TABLE IF NOT EXISTS {leases} (
+	thread_id text COLLATE "C" NOT NULL PRIMARY KEY,
+	token     text COLLATE "C" NOT NULL,
+	holder    text NOT NULL,
+	since     timestamptz NOT NULL,
+	expires   timestamptz NOT NULL
+);
+`,
 }
 
 // SchemaVersion is the schema version this package migrates to.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Migrate creates or upgrades the tables to SchemaVersion. It is
 // idempotent, and safe when several processes call it at once: it runs in
@@ -84,5 +94,6 @@ func (s *Saver) expand(sql string) string {
 		"{checkpoints_filter_idx}", idx,
 		"{blobs}", s.t.blobs,
 		"{writes}", s.t.writes,
+		"{leases}", s.t.leases,
 	).Replace(sql)
 }

@@ -49,6 +49,16 @@ CREATE TABLE writes (
 		ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED
 ) WITHOUT ROWID;
 `,
+	// 2: thread leases (checkpoint.Leaser), times in Unix nanoseconds.
+	`
+CREATE TABLE leases (
+	thread_id TEXT    NOT NULL PRIMARY KEY,
+	token     TEXT    NOT NULL,
+	holder    TEXT    NOT NULL,
+	since     INTEGER NOT NULL,
+	expires   INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
 }
 
 // migrate applies the migrations db has not recorded in
