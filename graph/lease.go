@@ -79,7 +79,11 @@ func (c *Compiled[S]) takeLease(ctx context.Context, saver checkpoint.Saver, thr
 			return ls, nil
 		}
 		var be *checkpoint.BusyError
-		if !errors.As(err, &be) {
+		switch {
+		case errors.As(err, &be):
+		case errors.Is(err, checkpoint.ErrBusy): // busy, holder unknown
+			be = &checkpoint.BusyError{LeaseInfo: checkpoint.LeaseInfo{Thread: thread, Holder: "another run", Since: time.Now()}}
+		default:
 			return nil, fmt.Errorf("graph: thread %q: take its lease: %w", thread, err)
 		}
 		if !wait {
