@@ -22,5 +22,8 @@
 //
 // One writer per thread: Put is a compare-and-set on the thread's head. A
 // put whose ExpectHead is not the current head of its thread and namespace
-// fails with ErrConflict and stores nothing.
+// fails with ErrConflict and stores nothing. A saver that is a Leaser also
+// keeps a lease per thread (lease.go), which the runtime takes before a
+// run stores anything, so a second run is refused (ErrBusy, naming the
+// holder) before it runs.
 package checkpoint

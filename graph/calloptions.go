@@ -199,8 +199,11 @@ func WithRunID(id string) WriteOption { return func(o *runOptions) { o.runID = i
 // and History filters can match it.
 func WithMetadata(md map[string]any) WriteOption { return func(o *runOptions) { o.metadata = md } }
 
-// WaitForThread makes a call wait while another run of this process holds
-// the thread, instead of failing with checkpoint.ErrConflict.
+// WaitForThread makes a call wait while another run holds the thread,
+// instead of failing with a busy error (checkpoint.ErrBusy): a run of this
+// process until it ends, one of another process by retrying its lease with
+// backoff until it is released or expires. The call's context bounds the
+// wait.
 func WaitForThread() WriteOption { return func(o *runOptions) { o.wait = true } }
 
 // WithSubgraphs makes Stream also yield the events of subgraphs, tagged

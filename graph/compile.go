@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/state"
@@ -31,6 +32,7 @@ type Compiled[S any] struct {
 	interruptBefore map[string]bool
 	interruptAfter  map[string]bool
 	durability      Durability
+	leaseTTL        time.Duration // of the run's lease (WithLease)
 	threads         threadLocks
 	pool            sync.Pool // *buffers[S]
 	cache           stateCache[S]
@@ -107,6 +109,10 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 		interruptBefore: setOf(o.interruptBefore),
 		interruptAfter:  setOf(o.interruptAfter),
 		durability:      o.durability,
+		leaseTTL:        o.leaseTTL,
+	}
+	if c.leaseTTL <= 0 {
+		c.leaseTTL = DefaultLeaseTTL
 	}
 	if c.ser == nil {
 		c.ser = checkpoint.JSON
@@ -266,35 +272,42 @@ func sortedKeys[V any](m map[string]V) []string {
 // threadLocks keeps one run per thread within the process.
 type threadLocks struct {
 	mu   sync.Mutex
-	busy map[string]chan struct{}
+	busy map[string]*threadHold
 }
 
-// acquire takes the thread, waiting if wait is set; it returns the release
-// func, or ErrConflict.
-func (l *threadLocks) acquire(ctx context.Context, thread string, wait bool) (func(), error) {
+// threadHold is a run's hold on a thread in this process.
+type threadHold struct {
+	done   chan struct{} // closed when released
+	holder string
+	since  time.Time
+}
+
+// acquire takes the thread for holder, waiting if wait is set; it returns
+// the release func, or a busy error (which is also an ErrConflict).
+func (l *threadLocks) acquire(ctx context.Context, thread, holder string, wait bool) (func(), error) {
 	for {
 		l.mu.Lock()
 		if l.busy == nil {
-			l.busy = map[string]chan struct{}{}
+			l.busy = map[string]*threadHold{}
 		}
-		ch, held := l.busy[thread]
+		h, held := l.busy[thread]
 		if !held {
-			ch = make(chan struct{})
-			l.busy[thread] = ch
+			h = &threadHold{done: make(chan struct{}), holder: holder, since: time.Now()}
+			l.busy[thread] = h
 			l.mu.Unlock()
 			return func() {
 				l.mu.Lock()
 				delete(l.busy, thread)
 				l.mu.Unlock()
-				close(ch)
+				close(h.done)
 			}, nil
 		}
 		l.mu.Unlock()
 		if !wait {
-			return nil, fmt.Errorf("%w: thread %q is already running in this process", checkpoint.ErrConflict, thread)
+			return nil, &busyError{b: &checkpoint.BusyError{LeaseInfo: checkpoint.LeaseInfo{Thread: thread, Holder: h.holder + " (in this process)", Since: h.since}}}
 		}
 		select {
-		case <-ch:
+		case <-h.done:
 		case <-ctx.Done():
 			return nil, fmt.Errorf("graph: waiting for thread %q: %w", thread, ctx.Err())
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
@@ -47,7 +48,8 @@ func crashGraph(t testing.TB, dbPath, logPath string, blockB bool) *graph.Compil
 		AddNode("a", node("a")).AddNode("b", node("b")).AddNode("c", node("c")).AddNode("d", node("d")).
 		AddEdge(graph.Start, "a").AddEdge(graph.Start, "b").
 		AddJoin([]string{"a", "b"}, "c").AddEdge("c", "d")
-	return mustCompile(t, g, graph.WithCheckpointer(saver))
+	// A short lease: the killed child's lease expires soon after the kill.
+	return mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithLease(time.Second))
 }
 
 // TestCrashChild is the child process of TestKilledProcessResumes; it does
@@ -97,7 +99,8 @@ func TestKilledProcessResumes(t *testing.T) {
 	snap, err := c.State(t.Context(), graph.WithThread("crash"))
 	require.NoError(t, err)
 	require.Equal(t, []string{"b"}, snap.Next, "a finished before the kill; only b is pending")
-	got, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("crash"))
+	// The dead child still holds the thread's lease until it expires.
+	got, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("crash"), graph.WaitForThread())
 	require.NoError(t, err)
 
 	// The same graph run without a crash, on another thread.

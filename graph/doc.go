@@ -43,10 +43,12 @@
 // and History read a thread's snapshots; WithCheckpoint replays from a past
 // checkpoint on a new branch; UpdateState edits the state as if a node had
 // written it. Interrupt pauses a node for human input, and Resume answers
-// it. One run at a time advances a thread: a second gets
-// checkpoint.ErrConflict (or waits, with WaitForThread), and savers check
-// the thread's head on every write, so two processes can never fork a
-// thread silently.
+// it. One run at a time advances a thread, in any process: a run takes
+// the thread's lease in the checkpoint database (a checkpoint.Leaser)
+// before it stores anything and renews it while it runs (WithLease); a
+// second run gets an error matching checkpoint.ErrBusy that names the
+// holder (or waits, with WaitForThread), and savers check the thread's
+// head on every write, so two processes can never fork a thread silently.
 //
 // # Drawing
 //

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
 )
@@ -16,6 +17,7 @@ type compileOptions struct {
 	interruptAfter  []string
 	name            string
 	durability      Durability
+	leaseTTL        time.Duration
 }
 
 // WithCheckpointer saves a checkpoint after every step, so runs can be

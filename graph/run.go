@@ -154,6 +154,10 @@ type run[S any] struct {
 
 	cp   *persist[S] // nil without a checkpointer
 	bufs *buffers[S]
+	// lease keeps the thread's lease (nil without a Leaser); a subgraph's
+	// run shares its parent's, which only the parent ends (ownLease).
+	lease    *leaseKeeper
+	ownLease bool
 }
 
 func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S]) bool) (*run[S], error) {
@@ -167,6 +171,9 @@ func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S
 		}
 	}
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
+	if r.o.runID == "" {
+		r.o.runID = uuid.Must(uuid.NewV7()).String()
+	}
 	saver := c.saver
 	if saver == nil && parent != nil {
 		saver = parent.saver
@@ -182,17 +189,14 @@ func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S
 			return nil, ErrThreadRequired
 		}
 		if parent == nil {
-			release, err := c.threads.acquire(ctx, o.thread, o.wait)
-			if err != nil {
+			if err := r.takeThread(saver); err != nil {
 				r.close()
 				return nil, err
 			}
-			r.release = release
+		} else {
+			r.lease = parent.lease // the parent run holds the thread
 		}
 		r.cp = newPersist(r, saver)
-	}
-	if r.o.runID == "" {
-		r.o.runID = uuid.Must(uuid.NewV7()).String()
 	}
 	r.parent = r.parentInfo()
 	return r, nil
@@ -204,9 +208,32 @@ func (r *run[S]) close() {
 	}
 	r.cancel(context.Canceled)
 	r.putBuffers()
+	if r.ownLease {
+		r.lease.end(r.ctx)
+	}
 	if r.release != nil {
 		r.release()
 	}
+}
+
+// takeThread makes the run the thread's one writer before it stores
+// anything: in this process, then in the saver when it is a Leaser, with a
+// heartbeat keeping the lease until close.
+func (r *run[S]) takeThread(saver checkpoint.Saver) error {
+	holder := holderName(r.o.runID)
+	release, err := r.c.threads.acquire(r.ctx, r.o.thread, holder, r.o.wait)
+	if err != nil {
+		return err
+	}
+	r.release = release
+	ls, err := r.c.takeLease(r.ctx, saver, r.o.thread, holder, r.o.wait)
+	if err != nil {
+		return err
+	}
+	if ls != nil {
+		r.lease, r.ownLease = keepLease(ls, r.c.leaseTTL, r.cancel), true
+	}
+	return nil
 }
 
 // start applies the input, or loads the thread to resume or replay it.
@@ -288,6 +315,9 @@ func (r *run[S]) loop() error {
 func (r *run[S]) stopErr(err error) error {
 	if context.Cause(r.ctx) == errStopped {
 		return errStopped
+	}
+	if lerr := r.lease.err(); lerr != nil {
+		return lerr
 	}
 	return fmt.Errorf("graph: run stopped at step %d: %w", r.step, err)
 }

@@ -135,6 +135,9 @@ type heldWrites struct {
 // putWrites stores a task's writes against the checkpoint holding the
 // task, or holds them until it is stored.
 func (p *persist[S]) putWrites(taskID string, ws []checkpoint.PendingWrite) error {
+	if err := p.r.lease.err(); err != nil {
+		return err
+	}
 	if p.unsaved {
 		p.heldMu.Lock()
 		p.held = append(p.held, heldWrites{taskID, ws})
@@ -177,6 +180,9 @@ func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, ove
 // dirty as new blobs.
 func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool) error {
 	if err := p.settle(); err != nil {
+		return err
+	}
+	if err := p.r.lease.err(); err != nil {
 		return err
 	}
 	r := p.r

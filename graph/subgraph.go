@@ -19,6 +19,7 @@ type parentInfo struct {
 	modes        Mode
 	subgraphs    bool
 	durability   Durability // a subgraph run follows its parent's
+	lease        *leaseKeeper
 }
 
 type parentKey struct{}
@@ -34,7 +35,7 @@ func parentOf(ctx context.Context) *parentInfo {
 
 // parentInfo describes this run to subgraphs its tasks start.
 func (r *run[S]) parentInfo() *parentInfo {
-	p := &parentInfo{thread: r.o.thread, ns: r.ns, limit: r.o.limit, modes: r.o.modes, subgraphs: r.o.subgraphs, durability: r.durability}
+	p := &parentInfo{thread: r.o.thread, ns: r.ns, limit: r.o.limit, modes: r.o.modes, subgraphs: r.o.subgraphs, durability: r.durability, lease: r.lease}
 	if r.cp != nil {
 		p.saver = r.cp.saver
 	}
@@ -56,7 +57,7 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		var opts []RunOption
 		if sc != nil && sc.parent != nil {
 			pp := sc.parent
-			*pi = parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.ns, limit: pp.limit, modes: pp.modes, subgraphs: pp.subgraphs, durability: pp.durability}
+			*pi = parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.ns, limit: pp.limit, modes: pp.modes, subgraphs: pp.subgraphs, durability: pp.durability, lease: pp.lease}
 			pi.ns = name + ":" + sc.taskID
 			if sc.ns != "" {
 				pi.ns = sc.ns + "|" + pi.ns

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/state"
 )
@@ -27,11 +28,20 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 	if asNode != "" && asNode != Start && c.nodes[asNode] == nil {
 		return checkpoint.Config{}, fmt.Errorf("graph: UpdateState as unknown node %q", asNode)
 	}
-	release, err := c.threads.acquire(ctx, o.thread, o.wait)
+	holder := holderName(nameOr(o.runID, "update-"+uuid.Must(uuid.NewV7()).String()))
+	release, err := c.threads.acquire(ctx, o.thread, holder, o.wait)
 	if err != nil {
 		return checkpoint.Config{}, err
 	}
 	defer release()
+	// The update is short: its lease needs no heartbeat.
+	ls, err := c.takeLease(ctx, c.saver, o.thread, holder, o.wait)
+	if err != nil {
+		return checkpoint.Config{}, err
+	}
+	if ls != nil {
+		defer releaseLease(ctx, ls)
+	}
 	base := checkpoint.Config{ThreadID: o.thread}
 	latest, err := c.saver.Get(ctx, base)
 	if err != nil && !errors.Is(err, checkpoint.ErrNotFound) {

@@ -66,6 +66,7 @@ func groups() []group {
 		{"Metadata", metadataTests},
 		{"Concurrency", concurrencyTests},
 		{"Durability", durabilityTests},
+		{"Lease", leaseTests},
 	}
 }
 
@@ -80,7 +81,8 @@ func Run(t *testing.T, newSaver func(tb testing.TB) checkpoint.Saver) {
 // RunHarness runs the conformance suite against the savers h builds.
 //
 // Subtests run in parallel, each with a saver from h.New. Subtests of
-// optional capabilities (checkpoint.Copier, checkpoint.Pruner) are
+// optional capabilities (checkpoint.Copier, checkpoint.Pruner,
+// checkpoint.Leaser) are
 // skipped when the saver does not implement them, and those of
 // durability when h.Reopen is nil.
 func RunHarness(t *testing.T, h Harness) {

@@ -18,6 +18,7 @@ import (
 type Saver struct {
 	mu      sync.RWMutex
 	threads map[string]*thread
+	leases  leases // thread leases (checkpoint.Leaser), under their own lock
 }
 
 // thread holds a thread's namespaces.

@@ -3,7 +3,7 @@
 //
 // # What it stores
 //
-// Four tables, all named stategraph_* (in the schema WithSchema names, or
+// Five tables, all named stategraph_* (in the schema WithSchema names, or
 // wherever the search_path puts them):
 //
 //   - stategraph_checkpoints: one row per checkpoint, keyed by (thread_id,
@@ -19,6 +19,9 @@
 //   - stategraph_writes: the pending writes of tasks, keyed by (thread_id,
 //     ns, checkpoint_id, task_id, idx); they go with their checkpoint.
 //   - stategraph_heads: the newest checkpoint id of each (thread_id, ns).
+//   - stategraph_leases: the lease of each running thread
+//     (checkpoint.Leaser): holder, since and expires, timed by the
+//     server's clock, so machines whose clocks differ agree on expiry.
 //
 // Get rebuilds every channel's value in the database in one recursive
 // query that walks each delta chain back to its newest full snapshot. Get,

@@ -68,10 +68,20 @@ ALTER TABLE {checkpoints}
 ALTER TABLE {blobs} ADD COLUMN IF NOT EXISTS crc bigint;
 ALTER TABLE {writes} ADD COLUMN IF NOT EXISTS crc bigint;
 `,
+	// 3: thread leases (checkpoint.Leaser), timed by the server's clock.
+	`
+CREATE TABLE IF NOT EXISTS {leases} (
+	thread_id text COLLATE "C" NOT NULL PRIMARY KEY,
+	token     text COLLATE "C" NOT NULL,
+	holder    text NOT NULL,
+	since     timestamptz NOT NULL,
+	expires   timestamptz NOT NULL
+);
+`,
 }
 
 // SchemaVersion is the schema version this package migrates to.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Migrate creates or upgrades the tables to SchemaVersion. It is
 // idempotent, and safe when several processes call it at once: it runs in
@@ -96,5 +106,6 @@ func (s *Saver) expand(sql string) string {
 		"{checkpoints_filter_idx}", idx,
 		"{blobs}", s.t.blobs,
 		"{writes}", s.t.writes,
+		"{leases}", s.t.leases,
 	).Replace(sql)
 }

@@ -88,7 +88,7 @@ func (s *Saver) Pool() *pgxpool.Pool { return s.pool }
 
 // tables holds the quoted, possibly schema-qualified, table names.
 type tables struct {
-	migrations, heads, checkpoints, blobs, writes string
+	migrations, heads, checkpoints, blobs, writes, leases string
 }
 
 func newTables(schema string) tables {
@@ -104,5 +104,6 @@ func newTables(schema string) tables {
 		checkpoints: name("stategraph_checkpoints"),
 		blobs:       name("stategraph_blobs"),
 		writes:      name("stategraph_writes"),
+		leases:      name("stategraph_leases"),
 	}
 }

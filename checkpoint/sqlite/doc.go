@@ -57,7 +57,8 @@
 //	writes (thread_id, ns, checkpoint_id, task_id, idx, channel, crc, value)
 //	    PRIMARY KEY (thread_id, ns, checkpoint_id, task_id, idx)
 //
-// and version 2 adds prev, nwrites and crc to checkpoints.
+// version 2 adds prev, nwrites and crc to checkpoints, and version 3 the
+// leases table (thread_id, token, holder, since, expires) of checkpoint.Leaser;
 //
 // all WITHOUT ROWID, so a thread's rows sit together in key order and the
 // head of a thread is the last key of its range.

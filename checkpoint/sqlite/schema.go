@@ -57,6 +57,16 @@ ALTER TABLE checkpoints ADD COLUMN prev TEXT;
 ALTER TABLE checkpoints ADD COLUMN nwrites INTEGER;
 ALTER TABLE checkpoints ADD COLUMN crc INTEGER;
 `,
+	// 3: thread leases (checkpoint.Leaser), times in Unix nanoseconds.
+	`
+CREATE TABLE leases (
+	thread_id TEXT    NOT NULL PRIMARY KEY,
+	token     TEXT    NOT NULL,
+	holder    TEXT    NOT NULL,
+	since     INTEGER NOT NULL,
+	expires   INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
 }
 
 // migrate applies the migrations db has not recorded in

@@ -42,6 +42,8 @@ type stateView struct {
 	// Cancelled are the tasks a cancellation stopped, as older versions
 	// of the runtime recorded them: pending, not failed.
 	Cancelled []inspect.TaskError `json:"cancelled,omitempty"`
+	// Lease names the run that holds the thread now, if one does.
+	Lease *checkpoint.LeaseInfo `json:"lease,omitempty"`
 
 	status inspect.Status
 }
@@ -99,6 +101,9 @@ func runState(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if v.Lease, err = e.store.Lease(ctx, args[0]); err != nil {
+		return err
+	}
 	if e.json {
 		return printJSON(e.out, v)
 	}
@@ -119,6 +124,9 @@ func printState(e *env, v *stateView) error {
 	tb.row("nodes", list(v.Nodes))
 	tb.row("created", when(v.CreatedAt))
 	tb.row("status", v.status.String())
+	if v.Lease != nil {
+		tb.row("running", heldBy(v.Lease))
+	}
 	tb.row("next", list(v.Next))
 	if err := tb.flush(); err != nil {
 		return err

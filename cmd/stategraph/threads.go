@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/inspect"
 )
 
@@ -27,10 +28,14 @@ type threadRow struct {
 	// Cancelled reports a task of the next step stopped by a
 	// cancellation that an older version of the runtime recorded (for a
 	// pending thread, the table's "(cancelled)").
-	Cancelled   bool      `json:"cancelled,omitempty"`
-	Checkpoints int       `json:"checkpoints"`
-	Head        string    `json:"head"`
-	Updated     time.Time `json:"updated"`
+	Cancelled bool `json:"cancelled,omitempty"`
+	// Holder and Since name the run that holds the thread's lease now
+	// (Status "running"), and since when.
+	Holder      string     `json:"holder,omitempty"`
+	Since       *time.Time `json:"since,omitempty"`
+	Checkpoints int        `json:"checkpoints"`
+	Head        string     `json:"head"`
+	Updated     time.Time  `json:"updated"`
 	// Namespaces are the namespaces its subgraphs checkpointed in, in the
 	// order they were first written; the root's are the fields above.
 	Namespaces []namespaceRow `json:"namespaces"`
@@ -68,11 +73,21 @@ func runThreads(ctx context.Context, e *env, _ []string) error {
 		for i, n := range t.Namespaces {
 			nss[i] = namespaceRow{Namespace: n.Name, Checkpoints: n.Checkpoints, Updated: n.Updated}
 		}
-		rows = append(rows, threadRow{
+		row := threadRow{
 			Thread: t.ID, Step: head.Metadata.Step, Status: st.State, Next: sched.Unfinished(head), Error: st.Error, Cancelled: st.Cancelled,
 			Checkpoints: t.Checkpoints, Head: head.Config.CheckpointID, Updated: t.Updated, Namespaces: nss,
-		})
-		statuses = append(statuses, st.String())
+		}
+		status := st.String()
+		lease, err := e.store.Lease(ctx, t.ID)
+		if err != nil {
+			return err
+		}
+		if lease != nil {
+			row.Status, row.Holder, row.Since = "running", lease.Holder, &lease.Since
+			status = running(lease)
+		}
+		rows = append(rows, row)
+		statuses = append(statuses, status)
 	}
 	if e.json {
 		return printJSON(e.out, rows)
@@ -87,3 +102,9 @@ func runThreads(ctx context.Context, e *env, _ []string) error {
 	}
 	return tb.flush()
 }
+
+// running describes a thread a run holds now.
+func running(l *checkpoint.LeaseInfo) string { return "running (" + heldBy(l) + ")" }
+
+// heldBy names a lease's holder and since when it holds the thread.
+func heldBy(l *checkpoint.LeaseInfo) string { return "held by " + l.Holder + " since " + when(l.Since) }

@@ -53,12 +53,24 @@ func OpenPostgres(ctx context.Context, dsn, schema string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("postgres DSN %q: no stategraph checkpoint tables %s (wrong database or -schema? the application creates them with postgres.Saver.Migrate)", name, where)
 	}
-	return &Store{
+	st := &Store{
 		Saver:   saver,
 		Lister:  pgLister{pool: saver.Pool(), table: table.Sanitize()},
 		Name:    name,
 		closers: []func() error{saver.Close},
-	}, nil
+	}
+	leases := pgx.Identifier{"stategraph_leases"}
+	if schema != "" {
+		leases = pgx.Identifier{schema, "stategraph_leases"}
+	}
+	if err := saver.Pool().QueryRow(octx, "SELECT to_regclass($1)::text", leases.Sanitize()).Scan(&found); err != nil {
+		saver.Close()
+		return nil, fmt.Errorf("postgres DSN %q: %v", name, redactErr(err, dsn))
+	}
+	if found != nil {
+		st.Leases = saver
+	}
+	return st, nil
 }
 
 // pgLister lists threads and namespaces from the stategraph_checkpoints

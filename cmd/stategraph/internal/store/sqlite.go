@@ -49,6 +49,7 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 	return &Store{
 		Saver:   saver,
 		Lister:  sqliteLister{db: db},
+		Leases:  saver, // sqlite.Open migrated the file
 		Name:    path,
 		closers: []func() error{db.Close, saver.Close},
 	}, nil

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -55,6 +56,9 @@ type Store struct {
 	checkpoint.Saver
 	// Lister names the threads and their namespaces.
 	Lister ThreadLister
+	// Leases reads who runs a thread now; nil for a database without
+	// the lease table (one migrated by an older stategraph).
+	Leases checkpoint.Leaser
 	// Name describes the database for messages: a path, or a DSN with its
 	// password hidden.
 	Name string
@@ -69,4 +73,16 @@ func (s *Store) Close() error {
 		errs = append(errs, s.closers[i]())
 	}
 	return errors.Join(errs...)
+}
+
+// Lease returns the live lease of thread (a run holds it now), or nil.
+func (s *Store) Lease(ctx context.Context, thread string) (*checkpoint.LeaseInfo, error) {
+	if s.Leases == nil {
+		return nil, nil
+	}
+	info, err := s.Leases.LeaseOf(ctx, thread)
+	if err != nil {
+		return nil, fmt.Errorf("%s: thread %q: %w", s.Name, thread, err)
+	}
+	return info, nil
 }
