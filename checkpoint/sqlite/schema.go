@@ -4,12 +4,16 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
+	"net/url"
+	"os"
+	"strings"
+
+	migrations "github.com/stategraph/stategraph/internal/migrate"
 )
 
-// migrations are the schema changes, in order; migration i brings the
+// steps are the schema changes, in order; step i brings the
 // schema to version i+1. Append only: an applied migration never changes.
-var migrations = []string{
+var steps = []string{
 	// 1: checkpoints, blobs, writes.
 	`
 CREATE TABLE checkpoints (
@@ -71,51 +75,58 @@ CREATE TABLE leases (
 
 // migrate applies the migrations db has not recorded in
 // schema_migrations, each in its own write transaction, so that opening a
-// database twice, or from two processes at once, applies each once.
+// database twice, or from two processes at once, applies each once. A
+// database a newer release migrated is refused before anything is
+// written (*migrate.NewerError). lockFirst takes the write lock first in
+// each transaction, for a handle whose transactions are not IMMEDIATE.
 func migrate(ctx context.Context, db *sql.DB, lockFirst bool) error {
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-	version    INTEGER PRIMARY KEY,
-	applied_at TEXT    NOT NULL
-)`); err != nil {
-		return fmt.Errorf("create schema_migrations: %w", err)
+	set := migrations.SQLSet{Table: "schema_migrations", Steps: steps}
+	if lockFirst {
+		set.Lock = lockSQL
 	}
-	for i, m := range migrations {
-		version := i + 1
-		if err := applyMigration(ctx, db, lockFirst, version, m); err != nil {
-			return fmt.Errorf("migration %d: %w", version, err)
-		}
-	}
-	return nil
+	return set.Up(ctx, db)
 }
 
-func applyMigration(ctx context.Context, db *sql.DB, lockFirst bool, version int, ddl string) (err error) {
-	tx, err := db.BeginTx(ctx, nil)
+// ownTables are the tables this package keeps in a file it opens.
+var ownTables = map[string]bool{"schema_migrations": true, "checkpoints": true, "blobs": true, "writes": true, "leases": true}
+
+// checkForeign returns an error when the file at path is a SQLite
+// database of another program: one with tables that are not this
+// package's. It reads the
+// file through a read-only connection of its own, so such a file is left
+// as it was (Open would switch it to WAL and add its tables). A missing
+// or empty file, or one SQLite cannot read, is left to Open to report.
+func checkForeign(ctx context.Context, path string) error {
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		return nil
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
 	if err != nil {
-		return err
+		return nil
 	}
-	defer func() {
-		if err != nil {
-			_ = tx.Rollback()
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	var foreign []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil
 		}
-	}()
-	if lockFirst {
-		if _, err := tx.ExecContext(ctx, lockSQL); err != nil {
-			return err
+		if !ownTables[name] {
+			foreign = append(foreign, name)
 		}
 	}
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE version = ?`, version).Scan(&n); err != nil {
-		return err
+	if rows.Err() != nil {
+		return nil
 	}
-	if n > 0 {
-		return tx.Rollback()
+	if len(foreign) > 0 {
+		return fmt.Errorf("not a stategraph checkpoint database: it holds tables of another program (%s); it was left as it was (to keep checkpoints in a database you share, open it yourself and use sqlite.New)", strings.Join(foreign, ", "))
 	}
-	if _, err := tx.ExecContext(ctx, ddl); err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
-		version, time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return nil
 }

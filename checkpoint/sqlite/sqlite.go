@@ -84,7 +84,9 @@ var (
 
 // Open opens (creating it if needed) the SQLite database at path in WAL
 // mode, applies any pending schema migrations and returns a Saver. Close
-// it when done. A file SQLite finds damaged is an error wrapping
+// it when done. A SQLite file of another program (tables that are not
+// this package's) is refused and left as it was; so is a database a newer
+// release migrated (a *migrate.NewerError says which versions). A file SQLite finds damaged is an error wrapping
 // checkpoint.ErrCorrupt, here or in the call that first reads the damage.
 func Open(path string, opts ...Option) (*Saver, error) {
 	if path == "" || path == ":memory:" || strings.HasPrefix(path, "file:") {
@@ -102,6 +104,9 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	}
 
 	if err := checkWritable(path); err != nil {
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	}
+	if err := checkForeign(context.Background(), path); err != nil {
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
 	q := url.Values{}
