@@ -303,9 +303,9 @@ func TestHistoryFiltersByMetadataBeforeAndLimit(t *testing.T) {
 	require.NoError(t, err)
 	all := history(t, c, "t")
 	require.Len(t, all, 5)
-	steps := func(opts ...graph.RunOption) []int {
+	steps := func(opts ...graph.HistoryOption) []int {
 		var out []int
-		for s, err := range c.History(t.Context(), append([]graph.RunOption{graph.WithThread("t")}, opts...)...) {
+		for s, err := range c.History(t.Context(), append([]graph.HistoryOption{graph.WithThread("t")}, opts...)...) {
 			require.NoError(t, err)
 			out = append(out, s.Metadata.Step)
 		}
@@ -313,18 +313,18 @@ func TestHistoryFiltersByMetadataBeforeAndLimit(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		opts []graph.RunOption
+		opts []graph.HistoryOption
 		want []int
 	}{
-		{"source loop", []graph.RunOption{graph.WithFilter(map[string]any{"source": "loop"})}, []int{2, 1, 0}},
-		{"source update", []graph.RunOption{graph.WithFilter(map[string]any{"source": checkpoint.SourceUpdate})}, []int{3}},
-		{"step", []graph.RunOption{graph.WithFilter(map[string]any{"step": 1})}, []int{1}},
-		{"user metadata", []graph.RunOption{graph.WithFilter(map[string]any{"user": "ann", "try": 1})}, []int{2, 1, 0, -1}},
-		{"no match", []graph.RunOption{graph.WithFilter(map[string]any{"user": "bob"})}, nil},
-		{"limit", []graph.RunOption{graph.WithLimit(2)}, []int{3, 2}},
-		{"before", []graph.RunOption{graph.WithBefore(all[1].Config.CheckpointID)}, []int{1, 0, -1}},
-		{"before and limit", []graph.RunOption{graph.WithBefore(all[1].Config.CheckpointID), graph.WithLimit(1)}, []int{1}},
-		{"filter and limit", []graph.RunOption{graph.WithFilter(map[string]any{"source": "loop"}), graph.WithLimit(2)}, []int{2, 1}},
+		{"source loop", []graph.HistoryOption{graph.WithFilter(map[string]any{"source": "loop"})}, []int{2, 1, 0}},
+		{"source update", []graph.HistoryOption{graph.WithFilter(map[string]any{"source": checkpoint.SourceUpdate})}, []int{3}},
+		{"step", []graph.HistoryOption{graph.WithFilter(map[string]any{"step": 1})}, []int{1}},
+		{"user metadata", []graph.HistoryOption{graph.WithFilter(map[string]any{"user": "ann", "try": 1})}, []int{2, 1, 0, -1}},
+		{"no match", []graph.HistoryOption{graph.WithFilter(map[string]any{"user": "bob"})}, nil},
+		{"limit", []graph.HistoryOption{graph.WithLimit(2)}, []int{3, 2}},
+		{"before", []graph.HistoryOption{graph.WithBefore(all[1].Config.CheckpointID)}, []int{1, 0, -1}},
+		{"before and limit", []graph.HistoryOption{graph.WithBefore(all[1].Config.CheckpointID), graph.WithLimit(1)}, []int{1}},
+		{"filter and limit", []graph.HistoryOption{graph.WithFilter(map[string]any{"source": "loop"}), graph.WithLimit(2)}, []int{2, 1}},
 	}
 	for _, tc := range cases {
 		require.Equal(t, tc.want, steps(tc.opts...), tc.name)
