@@ -110,6 +110,16 @@ func (p *persist[S]) restore(tup *checkpoint.Tuple) error {
 		return err
 	}
 	p.adopt(d)
+	if d.next.start {
+		// Stopped between the input checkpoint and the next: the Start task
+		// applies the input saved as its writes.
+		id := checkpoint.TaskID(d.tup.Config.CheckpointID, d.cfg.Namespace, d.step(), Start, -1)
+		upd, err := p.r.c.decodeTaskWrites(groupPending(tup.PendingWrites)[id])
+		if err != nil {
+			return p.errorf("checkpoint %q: the input: %w: %w", d.tup.Config.CheckpointID, checkpoint.ErrCorrupt, err)
+		}
+		p.startInput = upd
+	}
 	return nil
 }
 

@@ -224,9 +224,24 @@ func (r *run[S]) start(input state.Update[S]) error {
 	return r.applyInput(input)
 }
 
-// applyInput applies the input as the writes of Start, schedules Start's
-// successors, and saves the input checkpoint.
+// applyInput starts a run with input as LangGraph does: with a
+// checkpointer it saves the input checkpoint (step r.step-1: the state
+// before the input, Start next, the input as the Start task's writes),
+// then, like every step, applies the Start task's writes, schedules Start's
+// successors and saves the loop checkpoint (step r.step). The first node
+// runs in the step after.
 func (r *run[S]) applyInput(input state.Update[S]) error {
+	if r.cp != nil {
+		if err := r.cp.saveInput(input); err != nil {
+			return err
+		}
+	}
+	return r.startStep(input)
+}
+
+// startStep applies the input as the writes of the Start task, schedules
+// Start's successors, and saves the loop checkpoint of step r.step.
+func (r *run[S]) startStep(input state.Update[S]) error {
 	clear(r.scratch)
 	r.markOverwrites(input.Writes)
 	if err := r.applier.Add("input", input.Writes); err != nil {
@@ -241,11 +256,13 @@ func (r *run[S]) applyInput(input state.Update[S]) error {
 	if err := r.route(t, &r.st); err != nil {
 		return err
 	}
+	r.tasks = r.tasks[:0]
 	if r.cp != nil {
-		if err := r.cp.save(checkpoint.SourceInput, r.step-1, touched, r.scratch); err != nil {
+		if err := r.cp.save(checkpoint.SourceLoop, r.step, touched, r.scratch); err != nil {
 			return err
 		}
 	}
+	r.step++
 	r.emitValues()
 	return nil
 }

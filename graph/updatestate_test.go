@@ -50,7 +50,7 @@ func TestUpdateStateAsInterruptedNodeSkipsIt(t *testing.T) {
 	require.Equal(t, []string{"c"}, snap.Next)
 	require.Empty(t, snap.Interrupts)
 	require.Equal(t, checkpoint.SourceUpdate, snap.Metadata.Source)
-	require.Equal(t, 1, snap.Metadata.Step)
+	require.Equal(t, 2, snap.Metadata.Step)
 	require.Equal(t, []string{"b"}, snap.Metadata.Nodes)
 	require.Equal(t, before.Config.CheckpointID, snap.Parent.CheckpointID)
 
