@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 
 	"github.com/google/uuid"
 	"github.com/stategraph/stategraph/checkpoint"
@@ -217,11 +218,38 @@ func (r *run[S]) start(input state.Update[S]) error {
 			return err
 		}
 		if loaded {
+			if !r.cp.update.IsZero() {
+				if err := r.applyResumeUpdate(); err != nil {
+					return err
+				}
+			}
 			r.emitValues()
 			return nil
 		}
 	}
 	return r.applyInput(input)
+}
+
+// applyResumeUpdate applies the input given with resume values to the
+// state the resumed step starts from: its tasks read it, and the step's
+// checkpoint stores it.
+func (r *run[S]) applyResumeUpdate() error {
+	upd := r.cp.update
+	r.cp.update = state.Update[S]{}
+	if err := r.applier.Add("input", upd.Writes); err != nil {
+		return err
+	}
+	touched, err := r.applier.Apply(&r.st, false)
+	if err != nil {
+		return fmt.Errorf("graph: input given with the resume values: %w", err)
+	}
+	r.cp.markDirty(touched)
+	for _, w := range upd.Writes {
+		if i := r.c.schema.IndexOf(w); i >= 0 && w.IsOverwrite() {
+			r.cp.tracks[i].lastLen = math.MaxInt // stored whole: the next blob is a snapshot
+		}
+	}
+	return nil
 }
 
 // applyInput starts a run with input as LangGraph does: with a
