@@ -49,7 +49,7 @@ func TestRunCompletesAndCanBeFollowed(t *testing.T) {
 	}
 	require.Equal(t, worker.StatusSuccess, statuses[len(statuses)-1], "Follow ends with the final status")
 	require.Equal(t, []int{-1, 0, 1, 2, 3}, steps, "every checkpoint once, in order")
-	require.Equal(t, [][]string{nil, {"a", "b"}, {"c"}, {"d"}}, nodes)
+	require.Equal(t, [][]string{nil, nil, {"a", "b"}, {"c"}, {"d"}}, nodes)
 	require.NoError(t, final.Err())
 	require.Equal(t, reference(t, DocInput{Topic: "t1", Add: 10}, 1), result(t, final))
 	require.Equal(t, Doc{Topic: "t1", Trail: []string{"a", "b", "c", "d"}, Total: 14}, result(t, final))
