@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -194,10 +195,12 @@ func TestResumeIsAmbiguousWithSeveralInterrupts(t *testing.T) {
 	_, err = c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"), graph.Resume("?"))
 	require.ErrorIs(t, err, graph.ErrAmbiguousResume)
 	require.ErrorContains(t, err, "2 interrupts are pending")
+	require.ErrorContains(t, err, "needs its interrupt id")
 	require.ErrorContains(t, err, "ResumeByID")
 	ids := map[string]any{}
 	for _, in := range ie.Interrupts {
 		ids[in.ID] = "for " + in.Node
+		require.ErrorContains(t, err, fmt.Sprintf("%s (node %q)", in.ID, in.Node), "the error lists every pending id")
 	}
 	out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"), graph.ResumeByID(ids))
 	require.NoError(t, err)

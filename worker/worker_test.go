@@ -62,7 +62,7 @@ func TestRunCompletesAndCanBeFollowed(t *testing.T) {
 		require.NoError(t, err)
 		kinds = append(kinds, ev.Kind)
 	}
-	require.Equal(t, []worker.EventKind{"checkpoint", "checkpoint", "checkpoint", "checkpoint", "status"}, kinds)
+	require.Equal(t, []worker.EventKind{"checkpoint", "checkpoint", "checkpoint", "checkpoint", "checkpoint", "status"}, kinds)
 
 	// The checkpoints carry the run id.
 	g := e.pipeline(nil)
