@@ -349,3 +349,32 @@ func TestResumeWithInputAnswersTheInterruptAndAppliesTheInput(t *testing.T) {
 	fresh := mustCompile(t, g, graph.WithCheckpointer(c.Checkpointer()))
 	require.Equal(t, out, latestState(t, fresh, "t").Values)
 }
+
+// Interrupt[any] returns each answer decoded, also the earlier ones a node
+// gets again when it re-runs for a later Interrupt (stored as JSON in the
+// checkpoint), as LangGraph's interrupt() returns the resume values.
+func TestInterruptAnyReturnsDecodedEarlierAnswers(t *testing.T) {
+	t.Parallel()
+	var got []any
+	g := graph.New(schema).
+		AddNode("ask", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			got = got[:0]
+			for _, q := range []string{"first?", "second?"} {
+				v, err := graph.Interrupt[any](ctx, q)
+				if err != nil {
+					return state.Update[counter]{}, err
+				}
+				got = append(got, v)
+			}
+			return state.Update[counter]{}, nil
+		}).
+		AddEdge(graph.Start, "ask")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
+	_, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
+	require.ErrorIs(t, err, graph.ErrInterrupted)
+	_, err = c.Invoke(t.Context(), zero, graph.WithThread("t"), graph.Resume(map[string]any{"ok": true}))
+	require.ErrorIs(t, err, graph.ErrInterrupted)
+	_, err = c.Invoke(t.Context(), zero, graph.WithThread("t"), graph.Resume("two"))
+	require.NoError(t, err)
+	require.Equal(t, []any{map[string]any{"ok": true}, "two"}, got)
+}
