@@ -72,7 +72,7 @@ func TestRunCompletesAndCanBeFollowed(t *testing.T) {
 		require.Equal(t, id, snap.Metadata.RunID)
 		n++
 	}
-	require.Equal(t, 4, n)
+	require.Equal(t, 5, n)
 
 	_, err = c.Run(ctx, "nope")
 	require.ErrorIs(t, err, worker.ErrNotFound)
