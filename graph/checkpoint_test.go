@@ -212,7 +212,7 @@ func TestRunWithInputNumbersStepsAsLangGraph(t *testing.T) {
 		require.NoError(t, err)
 		got = append(got, fmt.Sprintf("%s@%d:%s", ev.Mode, ev.Step, ev.Node))
 	}
-	require.Equal(t, []string{"checkpoints@-1:", "checkpoints@0:", "values@0:", "updates@1:a", "checkpoints@1:", "values@1:"}, got)
+	require.Equal(t, []string{"checkpoints@-1:", "checkpoints@0:", "values@0:", "updates@1:a", "checkpoints@1:", "values@1:", "updates@2:__interrupt__"}, got)
 
 	hist := history(t, c, "t")
 	require.Len(t, hist, 3)

@@ -95,8 +95,17 @@ func (c *Compiled[S]) Stream(ctx context.Context, input state.Update[S], opts ..
 		err = r.finish(err)
 		var ie *InterruptError
 		if errors.As(err, &ie) {
-			if o.modes&Interrupts != 0 {
+			switch {
+			case o.modes&Interrupts != 0:
 				out(Event[S]{Mode: Interrupts, Namespace: r.ns, Step: r.step, Interrupts: ie.Interrupts})
+			case o.modes&Updates != 0:
+				out(Event[S]{Mode: Updates, Namespace: r.ns, Step: r.step, Node: InterruptNode, Interrupts: ie.Interrupts})
+			case o.modes&Values != 0:
+				st := r.st
+				if r.output != nil {
+					st = *r.output
+				}
+				out(Event[S]{Mode: Values, Namespace: r.ns, Step: r.step - 1, State: st, Interrupts: ie.Interrupts})
 			}
 			return
 		}

@@ -509,3 +509,43 @@ func TestStreamUpdatesOfNestedSubgraphsCarryTheirNamespace(t *testing.T) {
 	}
 	require.Equal(t, []string{"p1", "child", "p2"}, got)
 }
+
+// Mirrors LangGraph's __interrupt__ update: a stream stopped by an
+// interrupt ends with something that carries it in every mode — an
+// Interrupts event when asked for, else an Updates event from
+// graph.InterruptNode, else a Values event with the interrupts.
+func TestStreamEndsWithTheInterruptInEveryMode(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		modes []graph.Mode
+		want  graph.Mode
+		node  string
+	}{
+		{"interrupts", []graph.Mode{graph.Updates, graph.Interrupts}, graph.Interrupts, ""},
+		{"updates only", []graph.Mode{graph.Updates}, graph.Updates, graph.InterruptNode},
+		{"values only", []graph.Mode{graph.Values}, graph.Values, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var cs calls
+			g := graph.New(schema).AddNode("a", visit("a")).AddNode("ask", askNode(&cs, "ask")).
+				AddEdge(graph.Start, "a").AddEdge("a", "ask")
+			c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
+			var last graph.Event[counter]
+			for ev, err := range c.Stream(t.Context(), zero, graph.WithThread("t"), graph.StreamModes(tc.modes...)) {
+				require.NoError(t, err)
+				last = ev
+			}
+			require.Equal(t, tc.want, last.Mode)
+			require.Equal(t, tc.node, last.Node)
+			require.Len(t, last.Interrupts, 1)
+			require.Equal(t, "ask?", last.Interrupts[0].Value)
+			require.Equal(t, 2, last.Interrupts[0].Step)
+			if tc.want == graph.Values {
+				require.Equal(t, []string{"a"}, last.State.Trail)
+			}
+		})
+	}
+}
