@@ -401,9 +401,9 @@ func TestConceptsSnippets(t *testing.T) {
 		Compile()
 	require.NoError(t, err)
 	got := printed(t, func() error { return snippetConceptsStreaming(ctx, reviewed, state.Writes(topic.Set("iterators"))) })
-	require.Equal(t, "step 0: write wrote 2 fields\n"+
-		"step 1: review emitted a review of iterators\n"+
-		"step 1: review wrote 1 fields\n", got)
+	require.Equal(t, "step 1: write wrote 2 fields\n"+
+		"step 2: review emitted a review of iterators\n"+
+		"step 2: review wrote 1 fields\n", got)
 }
 
 func TestCheckpointsSnippets(t *testing.T) {
@@ -439,13 +439,14 @@ func TestCheckpointsSnippets(t *testing.T) {
 	var cp string
 	for snap, err := range app.History(ctx, graph.WithThread("order-1001")) {
 		require.NoError(t, err)
-		if snap.Metadata.Step == 0 {
+		if snap.Metadata.Step == 1 {
 			cp = snap.Config.CheckpointID
 		}
 	}
 	require.NotEmpty(t, cp)
 	got := printed(t, func() error { return snippetCheckpointsTimeTravel(ctx, app, "order-1001", cp) })
-	require.Contains(t, got, "-1 input [write]\n")
+	require.Contains(t, got, "0 loop [write]\n")
+	require.Contains(t, got, "-1 input [__start__]\n")
 	require.Contains(t, got, "pinned: [Go, draft 1]\n")
 
 	asking, err := graph.New(essay).
@@ -575,7 +576,7 @@ func TestAgentSnippets(t *testing.T) {
 	t.Run("watch", func(t *testing.T) {
 		c := delivery.New()
 		got := printed(t, func() error { return snippetAgentWatch(ctx, deliveryApp(t, c.AgentConfig()), c) })
-		require.True(t, strings.HasPrefix(got, "step 0: planner finished\n"), got)
+		require.True(t, strings.HasPrefix(got, "step 1: planner finished\n"), got)
 		require.Contains(t, got, ": respond finished\n")
 	})
 

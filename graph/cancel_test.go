@@ -64,7 +64,7 @@ func TestCancellationStopsPromptly(t *testing.T) {
 	}()
 	_, err := c.Invoke(ctx, state.Update[counter]{})
 	require.ErrorIs(t, err, context.Canceled)
-	require.ErrorContains(t, err, "run stopped at step 0")
+	require.ErrorContains(t, err, "run stopped at step 1")
 }
 
 func TestNodeTimeoutFailsTheNode(t *testing.T) {

@@ -83,13 +83,15 @@ func TestDurabilityModesStoreWhatTheyPromise(t *testing.T) {
 			}
 			switch d {
 			case graph.DurabilityExit:
-				// Documented as "only the checkpoint the run ends on"; the
-				// input checkpoint is stored as well.
-				require.Equal(t, []int{5, -1}, steps)
-				require.Equal(t, 2, puts)
+				// LangGraph's "exit": only the checkpoint the run ends on
+				// (and the pending writes), no input checkpoint.
+				require.Equal(t, []int{6}, steps)
+				require.Equal(t, 1, puts)
 			default:
-				require.Equal(t, []int{5, 4, 3, 2, 1, 0, -1}, steps)
-				require.Equal(t, 7, puts)
+				// The input checkpoint (-1), the input applied (0), one per
+				// node run (1..6).
+				require.Equal(t, []int{6, 5, 4, 3, 2, 1, 0, -1}, steps)
+				require.Equal(t, 8, puts)
 			}
 			// A fresh graph (no state cache) reads the same final state.
 			fresh := mustCompile(t, g, graph.WithCheckpointer(saver))
@@ -144,8 +146,10 @@ func TestDurabilityExitStoresOnlyTheEnd(t *testing.T) {
 	out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
 	require.NoError(t, err)
 	hist := history(t, c, "t")
-	require.Len(t, hist, 2) // the input and the end
+	require.Len(t, hist, 1) // the end, as LangGraph's exit stores
 	require.Equal(t, out, hist[0].Values)
+	require.Equal(t, checkpoint.SourceLoop, hist[0].Metadata.Source)
+	require.Equal(t, 2, hist[0].Metadata.Step)
 }
 
 // DurabilityExit keeps "the final checkpoint and pending writes": a run
@@ -173,7 +177,8 @@ func TestDurabilityExitInterruptIsResumable(t *testing.T) {
 }
 
 // Under DurabilityExit the final checkpoint must still name its parent
-// (the input checkpoint), or History/MermaidPath lose the chain.
+// (the previous run's final checkpoint), or History/MermaidPath lose the
+// chain.
 func TestDurabilityExitFinalCheckpointHasParent(t *testing.T) {
 	t.Parallel()
 	g := graph.New(schema).AddNode("a", visit("a")).AddNode("b", visit("b")).
@@ -181,16 +186,19 @@ func TestDurabilityExitFinalCheckpointHasParent(t *testing.T) {
 	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()), graph.WithDurability(graph.DurabilityExit))
 	_, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
 	require.NoError(t, err)
+	_, err = c.Invoke(t.Context(), state.Writes(lastField.Set("again")), graph.WithThread("t"))
+	require.NoError(t, err)
 	hist := history(t, c, "t")
 	require.Len(t, hist, 2)
+	require.Equal(t, []int{6, 2}, []int{hist[0].Metadata.Step, hist[1].Metadata.Step}, "the second run's input checkpoint would be step 3")
 	require.NotNil(t, hist[0].Parent, "the final checkpoint has no parent")
 	require.Equal(t, hist[1].Config.CheckpointID, hist[0].Parent.CheckpointID)
 }
 
-// Under DurabilityExit, tasks after the first step get ids derived from
-// an empty checkpoint id, so a replay reaches a subgraph with the same
-// task id — and the same namespace — as the original run: the subgraph
-// "resumes" its finished old run instead of running again.
+// Under DurabilityExit, tasks after the first step once got ids derived
+// from an empty checkpoint id, so a later run reached a subgraph with the
+// same task id — and the same namespace — as the first: the subgraph
+// "resumed" its finished old run instead of running again.
 func TestDurabilityExitReplayRerunsSubgraph(t *testing.T) {
 	t.Parallel()
 	var innerCalls, preCalls atomic.Int64
@@ -206,12 +214,11 @@ func TestDurabilityExitReplayRerunsSubgraph(t *testing.T) {
 	out, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
 	require.NoError(t, err)
 	require.Equal(t, "x1", out.Last)
-	hist := history(t, c, "t")
-	input := hist[len(hist)-1]
-	out, err = c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"), graph.WithCheckpoint(input.Config.CheckpointID))
+	require.Len(t, history(t, c, "t"), 1, "exit stores the final checkpoint only")
+	out, err = c.Invoke(t.Context(), state.Writes(trailField.Set(nil)), graph.WithThread("t"))
 	require.NoError(t, err)
-	require.EqualValues(t, 2, preCalls.Load(), "the replay ran the step before the subgraph")
-	require.EqualValues(t, 2, innerCalls.Load(), "the replay did not run the subgraph again")
+	require.EqualValues(t, 2, preCalls.Load(), "the second run ran the step before the subgraph")
+	require.EqualValues(t, 2, innerCalls.Load(), "the second run did not run the subgraph again")
 	require.Equal(t, "x2", out.Last)
 }
 
@@ -223,8 +230,8 @@ func TestSubgraphFollowsTheParentsDurability(t *testing.T) {
 		parent    graph.Durability
 		innerPuts int // checkpoints stored in the subgraph's namespace
 	}{
-		{graph.DurabilitySync, 4}, // input, x, y, z
-		{graph.DurabilityExit, 2}, // input, end
+		{graph.DurabilitySync, 5}, // input, input applied, x, y, z
+		{graph.DurabilityExit, 1}, // the end
 	} {
 		t.Run(tc.parent.String(), func(t *testing.T) {
 			t.Parallel()
@@ -262,8 +269,8 @@ func TestCancelDuringBackgroundSaveKeepsFinishedSteps(t *testing.T) {
 			saver := newRecordingSaver()
 			if d == graph.DurabilityAsync {
 				saver.beforePut = func(req checkpoint.PutRequest) error {
-					if isLoopStep(req, 0) {
-						return waitFor(cancelled, "b did not run while step 0 was stored")
+					if isLoopStep(req, 1) {
+						return waitFor(cancelled, "b did not run while step 1 was stored")
 					}
 					return nil
 				}
@@ -279,7 +286,7 @@ func TestCancelDuringBackgroundSaveKeepsFinishedSteps(t *testing.T) {
 			c := mustCompile(t, chainABC(&cs, b), graph.WithCheckpointer(saver), graph.WithDurability(d))
 			_, err := c.Invoke(ctx, zero, graph.WithThread("t"))
 			require.ErrorIs(t, err, context.Canceled)
-			require.Equal(t, 1, latestStep(t, c, "t"), "b's step finished and is stored")
+			require.Equal(t, 2, latestStep(t, c, "t"), "b's step finished and is stored")
 
 			out, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
 			require.NoError(t, err)
@@ -325,20 +332,20 @@ func TestStreamBreakThenResumeKeepsFinishedStepInEveryDurability(t *testing.T) {
 	}
 }
 
-// Under DurabilityAsync the checkpoint of step 0 is stored while step 1
-// runs: its Put can only return once node b has run.
+// Under DurabilityAsync the checkpoint of step 1 (after a) is stored while
+// step 2 runs: its Put can only return once node b has run.
 func TestDurabilityAsyncSavesWhileTheNextStepRuns(t *testing.T) {
 	t.Parallel()
 	bRan := make(chan struct{})
 	saver := hookedSaver{Saver: memory.New(), before: func(req checkpoint.PutRequest) error {
-		if !isLoopStep(req, 0) {
+		if !isLoopStep(req, 1) {
 			return nil
 		}
 		select {
 		case <-bRan:
 			return nil
 		case <-time.After(10 * time.Second): // a deadlock guard, not synchronisation
-			return errors.New("node b did not run while step 0 was being stored")
+			return errors.New("node b did not run while step 1 was being stored")
 		}
 	}}
 	g := graph.New(schema).
@@ -363,11 +370,11 @@ func TestDurabilityAsyncSavesWhileTheNextStepRuns(t *testing.T) {
 		}
 	}
 	require.Equal(t, []string{"a", "b", "c"}, out.Trail)
-	require.Equal(t, []int{-1, 0, 1, 2}, saved, "every checkpoint is stored, in order, before the run returns")
+	require.Equal(t, []int{-1, 0, 1, 2, 3}, saved, "every checkpoint is stored, in order, before the run returns")
 
 	hist := history(t, c, "t")
-	require.Len(t, hist, 4)
-	for i, s := range hist[:3] {
+	require.Len(t, hist, 5)
+	for i, s := range hist[:4] {
 		require.Equal(t, hist[i+1].Config.CheckpointID, s.Parent.CheckpointID, "checkpoint %d", i)
 	}
 	require.Equal(t, out, hist[0].Values)
@@ -382,7 +389,7 @@ func TestDurabilityAsyncSaveErrorEndsTheRunAndLosesNothingStored(t *testing.T) {
 	var failing atomic.Bool
 	failing.Store(true)
 	saver := hookedSaver{Saver: memory.New(), before: func(req checkpoint.PutRequest) error {
-		if failing.Load() && isLoopStep(req, 1) {
+		if failing.Load() && isLoopStep(req, 2) {
 			return errDisk
 		}
 		return nil
@@ -397,12 +404,12 @@ func TestDurabilityAsyncSaveErrorEndsTheRunAndLosesNothingStored(t *testing.T) {
 
 	_, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
 	require.ErrorIs(t, err, errDisk)
-	require.ErrorContains(t, err, "step 1")
+	require.ErrorContains(t, err, "step 2")
 	require.ErrorContains(t, err, `"t"`, "the error names the thread")
 
 	snap, err := c.State(t.Context(), graph.WithThread("t"))
 	require.NoError(t, err)
-	require.Equal(t, 0, snap.Metadata.Step, "the last stored checkpoint is intact")
+	require.Equal(t, 1, snap.Metadata.Step, "the last stored checkpoint is intact")
 	require.Equal(t, []string{"b"}, snap.Next)
 
 	failing.Store(false)
@@ -413,9 +420,9 @@ func TestDurabilityAsyncSaveErrorEndsTheRunAndLosesNothingStored(t *testing.T) {
 	require.EqualValues(t, 2, calls[1].Load(), "b's step was lost with its checkpoint")
 }
 
-// Under DurabilityAsync, the checkpoint of step 0 (after a) is stored while
+// Under DurabilityAsync, the checkpoint of step 1 (after a) is stored while
 // b runs. When that save fails, the run must end with the save's error,
-// whatever else stops it in step 1 — the thread is not where the returned
+// whatever else stops it in step 2 — the thread is not where the returned
 // error says (an interrupt that was never stored cannot be resumed).
 func TestDurabilityAsyncFailedSaveIsReportedWhateverStopsTheRun(t *testing.T) {
 	t.Parallel()
@@ -451,7 +458,7 @@ func TestDurabilityAsyncFailedSaveIsReportedWhateverStopsTheRun(t *testing.T) {
 			t.Parallel()
 			saver := newRecordingSaver()
 			saver.beforePut = func(req checkpoint.PutRequest) error {
-				if isLoopStep(req, 0) {
+				if isLoopStep(req, 1) {
 					return errDisk
 				}
 				return nil
@@ -459,8 +466,8 @@ func TestDurabilityAsyncFailedSaveIsReportedWhateverStopsTheRun(t *testing.T) {
 			var cs calls
 			c := mustCompile(t, chainABC(&cs, tc.b(&cs)), graph.WithCheckpointer(saver), graph.WithDurability(graph.DurabilityAsync))
 			_, err := c.Invoke(t.Context(), zero, append([]graph.RunOption{graph.WithThread("t")}, tc.opts...)...)
-			require.ErrorIs(t, err, errDisk, "the failed save of step 0 must be reported")
-			require.Equal(t, -1, latestStep(t, c, "t"), "the thread stays at its last stored checkpoint")
+			require.ErrorIs(t, err, errDisk, "the failed save of step 1 must be reported")
+			require.Equal(t, 0, latestStep(t, c, "t"), "the thread stays at its last stored checkpoint")
 		})
 	}
 }
@@ -473,8 +480,8 @@ func TestDurabilityAsyncWritesWaitForTheirCheckpoint(t *testing.T) {
 	b1Done := make(chan struct{})
 	saver := newRecordingSaver()
 	saver.beforePut = func(req checkpoint.PutRequest) error {
-		if isLoopStep(req, 0) {
-			return waitFor(b1Done, "b1 did not run while step 0 was stored")
+		if isLoopStep(req, 1) {
+			return waitFor(b1Done, "b1 did not run while step 1 was stored")
 		}
 		return nil
 	}
@@ -509,7 +516,7 @@ func TestDurabilityAsyncWritesWaitForTheirCheckpoint(t *testing.T) {
 	require.Equal(t, 1, maxActive, "at most one checkpoint is in flight")
 
 	snap := latestState(t, c, "t")
-	require.Equal(t, 0, snap.Metadata.Step)
+	require.Equal(t, 1, snap.Metadata.Step)
 	require.ElementsMatch(t, []string{"a", "b1", "b2"}, snap.Values.Trail)
 	require.Equal(t, []string{"b3"}, snap.Next)
 
@@ -612,7 +619,7 @@ func TestDurabilityAsyncRunThenUpdateStateAndReplay(t *testing.T) {
 	// Replay from the checkpoint after a: b and c run again on a fork.
 	var afterA string
 	for _, s := range history(t, c, "t") {
-		if s.Metadata.Source == checkpoint.SourceLoop && s.Metadata.Step == 0 {
+		if s.Metadata.Source == checkpoint.SourceLoop && s.Metadata.Step == 1 {
 			afterA = s.Config.CheckpointID
 		}
 	}

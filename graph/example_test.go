@@ -79,8 +79,8 @@ func ExampleCompiled_Stream() {
 		fmt.Printf("step %d: %s wrote %d fields\n", ev.Step, ev.Node, len(ev.Update.Writes))
 	}
 	// Output:
-	// step 0: write wrote 2 fields
-	// step 1: review wrote 1 fields
+	// step 1: write wrote 2 fields
+	// step 2: review wrote 1 fields
 }
 
 // Send fans work out: each Send is a task with its own input, and the
@@ -180,8 +180,9 @@ func ExampleCompiled_History() {
 		fmt.Printf("step %2d %-5s drafts=%d next=%v\n", snap.Metadata.Step, snap.Metadata.Source, len(snap.Values.Drafts), snap.Next)
 	}
 	// Output:
-	// step  2 loop  drafts=3 next=[]
-	// step  1 loop  drafts=2 next=[write]
-	// step  0 loop  drafts=1 next=[write]
-	// step -1 input drafts=0 next=[write]
+	// step  3 loop  drafts=3 next=[]
+	// step  2 loop  drafts=2 next=[write]
+	// step  1 loop  drafts=1 next=[write]
+	// step  0 loop  drafts=0 next=[write]
+	// step -1 input drafts=0 next=[__start__]
 }

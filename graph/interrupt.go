@@ -114,13 +114,16 @@ func interruptID(taskID string, i int) string {
 // convert gives a resume value the type the node asked for: as is when it
 // has it, through JSON otherwise (a value read back from a checkpoint).
 func convert[T any](v any) (T, error) {
-	if t, ok := v.(T); ok {
-		return t, nil
-	}
 	var out T
+	raw, isRaw := v.(json.RawMessage) // an earlier answer, as stored
+	if _, wantRaw := any(out).(json.RawMessage); !isRaw || wantRaw {
+		if t, ok := v.(T); ok {
+			return t, nil
+		}
+	}
 	var data []byte
 	var err error
-	if raw, ok := v.(json.RawMessage); ok {
+	if isRaw {
 		data = raw
 	} else if data, err = json.Marshal(v); err != nil {
 		return out, fmt.Errorf("graph: resume value %T: %w", v, err)

@@ -315,3 +315,66 @@ func TestUnsavedInterruptIsReportedAsTheSaveError(t *testing.T) {
 	_, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
 	require.ErrorIs(t, err, errWrites)
 }
+
+// Mirrors LangGraph's Command(resume=…, update=…): a resume value given
+// with an input answers the pending interrupt, and the input is applied
+// before the node runs again (it reads it), with no input checkpoint.
+func TestResumeWithInputAnswersTheInterruptAndAppliesTheInput(t *testing.T) {
+	t.Parallel()
+	var seen string
+	g := graph.New(schema).
+		AddNode("ask", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			v, err := graph.Interrupt[string](ctx, "name?")
+			if err != nil {
+				return state.Update[counter]{}, err
+			}
+			seen = s.Last
+			return state.Writes(itemsField.Set([]string{v})), nil
+		}).
+		AddEdge(graph.Start, "ask")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
+	_, err := c.Invoke(t.Context(), state.Writes(lastField.Set("first")), graph.WithThread("t"))
+	require.ErrorIs(t, err, graph.ErrInterrupted)
+	out, err := c.Invoke(t.Context(), state.Writes(lastField.Set("edited"), trailField.Overwrite([]string{"x"})), graph.WithThread("t"), graph.Resume("ann"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"ann"}, out.Items, "the node got its answer")
+	require.Equal(t, "edited", out.Last, "the input was applied")
+	require.Equal(t, "edited", seen, "before the node ran again")
+	require.Equal(t, []string{"x"}, out.Trail)
+	var sources []checkpoint.Source
+	for _, s := range history(t, c, "t") {
+		sources = append(sources, s.Metadata.Source)
+	}
+	require.Equal(t, []checkpoint.Source{checkpoint.SourceLoop, checkpoint.SourceLoop, checkpoint.SourceInput}, sources, "a resume writes no input checkpoint")
+	fresh := mustCompile(t, g, graph.WithCheckpointer(c.Checkpointer()))
+	require.Equal(t, out, latestState(t, fresh, "t").Values)
+}
+
+// Interrupt[any] returns each answer decoded, also the earlier ones a node
+// gets again when it re-runs for a later Interrupt (stored as JSON in the
+// checkpoint), as LangGraph's interrupt() returns the resume values.
+func TestInterruptAnyReturnsDecodedEarlierAnswers(t *testing.T) {
+	t.Parallel()
+	var got []any
+	g := graph.New(schema).
+		AddNode("ask", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			got = got[:0]
+			for _, q := range []string{"first?", "second?"} {
+				v, err := graph.Interrupt[any](ctx, q)
+				if err != nil {
+					return state.Update[counter]{}, err
+				}
+				got = append(got, v)
+			}
+			return state.Update[counter]{}, nil
+		}).
+		AddEdge(graph.Start, "ask")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
+	_, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
+	require.ErrorIs(t, err, graph.ErrInterrupted)
+	_, err = c.Invoke(t.Context(), zero, graph.WithThread("t"), graph.Resume(map[string]any{"ok": true}))
+	require.ErrorIs(t, err, graph.ErrInterrupted)
+	_, err = c.Invoke(t.Context(), zero, graph.WithThread("t"), graph.Resume("two"))
+	require.NoError(t, err)
+	require.Equal(t, []any{map[string]any{"ok": true}, "two"}, got)
+}

@@ -47,7 +47,7 @@ func TestJoinAfterConditionalFanOutRunsOnce(t *testing.T) {
 	require.Equal(t, []string{"route", "x", "y", "z"}, out.Trail)
 	require.Equal(t, 1, cs.get("z"))
 	hist := history(t, c, "t")
-	require.Len(t, hist, 4)
+	require.Len(t, hist, 5)
 	require.Equal(t, []string{"x", "y"}, hist[1].Metadata.Nodes, "x and y ran in the same step")
 }
 

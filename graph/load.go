@@ -110,6 +110,16 @@ func (p *persist[S]) restore(tup *checkpoint.Tuple) error {
 		return err
 	}
 	p.adopt(d)
+	if d.next.start {
+		// Stopped between the input checkpoint and the next: the Start task
+		// applies the input saved as its writes.
+		id := checkpoint.TaskID(d.tup.Config.CheckpointID, d.cfg.Namespace, d.step(), Start, -1)
+		upd, err := p.r.c.decodeTaskWrites(groupPending(tup.PendingWrites)[id])
+		if err != nil {
+			return p.errorf("checkpoint %q: the input: %w: %w", d.tup.Config.CheckpointID, checkpoint.ErrCorrupt, err)
+		}
+		p.startInput = upd
+	}
 	return nil
 }
 
@@ -177,9 +187,16 @@ func (p *persist[S]) load(input state.Update[S]) (bool, error) {
 		return false, err
 	}
 	r.step = latest.Metadata.Step + 1
-	if !zero {
+	resume := len(r.o.resume) > 0 || r.o.resumeByID != nil
+	if !zero && !resume {
 		r.step++ // the input checkpoint takes the next step number
 		return false, nil
+	}
+	if !zero {
+		// Resume values with an input: LangGraph's Command(resume=…,
+		// update=…). The interrupted tasks get their answers, and the input
+		// is applied before they run again.
+		p.update = input
 	}
 	p.pending = groupPending(latest.PendingWrites)
 	if err := p.matchResumes(); err != nil {

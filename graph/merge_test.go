@@ -45,7 +45,7 @@ func TestConflictingLastValueWritesNameFieldAndNodes(t *testing.T) {
 	require.ErrorIs(t, err, graph.ErrInvalidUpdate)
 	require.ErrorContains(t, err, `field "last"`)
 	require.ErrorContains(t, err, `"left" and "right"`)
-	require.ErrorContains(t, err, "step 0")
+	require.ErrorContains(t, err, "step 1")
 }
 
 func TestOverwriteReplacesReducerValue(t *testing.T) {
@@ -173,7 +173,7 @@ func TestZeroValuesAndEmptyUpdatesAreRealWrites(t *testing.T) {
 			require.NoError(t, err)
 			tc.check(t, snap.Values)
 			hist := history(t, cold, "t")
-			require.Len(t, hist, 3)
+			require.Len(t, hist, 4)
 			require.Equal(t, []string{"w"}, hist[1].Metadata.Nodes)
 		})
 	}

@@ -105,21 +105,21 @@ func TestMermaidPathFollowsTheThread(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "graph TD;\n"+
 		"\t__start__([<p>__start__</p>]):::first\n"+
-		"\ts0_planner[\"planner · step 0\"]\n"+
-		"\ts1_agent[\"agent · step 1\"]\n"+
-		"\ts2_replan[\"replan · step 2 (pending)\"]:::pending\n"+
-		"\t__start__ --> s0_planner;\n"+
-		"\ts0_planner --> s1_agent;\n"+
-		"\ts1_agent -.-> s2_replan;\n"+
+		"\ts1_planner[\"planner · step 1\"]\n"+
+		"\ts2_agent[\"agent · step 2\"]\n"+
+		"\ts3_replan[\"replan · step 3 (pending)\"]:::pending\n"+
+		"\t__start__ --> s1_planner;\n"+
+		"\ts1_planner --> s2_agent;\n"+
+		"\ts2_agent -.-> s3_replan;\n"+
 		"\tclassDef first fill-opacity:0\n"+
 		"\tclassDef last fill:#bfb6fc\n"+
 		"\tclassDef pending stroke-dasharray:5 5\n", path)
 	_, err = c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
-	require.ErrorIs(t, err, graph.ErrInterrupted) // before replan at step 4
+	require.ErrorIs(t, err, graph.ErrInterrupted) // before replan at step 5
 	_, err = c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
 	require.NoError(t, err)
 	path, err = c.MermaidPath(t.Context(), graph.WithThread("t"))
 	require.NoError(t, err)
-	require.Contains(t, path, "\ts4_replan --> __end__;\n")
-	require.Contains(t, path, "\ts3_agent --> s4_replan;\n")
+	require.Contains(t, path, "\ts5_replan --> __end__;\n")
+	require.Contains(t, path, "\ts4_agent --> s5_replan;\n")
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/state"
 )
 
 // A run with a checkpointer keeps its thread in the checkpointer through a
@@ -27,6 +28,12 @@ type persist[S any] struct {
 	pending   map[string][]checkpoint.PendingWrite // by task id, for the first step after a load
 	resumes   map[string][]any                     // new resume values by task id
 	resumeIDs map[string]map[string]any            // the same by interrupt id, by task id
+	// update is the input given with resume values: applied to the state
+	// before the resumed step runs.
+	update state.Update[S]
+	// startInput is the input a loaded input checkpoint holds as the
+	// writes of its Start task.
+	startInput state.Update[S]
 	// replayedFrom is the checkpoint a replay with resume values forked:
 	// pending, resumes and resumeIDs are keyed by the tasks' ids there.
 	replayedFrom string

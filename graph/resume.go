@@ -118,5 +118,5 @@ func (p *persist[S]) matchResumes() error {
 	for i, in := range pending {
 		ids[i] = fmt.Sprintf("%s (node %q)", in.ID, in.Node)
 	}
-	return p.errorf("%w: %d interrupts are pending, so one resume value is ambiguous: answer them with graph.ResumeByID using the ids %s", ErrAmbiguousResume, len(pending), strings.Join(ids, ", "))
+	return p.errorf("%w: %d interrupts are pending, so one resume value is ambiguous: each answer needs its interrupt id; answer them with graph.ResumeByID using the ids %s", ErrAmbiguousResume, len(pending), strings.Join(ids, ", "))
 }

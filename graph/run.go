@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 
 	"github.com/google/uuid"
 	"github.com/stategraph/stategraph/checkpoint"
@@ -94,8 +95,17 @@ func (c *Compiled[S]) Stream(ctx context.Context, input state.Update[S], opts ..
 		err = r.finish(err)
 		var ie *InterruptError
 		if errors.As(err, &ie) {
-			if o.modes&Interrupts != 0 {
+			switch {
+			case o.modes&Interrupts != 0:
 				out(Event[S]{Mode: Interrupts, Namespace: r.ns, Step: r.step, Interrupts: ie.Interrupts})
+			case o.modes&Updates != 0:
+				out(Event[S]{Mode: Updates, Namespace: r.ns, Step: r.step, Node: InterruptNode, Interrupts: ie.Interrupts})
+			case o.modes&Values != 0:
+				st := r.st
+				if r.output != nil {
+					st = *r.output
+				}
+				out(Event[S]{Mode: Values, Namespace: r.ns, Step: r.step - 1, State: st, Interrupts: ie.Interrupts})
 			}
 			return
 		}
@@ -244,6 +254,11 @@ func (r *run[S]) start(input state.Update[S]) error {
 			return err
 		}
 		if loaded {
+			if !r.cp.update.IsZero() {
+				if err := r.applyResumeUpdate(); err != nil {
+					return err
+				}
+			}
 			r.emitValues()
 			return nil
 		}
@@ -251,9 +266,46 @@ func (r *run[S]) start(input state.Update[S]) error {
 	return r.applyInput(input)
 }
 
-// applyInput applies the input as the writes of Start, schedules Start's
-// successors, and saves the input checkpoint.
+// applyResumeUpdate applies the input given with resume values to the
+// state the resumed step starts from: its tasks read it, and the step's
+// checkpoint stores it.
+func (r *run[S]) applyResumeUpdate() error {
+	upd := r.cp.update
+	r.cp.update = state.Update[S]{}
+	if err := r.applier.Add("input", upd.Writes); err != nil {
+		return err
+	}
+	touched, err := r.applier.Apply(&r.st, false)
+	if err != nil {
+		return fmt.Errorf("graph: input given with the resume values: %w", err)
+	}
+	r.cp.markDirty(touched)
+	for _, w := range upd.Writes {
+		if i := r.c.schema.IndexOf(w); i >= 0 && w.IsOverwrite() {
+			r.cp.tracks[i].lastLen = math.MaxInt // stored whole: the next blob is a snapshot
+		}
+	}
+	return nil
+}
+
+// applyInput starts a run with input as LangGraph does: with a
+// checkpointer it saves the input checkpoint (step r.step-1: the state
+// before the input, Start next, the input as the Start task's writes),
+// then, like every step, applies the Start task's writes, schedules Start's
+// successors and saves the loop checkpoint (step r.step). The first node
+// runs in the step after.
 func (r *run[S]) applyInput(input state.Update[S]) error {
+	if r.cp != nil {
+		if err := r.cp.saveInput(input); err != nil {
+			return err
+		}
+	}
+	return r.startStep(input)
+}
+
+// startStep applies the input as the writes of the Start task, schedules
+// Start's successors, and saves the loop checkpoint of step r.step.
+func (r *run[S]) startStep(input state.Update[S]) error {
 	clear(r.scratch)
 	r.markOverwrites(input.Writes)
 	if err := r.applier.Add("input", input.Writes); err != nil {
@@ -268,11 +320,13 @@ func (r *run[S]) applyInput(input state.Update[S]) error {
 	if err := r.route(t, &r.st); err != nil {
 		return err
 	}
+	r.tasks = r.tasks[:0]
 	if r.cp != nil {
-		if err := r.cp.save(checkpoint.SourceInput, r.step-1, touched, r.scratch); err != nil {
+		if err := r.cp.save(checkpoint.SourceLoop, r.step, touched, r.scratch); err != nil {
 			return err
 		}
 	}
+	r.step++
 	r.emitValues()
 	return nil
 }

@@ -57,31 +57,9 @@ func (p *persist[S]) saveTask(t *task[S]) error {
 	}
 	switch {
 	case t.err == nil:
-		sc := p.r.c.schema
-		for i, w := range t.update.Writes {
-			ch, data, err := sc.EncodeWrite(w, p.r.c.ser)
-			if err != nil {
-				return &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
-			}
-			add(i, ch, data)
-		}
-		if len(t.update.Goto) > 0 {
-			data, _ := json.Marshal(t.update.Goto)
-			add(len(ws), checkpoint.GotoChannel, data)
-		}
-		for _, s := range t.update.Sends {
-			ss, err := p.r.c.encodeSend(s)
-			if err != nil {
-				return &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
-			}
-			data, err := json.Marshal(ss)
-			if err != nil {
-				return &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
-			}
-			add(len(ws), checkpoint.SendChannel, data)
-		}
-		if len(ws) == 0 {
-			add(0, checkpoint.DoneChannel, []byte(checkpoint.DoneValue))
+		var err error
+		if ws, err = p.successWrites(t); err != nil {
+			return err
 		}
 	case errors.Is(t.err, errInterrupt):
 		data, err := json.Marshal(t.scope.interrupts())
@@ -101,6 +79,70 @@ func (p *persist[S]) saveTask(t *task[S]) error {
 	}
 	if err := p.putWrites(t.id, ws); err != nil {
 		return p.errorf("save writes of node %q at step %d: %w", t.name, p.r.step, err)
+	}
+	return nil
+}
+
+// successWrites encodes the update of task t, which succeeded, as its
+// pending writes.
+func (p *persist[S]) successWrites(t *task[S]) ([]checkpoint.PendingWrite, error) {
+	var ws []checkpoint.PendingWrite
+	add := func(idx int, ch string, v []byte) {
+		ws = append(ws, checkpoint.PendingWrite{TaskID: t.id, Index: idx, Channel: ch, Value: v})
+	}
+	sc := p.r.c.schema
+	for i, w := range t.update.Writes {
+		ch, data, err := sc.EncodeWrite(w, p.r.c.ser)
+		if err != nil {
+			return nil, &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
+		}
+		add(i, ch, data)
+	}
+	if len(t.update.Goto) > 0 {
+		data, _ := json.Marshal(t.update.Goto)
+		add(len(ws), checkpoint.GotoChannel, data)
+	}
+	for _, s := range t.update.Sends {
+		ss, err := p.r.c.encodeSend(s)
+		if err != nil {
+			return nil, &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
+		}
+		data, err := json.Marshal(ss)
+		if err != nil {
+			return nil, &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
+		}
+		add(len(ws), checkpoint.SendChannel, data)
+	}
+	if len(ws) == 0 {
+		add(0, checkpoint.DoneChannel, []byte(checkpoint.DoneValue))
+	}
+	return ws, nil
+}
+
+// saveInput stores the input checkpoint of a run with input: at step
+// r.step-1, the state before the input, with Start next and the input as
+// the pending writes of the Start task (LangGraph's input checkpoint, whose
+// next is ("__start__",)). A zero input (a subgraph's start) has no writes
+// to store: its Start task finds none and applies nothing.
+func (p *persist[S]) saveInput(input state.Update[S]) error {
+	r := p.r
+	r.next.reset()
+	r.next.start = true
+	r.tasks = r.tasks[:0]
+	if err := p.save(checkpoint.SourceInput, r.step-1, nil, nil); err != nil {
+		return err
+	}
+	if input.IsZero() {
+		return nil
+	}
+	t := &task[S]{name: Start, update: input}
+	t.id = p.taskID(r.step, t)
+	ws, err := p.successWrites(t)
+	if err != nil {
+		return err
+	}
+	if err := p.putWrites(t.id, ws); err != nil {
+		return p.errorf("save the input at step %d: %w", r.step-1, err)
 	}
 	return nil
 }
@@ -154,18 +196,24 @@ func (p *persist[S]) putWrites(taskID string, ws []checkpoint.PendingWrite) erro
 	return p.saver.PutWrites(ctx, cfg, taskID, ws)
 }
 
-// save writes the checkpoint after a step (or the input).
-func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, overwritten []bool) error {
+// markDirty records that the fields touched changed: the next checkpoint
+// stores them.
+func (p *persist[S]) markDirty(touched []int) {
 	for _, i := range touched {
 		p.dirty[i] = true
 	}
+}
+
+// save writes the checkpoint after a step (or the input).
+func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, overwritten []bool) error {
+	p.markDirty(touched)
 	p.nodes = nil
 	for _, t := range p.r.tasks {
-		if source == checkpoint.SourceLoop && !slices.Contains(p.nodes, t.name) {
+		if source == checkpoint.SourceLoop && t.name != Start && !slices.Contains(p.nodes, t.name) {
 			p.nodes = append(p.nodes, t.name)
 		}
 	}
-	if p.r.durability == DurabilityExit && source == checkpoint.SourceLoop && !p.r.next.empty() {
+	if p.r.durability == DurabilityExit && (source == checkpoint.SourceLoop || source == checkpoint.SourceInput) && !p.r.next.empty() {
 		// Not stored until the run ends (flush). It gets its id now, so the
 		// next step's task ids are its own; the writes of the step that
 		// just finished are in the state now, so the ones held for it go.

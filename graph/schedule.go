@@ -13,6 +13,9 @@ import (
 // and the progress of each join. A checkpoint stores it as a
 // checkpoint.Schedule.
 type schedule[S any] struct {
+	// start: the input's writes wait as the Start task's (the schedule of
+	// an input checkpoint, LangGraph's next == ("__start__",)).
+	start  bool
 	nodes  []*node[S]
 	sends  []state.Send[S]
 	joins  [][]bool // per join of the graph: which sources have finished
@@ -28,7 +31,7 @@ func newSchedule[S any](c *Compiled[S]) schedule[S] {
 	return s
 }
 
-func (s *schedule[S]) empty() bool { return len(s.nodes) == 0 && len(s.sends) == 0 }
+func (s *schedule[S]) empty() bool { return !s.start && len(s.nodes) == 0 && len(s.sends) == 0 }
 
 // add schedules n once.
 func (s *schedule[S]) add(n *node[S]) {
@@ -41,6 +44,7 @@ func (s *schedule[S]) add(n *node[S]) {
 // reset empties the schedule of nodes and Sends (joins keep their
 // progress).
 func (s *schedule[S]) reset() {
+	s.start = false
 	for _, n := range s.nodes {
 		s.marked[n.ord] = false
 	}
@@ -53,6 +57,7 @@ func (s *schedule[S]) reset() {
 // copyFrom makes s the same schedule as src, in s's own memory.
 func (s *schedule[S]) copyFrom(src *schedule[S]) {
 	s.reset()
+	s.start = src.start
 	for _, n := range src.nodes {
 		s.add(n)
 	}
@@ -64,9 +69,12 @@ func (s *schedule[S]) copyFrom(src *schedule[S]) {
 
 // names returns the scheduled nodes' names, in rank (name) order.
 func (s *schedule[S]) names() []string {
-	out := make([]string, len(s.nodes))
-	for i, n := range s.nodes {
-		out[i] = n.name
+	out := make([]string, 0, len(s.nodes)+1)
+	if s.start {
+		out = append(out, Start)
+	}
+	for _, n := range s.nodes {
+		out = append(out, n.name)
 	}
 	slices.Sort(out)
 	return out
@@ -76,7 +84,7 @@ func (s *schedule[S]) names() []string {
 // memory when it is nodes only (the common case: no allocation).
 func (p *persist[S]) encodeSched() ([]byte, error) {
 	r := p.r
-	if len(r.next.sends) == 0 && !anyJoin(r.next.joins) {
+	if len(r.next.sends) == 0 && !r.next.start && !anyJoin(r.next.joins) {
 		b, err := checkpoint.AppendSchedule(p.schedBuf[:0], checkpoint.Schedule{Nodes: sortedNames(r.next.nodes, &p.names)})
 		p.schedBuf = b
 		return b, err
@@ -134,6 +142,10 @@ func (c *Compiled[S]) decodeSched(data []byte, next *schedule[S]) error {
 	}
 	next.reset()
 	for _, n := range s.Nodes {
+		if n == Start {
+			next.start = true
+			continue
+		}
 		nd := c.nodes[n]
 		if nd == nil {
 			return fmt.Errorf("scheduled node %q is not in the graph", n)

@@ -340,10 +340,12 @@ func checkStoredIsWhatRan(t *testing.T, sh graphShape, saver checkpoint.Saver, t
 	require.NotEmpty(t, streamed)
 	now := checkFreshReadsWhatRan(t, sh, saver, ran, thread, streamed[len(streamed)-1])
 	if sh.durability != graph.DurabilityExit && sh.interrupt == "" {
-		// One checkpoint per streamed state: the input's, then each step's.
-		require.Len(t, now, len(streamed), "shape %+v", sh)
+		// The input checkpoint (the state before the input), then one
+		// checkpoint per streamed state: the input applied, each step's.
+		require.Len(t, now, len(streamed)+1, "shape %+v", sh)
+		require.Equal(t, shaped{}, now[0].Values, "the input checkpoint of a new thread, shape %+v", sh)
 		for i, st := range streamed {
-			require.Equal(t, st, now[i].Values, "checkpoint %d (step %d), shape %+v", i, now[i].Metadata.Step, sh)
+			require.Equal(t, st, now[i+1].Values, "checkpoint %d (step %d), shape %+v", i+1, now[i+1].Metadata.Step, sh)
 		}
 	}
 

@@ -73,9 +73,19 @@ type Event[S any] struct {
 	// Metadata its metadata.
 	Checkpoint *checkpoint.Config
 	Metadata   *checkpoint.Metadata
-	// Interrupts are the pending interrupts (Interrupts).
+	// Interrupts are the pending interrupts (Interrupts; and the last
+	// Updates or Values event of a stream stopped by interrupts that did
+	// not ask for Interrupts, see InterruptNode).
 	Interrupts []Interruption
 }
+
+// InterruptNode is the Node of the Updates event that ends a stream
+// stopped by interrupts when the stream did not ask for the Interrupts
+// mode: LangGraph's {"__interrupt__": …} update. A stream with Values but
+// neither Updates nor Interrupts ends with a Values event carrying the
+// interrupts instead. Either way, every stream ends with what it stopped
+// at.
+const InterruptNode = "__interrupt__"
 
 // TaskEvent describes a task's start or result.
 type TaskEvent struct {

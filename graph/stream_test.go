@@ -80,7 +80,7 @@ func TestStreamDefaultsToValues(t *testing.T) {
 		require.Equal(t, graph.Values, ev.Mode)
 		steps = append(steps, ev.Step)
 	}
-	require.Equal(t, []int{-1, 0, 1}, steps)
+	require.Equal(t, []int{0, 1, 2}, steps, "the input applied (0), then a node per step")
 }
 
 func TestStreamEarlyBreakStopsTheRun(t *testing.T) {
@@ -166,7 +166,7 @@ func TestStreamCheckpointsMode(t *testing.T) {
 		steps = append(steps, ev.Metadata.Step)
 		ids = append(ids, ev.Checkpoint.CheckpointID)
 	}
-	require.Equal(t, []int{-1, 0, 1}, steps)
+	require.Equal(t, []int{-1, 0, 1, 2}, steps)
 	var hist []string
 	for s, err := range c.History(t.Context(), graph.WithThread("t")) {
 		require.NoError(t, err)
@@ -204,11 +204,13 @@ func TestCheckpointsStreamMatchesHistoryInEveryDurability(t *testing.T) {
 			require.Equal(t, hist, ids)
 			switch d {
 			case graph.DurabilitySync:
-				require.Equal(t, []string{"cp-1", "v-1", "cp0", "v0", "cp1", "v1", "cp2", "v2"}, order)
+				// The input checkpoint holds the state before the input: the
+				// first values are the input applied (step 0).
+				require.Equal(t, []string{"cp-1", "cp0", "v0", "cp1", "v1", "cp2", "v2", "cp3", "v3"}, order)
 			case graph.DurabilityAsync:
 				// Each checkpoint is announced once stored: after the next
 				// step's tasks, before its values.
-				require.Equal(t, []string{"v-1", "cp-1", "v0", "cp0", "v1", "cp1", "v2", "cp2"}, order)
+				require.Equal(t, []string{"cp-1", "v0", "cp0", "v1", "cp1", "v2", "cp2", "v3", "cp3"}, order)
 			}
 		})
 	}
@@ -263,9 +265,9 @@ func TestStreamUpdatesForParallelNodes(t *testing.T) {
 	}
 	require.Len(t, got, 5)
 	require.ElementsMatch(t, []upd{
-		{0, "a", "trail=[a];"}, {0, "b", "trail=[b];"}, {0, "n", "n=7;"}, {0, "empty", ""},
+		{1, "a", "trail=[a];"}, {1, "b", "trail=[b];"}, {1, "n", "n=7;"}, {1, "empty", ""},
 	}, got[:4])
-	require.Equal(t, upd{1, "last", "trail=[last];"}, got[4])
+	require.Equal(t, upd{2, "last", "trail=[last];"}, got[4])
 }
 
 // Mirrors test_debug_retry / stream_mode="debug" (task and task_result
@@ -414,9 +416,9 @@ func TestEmittedEventsArriveInOrderBeforeTheUpdate(t *testing.T) {
 				got = append(got, "update:"+ev.Node)
 			}
 		}
-		want := []string{"a:1@a/0", "a:2@a/0", "update:a", "update:sub"}
+		want := []string{"a:1@a/1", "a:2@a/1", "update:a", "update:sub"}
 		if subgraphs {
-			want = []string{"a:1@a/0", "a:2@a/0", "update:a", "sub|x:1@x/0", "sub|x:2@x/0", "update:x", "update:sub"}
+			want = []string{"a:1@a/1", "a:2@a/1", "update:a", "sub|x:1@x/1", "sub|x:2@x/1", "update:x", "update:sub"}
 		}
 		require.Equal(t, want, got, "subgraphs=%v", subgraphs)
 	}
@@ -506,4 +508,44 @@ func TestStreamUpdatesOfNestedSubgraphsCarryTheirNamespace(t *testing.T) {
 		got = append(got, ev.Node)
 	}
 	require.Equal(t, []string{"p1", "child", "p2"}, got)
+}
+
+// Mirrors LangGraph's __interrupt__ update: a stream stopped by an
+// interrupt ends with something that carries it in every mode — an
+// Interrupts event when asked for, else an Updates event from
+// graph.InterruptNode, else a Values event with the interrupts.
+func TestStreamEndsWithTheInterruptInEveryMode(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		modes []graph.Mode
+		want  graph.Mode
+		node  string
+	}{
+		{"interrupts", []graph.Mode{graph.Updates, graph.Interrupts}, graph.Interrupts, ""},
+		{"updates only", []graph.Mode{graph.Updates}, graph.Updates, graph.InterruptNode},
+		{"values only", []graph.Mode{graph.Values}, graph.Values, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var cs calls
+			g := graph.New(schema).AddNode("a", visit("a")).AddNode("ask", askNode(&cs, "ask")).
+				AddEdge(graph.Start, "a").AddEdge("a", "ask")
+			c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
+			var last graph.Event[counter]
+			for ev, err := range c.Stream(t.Context(), zero, graph.WithThread("t"), graph.StreamModes(tc.modes...)) {
+				require.NoError(t, err)
+				last = ev
+			}
+			require.Equal(t, tc.want, last.Mode)
+			require.Equal(t, tc.node, last.Node)
+			require.Len(t, last.Interrupts, 1)
+			require.Equal(t, "ask?", last.Interrupts[0].Value)
+			require.Equal(t, 2, last.Interrupts[0].Step)
+			if tc.want == graph.Values {
+				require.Equal(t, []string{"a"}, last.State.Trail)
+			}
+		})
+	}
 }

@@ -63,7 +63,7 @@ func TestSubgraphReadsStepStartStateAndKeepsItsOwnHistory(t *testing.T) {
 		nodes = append(nodes, s.Metadata.Nodes)
 		require.Empty(t, s.Config.Namespace)
 	}
-	require.Equal(t, [][]string{{"post"}, {"side", "sub"}, {"pre"}, nil}, nodes)
+	require.Equal(t, [][]string{{"post"}, {"side", "sub"}, {"pre"}, nil, nil}, nodes)
 }
 
 // A subgraph's update appends what it appended to an append field, like a
@@ -268,7 +268,7 @@ func TestDoublyNestedSubgraphInterruptResumesEachLevel(t *testing.T) {
 	childNS := "child:" + snap.Tasks[0].ID
 	tup, err := saver.Get(t.Context(), checkpoint.Config{ThreadID: "t", Namespace: childNS})
 	require.NoError(t, err)
-	require.Equal(t, 0, tup.Metadata.Step)
+	require.Equal(t, 1, tup.Metadata.Step)
 	require.Equal(t, []string{"c1"}, tup.Metadata.Nodes)
 
 	out, err := c.Invoke(t.Context(), zero, graph.WithThread("t"), graph.Resume("yes"))

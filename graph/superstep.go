@@ -36,19 +36,27 @@ type task[S any] struct {
 // memory: triggered nodes by name, then Sends in order.
 func buildTasks[S any](c *Compiled[S], next *schedule[S], buf []task[S], tasks []*task[S]) ([]task[S], []*task[S]) {
 	slices.SortFunc(next.nodes, func(a, b *node[S]) int { return a.ord - b.ord })
-	n := len(next.nodes) + len(next.sends)
+	first := 0
+	if next.start {
+		first = 1
+	}
+	n := first + len(next.nodes) + len(next.sends)
 	if cap(buf) < n {
 		buf = make([]task[S], n)
 	}
 	buf = buf[:n]
 	tasks = tasks[:0]
+	if next.start {
+		buf[0] = task[S]{name: Start, wire: &c.start}
+		tasks = append(tasks, &buf[0])
+	}
 	for i, n := range next.nodes {
-		t := &buf[i]
+		t := &buf[first+i]
 		*t = task[S]{name: n.name, node: n, wire: &n.wire}
 		tasks = append(tasks, t)
 	}
 	for i, s := range next.sends {
-		t := &buf[len(next.nodes)+i]
+		t := &buf[first+len(next.nodes)+i]
 		n := c.nodes[s.Node]
 		*t = task[S]{name: s.Node, node: n, wire: &n.wire, push: true, index: i, arg: s.Arg}
 		tasks = append(tasks, t)
@@ -65,6 +73,11 @@ func (r *run[S]) prepare() {
 			t.id = r.cp.taskID(r.step, t)
 		}
 		r.restoreTasks()
+		for _, t := range r.tasks {
+			if t.name == Start {
+				t.update, t.cached = r.cp.startInput, true
+			}
+		}
 	}
 }
 
@@ -74,8 +87,10 @@ func (r *run[S]) runTasks() error {
 	todo := r.todo[:0]
 	for _, t := range r.tasks {
 		if t.cached {
-			r.emitTaskStart(t)
-			r.emitTaskDone(t)
+			if t.name != Start { // the input, not a node's run
+				r.emitTaskStart(t)
+				r.emitTaskDone(t)
+			}
 			continue
 		}
 		todo = append(todo, t)
@@ -289,9 +304,7 @@ func (r *run[S]) finishStep() error {
 	if r.cp != nil {
 		// Now: touched is the applier's memory, which the routers' views
 		// below reuse.
-		for _, i := range touched {
-			r.cp.dirty[i] = true
-		}
+		r.cp.markDirty(touched)
 	}
 	r.next.reset()
 	for _, t := range r.tasks {
@@ -316,8 +329,10 @@ func (r *run[S]) finishStep() error {
 			return err
 		}
 	}
+	if len(r.tasks) != 1 || r.tasks[0].name != Start {
+		r.stepsRun++ // the input's step is not counted
+	}
 	r.step++
-	r.stepsRun++
 	r.emitValues()
 	return nil
 }

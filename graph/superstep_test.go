@@ -197,8 +197,8 @@ func TestPanicBecomesNodeError(t *testing.T) {
 	var ne *graph.NodeError
 	require.ErrorAs(t, err, &ne)
 	require.Equal(t, "boom", ne.Node)
-	require.Equal(t, 1, ne.Step)
+	require.Equal(t, 2, ne.Step)
 	require.NotNil(t, ne.Panic)
 	require.Contains(t, string(ne.Stack), "superstep_test.go")
-	require.ErrorContains(t, err, `node "boom" panicked at step 1`)
+	require.ErrorContains(t, err, `node "boom" panicked at step 2`)
 }

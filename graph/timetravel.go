@@ -163,6 +163,13 @@ func (c *Compiled[S]) snapshot(d *decoded[S], applyPending bool) (*Snapshot[S], 
 				snap.Interrupts = append(snap.Interrupts, ints...)
 			}
 		}
+		if t.name == Start {
+			// The input waiting to be applied: the checkpoint is the state
+			// before it, as LangGraph's input checkpoint is.
+			snap.Next = append(snap.Next, t.name)
+			snap.Tasks = append(snap.Tasks, info)
+			continue
+		}
 		if t.cached && applyPending {
 			if err := applier.Add(t.name, t.update.Writes); err != nil {
 				return nil, err

@@ -23,8 +23,8 @@ func TestReplayAndForkLeaveHistoryUntouched(t *testing.T) {
 	_, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
 	require.NoError(t, err)
 	before := history(t, c, "t")
-	require.Len(t, before, 4)
-	afterA := before[2] // step 0: a ran, b is next
+	require.Len(t, before, 5)
+	afterA := before[2] // step 1: a ran, b is next
 	require.Equal(t, []string{"b"}, afterA.Next)
 
 	// Replay from after a: b and c run again on a new branch.
@@ -33,7 +33,7 @@ func TestReplayAndForkLeaveHistoryUntouched(t *testing.T) {
 	require.Equal(t, []string{"a", "b", "c"}, out.Trail)
 	require.EqualValues(t, 2, bCalls.Load())
 	after := history(t, c, "t")
-	require.Len(t, after, 7)
+	require.Len(t, after, 8)
 	require.Equal(t, checkpoint.SourceFork, after[2].Metadata.Source)
 	require.Equal(t, afterA.Config.CheckpointID, after[2].Parent.CheckpointID)
 	for i, s := range before {
@@ -59,9 +59,9 @@ func TestReplayAndForkLeaveHistoryUntouched(t *testing.T) {
 
 // Mirrors test_checkpoint_forking / get_state_history after a fork:
 // history is newest first, each checkpoint's parent is the one its branch
-// came from, and the old branch is untouched. Forking at step 0 with
-// update_state(as_node="a") makes an update checkpoint at step 1, and the
-// resumed branch continues at steps 2 and 3.
+// came from, and the old branch is untouched. Forking at step 1 (a ran)
+// with update_state(as_node="a") makes an update checkpoint at step 2, and
+// the resumed branch continues at steps 3 and 4.
 func TestHistoryAfterForkFollowsEachBranch(t *testing.T) {
 	t.Parallel()
 	g := graph.New(schema).AddNode("a", visit("a")).AddNode("b", visit("b")).AddNode("c", visit("c")).
@@ -70,8 +70,9 @@ func TestHistoryAfterForkFollowsEachBranch(t *testing.T) {
 	_, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
 	require.NoError(t, err)
 	orig := history(t, c, "t")
-	require.Len(t, orig, 4)
+	require.Len(t, orig, 5)
 	a0 := orig[2]
+	require.Equal(t, 1, a0.Metadata.Step)
 	_, err = c.UpdateState(t.Context(), state.Writes(lastField.Set("forked")), "a", graph.WithThread("t"), graph.WithCheckpoint(a0.Config.CheckpointID))
 	require.NoError(t, err)
 	out, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
@@ -95,8 +96,8 @@ func TestHistoryAfterForkFollowsEachBranch(t *testing.T) {
 		}
 	}
 	require.Equal(t, []row{
-		{checkpoint.SourceLoop, 3}, {checkpoint.SourceLoop, 2}, {checkpoint.SourceUpdate, 1},
-		{checkpoint.SourceLoop, 2}, {checkpoint.SourceLoop, 1}, {checkpoint.SourceLoop, 0}, {checkpoint.SourceInput, -1},
+		{checkpoint.SourceLoop, 4}, {checkpoint.SourceLoop, 3}, {checkpoint.SourceUpdate, 2},
+		{checkpoint.SourceLoop, 3}, {checkpoint.SourceLoop, 2}, {checkpoint.SourceLoop, 1}, {checkpoint.SourceLoop, 0}, {checkpoint.SourceInput, -1},
 	}, got)
 	// Walk the new branch from the head.
 	var chain []int
@@ -108,7 +109,7 @@ func TestHistoryAfterForkFollowsEachBranch(t *testing.T) {
 		s = byID[s.Parent.CheckpointID]
 		require.NotNil(t, s, "a parent is missing from history")
 	}
-	require.Equal(t, []int{3, 2, 1, 0, -1}, chain)
+	require.Equal(t, []int{4, 3, 2, 1, 0, -1}, chain)
 	require.Equal(t, a0.Config.CheckpointID, hist[2].Parent.CheckpointID)
 	for i, s := range orig {
 		require.Equal(t, s.Config, hist[3+i].Config)
@@ -122,7 +123,7 @@ func TestHistoryAfterForkFollowsEachBranch(t *testing.T) {
 func TestReplayRerunsOnlyLaterSteps(t *testing.T) {
 	t.Parallel()
 	nodes := []string{"a", "b", "c", "d"}
-	for k := -1; k < len(nodes); k++ {
+	for k := -1; k <= len(nodes); k++ { // node i runs in step i+1
 		t.Run(fmt.Sprintf("from step %d", k), func(t *testing.T) {
 			t.Parallel()
 			var cs calls
@@ -147,7 +148,7 @@ func TestReplayRerunsOnlyLaterSteps(t *testing.T) {
 			require.Equal(t, nodes, out.Trail)
 			for i, n := range nodes {
 				want := 1
-				if i > k {
+				if i+1 > k {
 					want = 2
 				}
 				require.Equal(t, want, cs.get(n), "node %s", n)
@@ -189,8 +190,9 @@ func TestReplaySkipsOnlyTheFirstInterruptBefore(t *testing.T) {
 		wantNext  []string // nil: the run ends
 	}{
 		{"from the input: a runs, stops before b again", -1, []string{"a"}, []string{"b"}},
-		{"from after a: b runs, stops before c", 0, []string{"a", "b"}, []string{"c"}},
-		{"from the stop before c: c runs", 1, []string{"a", "b", "c"}, nil},
+		{"from the input applied: a runs, stops before b again", 0, []string{"a"}, []string{"b"}},
+		{"from after a: b runs, stops before c", 1, []string{"a", "b"}, []string{"c"}},
+		{"from the stop before c: c runs", 2, []string{"a", "b", "c"}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -302,7 +304,7 @@ func TestHistoryFiltersByMetadataBeforeAndLimit(t *testing.T) {
 	_, err = c.UpdateState(t.Context(), state.Writes(lastField.Set("x")), "", graph.WithThread("t"))
 	require.NoError(t, err)
 	all := history(t, c, "t")
-	require.Len(t, all, 5)
+	require.Len(t, all, 6)
 	steps := func(opts ...graph.HistoryOption) []int {
 		var out []int
 		for s, err := range c.History(t.Context(), append([]graph.HistoryOption{graph.WithThread("t")}, opts...)...) {
@@ -316,15 +318,15 @@ func TestHistoryFiltersByMetadataBeforeAndLimit(t *testing.T) {
 		opts []graph.HistoryOption
 		want []int
 	}{
-		{"source loop", []graph.HistoryOption{graph.WithFilter(map[string]any{"source": "loop"})}, []int{2, 1, 0}},
-		{"source update", []graph.HistoryOption{graph.WithFilter(map[string]any{"source": checkpoint.SourceUpdate})}, []int{3}},
+		{"source loop", []graph.HistoryOption{graph.WithFilter(map[string]any{"source": "loop"})}, []int{3, 2, 1, 0}},
+		{"source update", []graph.HistoryOption{graph.WithFilter(map[string]any{"source": checkpoint.SourceUpdate})}, []int{4}},
 		{"step", []graph.HistoryOption{graph.WithFilter(map[string]any{"step": 1})}, []int{1}},
-		{"user metadata", []graph.HistoryOption{graph.WithFilter(map[string]any{"user": "ann", "try": 1})}, []int{2, 1, 0, -1}},
+		{"user metadata", []graph.HistoryOption{graph.WithFilter(map[string]any{"user": "ann", "try": 1})}, []int{3, 2, 1, 0, -1}},
 		{"no match", []graph.HistoryOption{graph.WithFilter(map[string]any{"user": "bob"})}, nil},
-		{"limit", []graph.HistoryOption{graph.WithLimit(2)}, []int{3, 2}},
-		{"before", []graph.HistoryOption{graph.WithBefore(all[1].Config.CheckpointID)}, []int{1, 0, -1}},
-		{"before and limit", []graph.HistoryOption{graph.WithBefore(all[1].Config.CheckpointID), graph.WithLimit(1)}, []int{1}},
-		{"filter and limit", []graph.HistoryOption{graph.WithFilter(map[string]any{"source": "loop"}), graph.WithLimit(2)}, []int{2, 1}},
+		{"limit", []graph.HistoryOption{graph.WithLimit(2)}, []int{4, 3}},
+		{"before", []graph.HistoryOption{graph.WithBefore(all[1].Config.CheckpointID)}, []int{2, 1, 0, -1}},
+		{"before and limit", []graph.HistoryOption{graph.WithBefore(all[1].Config.CheckpointID), graph.WithLimit(1)}, []int{2}},
+		{"filter and limit", []graph.HistoryOption{graph.WithFilter(map[string]any{"source": "loop"}), graph.WithLimit(2)}, []int{3, 2}},
 	}
 	for _, tc := range cases {
 		require.Equal(t, tc.want, steps(tc.opts...), tc.name)

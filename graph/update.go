@@ -69,7 +69,9 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 		r.cp.head = latest.Config.CheckpointID
 	}
 	// A pure edit of the newest checkpoint keeps its pending tasks: the
-	// writes of those that finished carry over, so they do not run again.
+	// writes of those that finished carry over, so they do not run again,
+	// and so do the interrupts of those that paused (and the answers they
+	// were given), so a later Resume answers them.
 	var carried [][]checkpoint.PendingWrite // by task position
 	if asNode == "" && tup != nil && tup == latest && len(tup.PendingWrites) > 0 {
 		pending := groupPending(tup.PendingWrites)
@@ -78,6 +80,12 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 		for i, t := range tasks {
 			if t.cached {
 				carried[i] = pending[t.id]
+				continue
+			}
+			for _, w := range pending[t.id] {
+				if w.Channel == checkpoint.InterruptChannel || w.Channel == checkpoint.ResumeChannel {
+					carried[i] = append(carried[i], w)
+				}
 			}
 		}
 	}

@@ -50,7 +50,7 @@ func TestUpdateStateAsInterruptedNodeSkipsIt(t *testing.T) {
 	require.Equal(t, []string{"c"}, snap.Next)
 	require.Empty(t, snap.Interrupts)
 	require.Equal(t, checkpoint.SourceUpdate, snap.Metadata.Source)
-	require.Equal(t, 1, snap.Metadata.Step)
+	require.Equal(t, 2, snap.Metadata.Step)
 	require.Equal(t, []string{"b"}, snap.Metadata.Nodes)
 	require.Equal(t, before.Config.CheckpointID, snap.Parent.CheckpointID)
 
@@ -173,4 +173,39 @@ func TestPureEditAfterFailedStepKeepsFinishedTask(t *testing.T) {
 	require.Equal(t, []string{"flaky", "ok", "end"}, out.Trail)
 	require.Equal(t, 1, cs.get("ok"))
 	require.Equal(t, 2, cs.get("flaky"))
+}
+
+// Mirrors LangGraph's edit-then-resume: update_state(values) on a thread
+// paused in interrupt() keeps the interrupt pending, so Command(resume=…)
+// answers it and the node reads the edited state.
+func TestUpdateStateKeepsThePendingInterruptForResume(t *testing.T) {
+	t.Parallel()
+	var cs calls
+	var seen string
+	g := graph.New(schema).
+		AddNode("ask", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			cs.inc("ask")
+			v, err := graph.Interrupt[string](ctx, "name?")
+			if err != nil {
+				return state.Update[counter]{}, err
+			}
+			seen = s.Last
+			return state.Writes(itemsField.Set([]string{v})), nil
+		}).
+		AddEdge(graph.Start, "ask")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
+	_, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
+	require.ErrorIs(t, err, graph.ErrInterrupted)
+	_, err = c.UpdateState(t.Context(), state.Writes(lastField.Set("edited")), "", graph.WithThread("t"))
+	require.NoError(t, err)
+	snap := latestState(t, c, "t")
+	require.Len(t, snap.Interrupts, 1, "the edit kept the interrupt")
+	require.Equal(t, "name?", snap.Interrupts[0].Value)
+	require.Equal(t, []string{"ask"}, snap.Next)
+
+	out, err := c.Invoke(t.Context(), zero, graph.WithThread("t"), graph.Resume("ann"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"ann"}, out.Items)
+	require.Equal(t, "edited", seen)
+	require.Equal(t, 2, cs.get("ask"))
 }

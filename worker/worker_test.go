@@ -48,8 +48,8 @@ func TestRunCompletesAndCanBeFollowed(t *testing.T) {
 		}
 	}
 	require.Equal(t, worker.StatusSuccess, statuses[len(statuses)-1], "Follow ends with the final status")
-	require.Equal(t, []int{-1, 0, 1, 2}, steps, "every checkpoint once, in order")
-	require.Equal(t, [][]string{nil, {"a", "b"}, {"c"}, {"d"}}, nodes)
+	require.Equal(t, []int{-1, 0, 1, 2, 3}, steps, "every checkpoint once, in order")
+	require.Equal(t, [][]string{nil, nil, {"a", "b"}, {"c"}, {"d"}}, nodes)
 	require.NoError(t, final.Err())
 	require.Equal(t, reference(t, DocInput{Topic: "t1", Add: 10}, 1), result(t, final))
 	require.Equal(t, Doc{Topic: "t1", Trail: []string{"a", "b", "c", "d"}, Total: 14}, result(t, final))
@@ -62,7 +62,7 @@ func TestRunCompletesAndCanBeFollowed(t *testing.T) {
 		require.NoError(t, err)
 		kinds = append(kinds, ev.Kind)
 	}
-	require.Equal(t, []worker.EventKind{"checkpoint", "checkpoint", "checkpoint", "checkpoint", "status"}, kinds)
+	require.Equal(t, []worker.EventKind{"checkpoint", "checkpoint", "checkpoint", "checkpoint", "checkpoint", "status"}, kinds)
 
 	// The checkpoints carry the run id.
 	g := e.pipeline(nil)
@@ -72,7 +72,7 @@ func TestRunCompletesAndCanBeFollowed(t *testing.T) {
 		require.Equal(t, id, snap.Metadata.RunID)
 		n++
 	}
-	require.Equal(t, 4, n)
+	require.Equal(t, 5, n)
 
 	_, err = c.Run(ctx, "nope")
 	require.ErrorIs(t, err, worker.ErrNotFound)

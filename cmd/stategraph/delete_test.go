@@ -12,7 +12,7 @@ func TestDeleteRemovesOnlyThatThread(t *testing.T) {
 	db := sqliteDB(t)
 	r := onDB(t, db, "delete", threadFailed)
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, "deleted thread failed-1 (3 checkpoints)\n", r.stdout)
+	assert.Equal(t, "deleted thread failed-1 (4 checkpoints)\n", r.stdout)
 
 	gone := onDB(t, db, "history", threadFailed)
 	assert.Equal(t, 1, gone.code)
@@ -21,7 +21,7 @@ func TestDeleteRemovesOnlyThatThread(t *testing.T) {
 	assert.Len(t, rows, 4)
 
 	v := decode[deleteView](t, db, "delete", threadDone)
-	assert.Equal(t, deleteView{Thread: threadDone, Deleted: true, Checkpoints: 4}, v)
+	assert.Equal(t, deleteView{Thread: threadDone, Deleted: true, Checkpoints: 5}, v)
 }
 
 func TestDeleteRemovesEveryNamespace(t *testing.T) {
@@ -29,7 +29,7 @@ func TestDeleteRemovesEveryNamespace(t *testing.T) {
 	db := sqliteDB(t)
 	r := onDB(t, db, "delete", threadNested)
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, "deleted thread nested-1 (3 checkpoints)\n", r.stdout, "the count is the root's")
+	assert.Equal(t, "deleted thread nested-1 (4 checkpoints)\n", r.stdout, "the count is the root's")
 
 	// Not a checkpoint of the thread is left in any namespace: -ns finds
 	// no namespace at all.
@@ -48,7 +48,7 @@ func TestPruneKeepsTheNewestCheckpoints(t *testing.T) {
 
 	r := onDB(t, db, "prune", threadDone, "--keep", "2")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, "pruned thread done-1: kept 2 of 4 checkpoints, removed 2\n", r.stdout)
+	assert.Equal(t, "pruned thread done-1: kept 2 of 5 checkpoints, removed 3\n", r.stdout)
 	after := decode[[]historyRow](t, db, "history", threadDone)
 	assert.Equal(t, before[:2], after)
 
@@ -65,10 +65,10 @@ func TestPruneKeepsTheNewestCheckpointsOfEveryNamespace(t *testing.T) {
 	t.Parallel()
 	db := sqliteDB(t)
 	before := decode[[]historyRow](t, db, "history", threadNested, "-ns", subgraphNode)
-	require.Len(t, before, 4)
+	require.Len(t, before, 5)
 
 	p := decode[pruneView](t, db, "prune", threadNested, "--keep", "2")
-	assert.Equal(t, pruneView{Thread: threadNested, Keep: 2, Before: 3, After: 2, Removed: 1}, p, "the counts are the root's")
+	assert.Equal(t, pruneView{Thread: threadNested, Keep: 2, Before: 4, After: 2, Removed: 2}, p, "the counts are the root's")
 
 	after := decode[[]historyRow](t, db, "history", threadNested, "-ns", subgraphNode)
 	assert.Equal(t, before[:2], after)

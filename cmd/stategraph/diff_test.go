@@ -22,11 +22,11 @@ func TestDiffNamesAddedRemovedChangedAndAppendedFields(t *testing.T) {
 	t.Parallel()
 	db := sqliteDB(t)
 	hist := decode[[]historyRow](t, db, "history", threadDone)
-	head, step0 := hist[0].Checkpoint, hist[2].Checkpoint
+	head, step1 := hist[0].Checkpoint, hist[2].Checkpoint // the first draft, the end
 
-	d := decode[diffView](t, db, "diff", threadDone, step0, head)
-	assert.Equal(t, diffEnd{Checkpoint: step0, Step: 0}, d.A)
-	assert.Equal(t, diffEnd{Checkpoint: head, Step: 2}, d.B)
+	d := decode[diffView](t, db, "diff", threadDone, step1, head)
+	assert.Equal(t, diffEnd{Checkpoint: step1, Step: 1}, d.A)
+	assert.Equal(t, diffEnd{Checkpoint: head, Step: 3}, d.B)
 	require.Len(t, d.Changes, 3)
 	assert.Equal(t, inspect.Change{Field: "approved", Kind: inspect.Added, After: []byte("true")}, d.Changes[0])
 	assert.Equal(t, "drafts", d.Changes[1].Field)
@@ -34,18 +34,18 @@ func TestDiffNamesAddedRemovedChangedAndAppendedFields(t *testing.T) {
 	assert.Equal(t, 1, d.Changes[1].Appended)
 	assert.Equal(t, inspect.Change{Field: "revisions", Kind: inspect.Changed, Before: []byte("1"), After: []byte("2")}, d.Changes[2])
 
-	r := onDB(t, db, "diff", threadDone, step0, head)
+	r := onDB(t, db, "diff", threadDone, step1, head)
 	require.Equal(t, 0, r.code, r.stderr)
 	out := lines(r.stdout)
 	require.Len(t, out, 5)
-	assert.Equal(t, "thread done-1: A "+step0+" (step 0) → B "+head+" (step 2)", out[0])
+	assert.Equal(t, "thread done-1: A "+step1+" (step 1) → B "+head+" (step 3)", out[0])
 	assert.Regexp(t, `^FIELD\s+CHANGE\s+DETAIL$`, out[1])
 	assert.Regexp(t, `^approved\s+added\s+= true$`, out[2])
 	assert.Regexp(t, `^drafts\s+appended\s+\+1 element$`, out[3])
 	assert.Regexp(t, `^revisions\s+changed\s+1 → 2$`, out[4])
 
 	// Backwards: approved is removed, and a shorter array is a change.
-	back := decode[diffView](t, db, "diff", threadDone, head, step0)
+	back := decode[diffView](t, db, "diff", threadDone, head, step1)
 	require.Len(t, back.Changes, 3)
 	assert.Equal(t, inspect.Removed, back.Changes[0].Kind)
 	assert.Equal(t, inspect.Changed, back.Changes[1].Kind)
@@ -112,7 +112,7 @@ func TestDiffPrintsMapsWithSortedKeys(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, saver.Close())
 	hist := decode[[]historyRow](t, db, "history", "task-1")
-	require.Len(t, hist, 3)
+	require.Len(t, hist, 4)
 	a, b := hist[1].Checkpoint, hist[0].Checkpoint
 
 	d := decode[diffView](t, db, "diff", "task-1", a, b)

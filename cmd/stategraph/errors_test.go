@@ -41,7 +41,7 @@ func TestBadInputNamesTheCulprit(t *testing.T) {
 		{"namespace of a thread without subgraphs", nil, []string{"-db", db, "mermaid", threadDone, "-ns", subgraphNode}, 1, []string{`unknown namespace "drafting": thread "done-1" has only the root namespace`, "leave out -ns"}},
 		{"unknown checkpoint: state", nil, []string{"-db", db, "state", threadDone, "zzz"}, 1, []string{`unknown checkpoint "zzz"`, `thread "done-1"`, "stategraph history done-1"}},
 		{"unknown checkpoint: diff", nil, []string{"-db", db, "diff", threadDone, "zzz", "yyy"}, 1, []string{`unknown checkpoint "zzz"`}},
-		{"ambiguous checkpoint", nil, []string{"-db", db, "state", threadDone, "-"}, 1, []string{`unknown checkpoint "-"`, "matches 4 checkpoints"}},
+		{"ambiguous checkpoint", nil, []string{"-db", db, "state", threadDone, "-"}, 1, []string{`unknown checkpoint "-"`, "matches 5 checkpoints"}},
 		{"unknown command", nil, []string{"-db", db, "show"}, 2, []string{`unknown command "show"`, "usage: stategraph", "prune THREAD --keep N"}},
 		{"no command", nil, []string{"-db", db}, 2, []string{"no command given", "usage: stategraph"}},
 		{"unknown flag", nil, []string{"-verbose", "threads"}, 2, []string{"-verbose"}},

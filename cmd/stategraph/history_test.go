@@ -11,7 +11,7 @@ func TestHistoryListsCheckpointsNewestFirst(t *testing.T) {
 	t.Parallel()
 	db := sqliteDB(t)
 	rows := decode[[]historyRow](t, db, "history", threadDone)
-	require.Len(t, rows, 4)
+	require.Len(t, rows, 5)
 	var steps, sources []any
 	for i, r := range rows {
 		steps, sources = append(steps, r.Step), append(sources, r.Source)
@@ -21,19 +21,21 @@ func TestHistoryListsCheckpointsNewestFirst(t *testing.T) {
 			assert.Greater(t, r.Checkpoint, rows[i+1].Checkpoint)
 		}
 	}
-	assert.Equal(t, []any{2, 1, 0, -1}, steps)
-	assert.Equal(t, []any{"loop", "loop", "loop", "input"}, sources)
+	assert.Equal(t, []any{3, 2, 1, 0, -1}, steps)
+	assert.Equal(t, []any{"loop", "loop", "loop", "loop", "input"}, sources)
 	assert.Equal(t, []string{"review"}, rows[0].Nodes)
 	assert.Equal(t, []string{"write"}, rows[1].Nodes)
 	assert.Equal(t, []string{}, rows[3].Nodes)
-	assert.Empty(t, rows[3].Parent)
+	assert.Equal(t, []string{}, rows[4].Nodes)
+	assert.Empty(t, rows[4].Parent)
 
 	r := onDB(t, db, "history", threadDone)
 	require.Equal(t, 0, r.code, r.stderr)
 	out := lines(r.stdout)
-	require.Len(t, out, 5)
+	require.Len(t, out, 6)
 	assert.Regexp(t, `^STEP\s+SOURCE\s+NODES\s+TIME\s+CHECKPOINT$`, out[0])
-	assert.Regexp(t, `^2\s+loop\s+review\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+`+rows[0].Checkpoint+`$`, out[1])
-	assert.Regexp(t, `^1\s+loop\s+write\s+.*`+rows[1].Checkpoint+`$`, out[2])
-	assert.Regexp(t, `^-1\s+input\s+-\s+.*`+rows[3].Checkpoint+`$`, out[4])
+	assert.Regexp(t, `^3\s+loop\s+review\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+`+rows[0].Checkpoint+`$`, out[1])
+	assert.Regexp(t, `^2\s+loop\s+write\s+.*`+rows[1].Checkpoint+`$`, out[2])
+	assert.Regexp(t, `^0\s+loop\s+-\s+.*`+rows[3].Checkpoint+`$`, out[4])
+	assert.Regexp(t, `^-1\s+input\s+-\s+.*`+rows[4].Checkpoint+`$`, out[5])
 }

@@ -32,13 +32,13 @@ func TestHistoryOfASubgraphNamespace(t *testing.T) {
 
 	// Without -ns: the parent's own checkpoints, the subgraph one step.
 	root := decode[[]historyRow](t, db, "history", threadNested)
-	require.Len(t, root, 3)
+	require.Len(t, root, 4)
 	assert.Equal(t, []string{subgraphNode}, root[0].Nodes)
 	assert.Equal(t, []string{"outline"}, root[1].Nodes)
 
 	// With -ns: the subgraph's steps, its own input first.
 	rows := decode[[]historyRow](t, db, "history", threadNested, "-ns", ns)
-	require.Len(t, rows, 4)
+	require.Len(t, rows, 5)
 	var steps, sources, nodes []any
 	for i, r := range rows {
 		steps, sources, nodes = append(steps, r.Step), append(sources, r.Source), append(nodes, r.Nodes)
@@ -50,18 +50,18 @@ func TestHistoryOfASubgraphNamespace(t *testing.T) {
 			assert.Equal(t, rows[i+1].Checkpoint, r.Parent)
 		}
 	}
-	assert.Equal(t, []any{2, 1, 0, -1}, steps)
-	assert.Equal(t, []any{"loop", "loop", "loop", "input"}, sources)
-	assert.Equal(t, []any{[]string{"review"}, []string{"write"}, []string{"write"}, []string{}}, nodes)
-	assert.Empty(t, rows[3].Parent)
+	assert.Equal(t, []any{3, 2, 1, 0, -1}, steps)
+	assert.Equal(t, []any{"loop", "loop", "loop", "loop", "input"}, sources)
+	assert.Equal(t, []any{[]string{"review"}, []string{"write"}, []string{"write"}, []string{}, []string{}}, nodes)
+	assert.Empty(t, rows[4].Parent)
 
 	r := onDB(t, db, "history", threadNested, "-ns", ns)
 	require.Equal(t, 0, r.code, r.stderr)
 	out := lines(r.stdout)
-	require.Len(t, out, 5)
+	require.Len(t, out, 6)
 	assert.Regexp(t, `^STEP\s+SOURCE\s+NODES\s+TIME\s+CHECKPOINT$`, out[0])
-	assert.Regexp(t, `^2\s+loop\s+review\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+`+rows[0].Checkpoint+`$`, out[1])
-	assert.Regexp(t, `^-1\s+input\s+-\s+.*`+rows[3].Checkpoint+`$`, out[4])
+	assert.Regexp(t, `^3\s+loop\s+review\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+`+rows[0].Checkpoint+`$`, out[1])
+	assert.Regexp(t, `^-1\s+input\s+-\s+.*`+rows[4].Checkpoint+`$`, out[5])
 
 	// -ns may come first, and the subgraph node's name is enough.
 	assert.Equal(t, rows, decode[[]historyRow](t, db, "history", "-ns", subgraphNode, threadNested))
@@ -76,7 +76,7 @@ func TestStateOfASubgraphNamespace(t *testing.T) {
 	v := decode[stateView](t, db, "state", threadNested, "-ns", subgraphNode)
 	assert.Equal(t, threadNested, v.Thread)
 	assert.Equal(t, ns, v.Namespace, "the namespace -ns named, in full")
-	assert.Equal(t, 2, v.Step)
+	assert.Equal(t, 3, v.Step)
 	assert.Equal(t, []string{"review"}, v.Nodes)
 	assert.Equal(t, "done", v.Status)
 	assert.Equal(t, []string{}, v.Next)
@@ -119,13 +119,13 @@ func TestDiffInASubgraphNamespace(t *testing.T) {
 	db := sqliteDB(t)
 	ns := subgraphNS(t, db)
 	hist := decode[[]historyRow](t, db, "history", threadNested, "-ns", ns)
-	input, head := hist[3].Checkpoint, hist[0].Checkpoint
+	input, head := hist[4].Checkpoint, hist[0].Checkpoint
 
 	d := decode[diffView](t, db, "diff", threadNested, input, head, "-ns", subgraphNode)
 	assert.Equal(t, threadNested, d.Thread)
 	assert.Equal(t, ns, d.Namespace)
 	assert.Equal(t, diffEnd{Checkpoint: input, Step: -1}, d.A)
-	assert.Equal(t, diffEnd{Checkpoint: head, Step: 2}, d.B)
+	assert.Equal(t, diffEnd{Checkpoint: head, Step: 3}, d.B)
 	// The subgraph's input holds every field of its parent's state, zero
 	// values included.
 	require.Len(t, d.Changes, 3)
@@ -139,7 +139,7 @@ func TestDiffInASubgraphNamespace(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	out := lines(r.stdout)
 	require.Len(t, out, 5)
-	assert.Equal(t, "thread nested-1 namespace "+ns+": A "+input+" (step -1) → B "+head+" (step 2)", out[0])
+	assert.Equal(t, "thread nested-1 namespace "+ns+": A "+input+" (step -1) → B "+head+" (step 3)", out[0])
 	assert.Regexp(t, `^FIELD\s+CHANGE\s+DETAIL$`, out[1])
 	assert.Regexp(t, `^approved\s+changed\s+false → true$`, out[2])
 	assert.Regexp(t, `^drafts\s+appended\s+\+2 elements$`, out[3])
@@ -166,11 +166,11 @@ func TestMermaidOfASubgraphNamespace(t *testing.T) {
 	done := onDB(t, db, "mermaid", threadDone)
 	require.Equal(t, 0, done.code, done.stderr)
 	assert.Equal(t, done.stdout, r.stdout)
-	assert.Contains(t, r.stdout, "\ts2_review --> __end__;\n")
+	assert.Contains(t, r.stdout, "\ts3_review --> __end__;\n")
 
 	root := onDB(t, db, "mermaid", threadNested)
 	require.Equal(t, 0, root.code, root.stderr)
-	assert.Contains(t, root.stdout, "\ts0_outline --> s1_drafting;\n")
+	assert.Contains(t, root.stdout, "\ts1_outline --> s2_drafting;\n")
 	assert.NotContains(t, root.stdout, "review")
 
 	hist := decode[[]historyRow](t, db, "history", threadNested, "-ns", ns)
@@ -178,15 +178,15 @@ func TestMermaidOfASubgraphNamespace(t *testing.T) {
 	assert.Equal(t, threadNested, v.Thread)
 	assert.Equal(t, ns, v.Namespace)
 	assert.Equal(t, hist[0].Checkpoint, v.Checkpoint)
-	assert.Equal(t, []string{hist[3].Checkpoint, hist[2].Checkpoint, hist[1].Checkpoint, hist[0].Checkpoint}, v.Path)
+	assert.Equal(t, []string{hist[4].Checkpoint, hist[3].Checkpoint, hist[2].Checkpoint, hist[1].Checkpoint, hist[0].Checkpoint}, v.Path)
 	assert.Empty(t, v.Next)
 	assert.Equal(t, r.stdout, v.Mermaid)
 
 	// Pinned to a past checkpoint of the namespace, the path stops there.
 	past := decode[mermaidView](t, db, "mermaid", threadNested, hist[2].Checkpoint, "-ns", ns)
-	assert.Equal(t, []string{hist[3].Checkpoint, hist[2].Checkpoint}, past.Path)
+	assert.Equal(t, []string{hist[4].Checkpoint, hist[3].Checkpoint, hist[2].Checkpoint}, past.Path)
 	assert.Equal(t, []string{"write"}, past.Next)
-	assert.Contains(t, past.Mermaid, "\ts0_write -.-> s1_write;\n")
+	assert.Contains(t, past.Mermaid, "\ts1_write -.-> s2_write;\n")
 }
 
 func TestUnknownNamespaceNamesTheThreadAndItsNamespaces(t *testing.T) {

@@ -52,17 +52,17 @@ func TestPostgresEveryCommand(t *testing.T) {
 	require.Len(t, threads[0].Namespaces, 1)
 	ns := threads[0].Namespaces[0]
 	assert.Regexp(t, `^drafting:[0-9a-f-]{36}$`, ns.Namespace)
-	assert.Equal(t, 4, ns.Checkpoints)
+	assert.Equal(t, 5, ns.Checkpoints)
 	assert.Empty(t, threads[1].Namespaces)
 	r := run("threads")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Regexp(t, `(?m)^done-1\s+2\s+done\s+4\s+0\s`, r.stdout)
-	assert.Regexp(t, `(?m)^nested-1\s+1\s+done\s+3\s+1\s`, r.stdout)
+	assert.Regexp(t, `(?m)^done-1\s+3\s+done\s+5\s+0\s`, r.stdout)
+	assert.Regexp(t, `(?m)^nested-1\s+2\s+done\s+4\s+1\s`, r.stdout)
 
 	var hist []historyRow
 	decodePG(&hist, "history", threadDone)
-	require.Len(t, hist, 4)
-	assert.Equal(t, 2, hist[0].Step)
+	require.Len(t, hist, 5)
+	assert.Equal(t, 3, hist[0].Step)
 
 	var st stateView
 	decodePG(&st, "state", threadDone)
@@ -83,7 +83,7 @@ func TestPostgresEveryCommand(t *testing.T) {
 	// A subgraph's namespace, by the subgraph node's name.
 	var sub []historyRow
 	decodePG(&sub, "history", threadNested, "-ns", subgraphNode)
-	require.Len(t, sub, 4)
+	require.Len(t, sub, 5)
 	assert.Equal(t, []string{"review"}, sub[0].Nodes)
 	decodePG(&st, "state", threadNested, "-ns", subgraphNode)
 	assert.Equal(t, ns.Namespace, st.Namespace)
@@ -92,14 +92,14 @@ func TestPostgresEveryCommand(t *testing.T) {
 	assert.Len(t, d.Changes, 3)
 	r = run("mermaid", threadNested, "-ns", subgraphNode)
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "s2_review --> __end__;")
+	assert.Contains(t, r.stdout, "s3_review --> __end__;")
 	r = run("history", threadNested, "-ns", "nope")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, `unknown namespace "nope": thread "nested-1" has no such namespace; its one subgraph namespace is "`+ns.Namespace+`"`)
 
 	r = run("prune", threadDone, "--keep", "2")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, "pruned thread done-1: kept 2 of 4 checkpoints, removed 2\n", r.stdout)
+	assert.Equal(t, "pruned thread done-1: kept 2 of 5 checkpoints, removed 3\n", r.stdout)
 
 	r = run("delete", threadDone)
 	require.Equal(t, 0, r.code, r.stderr)
@@ -113,7 +113,7 @@ func TestPostgresDSNFromTheEnvironmentAndAWrongSchema(t *testing.T) {
 	dsn, schema := postgresDB(t)
 	r := cli(t, []string{dsnEnv + "=" + dsn}, "-schema", schema, "history", threadPaused)
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Len(t, lines(r.stdout), 4)
+	assert.Len(t, lines(r.stdout), 5)
 
 	r = cli(t, []string{dsnEnv + "=" + dsn}, "-schema", schema+"_missing", "threads")
 	assert.Equal(t, 1, r.code)
@@ -132,8 +132,8 @@ func TestPostgresStoppedThreadsArePending(t *testing.T) {
 
 	r := cli(t, nil, "-dsn", dsn, "-schema", schema, "threads")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Regexp(t, `(?m)^stopped-1\s+0\s+pending execute\s+2\s`, r.stdout)
-	assert.Regexp(t, `(?m)^stopped-old-1\s+0\s+pending execute \(cancelled\)\s+2\s`, r.stdout)
+	assert.Regexp(t, `(?m)^stopped-1\s+1\s+pending execute\s+3\s`, r.stdout)
+	assert.Regexp(t, `(?m)^stopped-old-1\s+1\s+pending execute \(cancelled\)\s+3\s`, r.stdout)
 
 	r = cli(t, nil, "-dsn", dsn, "-schema", schema, "-json", "state", threadStoppedOld)
 	require.Equal(t, 0, r.code, r.stderr)

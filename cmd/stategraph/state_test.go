@@ -20,7 +20,7 @@ func TestStateOfAFinishedThread(t *testing.T) {
 	db := sqliteDB(t)
 	v := decode[stateView](t, db, "state", threadDone)
 	assert.Equal(t, threadDone, v.Thread)
-	assert.Equal(t, 2, v.Step)
+	assert.Equal(t, 3, v.Step)
 	assert.Equal(t, "loop", v.Source)
 	assert.Equal(t, []string{"review"}, v.Nodes)
 	assert.Equal(t, "done", v.Status)
@@ -36,7 +36,7 @@ func TestStateOfAFinishedThread(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Regexp(t, `(?m)^thread\s+done-1$`, r.stdout)
 	assert.Regexp(t, `(?m)^checkpoint\s+`+v.Checkpoint+`$`, r.stdout)
-	assert.Regexp(t, `(?m)^step\s+2$`, r.stdout)
+	assert.Regexp(t, `(?m)^step\s+3$`, r.stdout)
 	assert.Regexp(t, `(?m)^status\s+done$`, r.stdout)
 	assert.Regexp(t, `(?m)^next\s+-$`, r.stdout)
 	assert.Contains(t, r.stdout, "values:\n{\n  \"approved\": true,\n  \"drafts\": [\n    \"Go, draft 1\",\n    \"Go, draft 2\"\n  ],\n  \"revisions\": 2,\n  \"topic\": \"Go\"\n}\n")
@@ -59,13 +59,13 @@ func TestStateShowsNextNodesInterruptsAndErrors(t *testing.T) {
 	in := asking.Interrupts[0]
 	assert.Equal(t, "review", in.Node)
 	assert.Equal(t, "during", in.When)
-	assert.Equal(t, 2, in.Step)
+	assert.Equal(t, 3, in.Step)
 	assert.NotEmpty(t, in.ID)
 	assert.JSONEq(t, `{"question":"publish?","drafts":2}`, string(in.Value))
 	r := onDB(t, db, "state", threadInterrupted)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Regexp(t, `(?m)^status\s+interrupted \(review\)$`, r.stdout)
-	assert.Regexp(t, `(?m)^interrupts:\nNODE\s+WHEN\s+STEP\s+VALUE\s+ID\nreview\s+during\s+2\s+\{"drafts":2,"question":"publish\?"\}\s+`+in.ID+`$`, r.stdout)
+	assert.Regexp(t, `(?m)^interrupts:\nNODE\s+WHEN\s+STEP\s+VALUE\s+ID\nreview\s+during\s+3\s+\{"drafts":2,"question":"publish\?"\}\s+`+in.ID+`$`, r.stdout)
 
 	failed := decode[stateView](t, db, "state", threadFailed)
 	assert.Equal(t, "error", failed.Status)
@@ -81,18 +81,24 @@ func TestStateOfAPastCheckpointByIDOrSuffix(t *testing.T) {
 	t.Parallel()
 	db := sqliteDB(t)
 	hist := decode[[]historyRow](t, db, "history", threadDone)
-	first := hist[2] // step 0
+	first := hist[2] // step 1: the first draft
 	for _, ref := range []string{first.Checkpoint, first.Checkpoint[len(first.Checkpoint)-12:]} {
 		v := decode[stateView](t, db, "state", threadDone, ref)
 		assert.Equal(t, first.Checkpoint, v.Checkpoint)
-		assert.Equal(t, 0, v.Step)
+		assert.Equal(t, 1, v.Step)
 		assert.Equal(t, "pending", v.Status)
 		assert.Equal(t, []string{"write"}, v.Next)
 		assert.JSONEq(t, `["Go, draft 1"]`, string(v.Values["drafts"]))
 		assert.NotContains(t, v.Values, "approved")
 	}
-	input := decode[stateView](t, db, "state", threadDone, hist[3].Checkpoint)
-	assert.Equal(t, map[string]json.RawMessage{"topic": json.RawMessage(`"Go"`)}, input.Values)
+	applied := decode[stateView](t, db, "state", threadDone, hist[3].Checkpoint)
+	assert.Equal(t, map[string]json.RawMessage{"topic": json.RawMessage(`"Go"`)}, applied.Values)
+	assert.Equal(t, inspect.StatePending, applied.Status)
+	// The input checkpoint holds the state before the input (LangGraph's
+	// shape), with __start__ next.
+	input := decode[stateView](t, db, "state", threadDone, hist[4].Checkpoint)
+	assert.Empty(t, input.Values)
+	assert.Equal(t, []string{"__start__"}, input.Next)
 	assert.Equal(t, inspect.StatePending, input.Status)
 }
 
@@ -169,6 +175,6 @@ func TestACheckpointChunkMatchingSeveralListsThem(t *testing.T) {
 	shared := hist[0].Checkpoint[:8]
 	r := onDB(t, db, "state", threadDone, shared)
 	assert.Equal(t, 1, r.code)
-	assert.Equal(t, "stategraph: unknown checkpoint \""+shared+"\": it matches 4 checkpoints of thread \"done-1\" ("+
-		hist[0].Checkpoint+", "+hist[1].Checkpoint+", "+hist[2].Checkpoint+", "+hist[3].Checkpoint+"); give more of the id\n", r.stderr)
+	assert.Equal(t, "stategraph: unknown checkpoint \""+shared+"\": it matches 5 checkpoints of thread \"done-1\" ("+
+		hist[0].Checkpoint+", "+hist[1].Checkpoint+", "+hist[2].Checkpoint+", "+hist[3].Checkpoint+", "+hist[4].Checkpoint+"); give more of the id\n", r.stderr)
 }

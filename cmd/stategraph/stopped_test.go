@@ -25,14 +25,14 @@ func TestCtrlCMidStepLeavesTheThreadPending(t *testing.T) {
 
 	r := onDB(t, db, "threads")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Regexp(t, `(?m)^stopped-1\s+0\s+pending execute\s+2\s+0\s`, r.stdout)
+	assert.Regexp(t, `(?m)^stopped-1\s+1\s+pending execute\s+3\s+0\s`, r.stdout)
 	assert.NotContains(t, r.stdout, "error")
 
 	rows := decode[[]threadRow](t, db, "threads")
 	require.Len(t, rows, 2)
 	row := rows[1]
 	require.Equal(t, threadStopped, row.Thread)
-	assert.Equal(t, threadRow{Thread: threadStopped, Step: 0, Status: inspect.StatePending, Next: unfinished, Checkpoints: 2, Namespaces: []namespaceRow{}},
+	assert.Equal(t, threadRow{Thread: threadStopped, Step: 1, Status: inspect.StatePending, Next: unfinished, Checkpoints: 3, Namespaces: []namespaceRow{}},
 		withoutVolatile(row), "nothing recorded: no error, no cancellation")
 
 	v := decode[stateView](t, db, "state", threadStopped)
@@ -59,14 +59,14 @@ func TestCancelledTaskErrorsOfOlderVersionsArePending(t *testing.T) {
 
 	r := onDB(t, db, "threads")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Regexp(t, `(?m)^stopped-old-1\s+0\s+pending execute \(cancelled\)\s+2\s+0\s`, r.stdout)
+	assert.Regexp(t, `(?m)^stopped-old-1\s+1\s+pending execute \(cancelled\)\s+3\s+0\s`, r.stdout)
 	assert.NotContains(t, r.stdout, "error")
 
 	rows := decode[[]threadRow](t, db, "threads")
 	require.Len(t, rows, 2)
 	row := rows[0]
 	require.Equal(t, threadStoppedOld, row.Thread)
-	assert.Equal(t, threadRow{Thread: threadStoppedOld, Step: 0, Status: inspect.StatePending, Next: unfinished, Cancelled: true, Checkpoints: 2, Namespaces: []namespaceRow{}},
+	assert.Equal(t, threadRow{Thread: threadStoppedOld, Step: 1, Status: inspect.StatePending, Next: unfinished, Cancelled: true, Checkpoints: 3, Namespaces: []namespaceRow{}},
 		withoutVolatile(row))
 
 	v := decode[stateView](t, db, "state", threadStoppedOld)

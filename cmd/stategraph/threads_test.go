@@ -22,12 +22,12 @@ func TestThreadsShowsEachThreadsStepAndStatus(t *testing.T) {
 	for _, l := range out[1:] {
 		rows[strings.Fields(l)[0]] = l
 	}
-	assert.Regexp(t, `^done-1\s+2\s+done\s+4\s+0\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`, rows[threadDone])
-	assert.Regexp(t, `^paused-1\s+1\s+interrupted \(review\)\s+3\s+0\s`, rows[threadPaused])
-	assert.Regexp(t, `^asking-1\s+1\s+interrupted \(review\)\s+3\s+0\s`, rows[threadInterrupted])
-	assert.Regexp(t, `^failed-1\s+1\s+error \(review: .*reviewer unavailable\)\s+3\s+0\s`, rows[threadFailed])
-	// The nested thread has 3 checkpoints of its own and 1 subgraph namespace.
-	assert.Regexp(t, `^nested-1\s+1\s+done\s+3\s+1\s`, rows[threadNested])
+	assert.Regexp(t, `^done-1\s+3\s+done\s+5\s+0\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`, rows[threadDone])
+	assert.Regexp(t, `^paused-1\s+2\s+interrupted \(review\)\s+4\s+0\s`, rows[threadPaused])
+	assert.Regexp(t, `^asking-1\s+2\s+interrupted \(review\)\s+4\s+0\s`, rows[threadInterrupted])
+	assert.Regexp(t, `^failed-1\s+2\s+error \(review: .*reviewer unavailable\)\s+4\s+0\s`, rows[threadFailed])
+	// The nested thread has 4 checkpoints of its own and 1 subgraph namespace.
+	assert.Regexp(t, `^nested-1\s+2\s+done\s+4\s+1\s`, rows[threadNested])
 	// Columns line up: every row's status starts where the header's does.
 	col := strings.Index(out[0], "STATUS")
 	for _, l := range out[1:] {
@@ -52,16 +52,16 @@ func TestThreadsJSON(t *testing.T) {
 		[]string{rows[0].Thread, rows[1].Thread, rows[2].Thread, rows[3].Thread, rows[4].Thread})
 
 	none := []namespaceRow{}
-	assert.Equal(t, threadRow{Thread: threadDone, Step: 2, Status: "done", Next: []string{}, Checkpoints: 4, Namespaces: none},
+	assert.Equal(t, threadRow{Thread: threadDone, Step: 3, Status: "done", Next: []string{}, Checkpoints: 5, Namespaces: none},
 		withoutVolatile(byID[threadDone]))
-	assert.Equal(t, threadRow{Thread: threadPaused, Step: 1, Status: "interrupted", Next: []string{"review"}, Checkpoints: 3, Namespaces: none},
+	assert.Equal(t, threadRow{Thread: threadPaused, Step: 2, Status: "interrupted", Next: []string{"review"}, Checkpoints: 4, Namespaces: none},
 		withoutVolatile(byID[threadPaused]))
-	assert.Equal(t, threadRow{Thread: threadInterrupted, Step: 1, Status: "interrupted", Next: []string{"review"}, Checkpoints: 3, Namespaces: none},
+	assert.Equal(t, threadRow{Thread: threadInterrupted, Step: 2, Status: "interrupted", Next: []string{"review"}, Checkpoints: 4, Namespaces: none},
 		withoutVolatile(byID[threadInterrupted]))
 	failed := withoutVolatile(byID[threadFailed])
 	assert.Contains(t, failed.Error, reviewError)
 	failed.Error = ""
-	assert.Equal(t, threadRow{Thread: threadFailed, Step: 1, Status: "error", Next: []string{"review"}, Checkpoints: 3, Namespaces: none}, failed)
+	assert.Equal(t, threadRow{Thread: threadFailed, Step: 2, Status: "error", Next: []string{"review"}, Checkpoints: 4, Namespaces: none}, failed)
 
 	// The nested thread's subgraph checkpointed in a namespace of its own,
 	// named after the subgraph node and the task that ran it.
@@ -69,11 +69,11 @@ func TestThreadsJSON(t *testing.T) {
 	require.Len(t, nested.Namespaces, 1)
 	ns := nested.Namespaces[0]
 	assert.Regexp(t, `^drafting:[0-9a-f-]{36}$`, ns.Namespace)
-	assert.Equal(t, 4, ns.Checkpoints)
+	assert.Equal(t, 5, ns.Checkpoints)
 	assert.False(t, ns.Updated.IsZero())
 	assert.False(t, ns.Updated.After(nested.Updated), "the subgraph finished before its parent's step")
 	nested.Namespaces = none
-	assert.Equal(t, threadRow{Thread: threadNested, Step: 1, Status: "done", Next: []string{}, Checkpoints: 3, Namespaces: none},
+	assert.Equal(t, threadRow{Thread: threadNested, Step: 2, Status: "done", Next: []string{}, Checkpoints: 4, Namespaces: none},
 		withoutVolatile(nested))
 }
 

@@ -19,10 +19,10 @@ func TestScriptedReview(t *testing.T) {
 	require.Equal(t, []string{"the refund reaches your card within 3 days"}, ticket.Notes)
 	require.True(t, strings.HasSuffix(ticket.Draft, "The refund reaches your card within 3 days."))
 	// Three pauses: approve? (no), what to change? — both in the same
-	// review task at step 1, answered in order — then approve? (yes) at step 3.
+	// review task at step 2, answered in order — then approve? (yes) at step 4.
 	require.Equal(t, 3, strings.Count(out.String(), "paused in review"))
-	require.Equal(t, 2, strings.Count(out.String(), "paused in review at step 1"))
-	require.Contains(t, out.String(), "paused in review at step 3: Send this reply?")
+	require.Equal(t, 2, strings.Count(out.String(), "paused in review at step 2"))
+	require.Contains(t, out.String(), "paused in review at step 4: Send this reply?")
 	require.Contains(t, out.String(), "reviewer: no\n")
 	require.Contains(t, out.String(), "reviewer: yes\n")
 }

@@ -177,7 +177,7 @@ func TestCtrlCLeavesTheThreadResumable(t *testing.T) {
 	require.Equal(t, exitOK, res.code, res.stderr)
 	out2 := res.stdout
 	requireRecommendation(t, out2)
-	require.Contains(t, out2, "Resuming after graph step 4: next: execute ×3 (1 already done)")
+	require.Contains(t, out2, "Resuming after graph step 5: next: execute ×3 (1 already done)")
 	require.Contains(t, out2, "✓ execute b_stock (saved before the interruption: not run again)")
 	// Nothing that finished runs again: no planning, no order lookup, no
 	// stock check; only the two quotes that were cut off.
@@ -243,7 +243,7 @@ func TestDelayLeavesTimeForCtrlC(t *testing.T) {
 	res = execute(t, command(t, dir, "-resume", "-thread", "demo"), "")
 	require.Equal(t, exitOK, res.code, res.stderr)
 	requireRecommendation(t, res.stdout)
-	require.Contains(t, res.stdout, "Resuming after graph step 0: next: execute")
+	require.Contains(t, res.stdout, "Resuming after graph step 1: next: execute")
 	require.NotContains(t, res.stdout, "▶ planner")
 	require.NotContains(t, res.stdout, "-delay")
 	require.Contains(t, res.stdout, "5 tool calls (5 by this process)")
@@ -328,8 +328,8 @@ func TestMermaidFile(t *testing.T) {
 	require.Contains(t, graphBlock, "__start__ --> planner;")
 	require.Contains(t, graphBlock, "replan -.-> respond;")
 	require.Contains(t, pathBlock, "thread t-mermaid")
-	require.Contains(t, pathBlock, "s4_replan --> s5_execute;")
-	require.Contains(t, pathBlock, "s9_respond --> __end__;")
+	require.Contains(t, pathBlock, "s5_replan --> s6_execute;")
+	require.Contains(t, pathBlock, "s10_respond --> __end__;")
 }
 
 func TestBadInvocations(t *testing.T) {

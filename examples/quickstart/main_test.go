@@ -29,9 +29,9 @@ func TestQuickstartOutput(t *testing.T) {
 	var out strings.Builder
 	require.NoError(t, run(context.Background(), &out))
 	got := out.String()
-	require.Contains(t, got, "step 0  plan     wrote nothing\n")
-	require.Contains(t, got, "step 1  research wrote notes += [cost: ★]\n")
-	require.Contains(t, got, `step 2  write    wrote text = "Which runtime should we pick? — draft 1 from 3 notes", drafts += 1`+"\n")
+	require.Contains(t, got, "step 1  plan     wrote nothing\n")
+	require.Contains(t, got, "step 2  research wrote notes += [cost: ★]\n")
+	require.Contains(t, got, `step 3  write    wrote text = "Which runtime should we pick? — draft 1 from 3 notes", drafts += 1`+"\n")
 	require.Equal(t, 3, strings.Count(got, "drafts += 1"))
 	require.NotContains(t, got, "drafts=1")
 	require.Contains(t, got, `final state: 3 notes, drafts = 3, text = "Which runtime should we pick? — draft 3 from 3 notes"`)

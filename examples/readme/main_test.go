@@ -41,13 +41,13 @@ func TestRun(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Essay{Topic: "Go", Drafts: []string{"Go, draft 1", "Go, draft 2", "Go, draft 3"}}, essay)
 
-	// The thread was saved: the input and three steps.
+	// The thread was saved: the input, the input applied and three steps.
 	n := 0
 	for _, err := range saver.List(context.Background(), checkpoint.Config{ThreadID: "essay-1"}, checkpoint.ListOptions{}) {
 		require.NoError(t, err)
 		n++
 	}
-	require.Equal(t, 4, n)
+	require.Equal(t, 5, n)
 }
 
 // The program keeps its database in the working directory, so the thread
@@ -72,5 +72,5 @@ func TestProgramKeepsTheThreadInEssaysDB(t *testing.T) {
 		require.NoError(t, err)
 		n++
 	}
-	require.Equal(t, 4, n, "the input and three steps, of the second run only")
+	require.Equal(t, 5, n, "the input, the input applied and three steps, of the second run only")
 }

@@ -40,9 +40,9 @@ func TestReplayAndFork(t *testing.T) {
 	require.Equal(t, []checkpoint.Source{
 		checkpoint.SourceLoop, checkpoint.SourceLoop, checkpoint.SourceUpdate,
 		checkpoint.SourceLoop, checkpoint.SourceLoop, checkpoint.SourceFork,
-		checkpoint.SourceLoop, checkpoint.SourceLoop, checkpoint.SourceLoop, checkpoint.SourceInput,
+		checkpoint.SourceLoop, checkpoint.SourceLoop, checkpoint.SourceLoop, checkpoint.SourceLoop, checkpoint.SourceInput,
 	}, sources)
-	require.Equal(t, []int{90, 90, 0, 105, 105, 0, 120, 120, 0, 0}, prices)
+	require.Equal(t, []int{90, 90, 0, 105, 105, 0, 120, 120, 0, 0, 0}, prices)
 	require.Contains(t, out.String(), "forked at")
 	// Each branch says what it ran, apart from what it started from.
 	require.Contains(t, out.String(), "replayed from the checkpoint after choose_city: Casa do Rio, Porto, 105 a night\n"+

@@ -51,7 +51,9 @@ func (s Schedule) Unfinished(tup *checkpoint.Tuple) []string {
 	cp, ns, step := tup.Config.CheckpointID, tup.Config.Namespace, tup.Metadata.Step+1
 	out := make([]string, 0, len(s.Nodes)+len(s.Sends))
 	for _, n := range s.Nodes {
-		if !finished[checkpoint.TaskID(cp, ns, step, n, -1)] {
+		// The input of an input checkpoint is its __start__ task's writes:
+		// it is still to be applied.
+		if n == startNode || !finished[checkpoint.TaskID(cp, ns, step, n, -1)] {
 			out = append(out, n)
 		}
 	}
@@ -62,6 +64,10 @@ func (s Schedule) Unfinished(tup *checkpoint.Tuple) []string {
 	}
 	return out
 }
+
+// startNode is the runtime's Start (graph.Start): an input checkpoint
+// schedules it, with the input as its task's writes.
+const startNode = "__start__"
 
 // Done reports whether nothing is scheduled: the thread finished.
 func (s Schedule) Done() bool { return len(s.Nodes) == 0 && len(s.Sends) == 0 }
