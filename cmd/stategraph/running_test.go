@@ -46,8 +46,8 @@ func TestThreadsAndStateShowARunningThreadWithItsHolder(t *testing.T) {
 
 			r := b.run("threads")
 			require.Equal(t, 0, r.code, r.stderr)
-			assert.Regexp(t, `(?m)^paused-1\s+1\s+running \(held by worker-7:4242:run-9 since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)\s+3\s`, r.stdout)
-			assert.Regexp(t, `(?m)^done-1\s+2\s+done\s`, r.stdout, "a thread nobody holds keeps its status")
+			assert.Regexp(t, `(?m)^paused-1\s+2\s+running \(held by worker-7:4242:run-9 since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\)\s+4\s`, r.stdout)
+			assert.Regexp(t, `(?m)^done-1\s+3\s+done\s`, r.stdout, "a thread nobody holds keeps its status")
 
 			r = b.run("-json", "threads")
 			require.Equal(t, 0, r.code, r.stderr)
@@ -77,7 +77,7 @@ func TestThreadsAndStateShowARunningThreadWithItsHolder(t *testing.T) {
 			require.NoError(t, ls.Release(ctx))
 			r = b.run("threads")
 			require.Equal(t, 0, r.code, r.stderr)
-			assert.Regexp(t, `(?m)^paused-1\s+1\s+interrupted \(review\)\s+3\s`, r.stdout)
+			assert.Regexp(t, `(?m)^paused-1\s+2\s+interrupted \(review\)\s+4\s`, r.stdout)
 			r = b.run("state", threadPaused)
 			require.Equal(t, 0, r.code, r.stderr)
 			assert.NotContains(t, r.stdout, "running")
