@@ -38,6 +38,18 @@ type Leaser interface {
 	LeaseOf(ctx context.Context, thread string) (*LeaseInfo, error)
 }
 
+// LeaseBreaker is implemented by Leasers that let a lease be freed by
+// someone other than its holder: one who has established that the holder
+// is gone (a worker that takes over the runs of a worker whose heartbeat
+// stopped). The holder, should it come back, finds its lease lost on its
+// next renewal and stops before it stores more.
+type LeaseBreaker interface {
+	// BreakLease removes the lease of thread if its holder is holder,
+	// expired or not, and reports whether it removed one. A lease of
+	// another holder (taken since) is left alone.
+	BreakLease(ctx context.Context, thread, holder string) (bool, error)
+}
+
 // Lease is a held lease on a thread.
 type Lease interface {
 	// Renew extends the lease to ttl from now. It fails with ErrLeaseLost

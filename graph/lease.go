@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,6 +48,14 @@ var hostname = sync.OnceValue(func() string {
 // holderName names the holder of a run's lease: host, process and run.
 func holderName(runID string) string {
 	return hostname() + ":" + strconv.Itoa(os.Getpid()) + ":" + runID
+}
+
+// IsRunLeaseHolder reports whether holder (a checkpoint.LeaseInfo.Holder)
+// names the lease of a run with id runID, taken in any process: holders
+// are "host:pid:runID". A worker that takes over a dead worker's run frees
+// the lease the run's last execution left (checkpoint.LeaseBreaker).
+func IsRunLeaseHolder(holder, runID string) bool {
+	return runID != "" && strings.HasSuffix(holder, ":"+runID)
 }
 
 // busyError is the error of a run on a thread another run holds. It

@@ -41,10 +41,16 @@
 // wakes the thread's next run: nothing polls the thread. Runs of a thread
 // are ordered by when they were enqueued; a thread may have WithMaxQueued
 // pending runs (ErrQueueFull past it). The record is only the arbiter of who
-// should run; the guarantee is the checkpointer's compare-and-set on the
-// thread's head, so a second writer (a duplicate execution, a process
-// invoking the graph directly) gets checkpoint.ErrConflict and never
-// forks the thread.
+// should run; the guarantees are the thread's lease, which the graph
+// runtime takes before a run stores anything, so a second writer (a
+// process invoking the graph directly) is refused with checkpoint.ErrBusy
+// (which also matches checkpoint.ErrConflict), and the checkpointer's
+// compare-and-set on the thread's head, so a writer that got past the
+// lease gets checkpoint.ErrConflict and never forks the thread. A run that
+// meets a lease held by a writer the queue does not know fails (Reject) or
+// waits for it (the other strategies); the worker that re-queues a dead
+// worker's runs frees the leases they left (checkpoint.LeaseBreaker), so
+// the takeover does not wait for them to expire.
 //
 // # Failures
 //

@@ -280,6 +280,10 @@ WHERE id = $1 AND state = 'running'`, jobID, why)
 	case status.Done() || job != jobID:
 		return false, nil // the job was stale: the run ended or moved on
 	}
+	// The run's execution is dead: free the lease it left on the thread.
+	if err := c.freeRunLease(ctx, a.Thread, a.RunID); err != nil {
+		return false, err
+	}
 	if cancelReq {
 		// Cancelled while its worker was dead: nobody else will end it.
 		return false, c.setStatus(ctx, tx, a.RunID, StatusCancelled, reason, codeCancelled)

@@ -66,6 +66,11 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 	case actWait:
 		return river.JobSnooze(c.snooze)
 	}
+	if cl.attempt > 1 {
+		if err := c.freeRunLease(ctx, a.Thread, a.RunID); err != nil {
+			return fmt.Errorf("worker: run %s on thread %q: %w", a.RunID, a.Thread, err)
+		}
+	}
 	answers, err := c.pinnedAnswers(ctx, a)
 	if err != nil {
 		return fmt.Errorf("worker: run %s on thread %q: %w", a.RunID, a.Thread, err)
@@ -347,7 +352,10 @@ func (c *Client) finish(ctx context.Context, job *river.Job[RunArgs], cl claimed
 	if runErr != nil {
 		msg = runErr.Error()
 	}
+	bst, bcode, bret, busy := c.onBusy(ctx, a, runErr)
 	switch {
+	case busy && !errors.Is(context.Cause(ctx), river.ErrJobCancelledRemotely):
+		st, code, ret = bst, bcode, bret
 	case runErr == nil && len(res.interrupts) > 0:
 		st = StatusInterrupted
 	case runErr == nil:

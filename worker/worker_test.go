@@ -271,8 +271,29 @@ func TestRunLosingTheThreadHeadFails(t *testing.T) {
 	id, err := c.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: "h", Input: DocInput{Topic: "h"}})
 	require.NoError(t, err)
 	g.await(t)
+	// A second writer is refused by the thread's lease before it stores
+	// anything.
+	head, err := e.saver.Get(ctx, checkpoint.Config{ThreadID: "h"})
+	require.NoError(t, err)
 	other := e.pipeline(nil)
-	out, err := other.Invoke(ctx, state.Writes(topicF.Set("h2")), graph.WithThread("h"))
+	_, err = other.Invoke(ctx, state.Writes(topicF.Set("h2")), graph.WithThread("h"))
+	require.ErrorIs(t, err, checkpoint.ErrBusy)
+	require.ErrorIs(t, err, checkpoint.ErrConflict)
+	var be *checkpoint.BusyError
+	require.ErrorAs(t, err, &be)
+	require.True(t, graph.IsRunLeaseHolder(be.Holder, id), "the worker's run holds the thread: %s", be.Holder)
+	after, err := e.saver.Get(ctx, checkpoint.Config{ThreadID: "h"})
+	require.NoError(t, err)
+	require.Equal(t, head.Checkpoint.ID, after.Checkpoint.ID, "the refused writer stored nothing")
+
+	// A writer that ignores the lease and moves the head makes the run's
+	// next checkpoint lose the compare-and-set.
+	moved, err := e.saver.Put(ctx, checkpoint.PutRequest{
+		Config:     checkpoint.Config{ThreadID: "h", CheckpointID: head.Checkpoint.ID},
+		Checkpoint: checkpoint.Checkpoint{ID: checkpoint.NewID(), Versions: head.Checkpoint.Versions},
+		Metadata:   checkpoint.Metadata{Source: checkpoint.SourceUpdate, Step: head.Metadata.Step + 1},
+		ExpectHead: head.Checkpoint.ID,
+	})
 	require.NoError(t, err)
 	close(g.release)
 
@@ -280,9 +301,9 @@ func TestRunLosingTheThreadHeadFails(t *testing.T) {
 	require.Equal(t, worker.StatusError, r.Status)
 	require.ErrorIs(t, r.Err(), checkpoint.ErrConflict)
 	require.ErrorContains(t, r.Err(), `"h"`)
-	snap, err := other.State(ctx, graph.WithThread("h"))
+	last, err := e.saver.Get(ctx, checkpoint.Config{ThreadID: "h"})
 	require.NoError(t, err)
-	require.Equal(t, out, snap.Values)
+	require.Equal(t, moved.CheckpointID, last.Checkpoint.ID, "the run stored nothing over the moved head")
 }
 
 func TestPermanentFailuresAreNotRetried(t *testing.T) {

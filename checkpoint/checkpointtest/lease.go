@@ -25,6 +25,9 @@ var leaseTests = []test{
 	{name: "ThreadsAreIndependent", fn: testLeaseThreadsAreIndependent},
 	{name: "RefusesBadArguments", fn: testLeaseRefusesBadArguments},
 	{name: "HeldAcrossReopen", fnh: testLeaseHeldAcrossReopen},
+	{name: "BreakFreesOnlyTheNamedHolder", fn: testLeaseBreakFreesOnlyTheNamedHolder},
+	{name: "BreakFencesTheHolder", fn: testLeaseBreakFencesTheHolder},
+	{name: "BreakFreesAnExpiredLease", fn: testLeaseBreakFreesAnExpiredLease},
 }
 
 // leaser returns s as a Leaser, or skips the test.
@@ -258,4 +261,70 @@ func testLeaseHeldAcrossReopen(t *testing.T, s checkpoint.Saver, h *Harness) {
 	require.NoError(t, a.Release(context.Background()))
 	b := mustLease(t, other, thread, "second-process", leaseTTL)
 	require.NoError(t, b.Release(context.Background()))
+}
+
+// breaker returns s as a LeaseBreaker, or skips the test.
+func breaker(t *testing.T, s checkpoint.Saver) checkpoint.LeaseBreaker {
+	b, ok := s.(checkpoint.LeaseBreaker)
+	if !ok {
+		t.Skipf("checkpointtest: %T does not implement checkpoint.LeaseBreaker", s)
+	}
+	return b
+}
+
+func testLeaseBreakFreesOnlyTheNamedHolder(t *testing.T, s checkpoint.Saver) {
+	l, br := leaser(t, s), breaker(t, s)
+	ctx := context.Background()
+	thread := newThreadID()
+	a := mustLease(t, l, thread, "host-a:1:run-a", leaseTTL)
+	ok, err := br.BreakLease(ctx, thread, "host-b:2:run-b")
+	require.NoError(t, err)
+	require.False(t, ok, "another holder's lease is left alone")
+	ok, err = br.BreakLease(ctx, newThreadID(), "host-a:1:run-a")
+	require.NoError(t, err)
+	require.False(t, ok, "no lease on another thread")
+	require.NoError(t, a.Renew(ctx), "the lease is still held")
+
+	ok, err = br.BreakLease(ctx, thread, "host-a:1:run-a")
+	require.NoError(t, err)
+	require.True(t, ok)
+	info, err := l.LeaseOf(ctx, thread)
+	require.NoError(t, err)
+	require.Nil(t, info, "no lease once broken")
+	b := mustLease(t, l, thread, "host-b:2:run-b", leaseTTL)
+	ok, err = br.BreakLease(ctx, thread, "host-a:1:run-a")
+	require.NoError(t, err)
+	require.False(t, ok, "breaking twice does not free the next holder's lease")
+	require.NoError(t, b.Release(ctx))
+}
+
+func testLeaseBreakFencesTheHolder(t *testing.T, s checkpoint.Saver) {
+	l, br := leaser(t, s), breaker(t, s)
+	ctx := context.Background()
+	thread := newThreadID()
+	a := mustLease(t, l, thread, "gone", leaseTTL)
+	ok, err := br.BreakLease(ctx, thread, "gone")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.ErrorIs(t, a.Renew(ctx), checkpoint.ErrLeaseLost, "the holder finds its lease lost")
+	require.ErrorIs(t, a.Release(ctx), checkpoint.ErrLeaseLost)
+	b := mustLease(t, l, thread, "next", leaseTTL)
+	require.ErrorIs(t, a.Renew(ctx), checkpoint.ErrLeaseLost, "nor can it take the next holder's")
+	require.NoError(t, b.Renew(ctx))
+	require.NoError(t, b.Release(ctx))
+}
+
+func testLeaseBreakFreesAnExpiredLease(t *testing.T, s checkpoint.Saver) {
+	l, br := leaser(t, s), breaker(t, s)
+	ctx := context.Background()
+	thread := newThreadID()
+	a := mustLease(t, l, thread, "late", 20*time.Millisecond)
+	require.Eventually(t, func() bool {
+		info, err := l.LeaseOf(ctx, thread)
+		return err == nil && info == nil
+	}, 10*time.Second, 5*time.Millisecond, "the lease expires")
+	ok, err := br.BreakLease(ctx, thread, "late")
+	require.NoError(t, err)
+	require.True(t, ok, "an expired lease of the holder is removed as well")
+	require.ErrorIs(t, a.Renew(ctx), checkpoint.ErrLeaseLost, "and cannot be renewed after")
 }

@@ -95,3 +95,22 @@ func (ml *memLease) Info() checkpoint.LeaseInfo {
 	defer ml.l.mu.Unlock()
 	return ml.info
 }
+
+var _ checkpoint.LeaseBreaker = (*Saver)(nil)
+
+// BreakLease removes the lease of thread if holder holds it (see
+// checkpoint.LeaseBreaker).
+func (s *Saver) BreakLease(ctx context.Context, thread, holder string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	l := &s.leases
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cur := l.held[thread]
+	if cur == nil || cur.info.Holder != holder {
+		return false, nil
+	}
+	delete(l.held, thread)
+	return true, nil
+}

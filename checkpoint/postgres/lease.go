@@ -111,3 +111,15 @@ func (l *pgLease) Info() checkpoint.LeaseInfo {
 	defer l.mu.Unlock()
 	return l.info
 }
+
+var _ checkpoint.LeaseBreaker = (*Saver)(nil)
+
+// BreakLease removes the lease of thread if holder holds it (see
+// checkpoint.LeaseBreaker).
+func (s *Saver) BreakLease(ctx context.Context, thread, holder string) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM `+s.t.leases+` WHERE thread_id = $1 AND holder = $2`, thread, holder)
+	if err != nil {
+		return false, fmt.Errorf("postgres: break lease of thread %q (holder %s): %w", thread, holder, err)
+	}
+	return tag.RowsAffected() > 0, nil
+}

@@ -132,3 +132,23 @@ func (l *sqlLease) Info() checkpoint.LeaseInfo {
 	defer l.mu.Unlock()
 	return l.info
 }
+
+var _ checkpoint.LeaseBreaker = (*Saver)(nil)
+
+// BreakLease removes the lease of thread if holder holds it (see
+// checkpoint.LeaseBreaker).
+func (s *Saver) BreakLease(ctx context.Context, thread, holder string) (bool, error) {
+	var n int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM leases WHERE thread_id = ? AND holder = ?`, thread, holder)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return false, withCtx(ctx, fmt.Errorf("sqlite: break lease of thread %q (holder %s): %w", thread, holder, markCorrupt(err)))
+	}
+	return n > 0, nil
+}
