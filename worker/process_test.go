@@ -26,7 +26,7 @@ import (
 // does nothing in a normal test run. It works runs of the pipeline on the
 // schema it is given until its stdin closes, with the package's defaults
 // (River's logger silenced). A victim parks every run in node c, after
-// the checkpoints of the input and of step 0 are saved, and says so on
+// the checkpoints of the input and of the steps before c are saved, and says so on
 // stdout; it is killed there.
 func TestWorkerProcess(t *testing.T) {
 	schema := os.Getenv("STATEGRAPH_WORKER_SCHEMA")
