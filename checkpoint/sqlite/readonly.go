@@ -61,3 +61,20 @@ func explainOpen(path string, err error) error {
 	}
 	return err
 }
+
+// immutable reports whether a database opened read-only must be read as
+// immutable: its directory cannot be written, so SQLite cannot make the
+// -shm file WAL mode needs, and there is no WAL content to miss (no -wal
+// file, or an empty one: the last writer checkpointed it when it closed).
+func immutable(path string) bool {
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
+		return false
+	}
+	probe, err := os.CreateTemp(filepath.Dir(path), ".stategraph-write-probe-*")
+	if err == nil {
+		probe.Close()
+		os.Remove(probe.Name())
+		return false
+	}
+	return denied(err)
+}

@@ -87,6 +87,23 @@ func migrate(ctx context.Context, db *sql.DB, lockFirst bool) error {
 	return set.Up(ctx, db)
 }
 
+// checkVersion returns an error unless db is at the schema version this
+// release migrates to, for a database opened read-only (ReadOnly), which
+// must not be migrated.
+func checkVersion(ctx context.Context, db *sql.DB) error {
+	set := migrations.SQLSet{Table: "schema_migrations", Steps: steps}
+	v, err := set.Version(ctx, db)
+	switch {
+	case err != nil:
+		return fmt.Errorf("not a stategraph checkpoint database, or not readable: %w", err)
+	case v > len(steps):
+		return &migrations.NewerError{Version: v, Known: len(steps)}
+	case v < len(steps):
+		return fmt.Errorf("the database is at schema version %d and this release reads version %d: open it once for writing (without sqlite.ReadOnly) to migrate it", v, len(steps))
+	}
+	return nil
+}
+
 // ownTables are the tables this package keeps in a file it opens.
 var ownTables = map[string]bool{"schema_migrations": true, "checkpoints": true, "blobs": true, "writes": true, "leases": true}
 

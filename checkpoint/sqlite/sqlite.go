@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -45,6 +46,7 @@ type options struct {
 	sync        Synchronous
 	busyTimeout time.Duration
 	readers     int
+	readOnly    bool
 }
 
 // WithSynchronous sets the durability of a commit (SyncNormal by default).
@@ -54,6 +56,14 @@ func WithSynchronous(s Synchronous) Option { return func(o *options) { o.sync = 
 // this or another process) to release the database's write lock before it
 // fails with SQLITE_BUSY. The default is 5 seconds.
 func WithBusyTimeout(d time.Duration) Option { return func(o *options) { o.busyTimeout = d } }
+
+// ReadOnly opens the database for reading only, as a tool that inspects a
+// file it may not write does (a read-only file, mount or copy): nothing is
+// migrated or written, the journal mode is left as it is, and any write
+// fails with SQLite's read-only error. The database must already be at
+// this release's schema version: an older one is an error saying to open
+// it once for writing, a newer one a *migrate.NewerError.
+func ReadOnly() Option { return func(o *options) { o.readOnly = true } }
 
 // WithMaxReaders caps the connections used for reads (default: the larger
 // of 4 and GOMAXPROCS). Writes always use one connection.
@@ -103,16 +113,27 @@ func Open(path string, opts ...Option) (*Saver, error) {
 		return nil, fmt.Errorf("sqlite: open %q: unknown synchronous level %d", path, int(o.sync))
 	}
 
-	if err := checkWritable(path); err != nil {
-		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
+	if !o.readOnly {
+		if err := checkWritable(path); err != nil {
+			return nil, fmt.Errorf("sqlite: open %q: %w (sqlite.ReadOnly opens it for reading)", path, err)
+		}
+	} else if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("sqlite: open %q read-only: %w", path, err)
 	}
 	if err := checkForeign(context.Background(), path); err != nil {
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
 	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(o.busyTimeout.Milliseconds(), 10)+")")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous("+o.sync.String()+")")
+	if o.readOnly {
+		q.Set("mode", "ro")
+		if immutable(path) {
+			q.Set("immutable", "1")
+		}
+	} else {
+		q.Add("_pragma", "journal_mode(WAL)")
+		q.Add("_pragma", "synchronous("+o.sync.String()+")")
+	}
 	q.Add("_pragma", "foreign_keys(1)")
 	base := "file:" + (&url.URL{Path: path}).EscapedPath()
 
@@ -127,7 +148,12 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	wdb.SetConnMaxLifetime(0)
 	wdb.SetConnMaxIdleTime(0)
 	ctx := context.Background()
-	if err := migrate(ctx, wdb, false); err != nil {
+	if o.readOnly {
+		err = checkVersion(ctx, wdb)
+	} else {
+		err = migrate(ctx, wdb, false)
+	}
+	if err != nil {
 		wdb.Close()
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(explainOpen(path, err)))
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
@@ -32,6 +33,9 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 	// sqlite.Open may migrate anything, then lists threads.
 	q := url.Values{}
 	q.Set("mode", "ro")
+	if !writable(path) {
+		q.Set("immutable", "1") // as sqlite.ReadOnly does where no -shm can be made; see there
+	}
 	q.Add("_pragma", "busy_timeout(5000)")
 	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
 	if err != nil {
@@ -41,7 +45,11 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("database file %q: %w", path, err)
 	}
-	saver, err := sqlite.Open(path)
+	var opts []sqlite.Option
+	if !writable(path) {
+		opts = append(opts, sqlite.ReadOnly()) // reading works; delete and prune say the file is read-only
+	}
+	saver, err := sqlite.Open(path, opts...)
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -49,10 +57,21 @@ func OpenSQLite(ctx context.Context, path string) (*Store, error) {
 	return &Store{
 		Saver:   saver,
 		Lister:  sqliteLister{db: db},
-		Leases:  saver, // sqlite.Open migrated the file
+		Leases:  saver, // at this release's schema: Open migrated or checked it
 		Name:    path,
 		closers: []func() error{db.Close, saver.Close},
 	}, nil
+}
+
+// writable reports whether this process may write the file at path (a
+// read-only file or mount is opened read-only, for reading).
+func writable(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return !errors.Is(err, fs.ErrPermission) && !errors.Is(err, syscall.EROFS)
+	}
+	f.Close()
+	return true
 }
 
 // checkSQLiteSchema reports an error unless db has the tables of
