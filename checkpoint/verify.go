@@ -24,3 +24,39 @@ type Verifier interface {
 	// be reached, ctx is cancelled) are returned as they are.
 	Verify(ctx context.Context, threadID string) error
 }
+
+// VerifyHistory lists the whole history of (thread, ns) from s, newest
+// first, and checks its parent links: each checkpoint's parent is older
+// than it and, when it is not older than the oldest checkpoint listed
+// (which may have been pruned past), among those listed. It returns the
+// ids listed. A broken link is reported through corrupt, which names the
+// thread, namespace and checkpoint in the saver's own words and wraps
+// ErrCorrupt. The durable savers' Verify methods start with it.
+func VerifyHistory(ctx context.Context, s Saver, thread, ns string, corrupt func(thread, ns, id, format string, args ...any) error) (map[string]bool, error) {
+	ids := map[string]bool{}
+	var tups []*Tuple
+	for tup, err := range s.List(ctx, Config{ThreadID: thread, Namespace: ns}, ListOptions{}) {
+		if err != nil {
+			return nil, err
+		}
+		ids[tup.Checkpoint.ID] = true
+		tups = append(tups, tup)
+	}
+	if len(tups) == 0 {
+		return ids, nil
+	}
+	oldest := tups[len(tups)-1].Checkpoint.ID
+	for _, tup := range tups {
+		if tup.Parent == nil {
+			continue
+		}
+		p, id := tup.Parent.CheckpointID, tup.Checkpoint.ID
+		switch {
+		case p >= id:
+			return nil, corrupt(thread, ns, id, "its parent %q is not older than it", p)
+		case p >= oldest && !ids[p]:
+			return nil, corrupt(thread, ns, id, "its parent %q is missing", p)
+		}
+	}
+	return ids, nil
+}

@@ -52,30 +52,9 @@ UNION SELECT ns FROM `+s.t.writes+` WHERE thread_id = $1 ORDER BY 1`, threadID)
 
 // verifyHistory walks one namespace and returns the ids it holds.
 func (s *Saver) verifyHistory(ctx context.Context, thread, ns string) (map[string]bool, error) {
-	ids := map[string]bool{}
-	var tups []*checkpoint.Tuple
-	for tup, err := range s.List(ctx, checkpoint.Config{ThreadID: thread, Namespace: ns}, checkpoint.ListOptions{}) {
-		if err != nil {
-			return nil, err
-		}
-		ids[tup.Checkpoint.ID] = true
-		tups = append(tups, tup)
-	}
-	if len(tups) == 0 {
-		return ids, nil
-	}
-	oldest := tups[len(tups)-1].Checkpoint.ID
-	for _, tup := range tups {
-		if tup.Parent == nil {
-			continue
-		}
-		p, id := tup.Parent.CheckpointID, tup.Checkpoint.ID
-		switch {
-		case p >= id:
-			return nil, corruptError(thread, ns, id, "its parent %q is not older than it", p)
-		case p >= oldest && !ids[p]:
-			return nil, corruptError(thread, ns, id, "its parent %q is missing", p)
-		}
+	ids, err := checkpoint.VerifyHistory(ctx, s, thread, ns, corruptError)
+	if err != nil || len(ids) == 0 {
+		return ids, err
 	}
 	rows, err := s.pool.Query(ctx, `SELECT id, metadata, filter FROM `+s.t.checkpoints+` WHERE thread_id = $1 AND ns = $2`, thread, ns)
 	if err != nil {
