@@ -74,30 +74,14 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
 		return err
 	}
 	defer ins.Close()
-	rs, err := tx.QueryContext(ctx, `SELECT ns, channel, version, delta, base, crc, data FROM blobs WHERE thread_id = ?`, src)
-	if err != nil {
-		return err
-	}
-	defer rs.Close()
-	for rs.Next() {
-		var ns, ch, v, base string
-		var delta bool
-		var crc int64
-		var data []byte
-		if err := rs.Scan(&ns, &ch, &v, &delta, &base, &crc, &data); err != nil {
-			return corruptBlob(src, ns, ch, v, "%v", err)
-		}
-		if !blobChecksumOK(crc, src, ns, ch, v, delta, base, data) {
-			return corruptBlob(src, ns, ch, v, "the blob does not match its checksum")
-		}
+	return eachBlob(ctx, tx, src, func(b storedBlob) error {
+		crc := b.crc
 		if crc >= blobRowKind {
-			crc = blobChecksum(dst, ns, ch, v, delta, base, data)
+			crc = blobChecksum(dst, b.ns, b.channel, b.version, b.delta, b.base, b.data)
 		}
-		if _, err := ins.ExecContext(ctx, dst, ns, ch, v, delta, base, crc, data); err != nil {
-			return err
-		}
-	}
-	return rs.Err()
+		_, err := ins.ExecContext(ctx, dst, b.ns, b.channel, b.version, b.delta, b.base, crc, b.data)
+		return err
+	})
 }
 
 func copyWrites(ctx context.Context, tx *sql.Tx, src, dst string) error {

@@ -71,21 +71,36 @@ func (s *Saver) verifyHistory(ctx context.Context, thread, ns string) (map[strin
 }
 
 func verifyBlobs(ctx context.Context, tx *sql.Tx, thread string) error {
+	return eachBlob(ctx, tx, thread, func(storedBlob) error { return nil })
+}
+
+// storedBlob is one row of blobs of a thread, as eachBlob read it.
+type storedBlob struct {
+	ns, channel, version, base string
+	delta                      bool
+	crc                        int64
+	data                       []byte
+}
+
+// eachBlob calls fn with every blob row of thread, in key order, each
+// checked against its checksum first: a row that does not scan or match
+// is ErrCorrupt naming it, and fn is not called for it.
+func eachBlob(ctx context.Context, tx *sql.Tx, thread string, fn func(storedBlob) error) error {
 	rs, err := tx.QueryContext(ctx, `SELECT ns, channel, version, delta, base, crc, data FROM blobs WHERE thread_id = ? ORDER BY ns, channel, version`, thread)
 	if err != nil {
 		return err
 	}
 	defer rs.Close()
 	for rs.Next() {
-		var ns, ch, v, base string
-		var delta bool
-		var crc int64
-		var data []byte
-		if err := rs.Scan(&ns, &ch, &v, &delta, &base, &crc, &data); err != nil {
-			return corruptBlob(thread, ns, ch, v, "%v", err)
+		var b storedBlob
+		if err := rs.Scan(&b.ns, &b.channel, &b.version, &b.delta, &b.base, &b.crc, &b.data); err != nil {
+			return corruptBlob(thread, b.ns, b.channel, b.version, "%v", err)
 		}
-		if !blobChecksumOK(crc, thread, ns, ch, v, delta, base, data) {
-			return corruptBlob(thread, ns, ch, v, "the blob does not match its checksum")
+		if !blobChecksumOK(b.crc, thread, b.ns, b.channel, b.version, b.delta, b.base, b.data) {
+			return corruptBlob(thread, b.ns, b.channel, b.version, "the blob does not match its checksum")
+		}
+		if err := fn(b); err != nil {
+			return err
 		}
 	}
 	return rs.Err()
