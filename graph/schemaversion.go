@@ -16,8 +16,9 @@ import (
 // which a checkpoint records the version of the state schema that wrote it
 // (state.Schema.Versioned). It is written only by a schema of version 2 or
 // more: a checkpoint without it was written by version 1. It is a key
-// like any other of Extra, so History can filter on it.
-const SchemaVersionKey = "schema_version"
+// like any other of Extra, so History can filter on it; its underscores
+// keep it apart from the keys users choose.
+const SchemaVersionKey = "__schema_version__"
 
 // ErrSchemaVersion marks a checkpoint this graph cannot read because of
 // its schema version: written by a newer schema than the graph's (code

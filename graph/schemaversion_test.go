@@ -337,3 +337,26 @@ func TestUnversionedSchemaStoresNoVersion(t *testing.T) {
 	require.NoError(t, err)
 	require.NotContains(t, raw.Metadata.Extra, graph.SchemaVersionKey)
 }
+
+// UpdateState on a thread version 1 left interrupted applies the update
+// on the migrated state and stores a version 2 checkpoint; the resume
+// then runs on it.
+func TestUpdateStateAcrossSchemaChange(t *testing.T) {
+	t.Parallel()
+	saver := openFixture(t)
+	runs := newRuns()
+	app := ticketGraphV2(t, saver, runs)
+	_, err := app.UpdateState(t.Context(), state.Writes(owner.Set("ada")), "", graph.WithThread("interrupted"))
+	require.NoError(t, err)
+	snap, err := app.State(t.Context(), graph.WithThread("interrupted"))
+	require.NoError(t, err)
+	require.Equal(t, "ada", snap.Values.Owner)
+	require.Equal(t, "new laptop", snap.Values.Question)
+	require.EqualValues(t, 2, snap.Metadata.Extra[graph.SchemaVersionKey])
+	require.Equal(t, []string{"approve"}, snap.Next)
+
+	out, err := app.Invoke(t.Context(), state.Update[ticket]{}, graph.WithThread("interrupted"))
+	require.NoError(t, err)
+	require.Equal(t, "ada", out.Owner)
+	require.EqualValues(t, 1, runs["approve"].Load())
+}
