@@ -43,9 +43,9 @@ type identity struct {
 	fields  []string
 }
 
-func (id identity) ad(header []byte) []byte {
-	ad := make([]byte, 0, len(domain)+len(header)+64)
-	ad = append(ad, domain...)
+// ad appends the associated data of a value with this header to buf[:0].
+func (id identity) ad(buf, header []byte) []byte {
+	ad := append(buf[:0], domain...)
 	ad = append(ad, 0, id.purpose)
 	for _, f := range id.fields {
 		ad = binary.AppendUvarint(ad, uint64(len(f)))
@@ -71,7 +71,7 @@ func (r *Keyring) seal(plaintext []byte, id identity, label []byte) ([]byte, err
 	out = binary.AppendUvarint(out, uint64(len(label)))
 	out = append(out, label...)
 	header := out
-	return a.Seal(out, nonce, plaintext, id.ad(header)), nil
+	return a.Seal(out, nonce, plaintext, id.ad(make([]byte, 0, len(domain)+len(header)+64), header)), nil
 }
 
 // Reasons an envelope does not open. Every one is reported as an *Error.
@@ -87,8 +87,19 @@ var (
 	ErrUnauthentic = errors.New("encrypt: value does not authenticate for this row")
 )
 
-// open decrypts data bound to id, returning the plaintext and the label.
-func (r *Keyring) open(data []byte, id identity) (plain, label []byte, err error) {
+// opener decrypts the values of one read, reusing its buffers: the
+// associated data's, and an arena the plaintexts are cut from. It is not
+// safe for concurrent use.
+type opener struct {
+	ring  *Keyring
+	ad    []byte
+	arena []byte
+}
+
+// open decrypts data bound to id, returning the plaintext and the label
+// (a slice of data).
+func (o *opener) open(data []byte, id identity) (plain, label []byte, err error) {
+	r := o.ring
 	if !bytes.HasPrefix(data, magic) {
 		return nil, nil, ErrPlaintext
 	}
@@ -114,13 +125,16 @@ func (r *Keyring) open(data []byte, id identity) (plain, label []byte, err error
 	label = rest[n : n+int(ll)]
 	sealed := rest[n+int(ll):]
 	header := data[:len(data)-len(sealed)]
-	plain, err = a.Open(nil, nonce, sealed, id.ad(header))
+	o.ad = id.ad(o.ad, header)
+	n = max(len(sealed)-a.Overhead(), 0)
+	if len(o.arena) < n {
+		o.arena = make([]byte, n)
+	}
+	plain, err = a.Open(o.arena[:0:n], nonce, sealed, o.ad)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w (key %q)", ErrUnauthentic, keyID)
 	}
-	if plain == nil {
-		plain = []byte{}
-	}
+	o.arena = o.arena[n:]
 	return plain, label, nil
 }
 
@@ -137,14 +151,15 @@ func blobLabel(version, base string, delta bool) []byte {
 	return append(b, 0)
 }
 
-// parseBlobLabel reads what blobLabel wrote.
-func parseBlobLabel(b []byte) (version, base string, delta, ok bool) {
-	next := func() (string, bool) {
+// parseBlobLabel reads what blobLabel wrote; version and base are
+// slices of b.
+func parseBlobLabel(b []byte) (version, base []byte, delta, ok bool) {
+	next := func() ([]byte, bool) {
 		l, n := binary.Uvarint(b)
 		if n <= 0 || uint64(len(b)-n) < l {
-			return "", false
+			return nil, false
 		}
-		s := string(b[n : n+int(l)])
+		s := b[n : n+int(l)]
 		b = b[n+int(l):]
 		return s, true
 	}
@@ -155,7 +170,7 @@ func parseBlobLabel(b []byte) (version, base string, delta, ok bool) {
 		return
 	}
 	if len(b) != 1 || b[0] > 1 {
-		return "", "", false, false
+		return nil, nil, false, false
 	}
 	return version, base, b[0] == 1, true
 }

@@ -166,11 +166,13 @@ func (c *core) open(tup *checkpoint.Tuple) error {
 	fail := func(what, ch string, err error) error {
 		return &Error{Thread: cfg.ThreadID, Namespace: cfg.Namespace, Checkpoint: cp.ID, Channel: ch, What: what, Err: err}
 	}
+	o := &opener{ring: c.ring, arena: make([]byte, 0, sealedSize(tup))}
+	o.arena = o.arena[:cap(o.arena)]
 	sv, ok := cp.Values[SealChannel]
 	if !ok || cp.Versions[SealChannel] != cp.ID || len(sv.Deltas) > 0 {
 		return fail("seal", "", fmt.Errorf("%w: the checkpoint has no seal of its own", ErrPlaintext))
 	}
-	got, _, err := c.ring.open(sv.Snapshot, sealID(cfg, cp.ID))
+	got, _, err := o.open(sv.Snapshot, sealID(cfg, cp.ID))
 	if err != nil {
 		return fail("seal", "", err)
 	}
@@ -186,7 +188,7 @@ func (c *core) open(tup *checkpoint.Tuple) error {
 	}
 	values := make(map[string]checkpoint.Value, len(cp.Values))
 	for ch, v := range cp.Values {
-		dv, err := c.openValue(cfg, ch, v)
+		dv, err := o.openValue(cfg, ch, v)
 		if err != nil {
 			return fail("blob", ch, err)
 		}
@@ -195,7 +197,7 @@ func (c *core) open(tup *checkpoint.Tuple) error {
 	cp.Values = values
 	writes := make([]checkpoint.PendingWrite, len(tup.PendingWrites))
 	for i, w := range tup.PendingWrites {
-		plain, _, err := c.ring.open(w.Value, writeID(cfg, cp.ID, w.TaskID, w.Index, w.Channel))
+		plain, _, err := o.open(w.Value, writeID(cfg, cp.ID, w.TaskID, w.Index, w.Channel))
 		if err != nil {
 			return &Error{Thread: cfg.ThreadID, Namespace: cfg.Namespace, Checkpoint: cp.ID, Channel: w.Channel, Task: w.TaskID, Index: w.Index, What: "pending write", Err: err}
 		}
@@ -209,12 +211,12 @@ func (c *core) open(tup *checkpoint.Tuple) error {
 // openValue decrypts a channel's snapshot and deltas and checks that they
 // link up: each delta extends the version before it, and the last is the
 // version the checkpoint names.
-func (c *core) openValue(cfg checkpoint.Config, ch string, v checkpoint.Value) (checkpoint.Value, error) {
+func (o *opener) openValue(cfg checkpoint.Config, ch string, v checkpoint.Value) (checkpoint.Value, error) {
 	out := checkpoint.Value{Version: v.Version}
-	prev := ""
+	var prev []byte
 	id := blobID(cfg, ch)
 	if len(v.Snapshot) > 0 {
-		plain, label, err := c.ring.open(v.Snapshot, id)
+		plain, label, err := o.open(v.Snapshot, id)
 		if err != nil {
 			return out, err
 		}
@@ -228,23 +230,39 @@ func (c *core) openValue(cfg checkpoint.Config, ch string, v checkpoint.Value) (
 		out.Deltas = make([][]byte, len(v.Deltas))
 	}
 	for i, d := range v.Deltas {
-		plain, label, err := c.ring.open(d, id)
+		plain, label, err := o.open(d, id)
 		if err != nil {
 			return out, fmt.Errorf("delta %d: %w", i, err)
 		}
 		ver, base, delta, ok := parseBlobLabel(label)
-		if !ok || !delta || base != prev {
+		if !ok || !delta || !bytes.Equal(base, prev) {
 			return out, fmt.Errorf("%w: delta %d (version %q) does not extend %q", ErrChain, i, ver, prev)
 		}
 		out.Deltas[i], prev = plain, ver
 	}
-	if prev != v.Version {
-		if prev == "" {
+	if string(prev) != v.Version {
+		if prev == nil {
 			return out, fmt.Errorf("%w: the value is empty or not encrypted", ErrPlaintext)
 		}
 		return out, fmt.Errorf("%w: the chain ends at version %q, the checkpoint names %q", ErrChain, prev, v.Version)
 	}
 	return out, nil
+}
+
+// sealedSize bounds the size of the plaintexts of tup: the size of its
+// ciphertexts, so one allocation holds them all.
+func sealedSize(tup *checkpoint.Tuple) int {
+	n := 0
+	for _, v := range tup.Checkpoint.Values {
+		n += len(v.Snapshot)
+		for _, d := range v.Deltas {
+			n += len(d)
+		}
+	}
+	for _, w := range tup.PendingWrites {
+		n += len(w.Value)
+	}
+	return n
 }
 
 func blobID(cfg checkpoint.Config, ch string) identity {
