@@ -13,6 +13,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	github.com/tmc/langchaingo v0.1.14
 	go.uber.org/goleak v1.3.0
+	golang.org/x/crypto v0.41.0
 	modernc.org/sqlite v1.62.0
 )
 

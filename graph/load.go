@@ -24,6 +24,7 @@ type decoded[S any] struct {
 	sched    []byte // the schedule as stored
 	versions map[string]string
 	tracks   []appendTrack // by field; set for the append fields
+	migrated bool          // read from an older schema version (schemaversion.go)
 }
 
 // step is the step the decoded checkpoint's tasks run at.
@@ -36,7 +37,14 @@ func (d *decoded[S]) step() int { return d.tup.Metadata.Step + 1 }
 func (c *Compiled[S]) decode(tup *checkpoint.Tuple, cfg checkpoint.Config, reuse func(st *S, i int, v string) bool) (*decoded[S], error) {
 	sc := c.schema
 	id := tup.Config.CheckpointID
-	d := &decoded[S]{tup: tup, cfg: cfg, next: newSchedule(c), tracks: make([]appendTrack, sc.Len())}
+	migrated, err := c.migrateStored(tup, cfg) // an older schema's checkpoint, brought up to date in place
+	if err != nil {
+		return nil, err
+	}
+	if migrated {
+		reuse = nil
+	}
+	d := &decoded[S]{tup: tup, cfg: cfg, next: newSchedule(c), tracks: make([]appendTrack, sc.Len()), migrated: migrated}
 	st, hit := c.cache.get(cacheKey(cfg.ThreadID, cfg.Namespace), id)
 	if hit {
 		// The cached state shares memory with the run that saved it, which
@@ -131,6 +139,7 @@ func (p *persist[S]) adopt(d *decoded[S]) {
 	r.next.copyFrom(&d.next)
 	p.sched, p.versions, p.tracks = d.sched, d.versions, d.tracks
 	p.id, p.parent = d.tup.Config.CheckpointID, d.tup.Config.CheckpointID
+	p.markMigrated(d)
 }
 
 // load reads the thread. It reports true when the run continues from the

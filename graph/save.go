@@ -271,7 +271,7 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 		blobs[checkpoint.NextChannel] = checkpoint.Blob{Version: id, Data: sched}
 		p.sched = sched
 	}
-	md := checkpoint.Metadata{Source: source, Step: step, RunID: r.o.runID, Parents: p.parents, Extra: r.o.metadata}
+	md := checkpoint.Metadata{Source: source, Step: step, RunID: r.o.runID, Parents: p.parents, Extra: r.c.withSchemaVersion(r.o.metadata)}
 	if len(p.nodes) > 0 {
 		md.Nodes = p.nodes
 		p.nodes = nil // the saver keeps it

@@ -15,6 +15,9 @@ type Schema[S any] struct {
 	index  map[*base[S]]int
 	byName map[string]int
 	err    error
+
+	version    int               // 0 means 1 (see Versioned)
+	migrations map[int]Migration // from version v to v+1
 }
 
 var validName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*$`)
