@@ -18,6 +18,7 @@ type env struct {
 	out   io.Writer
 	json  bool
 	keep  keepFlag // prune --keep
+	older olderFlag // prune --older-than
 	ns    string   // -ns of the commands that read one namespace
 }
 
