@@ -17,9 +17,9 @@ type env struct {
 	store *store.Store
 	out   io.Writer
 	json  bool
-	keep  keepFlag // prune --keep
+	keep  keepFlag  // prune --keep
 	older olderFlag // prune --older-than
-	ns    string   // -ns of the commands that read one namespace
+	ns    string    // -ns of the commands that read one namespace
 }
 
 // command is one subcommand.

@@ -114,7 +114,9 @@ func TestPostgresPruneOlderThan(t *testing.T) {
 	t.Cleanup(func() { _ = saver.Close() })
 	require.NoError(t, saver.Migrate(ctx))
 	oldThreads(t, saver)
-	run := func(args ...string) result { return cli(t, nil, append([]string{"-dsn", dsn, "-schema", schema}, args...)...) }
+	run := func(args ...string) result {
+		return cli(t, nil, append([]string{"-dsn", dsn, "-schema", schema}, args...)...)
+	}
 
 	r := run("-json", "prune", "--older-than", "720h")
 	require.Equal(t, 0, r.code, r.stderr)
