@@ -3,96 +3,58 @@ package retention_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/retention"
+	"github.com/stategraph/stategraph/retention/retentiontest"
 )
-
-// fakeClock is a retention.Clock the test moves and ticks by hand.
-type fakeClock struct {
-	mu      sync.Mutex
-	now     time.Time
-	tickers []*fakeTicker
-	made    chan struct{} // receives when a ticker is made
-}
-
-func newFakeClock(t time.Time) *fakeClock { return &fakeClock{now: t, made: make(chan struct{}, 1)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-func (c *fakeClock) NewTicker(d time.Duration) retention.Ticker {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTicker{c: make(chan time.Time), every: d}
-	c.tickers = append(c.tickers, t)
-	select {
-	case c.made <- struct{}{}:
-	default:
-	}
-	return t
-}
-
-// tick delivers one tick to the clock's ticker, blocking until taken.
-func (c *fakeClock) tick() {
-	c.mu.Lock()
-	t := c.tickers[len(c.tickers)-1]
-	now := c.now
-	c.mu.Unlock()
-	t.c <- now
-}
-
-type fakeTicker struct {
-	c     chan time.Time
-	every time.Duration
-}
-
-func (t *fakeTicker) C() <-chan time.Time { return t.c }
-func (t *fakeTicker) Stop()               {}
 
 func TestRunSweepsAtEachTickUntilCancelled(t *testing.T) {
 	defer goleak.VerifyNone(t)
+	t0 := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	day := 24 * time.Hour
 	s := memory.New()
-	f := newFixture(t, s)
-	f.mustPut("old", "", t0.Add(-40*day), 1)
-	f.mustPut("young", "", t0.Add(-29*day), 1)
-	clock := newFakeClock(t0)
-	reports := make(chan retention.Report)
-	sw, err := retention.New(s, retention.Policy{TTL: ttl}, retention.WithClock(clock), retention.WithInterval(time.Hour),
-		retention.OnSweep(func(r retention.Report, err error) {
-			require.NoError(t, err)
-			reports <- r
-		}))
+	for thread, age := range map[string]time.Duration{"old": 40 * day, "young": 29 * day} {
+		_, err := s.Put(context.Background(), checkpoint.PutRequest{
+			Config:     checkpoint.Config{ThreadID: thread},
+			Checkpoint: checkpoint.Checkpoint{ID: checkpoint.NewID(), CreatedAt: t0.Add(-age), Versions: map[string]string{}},
+		})
+		require.NoError(t, err)
+	}
+	clock := retentiontest.NewClock(t0)
+	type sweep struct {
+		r   retention.Report
+		err error
+	}
+	sweeps := make(chan sweep)
+	sw, err := retention.New(s, retention.Policy{TTL: 30 * day}, retention.WithClock(clock), retention.WithInterval(time.Hour),
+		retention.OnSweep(func(r retention.Report, err error) { sweeps <- sweep{r, err} }))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- sw.Run(ctx) }()
 
-	<-clock.made
-	require.Equal(t, time.Hour, clock.tickers[0].every)
-	clock.tick()
-	require.Equal(t, []string{"old"}, (<-reports).Deleted)
-	clock.Advance(2 * day)
-	clock.tick()
-	require.Equal(t, []string{"young"}, (<-reports).Deleted)
-	clock.tick()
-	require.Empty(t, (<-reports).Deleted)
-
+	require.Equal(t, time.Hour, <-clock.Tickers(), "Run ticks at the interval")
+	for _, step := range []struct {
+		advance time.Duration
+		deleted []string
+	}{
+		{0, []string{"old"}},
+		{2 * day, []string{"young"}},
+		{day, nil},
+	} {
+		clock.Advance(step.advance)
+		clock.Tick()
+		got := <-sweeps
+		require.NoError(t, got.err)
+		require.Equal(t, step.deleted, got.r.Deleted, "after %v more", step.advance)
+	}
 	cancel()
 	require.True(t, errors.Is(<-done, context.Canceled))
 }

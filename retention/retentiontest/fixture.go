@@ -1,8 +1,7 @@
-package retention_test
+package retentiontest
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -10,43 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stategraph/stategraph/checkpoint"
-	"github.com/stategraph/stategraph/checkpoint/memory"
-	"github.com/stategraph/stategraph/checkpoint/postgres"
-	"github.com/stategraph/stategraph/checkpoint/sqlite"
-	"github.com/stategraph/stategraph/internal/pgtest"
 )
-
-// backend makes an empty saver of one kind.
-type backend struct {
-	name string
-	new  func(t *testing.T) checkpoint.Saver
-}
-
-var backends = []backend{
-	{"memory", func(t *testing.T) checkpoint.Saver { return memory.New() }},
-	{"sqlite", func(t *testing.T) checkpoint.Saver {
-		s, err := sqlite.Open(filepath.Join(t.TempDir(), "cp.db"))
-		require.NoError(t, err)
-		t.Cleanup(func() { require.NoError(t, s.Close()) })
-		return s
-	}},
-	{"postgres", func(t *testing.T) checkpoint.Saver {
-		s := postgres.New(pgtest.Pool(t, nil), postgres.WithSchema(pgtest.Schema(t)))
-		require.NoError(t, s.Migrate(context.Background()))
-		return s
-	}},
-}
-
-// forEach runs fn as a parallel subtest per backend.
-func forEach(t *testing.T, fn func(t *testing.T, s checkpoint.Saver)) {
-	t.Helper()
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
-			t.Parallel()
-			fn(t, b.new(t))
-		})
-	}
-}
 
 // fixture writes checkpoints at chosen times, chaining each (thread,
 // namespace) to its head.
@@ -79,7 +42,7 @@ func (f *fixture) put(ctx context.Context, thread, ns string, at time.Time) erro
 	return err
 }
 
-// mustPut is put that fails the test on error, n times.
+// mustPut stores n checkpoints of (thread, ns) created at at.
 func (f *fixture) mustPut(thread, ns string, at time.Time, n int) {
 	f.t.Helper()
 	for range n {

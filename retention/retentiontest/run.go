@@ -1,4 +1,4 @@
-package retention_test
+package retentiontest
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stategraph/stategraph/checkpoint"
-	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/retention"
 )
 
@@ -18,9 +17,26 @@ var (
 	ttl = 30 * day
 )
 
-func TestSweepDeletesExactlyTheExpiredThreads(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, s checkpoint.Saver) {
+// Run runs the suite on the savers newSaver returns: each must be empty
+// (fresh storage), implement retention.Expirer, checkpoint.Pruner and
+// checkpoint.Leaser. Cases run in parallel.
+func Run(t *testing.T, newSaver func(tb testing.TB) checkpoint.Saver) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			c.fn(t, newSaver(t))
+		})
+	}
+}
+
+type testCase struct {
+	name string
+	fn   func(t *testing.T, s checkpoint.Saver)
+}
+
+var cases = []testCase{
+	{"SweepDeletesExactlyTheExpiredThreads", func(t *testing.T, s checkpoint.Saver) {
 		f := newFixture(t, s)
 		f.mustPut("a-old", "", t0.Add(-40*day), 3)
 		f.mustPut("b-old-sub", "", t0.Add(-35*day), 1)
@@ -30,7 +46,7 @@ func TestSweepDeletesExactlyTheExpiredThreads(t *testing.T) {
 		f.mustPut("d-old-root-young-sub", "sub:1", t0.Add(-1*day), 1)
 		f.mustPut("e-old", "", t0.Add(-ttl-time.Second), 1)
 		f.mustPut("f-at-the-cutoff", "", t0.Add(-ttl), 1)
-		clock := newFakeClock(t0)
+		clock := NewClock(t0)
 		sw, err := retention.New(s, retention.Policy{TTL: ttl}, retention.WithClock(clock), retention.WithBatchSize(2))
 		require.NoError(t, err)
 
@@ -61,17 +77,13 @@ func TestSweepDeletesExactlyTheExpiredThreads(t *testing.T) {
 			Checkpoint: checkpoint.Checkpoint{ID: checkpoint.NewID(), CreatedAt: t0, Versions: map[string]string{}},
 		})
 		require.NoError(t, err, "a deleted thread's id starts afresh")
-	})
-}
-
-func TestSweepWithKeepPrunesTheExpiredThreads(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, s checkpoint.Saver) {
+	}},
+	{"SweepWithKeepPrunesTheExpiredThreads", func(t *testing.T, s checkpoint.Saver) {
 		f := newFixture(t, s)
 		f.mustPut("old", "", t0.Add(-40*day), 4)
 		f.mustPut("old", "sub:1", t0.Add(-40*day), 3)
 		f.mustPut("young", "", t0.Add(-day), 4)
-		sw, err := retention.New(s, retention.Policy{TTL: ttl, Keep: 2}, retention.WithClock(newFakeClock(t0)))
+		sw, err := retention.New(s, retention.Policy{TTL: ttl, Keep: 2}, retention.WithClock(NewClock(t0)))
 		require.NoError(t, err)
 		r, err := sw.Sweep(context.Background())
 		require.NoError(t, err)
@@ -80,18 +92,14 @@ func TestSweepWithKeepPrunesTheExpiredThreads(t *testing.T) {
 		require.Equal(t, 2, count(t, s, "old", ""))
 		require.Equal(t, 2, count(t, s, "old", "sub:1"), "keep counts per namespace")
 		require.Equal(t, 4, count(t, s, "young", ""))
-	})
-}
-
-func TestSweepLeavesAThreadARunHolds(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, s checkpoint.Saver) {
+	}},
+	{"SweepLeavesAThreadARunHolds", func(t *testing.T, s checkpoint.Saver) {
 		f := newFixture(t, s)
 		f.mustPut("held", "", t0.Add(-40*day), 1)
 		f.mustPut("free", "", t0.Add(-40*day), 1)
 		l, err := s.(checkpoint.Leaser).Lease(context.Background(), "held", "a run", time.Hour)
 		require.NoError(t, err)
-		sw, err := retention.New(s, retention.Policy{TTL: ttl}, retention.WithClock(newFakeClock(t0)))
+		sw, err := retention.New(s, retention.Policy{TTL: ttl}, retention.WithClock(NewClock(t0)))
 		require.NoError(t, err)
 		r, err := sw.Sweep(context.Background())
 		require.NoError(t, err)
@@ -102,17 +110,13 @@ func TestSweepLeavesAThreadARunHolds(t *testing.T) {
 		r, err = sw.Sweep(context.Background())
 		require.NoError(t, err)
 		require.Equal(t, []string{"held"}, r.Deleted, "once released, it expires like any")
-	})
-}
-
-// TestAWriterProgressesBetweenBatches shows by ordering that a sweep holds
-// no lock across batches: after the first batch, and before the second,
-// a writer stores checkpoints — on a fresh thread and on an expired
-// thread the second batch was about to delete — and both succeed; the
-// refreshed thread is kept.
-func TestAWriterProgressesBetweenBatches(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, s checkpoint.Saver) {
+	}},
+	// AWriterProgressesBetweenBatches shows by ordering that a sweep holds
+	// no lock across batches: after the first batch, and before the second,
+	// a writer stores checkpoints — on a fresh thread and on an expired
+	// thread the second batch was about to delete — and both succeed; the
+	// refreshed thread is kept.
+	{"AWriterProgressesBetweenBatches", func(t *testing.T, s checkpoint.Saver) {
 		f := newFixture(t, s)
 		for _, th := range []string{"t1", "t2", "t3"} {
 			f.mustPut(th, "", t0.Add(-40*day), 2)
@@ -120,7 +124,7 @@ func TestAWriterProgressesBetweenBatches(t *testing.T) {
 		var writes []error
 		batches := 0
 		sw, err := retention.New(s, retention.Policy{TTL: ttl},
-			retention.WithClock(newFakeClock(t0)), retention.WithBatchSize(1),
+			retention.WithClock(NewClock(t0)), retention.WithBatchSize(1),
 			retention.OnBatch(func(b retention.Report) {
 				batches++
 				if batches != 1 {
@@ -140,14 +144,10 @@ func TestAWriterProgressesBetweenBatches(t *testing.T) {
 		require.Equal(t, 3, count(t, s, "t2", ""), "t2 got a checkpoint after it was listed: kept")
 		require.Equal(t, 1, count(t, s, "fresh", ""))
 		require.Equal(t, 2, r.Batches)
-	})
-}
-
-// TestAWriteToAListedThreadKeepsIt is the race DeleteStaleThreads closes:
-// a thread listed as expired gets a checkpoint before the delete runs.
-func TestAWriteToAListedThreadKeepsIt(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, s checkpoint.Saver) {
+	}},
+	// AWriteToAListedThreadKeepsIt is the race DeleteStaleThreads closes:
+	// a thread listed as expired gets a checkpoint before the delete runs.
+	{"AWriteToAListedThreadKeepsIt", func(t *testing.T, s checkpoint.Saver) {
 		f := newFixture(t, s)
 		f.mustPut("t", "", t0.Add(-40*day), 1)
 		exp := s.(retention.Expirer)
@@ -161,12 +161,8 @@ func TestAWriteToAListedThreadKeepsIt(t *testing.T) {
 		require.NoError(t, err)
 		require.Empty(t, deleted)
 		require.Equal(t, 2, count(t, s, "t", ""))
-	})
-}
-
-func TestStaleThreadsPagesInIDOrder(t *testing.T) {
-	t.Parallel()
-	forEach(t, func(t *testing.T, s checkpoint.Saver) {
+	}},
+	{"StaleThreadsPagesInIDOrder", func(t *testing.T, s checkpoint.Saver) {
 		f := newFixture(t, s)
 		for _, th := range []string{"c", "a", "e", "b", "d"} {
 			f.mustPut(th, "", t0.Add(-40*day), 1)
@@ -187,36 +183,5 @@ func TestStaleThreadsPagesInIDOrder(t *testing.T) {
 			after = page[len(page)-1].ID
 		}
 		require.Equal(t, []string{"a", "b", "c", "d", "e"}, got)
-	})
-}
-
-// saverOnly hides every optional interface of a saver.
-type saverOnly struct{ checkpoint.Saver }
-
-// expirerOnly is an Expirer that cannot prune.
-type expirerOnly struct {
-	checkpoint.Saver
-	retention.Expirer
-}
-
-func TestNewRefusesWhatItCannotDo(t *testing.T) {
-	t.Parallel()
-	m := memory.New()
-	for _, c := range []struct {
-		name  string
-		saver checkpoint.Saver
-		p     retention.Policy
-		opts  []retention.Option
-		want  string
-	}{
-		{"not an Expirer", saverOnly{m}, retention.Policy{TTL: time.Hour}, nil, "does not implement retention.Expirer"},
-		{"no TTL", m, retention.Policy{}, nil, "TTL must be positive"},
-		{"negative keep", m, retention.Policy{TTL: time.Hour, Keep: -1}, nil, "negative keep"},
-		{"keep without Pruner", expirerOnly{m, m}, retention.Policy{TTL: time.Hour, Keep: 1}, nil, "checkpoint.Pruner"},
-		{"batch 0", m, retention.Policy{TTL: time.Hour}, []retention.Option{retention.WithBatchSize(0)}, "batch size 0"},
-		{"interval 0", m, retention.Policy{TTL: time.Hour}, []retention.Option{retention.WithInterval(0)}, "interval 0s"},
-	} {
-		_, err := retention.New(c.saver, c.p, c.opts...)
-		require.ErrorContains(t, err, c.want, c.name)
-	}
+	}},
 }
