@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -49,14 +50,14 @@ func (s *Store) Search(ctx context.Context, prefix []string, opts SearchOptions)
 			return nil, fmt.Errorf("%s: the query: %w", where, err)
 		}
 	}
+	if query != nil {
+		return s.rank(ctx, where, prefix, query, filter, opts)
+	}
 	var out []Item
 	skip := opts.Offset
-	for rec, err := range s.d.Scan(ctx, EncodeNamespace(prefix), s.clock(), query != nil) {
+	for rec, err := range s.d.Scan(ctx, EncodeNamespace(prefix), s.clock(), false) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
-		}
-		if query != nil && len(rec.Vectors) == 0 {
-			continue
 		}
 		it, err := itemOf(rec)
 		if err != nil {
@@ -64,13 +65,6 @@ func (s *Store) Search(ctx context.Context, prefix []string, opts SearchOptions)
 		}
 		if filter != nil && !filter.match(it.Value) {
 			continue
-		}
-		if query != nil {
-			if it.Score, err = best(query, rec); err != nil {
-				return nil, fmt.Errorf("%s: %w", where, err)
-			}
-			out = append(out, *it)
-			continue // every candidate is ranked before paging
 		}
 		if skip > 0 {
 			skip--
@@ -81,15 +75,61 @@ func (s *Store) Search(ctx context.Context, prefix []string, opts SearchOptions)
 			break
 		}
 	}
-	if query == nil {
-		return out, nil
+	return out, nil
+}
+
+// scored is a candidate of a semantic search.
+type scored struct {
+	rec   *Record
+	item  *Item // decoded already (when a filter needed it), or nil
+	score float64
+}
+
+// rank is Search with a query: every embedded item under the prefix that
+// matches the filter is scored, the best come first (ties keep the
+// driver's order, newest update first), and only the page is decoded.
+func (s *Store) rank(ctx context.Context, where string, prefix []string, query []float32, filter Filter, opts SearchOptions) ([]Item, error) {
+	var cands []scored
+	for rec, err := range s.d.Scan(ctx, EncodeNamespace(prefix), s.clock(), true) {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		if len(rec.Vectors) == 0 {
+			continue
+		}
+		c := scored{rec: rec}
+		if filter != nil {
+			if c.item, err = itemOf(rec); err != nil {
+				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+			if !filter.match(c.item.Value) {
+				continue
+			}
+		}
+		if c.score, err = best(query, rec); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		rec.Vectors = nil // ranked: the page needs no vectors
+		cands = append(cands, c)
 	}
-	sortScored(out)
-	if opts.Offset >= len(out) {
+	slices.SortStableFunc(cands, func(a, b scored) int { return cmp.Compare(b.score, a.score) })
+	if opts.Offset >= len(cands) {
 		return nil, nil
 	}
-	out = out[opts.Offset:]
-	return out[:min(len(out), opts.Limit)], nil
+	cands = cands[opts.Offset:]
+	cands = cands[:min(len(cands), opts.Limit)]
+	out := make([]Item, len(cands))
+	for i, c := range cands {
+		if c.item == nil {
+			var err error
+			if c.item, err = itemOf(c.rec); err != nil {
+				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+		}
+		out[i] = *c.item
+		out[i].Score = c.score
+	}
+	return out, nil
 }
 
 // best returns the highest cosine similarity of query to rec's vectors.

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 )
 
@@ -271,10 +270,4 @@ func truncate(b []byte) string {
 		return string(b[:40]) + "…"
 	}
 	return string(b)
-}
-
-// sortScored orders search results by score, best first; ties keep the
-// driver's order (newest update first).
-func sortScored(items []Item) {
-	slices.SortStableFunc(items, func(a, b Item) int { return cmp.Compare(b.Score, a.Score) })
 }

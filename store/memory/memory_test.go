@@ -18,3 +18,11 @@ func TestConformance(t *testing.T) {
 		return s
 	}})
 }
+
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(tb testing.TB, opts ...store.Option) *store.Store {
+		s, err := memory.New(opts...)
+		require.NoError(tb, err)
+		return s
+	})
+}

@@ -40,3 +40,12 @@ func TestConformance(t *testing.T) {
 		},
 	})
 }
+
+func BenchmarkStore(b *testing.B) {
+	pool := pgtest.Pool(b, nil)
+	storetest.Bench(b, func(tb testing.TB, opts ...store.Option) *store.Store {
+		s, err := postgres.New(context.Background(), pool, postgres.Config{Schema: pgtest.Schema(tb)}, opts...)
+		require.NoError(tb, err)
+		return s
+	})
+}

@@ -76,3 +76,9 @@ func TestVectorsAreRowsOfFloat32Bytes(t *testing.T) {
 	require.NoError(t, db.QueryRow(`SELECT count(*) FROM store_vectors`).Scan(&n))
 	require.Zero(t, n, "a deleted item takes its vectors")
 }
+
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(tb testing.TB, opts ...store.Option) *store.Store {
+		return open(tb, filepath.Join(tb.TempDir(), "bench.db"), opts...)
+	})
+}
