@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -11,6 +12,11 @@ import (
 )
 
 var _ retention.Expirer = (*Saver)(nil)
+
+// staleLocked, when set (by tests), runs in DeleteStaleThreads once the
+// head rows are locked, before the check: a test holds the transaction
+// there to race a writer against it.
+var staleLocked atomic.Pointer[func(ids []string)]
 
 // StaleThreads implements retention.Expirer. The primary key (thread_id,
 // ns, id) serves the range and the grouping.
@@ -46,6 +52,9 @@ func (s *Saver) DeleteStaleThreads(ctx context.Context, cutoff time.Time, ids []
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM `+s.t.heads+` WHERE thread_id = ANY($1) ORDER BY thread_id, ns FOR UPDATE`, ids); err != nil {
 			return err
+		}
+		if hook := staleLocked.Load(); hook != nil {
+			(*hook)(ids)
 		}
 		rows, err := tx.Query(ctx, `SELECT thread_id FROM `+s.t.checkpoints+` WHERE thread_id = ANY($1)
 GROUP BY thread_id HAVING max(created_at) < $2 ORDER BY thread_id`, ids, cutoff)
