@@ -23,7 +23,8 @@
 //
 // An item may expire: WithTTL on a Put, or WithDefaultTTL on the store.
 // An expired item is invisible to every read at once, and Sweep deletes
-// it for good.
+// it for good. With WithRefreshOnRead, Get and Search renew the TTL of
+// what they return.
 //
 // A Store is the part written once; a Driver is the part each database
 // writes (see store/memory, store/sqlite and store/postgres, and

@@ -18,6 +18,9 @@ type Record struct {
 	UpdatedAt time.Time
 	// ExpiresAt is when the item expires; the zero time is never.
 	ExpiresAt time.Time
+	// TTL is the time to live the item was put with (0: none), which
+	// Refresh adds to the time of a read.
+	TTL time.Duration
 	// Vectors are the embeddings of the item's indexed texts. On Put they
 	// replace every vector the item had; Scan fills them only when asked.
 	Vectors []Vector
@@ -36,6 +39,9 @@ type Vector struct {
 	Seq       int
 	Embedding []float32
 }
+
+// Ref names a record: its encoded namespace and its key.
+type Ref struct{ Namespace, Key string }
 
 // Driver is what a database provides to a Store. A Store validates its
 // arguments, encodes namespaces and values, embeds texts, filters and
@@ -60,6 +66,9 @@ type Driver interface {
 	// Namespaces returns the distinct namespaces of the records not
 	// expired at now, sorted.
 	Namespaces(ctx context.Context, now time.Time) ([]string, error)
+	// Refresh sets the expiry of each record of refs that has a TTL and
+	// has not expired at now to now + its TTL.
+	Refresh(ctx context.Context, refs []Ref, now time.Time) error
 	// DeleteExpired deletes up to limit records expired at now, with
 	// their vectors, and returns how many it deleted.
 	DeleteExpired(ctx context.Context, now time.Time, limit int) (int, error)

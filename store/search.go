@@ -54,8 +54,10 @@ func (s *Store) Search(ctx context.Context, prefix []string, opts SearchOptions)
 		return s.rank(ctx, where, prefix, query, filter, opts)
 	}
 	var out []Item
+	var recs []*Record
 	skip := opts.Offset
-	for rec, err := range s.d.Scan(ctx, EncodeNamespace(prefix), s.clock(), false) {
+	now := s.clock()
+	for rec, err := range s.d.Scan(ctx, EncodeNamespace(prefix), now, false) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
@@ -71,9 +73,16 @@ func (s *Store) Search(ctx context.Context, prefix []string, opts SearchOptions)
 			continue
 		}
 		out = append(out, *it)
+		recs = append(recs, rec)
 		if len(out) == opts.Limit {
 			break
 		}
+	}
+	if err := s.refreshed(ctx, now, recs...); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	for i := range out {
+		out[i].ExpiresAt = recs[i].ExpiresAt
 	}
 	return out, nil
 }
@@ -90,7 +99,8 @@ type scored struct {
 // driver's order, newest update first), and only the page is decoded.
 func (s *Store) rank(ctx context.Context, where string, prefix []string, query []float32, filter Filter, opts SearchOptions) ([]Item, error) {
 	var cands []scored
-	for rec, err := range s.d.Scan(ctx, EncodeNamespace(prefix), s.clock(), true) {
+	now := s.clock()
+	for rec, err := range s.d.Scan(ctx, EncodeNamespace(prefix), now, true) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
@@ -118,6 +128,13 @@ func (s *Store) rank(ctx context.Context, where string, prefix []string, query [
 	}
 	cands = cands[opts.Offset:]
 	cands = cands[:min(len(cands), opts.Limit)]
+	recs := make([]*Record, len(cands))
+	for i, c := range cands {
+		recs[i] = c.rec
+	}
+	if err := s.refreshed(ctx, now, recs...); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
 	out := make([]Item, len(cands))
 	for i, c := range cands {
 		if c.item == nil {
@@ -127,7 +144,7 @@ func (s *Store) rank(ctx context.Context, where string, prefix []string, query [
 			}
 		}
 		out[i] = *c.item
-		out[i].Score = c.score
+		out[i].Score, out[i].ExpiresAt = c.score, c.rec.ExpiresAt
 	}
 	return out, nil
 }

@@ -39,10 +39,11 @@ type Item struct {
 // Store is a long-term, cross-thread store of items over a Driver. It is
 // safe for concurrent use.
 type Store struct {
-	d     Driver
-	index *Index
-	ttl   time.Duration
-	now   func() time.Time
+	d       Driver
+	index   *Index
+	ttl     time.Duration
+	refresh bool
+	now     func() time.Time
 }
 
 // Option configures New.
@@ -56,6 +57,11 @@ func WithIndex(ix Index) Option { return func(s *Store) { s.index = &ix } }
 // WithDefaultTTL makes every item put without WithTTL expire d after its
 // last Put (0, the default: never).
 func WithDefaultTTL(d time.Duration) Option { return func(s *Store) { s.ttl = d } }
+
+// WithRefreshOnRead makes Get and Search renew the TTL of the items they
+// return, as LangGraph's refresh_on_read does: an item used stays, an
+// item forgotten expires.
+func WithRefreshOnRead() Option { return func(s *Store) { s.refresh = true } }
 
 // WithClock sets the clock that stamps items and decides expiry
 // (time.Now by default), for tests.
@@ -138,7 +144,7 @@ func (s *Store) Put(ctx context.Context, namespace []string, key string, value a
 	now := s.clock()
 	rec := Record{Namespace: EncodeNamespace(namespace), Key: key, Value: raw, CreatedAt: now, UpdatedAt: now}
 	if ttl := cmp.Or(o.ttl, s.ttl); ttl > 0 {
-		rec.ExpiresAt = now.Add(ttl)
+		rec.ExpiresAt, rec.TTL = now.Add(ttl), ttl
 	}
 	if s.index != nil && !o.noIndex {
 		fields := o.fields
@@ -205,12 +211,16 @@ func (s *Store) Get(ctx context.Context, namespace []string, key string) (*Item,
 	if err := checkNamespace(namespace); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	rec, err := s.d.Get(ctx, EncodeNamespace(namespace), key, s.clock())
+	now := s.clock()
+	rec, err := s.d.Get(ctx, EncodeNamespace(namespace), key, now)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	if rec == nil {
 		return nil, fmt.Errorf("%s: %w", where, ErrNotFound)
+	}
+	if err := s.refreshed(ctx, now, rec); err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	it, err := itemOf(rec)
 	if err != nil {
@@ -252,6 +262,28 @@ func (s *Store) Sweep(ctx context.Context, batch int) (int, error) {
 			return total, nil
 		}
 	}
+}
+
+// refreshed renews the TTL of recs, with WithRefreshOnRead, and sets
+// their ExpiresAt to match.
+func (s *Store) refreshed(ctx context.Context, now time.Time, recs ...*Record) error {
+	if !s.refresh {
+		return nil
+	}
+	var refs []Ref
+	for _, r := range recs {
+		if r.TTL > 0 {
+			refs = append(refs, Ref{r.Namespace, r.Key})
+			r.ExpiresAt = now.Add(r.TTL)
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	if err := s.d.Refresh(ctx, refs, now); err != nil {
+		return fmt.Errorf("refresh the TTL: %w", err)
+	}
+	return nil
 }
 
 func itemOf(rec *Record) (*Item, error) {

@@ -130,6 +130,24 @@ func (d *Driver) Namespaces(ctx context.Context, now time.Time) ([]string, error
 	return out, nil
 }
 
+// Refresh implements store.Driver.
+func (d *Driver) Refresh(ctx context.Context, refs []store.Ref, now time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, ref := range refs {
+		k := itemKey{ref.Namespace, ref.Key}
+		if r, ok := d.items[k]; ok && r.TTL > 0 && !r.Expired(now) {
+			c := *r // records are immutable: Scans in flight may hold r
+			c.ExpiresAt = now.Add(r.TTL)
+			d.items[k] = &c
+		}
+	}
+	return nil
+}
+
 // DeleteExpired implements store.Driver.
 func (d *Driver) DeleteExpired(ctx context.Context, now time.Time, limit int) (int, error) {
 	if err := ctx.Err(); err != nil {

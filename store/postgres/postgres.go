@@ -27,6 +27,7 @@ CREATE TABLE IF NOT EXISTS {items} (
 	created_at timestamptz NOT NULL,
 	updated_at timestamptz NOT NULL,
 	expires_at timestamptz,
+	ttl_us     bigint,
 	PRIMARY KEY (ns, key)
 );
 CREATE INDEX IF NOT EXISTS {items_updated_idx} ON {items} (updated_at DESC, ns, key);
@@ -117,6 +118,16 @@ func (d *Driver) Close() error {
 	return nil
 }
 
+// ttlOf is a TTL as the ttl_us column holds it: microseconds, the
+// precision of timestamptz.
+func ttlOf(d time.Duration) *int64 {
+	if d <= 0 {
+		return nil
+	}
+	us := d.Microseconds()
+	return &us
+}
+
 func expiry(t time.Time) *time.Time {
 	if t.IsZero() {
 		return nil
@@ -128,14 +139,15 @@ func expiry(t time.Time) *time.Time {
 func (d *Driver) Put(ctx context.Context, rec store.Record) error {
 	return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		b.Queue(`INSERT INTO `+d.items+` AS i (ns, key, value, created_at, updated_at, expires_at)
-VALUES ($1, $2, $3::jsonb, $4, $5, $6)
+		b.Queue(`INSERT INTO `+d.items+` AS i (ns, key, value, created_at, updated_at, expires_at, ttl_us)
+VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7)
 ON CONFLICT (ns, key) DO UPDATE SET
 	value = excluded.value,
 	created_at = CASE WHEN i.expires_at IS NOT NULL AND i.expires_at <= excluded.updated_at THEN excluded.created_at ELSE i.created_at END,
 	updated_at = excluded.updated_at,
-	expires_at = excluded.expires_at`,
-			rec.Namespace, rec.Key, string(rec.Value), rec.CreatedAt, rec.UpdatedAt, expiry(rec.ExpiresAt))
+	expires_at = excluded.expires_at,
+	ttl_us = excluded.ttl_us`,
+			rec.Namespace, rec.Key, string(rec.Value), rec.CreatedAt, rec.UpdatedAt, expiry(rec.ExpiresAt), ttlOf(rec.TTL))
 		b.Queue(`DELETE FROM `+d.vecs+` WHERE ns = $1 AND key = $2`, rec.Namespace, rec.Key)
 		for _, v := range rec.Vectors {
 			b.Queue(`INSERT INTO `+d.vecs+` (ns, key, field, seq, embedding) VALUES ($1, $2, $3, $4, $5)`,
@@ -145,19 +157,23 @@ ON CONFLICT (ns, key) DO UPDATE SET
 	})
 }
 
-const columns = `ns, key, value::text, created_at, updated_at, expires_at`
+const columns = `ns, key, value::text, created_at, updated_at, expires_at, ttl_us`
 
 func scanRecord(row pgx.Row) (*store.Record, error) {
 	var rec store.Record
 	var value string
 	var expires *time.Time
-	if err := row.Scan(&rec.Namespace, &rec.Key, &value, &rec.CreatedAt, &rec.UpdatedAt, &expires); err != nil {
+	var ttl *int64
+	if err := row.Scan(&rec.Namespace, &rec.Key, &value, &rec.CreatedAt, &rec.UpdatedAt, &expires, &ttl); err != nil {
 		return nil, err
 	}
 	rec.Value = []byte(value)
 	rec.CreatedAt, rec.UpdatedAt = rec.CreatedAt.UTC(), rec.UpdatedAt.UTC()
 	if expires != nil {
 		rec.ExpiresAt = expires.UTC()
+	}
+	if ttl != nil {
+		rec.TTL = time.Duration(*ttl) * time.Microsecond
 	}
 	return &rec, nil
 }
@@ -257,6 +273,18 @@ func (d *Driver) Namespaces(ctx context.Context, now time.Time) ([]string, error
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// Refresh implements store.Driver in one statement.
+func (d *Driver) Refresh(ctx context.Context, refs []store.Ref, now time.Time) error {
+	nss, keys := make([]string, len(refs)), make([]string, len(refs))
+	for i, r := range refs {
+		nss[i], keys[i] = r.Namespace, r.Key
+	}
+	_, err := d.pool.Exec(ctx, `UPDATE `+d.items+` i SET expires_at = $1 + i.ttl_us * interval '1 microsecond'
+FROM unnest($2::text[], $3::text[]) AS r(ns, key)
+WHERE i.ns = r.ns AND i.key = r.key AND i.ttl_us IS NOT NULL AND i.expires_at > $1`, now, nss, keys)
+	return err
 }
 
 // DeleteExpired implements store.Driver: one short statement, which skips

@@ -28,6 +28,7 @@ CREATE TABLE store_items (
 	created_at INTEGER NOT NULL,
 	updated_at INTEGER NOT NULL,
 	expires_at INTEGER,
+	ttl        INTEGER,
 	PRIMARY KEY (ns, key)
 ) WITHOUT ROWID;
 CREATE INDEX store_items_updated ON store_items (updated_at DESC, ns, key);
@@ -108,6 +109,13 @@ func nanos(t time.Time) int64 { return t.UnixNano() }
 
 func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
 
+func ttlOf(d time.Duration) any {
+	if d <= 0 {
+		return nil
+	}
+	return int64(d)
+}
+
 func expiry(t time.Time) any {
 	if t.IsZero() {
 		return nil
@@ -122,14 +130,15 @@ func (d *Driver) Put(ctx context.Context, rec store.Record) error {
 		return err
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit: nothing to undo
-	if _, err := tx.ExecContext(ctx, `INSERT INTO store_items (ns, key, value, created_at, updated_at, expires_at)
-VALUES (?1, ?2, ?3, ?4, ?4, ?5)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO store_items (ns, key, value, created_at, updated_at, expires_at, ttl)
+VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)
 ON CONFLICT (ns, key) DO UPDATE SET
 	value = excluded.value,
 	created_at = CASE WHEN store_items.expires_at IS NOT NULL AND store_items.expires_at <= ?4 THEN excluded.created_at ELSE store_items.created_at END,
 	updated_at = excluded.updated_at,
-	expires_at = excluded.expires_at`,
-		rec.Namespace, rec.Key, string(rec.Value), nanos(rec.UpdatedAt), expiry(rec.ExpiresAt)); err != nil {
+	expires_at = excluded.expires_at,
+	ttl = excluded.ttl`,
+		rec.Namespace, rec.Key, string(rec.Value), nanos(rec.UpdatedAt), expiry(rec.ExpiresAt), ttlOf(rec.TTL)); err != nil {
 		return err
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM store_vectors WHERE ns = ? AND key = ?`, rec.Namespace, rec.Key); err != nil {
@@ -144,7 +153,7 @@ ON CONFLICT (ns, key) DO UPDATE SET
 	return tx.Commit()
 }
 
-const columns = `ns, key, value, created_at, updated_at, expires_at`
+const columns = `ns, key, value, created_at, updated_at, expires_at, ttl`
 
 // alive is the condition of a record not expired at ?1.
 const alive = `(expires_at IS NULL OR expires_at > ?1)`
@@ -153,8 +162,8 @@ func scanRecord(row interface{ Scan(...any) error }) (*store.Record, error) {
 	var rec store.Record
 	var value string
 	var created, updated int64
-	var expires sql.NullInt64
-	if err := row.Scan(&rec.Namespace, &rec.Key, &value, &created, &updated, &expires); err != nil {
+	var expires, ttl sql.NullInt64
+	if err := row.Scan(&rec.Namespace, &rec.Key, &value, &created, &updated, &expires, &ttl); err != nil {
 		return nil, err
 	}
 	rec.Value = []byte(value)
@@ -162,6 +171,7 @@ func scanRecord(row interface{ Scan(...any) error }) (*store.Record, error) {
 	if expires.Valid {
 		rec.ExpiresAt = fromNanos(expires.Int64)
 	}
+	rec.TTL = time.Duration(ttl.Int64)
 	return &rec, nil
 }
 
@@ -267,6 +277,22 @@ func (d *Driver) Namespaces(ctx context.Context, now time.Time) ([]string, error
 		out = append(out, ns)
 	}
 	return out, rows.Err()
+}
+
+// Refresh implements store.Driver, in one transaction.
+func (d *Driver) Refresh(ctx context.Context, refs []store.Ref, now time.Time) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit: nothing to undo
+	for _, r := range refs {
+		if _, err := tx.ExecContext(ctx, `UPDATE store_items SET expires_at = ?1 + ttl
+WHERE ns = ?2 AND key = ?3 AND ttl IS NOT NULL AND expires_at > ?1`, nanos(now), r.Namespace, r.Key); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // DeleteExpired implements store.Driver: one short transaction.

@@ -43,6 +43,41 @@ var ttlTests = []test{
 		require.True(t, it.CreatedAt.Equal(e.clock.Now()), "an expired item is gone: its key is new again")
 		require.True(t, it.ExpiresAt.IsZero(), "put without a TTL: never expires")
 	}},
+	{name: "WithRefreshOnReadGetAndSearchRenewWhatTheyReturn", fn: func(t *testing.T, e *env) {
+		s := e.h.New(t, store.WithClock(e.clock.Now), store.WithRefreshOnRead(),
+			store.WithIndex(store.Index{Embedder: &Embedder{}, Fields: []string{"text"}}))
+		ns := []string{"r"}
+		for _, k := range []string{"got", "searched", "queried"} {
+			require.NoError(t, s.Put(e.ctx, ns, k, obj{"text": k}, store.WithTTL(time.Minute)))
+		}
+		require.NoError(t, s.Put(e.ctx, []string{"unread"}, "k", obj{"text": "unread"}, store.WithTTL(time.Minute)))
+		require.NoError(t, s.Put(e.ctx, ns, "forever", obj{"text": "forever"}))
+
+		e.clock.Advance(50 * time.Second)
+		it, err := s.Get(e.ctx, ns, "got")
+		require.NoError(t, err)
+		require.True(t, it.ExpiresAt.Equal(e.clock.Now().Add(time.Minute)), "the returned item shows its new expiry: %v", it.ExpiresAt)
+		items, err := s.Search(e.ctx, ns, store.SearchOptions{Filter: store.Filter{"text": "searched"}})
+		require.NoError(t, err)
+		require.Equal(t, []string{"searched"}, keys(items))
+		require.True(t, items[0].ExpiresAt.Equal(e.clock.Now().Add(time.Minute)))
+		items, err = s.Search(e.ctx, ns, store.SearchOptions{Query: "queried", Limit: 1})
+		require.NoError(t, err)
+		require.Equal(t, []string{"queried"}, keys(items))
+		require.True(t, items[0].ExpiresAt.Equal(e.clock.Now().Add(time.Minute)))
+
+		e.clock.Advance(50 * time.Second) // 100s after the puts
+		_, err = s.Get(e.ctx, []string{"unread"}, "k")
+		require.ErrorIs(t, err, store.ErrNotFound, "what nobody read expired")
+		got, err := store.New(s.Driver(), store.WithClock(e.clock.Now)) // reads without refreshing
+		require.NoError(t, err)
+		items, err = got.Search(e.ctx, ns, store.SearchOptions{})
+		require.NoError(t, err)
+		require.ElementsMatch(t, []string{"got", "searched", "queried", "forever"}, keys(items), "what was read lives on")
+		it, err = got.Get(e.ctx, ns, "forever")
+		require.NoError(t, err)
+		require.True(t, it.ExpiresAt.IsZero(), "an item without a TTL gets none from a read")
+	}},
 	{name: "TheDefaultTTLAppliesToPutsWithoutOne", fn: func(t *testing.T, e *env) {
 		s := e.h.New(t, store.WithClock(e.clock.Now), store.WithDefaultTTL(time.Hour))
 		require.NoError(t, s.Put(e.ctx, []string{"d"}, "k", obj{}))
