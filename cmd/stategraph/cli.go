@@ -17,8 +17,9 @@ type env struct {
 	store *store.Store
 	out   io.Writer
 	json  bool
-	keep  keepFlag // prune --keep
-	ns    string   // -ns of the commands that read one namespace
+	keep  keepFlag  // prune --keep
+	older olderFlag // prune --older-than
+	ns    string    // -ns of the commands that read one namespace
 }
 
 // command is one subcommand.

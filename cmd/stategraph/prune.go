@@ -13,14 +13,17 @@ import (
 
 var pruneCmd = &command{
 	name:    "prune",
-	args:    "THREAD --keep N",
-	summary: "keep the newest N checkpoints of the thread, delete the rest",
-	min:     1, max: 1,
+	args:    "THREAD --keep N | --older-than D [--keep N]",
+	summary: "keep the newest N checkpoints of the thread, delete the rest; or delete (prune to N) every thread untouched for D",
+	min:     0, max: 1,
 	flags: func(fs *flag.FlagSet, e *env) {
 		fs.Var(&e.keep, "keep", "how many checkpoints to keep (at least 1)")
+		fs.Var(&e.older, "older-than", "threads whose last checkpoint is older than this (720h, 30d)")
 	},
 	check: func(c *command, e *env) error {
 		switch {
+		case e.older.set:
+			return checkPruneOlder(c, e)
 		case !e.keep.set:
 			return usagef(c, "prune: --keep N is required")
 		case e.keep.n < 1:
@@ -67,6 +70,12 @@ type pruneView struct {
 }
 
 func runPrune(ctx context.Context, e *env, args []string) error {
+	if e.older.set {
+		return runPruneOlder(ctx, e, args)
+	}
+	if len(args) == 0 {
+		return usagef(lookup("prune"), "prune: missing THREAD (or --older-than D)")
+	}
 	thread := args[0]
 	p, ok := e.store.Saver.(checkpoint.Pruner)
 	if !ok {
