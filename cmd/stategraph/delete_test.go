@@ -10,7 +10,7 @@ import (
 func TestDeleteRemovesOnlyThatThread(t *testing.T) {
 	t.Parallel()
 	db := sqliteDB(t)
-	r := onDB(t, db, "delete", threadFailed)
+	r := onDB(t, db, "delete", "-yes", threadFailed)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "deleted thread failed-1 (4 checkpoints)\n", r.stdout)
 
@@ -20,14 +20,14 @@ func TestDeleteRemovesOnlyThatThread(t *testing.T) {
 	rows := decode[[]threadRow](t, db, "threads")
 	assert.Len(t, rows, 4)
 
-	v := decode[deleteView](t, db, "delete", threadDone)
+	v := decode[deleteView](t, db, "delete", threadDone, "-yes")
 	assert.Equal(t, deleteView{Thread: threadDone, Deleted: true, Checkpoints: 5}, v)
 }
 
 func TestDeleteRemovesEveryNamespace(t *testing.T) {
 	t.Parallel()
 	db := sqliteDB(t)
-	r := onDB(t, db, "delete", threadNested)
+	r := onDB(t, db, "delete", threadNested, "--yes")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "deleted thread nested-1 (4 checkpoints)\n", r.stdout, "the count is the root's")
 
