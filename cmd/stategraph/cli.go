@@ -17,8 +17,8 @@ type env struct {
 	store *store.Store
 	out   io.Writer
 	json  bool
-	keep  keepFlag // prune --keep
-	ns    string   // -ns of the commands that read one namespace
+	keep  keepFlag  // prune --keep
+	ns    string    // -ns of the commands that read one namespace
 	limit limitFlag // history -n / --limit
 	yes   bool      // delete -yes
 	field string    // state -field
