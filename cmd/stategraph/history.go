@@ -83,7 +83,6 @@ func runHistory(ctx context.Context, e *env, args []string) error {
 		return printJSON(e.out, rows)
 	}
 	tb := e.table("STEP", "SOURCE", "NODES", "TIME", "CHECKPOINT").fit(cut, 2).fit(idEnd, 4)
-	tb.idNote = "an id's end names its checkpoint as CHECKPOINT"
 	for _, r := range rows {
 		tb.row(strconv.Itoa(r.Step), r.Source, list(r.Nodes), when(r.CreatedAt), r.Checkpoint)
 	}

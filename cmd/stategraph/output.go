@@ -34,8 +34,6 @@ type table struct {
 	fits  []fit
 	rows  [][]string
 	kept  []bool // rows whose cells are never shortened (the header too)
-	// idNote is what to add to the note about shortened ids.
-	idNote string
 }
 
 // fit is how a column may be shortened to fit the width.
@@ -108,11 +106,7 @@ func (t *table) flush() error {
 		return err
 	}
 	if shortenedIDs > 0 {
-		note := fmt.Sprintf("(… ids shortened to their last %d characters to fit %d columns; -json or a wider terminal shows them whole", shortenedIDs, t.width)
-		if t.idNote != "" {
-			note += "; " + t.idNote
-		}
-		_, err := fmt.Fprintln(t.w, note+")")
+		_, err := fmt.Fprintf(t.w, "(…: ids cut to their last %d characters, enough to name them; -json shows them whole)\n", shortenedIDs)
 		return err
 	}
 	return nil

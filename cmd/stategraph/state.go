@@ -22,6 +22,15 @@ var stateCmd = &command{
 		nsFlag(fs, e)
 		fs.StringVar(&e.field, "field", e.field, "print only the value at `PATH`, a field and the keys or indexes into it: plan.steps.0 (a string prints as text, anything else as JSON)")
 	},
+	check: func(c *command, e *env) error {
+		if e.field == "" {
+			return nil
+		}
+		if _, err := inspect.ParsePath(e.field); err != nil {
+			return usagef(c, "state: -field: %v", err)
+		}
+		return nil
+	},
 	run: runState,
 }
 
