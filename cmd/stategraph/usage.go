@@ -34,6 +34,8 @@ chunk) that no other checkpoint of the thread has.
 NS is a namespace in which a subgraph of the thread checkpointed, as
 threads -json lists them, or a prefix of one such as the subgraph's node
 name. Without -ns, commands read the root graph's namespace.
+PATH is a field and the keys or indexes into its value, dot by dot, as
+diff names what changed: plan.steps.0.status.
 `
 )
 
