@@ -11,7 +11,7 @@ import (
 var diffCmd = &command{
 	name:    "diff",
 	args:    "THREAD A B " + nsArgs,
-	summary: "what changed from checkpoint A to checkpoint B, field by field and, inside objects and arrays, path by path",
+	summary: "what changed from checkpoint A to checkpoint B, path by path inside objects and arrays",
 	min:     3, max: 3,
 	flags: nsFlag,
 	run:   runDiff,

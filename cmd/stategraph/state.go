@@ -16,7 +16,7 @@ import (
 var stateCmd = &command{
 	name:    "state",
 	args:    "THREAD [CHECKPOINT] " + nsArgs + " [-field PATH]",
-	summary: "values, next nodes, interrupts and task errors (default: the latest checkpoint); -field prints one value",
+	summary: "values, next nodes, interrupts and task errors (default: the latest checkpoint), or with -field one value",
 	min:     1, max: 2,
 	flags: func(fs *flag.FlagSet, e *env) {
 		nsFlag(fs, e)
