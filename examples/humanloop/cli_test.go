@@ -129,7 +129,7 @@ func TestANewProcessResumesTheQuestion(t *testing.T) {
 	// Starting over would lose the question: refused.
 	again := execute(t, dir, "", "-db", "ticket.db")
 	assert.Equal(t, 2, again.code)
-	assert.Contains(t, again.stderr, "thread ticket-42 waits on a question in the database: answer it with -resume")
+	assert.Contains(t, again.stderr, "thread ticket-42 in the database is not finished: go on with -resume")
 
 	r = execute(t, dir, "", "-db", "ticket.db", "-resume")
 	require.Equal(t, 0, r.code, r.stderr)
@@ -141,7 +141,7 @@ func TestANewProcessResumesTheQuestion(t *testing.T) {
 	// Nothing waits any more.
 	r = execute(t, dir, "", "-db", "ticket.db", "-resume")
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "humanloop: nothing to resume: thread ticket-42 waits on no question (sent: true")
+	assert.Contains(t, r.stderr, "humanloop: nothing to resume: thread ticket-42 waits on no question: its reply was sent")
 	// A new ticket starts afresh on the same file.
 	r = execute(t, dir, "", "-db", "ticket.db")
 	require.Equal(t, 0, r.code, r.stderr)

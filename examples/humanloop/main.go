@@ -22,7 +22,8 @@
 //
 // With -db and -stdin, the end of standard input before an answer stops
 // the same way, to be resumed. A run without -resume starts the ticket
-// afresh, unless its thread in the file still waits on a question.
+// afresh when the one in the file was sent, and refuses while it is not
+// finished (a question waits): that is -resume's.
 //
 // Flags:
 //
@@ -33,7 +34,7 @@
 //
 // Exit status: 0 when the reply was sent, or the run stopped at a question
 // to resume; 1 when it failed; 2 for bad flags, a -resume with nothing to
-// resume, or a new ticket while the thread in -db waits on a question.
+// resume, or a new ticket while the one in -db is not finished.
 package main
 
 import (
@@ -217,8 +218,8 @@ var ErrStopped = errors.New("stopped at a question")
 var ErrNothingToResume = errors.New("nothing to resume")
 
 // ErrWaiting is runTicket's error when it would start a ticket whose
-// thread still waits on a question in the database.
-var ErrWaiting = errors.New("a question is waiting")
+// thread in the database is not finished: it waits on a question.
+var ErrWaiting = errors.New("the ticket is not finished")
 
 // runTicket runs the ticket's thread in s, asking answer each question.
 func runTicket(ctx context.Context, s session, answer Answerer, out io.Writer) (Ticket, error) {
@@ -235,27 +236,25 @@ func runTicket(ctx context.Context, s session, answer Answerer, out io.Writer) (
 		return Ticket{}, err
 	}
 	var t Ticket
-	if s.resume {
-		if snap == nil {
-			return t, fmt.Errorf("%w: no thread %s in the database (start it without -resume)", ErrNothingToResume, threadID)
-		}
-		if len(snap.Interrupts) == 0 {
-			return snap.Values, fmt.Errorf("%w: thread %s waits on no question (sent: %v; start a new ticket without -resume)", ErrNothingToResume, threadID, snap.Values.Sent)
-		}
+	switch {
+	case s.resume && snap == nil:
+		return t, fmt.Errorf("%w: no thread %s in the database (start it without -resume)", ErrNothingToResume, threadID)
+	case s.resume && len(snap.Interrupts) > 0:
 		fmt.Fprintf(out, "resuming thread %s from the database: it waits in %s at step %d\n", threadID, snap.Interrupts[0].Node, snap.Interrupts[0].Step)
 		t, err = snap.Values, &graph.InterruptError{Interrupts: snap.Interrupts}
-	} else {
-		if snap != nil && len(snap.Interrupts) > 0 {
-			return snap.Values, fmt.Errorf("%w: thread %s waits on a question in the database: answer it with -resume (or delete the file to start over)", ErrWaiting, threadID)
-		}
+	case s.resume && len(snap.Next) > 0:
+		// Stopped between steps (a crash, a kill): a zero input goes on.
+		fmt.Fprintf(out, "resuming thread %s from the database: next %s\n", threadID, strings.Join(snap.Next, ", "))
+		t, err = app.Invoke(ctx, state.Update[Ticket]{}, thread)
+	case s.resume:
+		return snap.Values, fmt.Errorf("%w: thread %s waits on no question: its reply was sent (start a new ticket without -resume)", ErrNothingToResume, threadID)
+	case snap != nil && (len(snap.Interrupts) > 0 || len(snap.Next) > 0):
+		return snap.Values, fmt.Errorf("%w: thread %s in the database is not finished: go on with -resume (or delete the file to start over)", ErrWaiting, threadID)
+	default:
 		if snap != nil {
-			// A ticket sent in an earlier run: start it afresh.
-			if d, ok := s.saver.(interface {
-				DeleteThread(context.Context, string) error
-			}); ok {
-				if err := d.DeleteThread(ctx, threadID); err != nil {
-					return Ticket{}, err
-				}
+			// The ticket of an earlier run, sent: start it afresh.
+			if err := s.saver.DeleteThread(ctx, threadID); err != nil {
+				return Ticket{}, err
 			}
 		}
 		t, err = app.Invoke(ctx, state.Writes(request.Set("Order O1001 arrived damaged, I want a refund.")), thread)
