@@ -73,11 +73,10 @@ func Diff(a, b map[string]json.RawMessage) []Change {
 		case !inB:
 			out = append(out, Change{Field: n, Kind: Removed, Before: va})
 		case !sameJSON(va, vb):
-			c := Change{Field: n, Kind: Changed, Before: va, After: vb}
+			c := Change{Field: n, Kind: Changed, Before: va, After: vb, Paths: leaves(n, va, vb)}
 			if k := appended(va, vb); k > 0 {
-				c.Kind, c.Appended = Appended, k
+				c.Kind, c.Appended, c.Paths = Appended, k, tail(n, vb, k)
 			}
-			c.Paths = leaves(n, va, vb)
 			out = append(out, c)
 		}
 	}
@@ -94,6 +93,21 @@ func leaves(n string, a, b json.RawMessage) []PathChange {
 	}
 	var out []PathChange
 	walk(FieldPath(n), da, db, &out)
+	return out
+}
+
+// tail returns the last k elements of the array b of field n as added
+// paths: what an append gained (A may be null, an empty array).
+func tail(n string, b json.RawMessage, k int) []PathChange {
+	var eb []json.RawMessage
+	if json.Unmarshal(b, &eb) != nil {
+		return nil
+	}
+	out := make([]PathChange, 0, k)
+	for i := len(eb) - k; i < len(eb); i++ {
+		v, _ := decode(eb[i])
+		out = append(out, PathChange{Path: appendIndex(FieldPath(n), i), Kind: Added, After: encode(v)})
+	}
 	return out
 }
 

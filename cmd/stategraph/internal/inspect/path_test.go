@@ -92,14 +92,16 @@ func TestDiffPathsSelectWhatChanged(t *testing.T) {
 		"plan":  json.RawMessage(`{"goal":"ship","steps":[{"name":"order","status":"done"},{"name":"stock_a","status":"todo"}],"old":1,"odd key":{"x":1}}`),
 		"log":   json.RawMessage(`["a"]`),
 		"mixed": json.RawMessage(`{"v":[1]}`),
+		"fresh": json.RawMessage(`null`),
 	}
 	b := map[string]json.RawMessage{
 		"plan":  json.RawMessage(`{"goal":"ship","steps":[{"name":"order","status":"done"},{"name":"stock_a","status":"blocked","why":"no stock"},{"name":"stock_b"}],"odd key":{"x":2}}`),
 		"log":   json.RawMessage(`["a","b","c"]`),
 		"mixed": json.RawMessage(`{"v":{"w":1}}`),
+		"fresh": json.RawMessage(`[{"k":1}]`),
 	}
 	got := Diff(a, b)
-	require.Len(t, got, 3)
+	require.Len(t, got, 4)
 	byField := map[string]Change{}
 	for _, c := range got {
 		byField[c.Field] = c
@@ -109,6 +111,10 @@ func TestDiffPathsSelectWhatChanged(t *testing.T) {
 		{Path: "log.2", Kind: Added, After: json.RawMessage(`"c"`)},
 	}, byField["log"].Paths)
 	assert.Equal(t, Appended, byField["log"].Kind)
+	assert.Equal(t, Appended, byField["fresh"].Kind, "null to an array is an append to nothing")
+	assert.Equal(t, []PathChange{
+		{Path: "fresh.0", Kind: Added, After: json.RawMessage(`{"k":1}`)},
+	}, byField["fresh"].Paths)
 	assert.Equal(t, []PathChange{
 		{Path: "mixed.v", Kind: Changed, Before: json.RawMessage(`[1]`), After: json.RawMessage(`{"w":1}`)},
 	}, byField["mixed"].Paths, "an array that became an object is one change")
