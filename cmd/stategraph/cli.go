@@ -20,6 +20,29 @@ type env struct {
 	keep  keepFlag  // prune --keep
 	older olderFlag // prune --older-than
 	ns    string    // -ns of the commands that read one namespace
+	limit limitFlag // history -n / --limit
+	yes   bool      // delete -yes
+	field string    // state -field
+	// width is how many columns tables must fit in (0: no limit), and
+	// term is where delete asks for confirmation.
+	width int
+	term  terminal
+	// errOut is where questions to the user go (standard error).
+	errOut io.Writer
+}
+
+// globals are the database flags, accepted before or after the command.
+type globals struct {
+	db, dsn, schema string
+}
+
+// register adds the database flags and -json to fs, keeping the values
+// an earlier parse set.
+func (g *globals) register(fs *flag.FlagSet, e *env) {
+	fs.StringVar(&g.db, "db", g.db, "a SQLite checkpoint `PATH` (it must exist)")
+	fs.StringVar(&g.dsn, "dsn", g.dsn, "a PostgreSQL `DSN` (default: $"+dsnEnv+")")
+	fs.StringVar(&g.schema, "schema", g.schema, "the PostgreSQL schema `NAME` of the stategraph tables")
+	fs.BoolVar(&e.json, "json", e.json, "print JSON instead of tables")
 }
 
 // command is one subcommand.
@@ -61,16 +84,20 @@ func lookup(name string) *command {
 	return nil
 }
 
-// run runs the command line args and returns the exit status.
+// run runs the command line args and returns the exit status, on the
+// process's terminal (standard input, and standard output's width).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	e := &env{out: stdout}
-	var dbPath, dsn, schema string
+	return runOn(ctx, osTerminal(stdout), args, stdout, stderr, getenv)
+}
+
+// runOn is run on the terminal term.
+func runOn(ctx context.Context, term terminal, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	e := &env{out: stdout, errOut: stderr, term: term, width: tableWidth(term, getenv)}
+	var g globals
 	fs := flag.NewFlagSet(progName, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&dbPath, "db", "", "SQLite checkpoint file")
-	fs.StringVar(&dsn, "dsn", "", "PostgreSQL DSN")
-	fs.StringVar(&schema, "schema", "", "PostgreSQL schema")
-	fs.BoolVar(&e.json, "json", false, "print JSON")
+	g.register(fs, e)
+	nsFlag(fs, e)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			printUsage(stdout)
@@ -83,22 +110,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return report(stderr, usagef(nil, "no command given"))
 	}
 	if rest[0] == "help" {
-		printUsage(stdout)
-		return exitOK
+		return help(stdout, stderr, rest[1:])
 	}
 	cmd := lookup(rest[0])
 	if cmd == nil {
 		return report(stderr, usagef(nil, "unknown command %q", rest[0]))
 	}
-	pos, err := parseCommand(cmd, e, rest[1:])
+	pos, err := parseCommand(cmd, e, &g, rest[1:])
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintf(stdout, "usage: %s [database flags] %s\n\n%s\n", progName, cmd.synopsis(), cmd.summary)
+		printCommandUsage(stdout, cmd)
 		return exitOK
 	}
 	if err != nil {
 		return report(stderr, err)
 	}
 
+	dbPath, dsn, schema := g.db, g.dsn, g.schema
 	if dbPath != "" && (dsn != "" || schema != "") {
 		return report(stderr, usagef(nil, "give either -db (SQLite) or -dsn (PostgreSQL), not both"))
 	}
@@ -128,14 +155,35 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	return exitOK
 }
 
-// parseCommand parses a command's flags, which may come before, between
-// or after its positional arguments, and checks the number of arguments.
-func parseCommand(cmd *command, e *env, args []string) ([]string, error) {
+// help prints the usage, or with a command's name that command's.
+func help(stdout, stderr io.Writer, args []string) int {
+	switch {
+	case len(args) == 0:
+		printUsage(stdout)
+		return exitOK
+	case len(args) > 1:
+		return report(stderr, usagef(nil, "help: want one command, not %q", args))
+	}
+	cmd := lookup(args[0])
+	if cmd == nil {
+		return report(stderr, usagef(nil, "help: unknown command %q", args[0]))
+	}
+	printCommandUsage(stdout, cmd)
+	return exitOK
+}
+
+// parseCommand parses a command's flags and the database flags, which
+// may come before, between or after its positional arguments, and
+// checks the number of arguments.
+func parseCommand(cmd *command, e *env, g *globals, args []string) ([]string, error) {
 	fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.BoolVar(&e.json, "json", e.json, "print JSON")
+	g.register(fs, e)
 	if cmd.flags != nil {
 		cmd.flags(fs, e)
+	}
+	if e.ns != "" && fs.Lookup("ns") == nil {
+		return nil, usagef(cmd, "%s: flag provided but not defined: -ns (%s reads no namespace)", cmd.name, cmd.name)
 	}
 	var pos []string
 	for {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,7 +11,7 @@ import (
 func TestDeleteRemovesOnlyThatThread(t *testing.T) {
 	t.Parallel()
 	db := sqliteDB(t)
-	r := onDB(t, db, "delete", threadFailed)
+	r := onDB(t, db, "delete", "-yes", threadFailed)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "deleted thread failed-1 (4 checkpoints)\n", r.stdout)
 
@@ -20,14 +21,14 @@ func TestDeleteRemovesOnlyThatThread(t *testing.T) {
 	rows := decode[[]threadRow](t, db, "threads")
 	assert.Len(t, rows, 4)
 
-	v := decode[deleteView](t, db, "delete", threadDone)
+	v := decode[deleteView](t, db, "delete", threadDone, "-yes")
 	assert.Equal(t, deleteView{Thread: threadDone, Deleted: true, Checkpoints: 5}, v)
 }
 
 func TestDeleteRemovesEveryNamespace(t *testing.T) {
 	t.Parallel()
 	db := sqliteDB(t)
-	r := onDB(t, db, "delete", threadNested)
+	r := onDB(t, db, "delete", threadNested, "--yes")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "deleted thread nested-1 (4 checkpoints)\n", r.stdout, "the count is the root's")
 
@@ -78,4 +79,70 @@ func TestPruneKeepsTheNewestCheckpointsOfEveryNamespace(t *testing.T) {
 	require.Equal(t, threadNested, rows[0].Thread)
 	require.Len(t, rows[0].Namespaces, 1)
 	assert.Equal(t, 2, rows[0].Namespaces[0].Checkpoints)
+}
+
+// fakeTerminal is a terminal someone answers on with answers.
+func fakeTerminal(answers string) terminal {
+	return terminal{in: strings.NewReader(answers), interactive: true}
+}
+
+// runIn runs the inspector in this process on term, and returns what it
+// printed and its exit status.
+func runIn(t *testing.T, term terminal, env map[string]string, args ...string) result {
+	t.Helper()
+	var stdout, stderr strings.Builder
+	code := runOn(t.Context(), term, args, &stdout, &stderr, func(k string) string { return env[k] })
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+func TestDeleteAsksOnATerminal(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		answer  string
+		deleted bool
+	}{
+		{"y\n", true}, {"YES\n", true}, {" yes \n", true}, {"y", true},
+		{"n\n", false}, {"\n", false}, {"", false}, {"sure\n", false},
+	} {
+		t.Run(strings.TrimSpace(tc.answer), func(t *testing.T) {
+			t.Parallel()
+			db := sqliteDB(t)
+			r := runIn(t, fakeTerminal(tc.answer), nil, "-db", db, "delete", threadFailed)
+			assert.True(t, strings.HasPrefix(r.stderr, "delete thread failed-1 (4 checkpoints)? [y/N] "), r.stderr)
+			left := decode[[]threadRow](t, db, "threads")
+			if tc.deleted {
+				require.Equal(t, 0, r.code, r.stderr)
+				assert.Equal(t, "deleted thread failed-1 (4 checkpoints)\n", r.stdout)
+				assert.Len(t, left, 4)
+				return
+			}
+			assert.Equal(t, 1, r.code)
+			assert.Empty(t, r.stdout)
+			assert.Contains(t, r.stderr, `thread "failed-1" not deleted (the answer was not yes)`)
+			assert.Len(t, left, 5, "nothing was deleted")
+		})
+	}
+}
+
+func TestDeleteWithoutATerminalNeedsYes(t *testing.T) {
+	t.Parallel()
+	db := sqliteDB(t)
+	// The built command, its standard input not a terminal.
+	r := onDB(t, db, "delete", threadFailed)
+	assert.Equal(t, 2, r.code)
+	assert.Empty(t, r.stdout)
+	assert.Contains(t, r.stderr, `delete thread "failed-1" (4 checkpoints): not deleted: standard input is not a terminal to confirm on; give -yes to delete without asking`)
+	assert.Contains(t, r.stderr, "usage: stategraph [database flags] delete THREAD [-yes]")
+	assert.Len(t, decode[[]threadRow](t, db, "threads"), 5, "nothing was deleted")
+
+	// In this process too, with input that is not a terminal.
+	r = runIn(t, terminal{in: strings.NewReader("y\n")}, nil, "-db", db, "delete", threadFailed)
+	assert.Equal(t, 2, r.code)
+	assert.Len(t, decode[[]threadRow](t, db, "threads"), 5)
+
+	// -yes deletes without asking, even on a terminal.
+	r = runIn(t, fakeTerminal(""), nil, "-db", db, "delete", threadFailed, "-yes")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Empty(t, r.stderr, "no question asked")
+	assert.Len(t, decode[[]threadRow](t, db, "threads"), 4)
 }

@@ -11,7 +11,7 @@ import (
 var diffCmd = &command{
 	name:    "diff",
 	args:    "THREAD A B " + nsArgs,
-	summary: "the fields that changed from checkpoint A to checkpoint B",
+	summary: "what changed from checkpoint A to checkpoint B, path by path inside objects and arrays",
 	min:     3, max: 3,
 	flags: nsFlag,
 	run:   runDiff,
@@ -74,20 +74,26 @@ func runDiff(ctx context.Context, e *env, args []string) error {
 		_, err := fmt.Fprintln(e.out, "no field changed")
 		return err
 	}
-	tb := newTable(e.out, "FIELD", "CHANGE", "DETAIL")
+	tb := e.table("FIELD", "CHANGE", "DETAIL").fit(cut, 0, 2)
 	for _, c := range d.Changes {
-		tb.row(c.Field, c.Kind, detail(c))
+		if len(c.Paths) == 0 || c.Kind == inspect.Appended {
+			tb.row(inspect.FieldPath(c.Field), c.Kind, detail(c))
+		}
+		for _, p := range c.Paths {
+			tb.row(p.Path, p.Kind, pathDetail(p))
+		}
 	}
 	return tb.flush()
 }
 
-// detail describes a change in a table cell.
+// detail describes a change of a whole field in a table cell, in full:
+// the table shortens it to the terminal's width, if it must.
 func detail(c inspect.Change) string {
 	switch c.Kind {
 	case inspect.Added:
-		return "= " + short(string(c.After), 60)
+		return "= " + string(c.After)
 	case inspect.Removed:
-		return "was " + short(string(c.Before), 60)
+		return "was " + string(c.Before)
 	case inspect.Appended:
 		noun := "elements"
 		if c.Appended == 1 {
@@ -95,5 +101,10 @@ func detail(c inspect.Change) string {
 		}
 		return "+" + strconv.Itoa(c.Appended) + " " + noun
 	}
-	return short(string(c.Before), 40) + " → " + short(string(c.After), 40)
+	return string(c.Before) + " → " + string(c.After)
+}
+
+// pathDetail describes a change inside a field, in full.
+func pathDetail(p inspect.PathChange) string {
+	return detail(inspect.Change{Kind: p.Kind, Before: p.Before, After: p.After})
 }

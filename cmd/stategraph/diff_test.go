@@ -37,12 +37,13 @@ func TestDiffNamesAddedRemovedChangedAndAppendedFields(t *testing.T) {
 	r := onDB(t, db, "diff", threadDone, step1, head)
 	require.Equal(t, 0, r.code, r.stderr)
 	out := lines(r.stdout)
-	require.Len(t, out, 5)
+	require.Len(t, out, 6)
 	assert.Equal(t, "thread done-1: A "+step1+" (step 1) → B "+head+" (step 3)", out[0])
 	assert.Regexp(t, `^FIELD\s+CHANGE\s+DETAIL$`, out[1])
 	assert.Regexp(t, `^approved\s+added\s+= true$`, out[2])
 	assert.Regexp(t, `^drafts\s+appended\s+\+1 element$`, out[3])
-	assert.Regexp(t, `^revisions\s+changed\s+1 → 2$`, out[4])
+	assert.Regexp(t, `^drafts\.1\s+added\s+= "Go, draft 2"$`, out[4], "the appended element, in full")
+	assert.Regexp(t, `^revisions\s+changed\s+1 → 2$`, out[5])
 
 	// Backwards: approved is removed, and a shorter array is a change.
 	back := decode[diffView](t, db, "diff", threadDone, head, step1)
@@ -126,7 +127,9 @@ func TestDiffPrintsMapsWithSortedKeys(t *testing.T) {
 
 	r = onDB(t, db, "diff", "task-1", a, b)
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Regexp(t, `(?m)^attrs\s+changed\s+\{"due":"mon","owner":"ann"\} → \{"due":"tue","owner":"ann"\}$`, r.stdout)
+	// The table shows the key that changed, by its path.
+	assert.Regexp(t, `(?m)^attrs\.due\s+changed\s+"mon" → "tue"$`, r.stdout)
+	assert.NotContains(t, r.stdout, "owner", "an unchanged key is no change")
 	r = onDB(t, db, "state", "task-1", a)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "values:\n{\n  \"attrs\": {\n    \"due\": \"mon\",\n    \"owner\": \"ann\"\n  }\n}\n")

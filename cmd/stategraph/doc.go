@@ -14,24 +14,53 @@
 // PostgreSQL database (-dsn DSN, or the environment variable
 // STATEGRAPH_POSTGRES_DSN; -schema names the schema of the tables when the
 // application used postgres.WithSchema). With -json every command prints
-// JSON for scripts instead of tables for people.
+// JSON for scripts instead of tables for people. These flags may come
+// before the command or after it, among its own flags and arguments, as
+// go and git take theirs: stategraph threads -db x.db works too.
 //
 // Commands:
 //
-//	threads                               every thread: last step, status, checkpoints, namespaces, updated time
-//	history THREAD [-ns NS]               one line per checkpoint, newest first
-//	state THREAD [CHECKPOINT] [-ns NS]    values, next nodes, interrupts and task errors
-//	diff THREAD A B [-ns NS]              the fields that changed from checkpoint A to B
-//	mermaid THREAD [CHECKPOINT] [-ns NS]  the path the thread took, as a Mermaid flowchart
-//	delete THREAD                         delete every checkpoint of the thread
-//	prune THREAD --keep N                 keep the newest N checkpoints of the thread
-//	verify [THREAD...]                    check every row and link of the threads (default: all)
+//	threads                                           every thread: last step, status, checkpoints, namespaces, updated time
+//	history THREAD [-ns NS] [-n N]                    one line per checkpoint, newest first (-n, --limit: the newest N)
+//	state THREAD [CHECKPOINT] [-ns NS] [-field PATH]  values, next nodes, interrupts and task errors; -field: one value
+//	diff THREAD A B [-ns NS]                          what changed from checkpoint A to B, path by path
+//	mermaid THREAD [CHECKPOINT] [-ns NS]              the path the thread took, as a Mermaid flowchart
+//	delete THREAD [-yes]                              delete every checkpoint of the thread (asks first)
+//	prune THREAD --keep N                             keep the newest N checkpoints of the thread
+//	verify [THREAD...]                                check every row and link of the threads (default: all)
+//
+// "stategraph COMMAND -h" (or --help, or "stategraph help COMMAND")
+// prints a command's usage and flags on standard output and exits 0.
 //
 // A CHECKPOINT is a checkpoint id as history prints it, or any part of
 // one that names a single checkpoint of the thread: the exact id first,
 // then the only id that ends with it, then the only id that contains it
-// (ids are UUIDv7: a thread's share their first characters). The -json
-// flag may also follow the command.
+// (ids are UUIDv7: a thread's share their first characters).
+//
+// Tables fit the terminal's width, or $COLUMNS columns when that is set
+// (output to a pipe or a file is never cut, unless $COLUMNS is set): the
+// widest column that may be cut (a status, a list of nodes, a diff's
+// detail) loses its end to a "…" first; ids come last, keep their end
+// ("…" and enough last characters to tell them apart, which still names a
+// checkpoint as CHECKPOINT), and a line below the table says they were
+// cut. Thread ids and times are never cut; -json never cuts anything.
+//
+// state -field PATH prints one value of the state: PATH is a field's
+// name and then, dot by dot, the keys and array indexes into its value:
+// plan.steps.0.status. A key that holds a dot, a bracket, a quote or a
+// space is written as a quoted string in brackets: attrs["due.date"]; an
+// index may be written [0] too. A string prints as its text, anything else
+// as indented JSON; with -json, as JSON.
+//
+// diff compares the two checkpoints field by field. A field whose value is
+// an object or an array in both is walked into: every key or element
+// added, removed or changed is a row of its own, named by its path as
+// state -field reads it, with the whole of its values; an array that only
+// grew is "appended", followed by the elements it gained.
+//
+// delete asks "delete thread X (N checkpoints)? [y/N]" on the terminal and
+// deletes only after y or yes; when standard input is not a terminal it
+// refuses (exit 2) unless -yes is given.
 //
 // The status of a thread is done, pending, interrupted or error. A run
 // stopped by Ctrl-C leaves it pending; a task error that ends with
@@ -53,10 +82,10 @@
 // wrong, and exits 1 when any thread is damaged.
 //
 // Exit status: 0 on success, 1 when the command failed (a missing
-// database, a wrong DSN, an unknown thread, namespace or checkpoint, damage
-// found by verify), 2
-// for a usage error (an unknown command, a missing argument, a bad
-// --keep).
+// database, a wrong DSN, an unknown thread, namespace, checkpoint or
+// field, damage found by verify, a delete answered no), 2 for a usage
+// error (an unknown command or flag, a missing argument, a bad --keep or
+// -n, a delete without a terminal to confirm on and without -yes).
 //
 // See docs/inspector.md for examples.
 package main

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"flag"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -10,12 +12,26 @@ import (
 
 var historyCmd = &command{
 	name:    "history",
-	args:    "THREAD " + nsArgs,
+	args:    "THREAD " + nsArgs + " [-n N]",
 	summary: "one line per checkpoint, newest first",
 	min:     1, max: 1,
-	flags: nsFlag,
-	run:   runHistory,
+	flags: func(fs *flag.FlagSet, e *env) {
+		nsFlag(fs, e)
+		fs.Var(&e.limit, "n", "show only the newest `N` checkpoints")
+		fs.Var(&e.limit, "limit", "the same as -n `N`")
+	},
+	check: func(c *command, e *env) error {
+		if e.limit.set && e.limit.n < 1 {
+			return usagef(c, "history: -n (--limit) must be at least 1, not %d", e.limit.n)
+		}
+		return nil
+	},
+	run: runHistory,
 }
+
+// limitFlag is the value of history's -n and --limit, and whether it was
+// given.
+type limitFlag struct{ keepFlag }
 
 // historyRow is one checkpoint as history prints it.
 type historyRow struct {
@@ -33,9 +49,17 @@ func runHistory(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	hist, err := inspect.History(ctx, e.store, args[0], ns)
+	limit := 0
+	if e.limit.set {
+		limit = e.limit.n + 1 // one more tells whether older ones were left out
+	}
+	hist, err := inspect.HistoryN(ctx, e.store, args[0], ns, limit)
 	if err != nil {
 		return err
+	}
+	older := limit > 0 && len(hist) == limit
+	if older {
+		hist = hist[:e.limit.n]
 	}
 	rows := make([]historyRow, len(hist))
 	for i, t := range hist {
@@ -58,9 +82,16 @@ func runHistory(ctx context.Context, e *env, args []string) error {
 	if e.json {
 		return printJSON(e.out, rows)
 	}
-	tb := newTable(e.out, "STEP", "SOURCE", "NODES", "TIME", "CHECKPOINT")
+	tb := e.table("STEP", "SOURCE", "NODES", "TIME", "CHECKPOINT").fit(cut, 2).fit(idEnd, 4)
 	for _, r := range rows {
 		tb.row(strconv.Itoa(r.Step), r.Source, list(r.Nodes), when(r.CreatedAt), r.Checkpoint)
 	}
-	return tb.flush()
+	if err := tb.flush(); err != nil {
+		return err
+	}
+	if older {
+		_, err := fmt.Fprintf(e.out, "(the newest %d; older checkpoints not shown)\n", len(rows))
+		return err
+	}
+	return nil
 }

@@ -13,7 +13,7 @@ const nsArgs = "[-ns NS]"
 
 // nsFlag registers -ns, the namespace of the thread a command reads.
 func nsFlag(fs *flag.FlagSet, e *env) {
-	fs.StringVar(&e.ns, "ns", "", "the namespace to read (default: the root graph's)")
+	fs.StringVar(&e.ns, "ns", e.ns, "the namespace `NS` to read: a subgraph's, or a prefix of one such as its node's name (default: the root graph's)")
 }
 
 // namespace returns the namespace of thread that -ns names: the root ("")

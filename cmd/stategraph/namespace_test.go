@@ -138,12 +138,14 @@ func TestDiffInASubgraphNamespace(t *testing.T) {
 	r := onDB(t, db, "diff", "-ns", ns, threadNested, input, head)
 	require.Equal(t, 0, r.code, r.stderr)
 	out := lines(r.stdout)
-	require.Len(t, out, 5)
+	require.Len(t, out, 7)
 	assert.Equal(t, "thread nested-1 namespace "+ns+": A "+input+" (step -1) → B "+head+" (step 3)", out[0])
 	assert.Regexp(t, `^FIELD\s+CHANGE\s+DETAIL$`, out[1])
 	assert.Regexp(t, `^approved\s+changed\s+false → true$`, out[2])
 	assert.Regexp(t, `^drafts\s+appended\s+\+2 elements$`, out[3])
-	assert.Regexp(t, `^revisions\s+changed\s+0 → 2$`, out[4])
+	assert.Regexp(t, `^drafts\.1\s+added\s+= "Py, draft 1"$`, out[4])
+	assert.Regexp(t, `^drafts\.2\s+added\s+= "Py, draft 2"$`, out[5])
+	assert.Regexp(t, `^revisions\s+changed\s+0 → 2$`, out[6])
 
 	// The root's diff has no namespace, in either form.
 	root := decode[[]historyRow](t, db, "history", threadNested)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -21,25 +22,208 @@ func printJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// table writes aligned columns; the first row is the header.
+// table writes aligned columns; the first row is the header. Rows are
+// kept until flush, which fits them in width columns, when it is set, by
+// shortening the columns marked cut (the widest first, ending each cell
+// with "…") and, if that is not enough, those marked id (keeping each
+// id's end, which names it: "…" + its last characters), and says so
+// below the table when it shortened an id.
 type table struct {
-	tw *tabwriter.Writer
+	w     io.Writer
+	width int
+	fits  []fit
+	rows  [][]string
+	kept  []bool // rows whose cells are never shortened (the header too)
 }
 
+// fit is how a column may be shortened to fit the width.
+type fit int
+
+const (
+	keep  fit = iota // never: thread ids, steps, times
+	cut              // cut at the end, "…" last
+	idEnd            // an id: shortened to "…" and its last characters
+)
+
+// minCut is the fewest characters a cut column is shortened to.
+const minCut = 8
+
+// minIDEnd is the fewest last characters of an id a shortened id keeps;
+// more when ids of the column share their last minIDEnd characters.
+const minIDEnd = 8
+
+// newTable returns a table without a width limit.
 func newTable(w io.Writer, header ...string) *table {
-	t := &table{tw: tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)}
-	t.row(header...)
+	t := &table{w: w}
+	t.keepRow(header...)
 	return t
 }
 
-func (t *table) row(cells ...string) {
-	for i, c := range cells {
-		cells[i] = printable(strings.NewReplacer("\t", " ", "\n", " ").Replace(c))
-	}
-	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+// table returns a table that fits the width of e's terminal.
+func (e *env) table(header ...string) *table {
+	t := newTable(e.out, header...)
+	t.width = e.width
+	return t
 }
 
-func (t *table) flush() error { return t.tw.Flush() }
+// fit marks the columns cols as shortened by f to fit the width.
+func (t *table) fit(f fit, cols ...int) *table {
+	for _, c := range cols {
+		for len(t.fits) <= c {
+			t.fits = append(t.fits, keep)
+		}
+		t.fits[c] = f
+	}
+	return t
+}
+
+func (t *table) row(cells ...string)     { t.add(false, cells) }
+func (t *table) keepRow(cells ...string) { t.add(true, cells) }
+
+func (t *table) add(kept bool, cells []string) {
+	row := make([]string, len(cells))
+	for i, c := range cells {
+		row[i] = printable(strings.NewReplacer("\t", " ", "\n", " ").Replace(c))
+	}
+	t.rows = append(t.rows, row)
+	t.kept = append(t.kept, kept)
+}
+
+func (t *table) flush() error {
+	widths, shortenedIDs := t.layout()
+	tw := tabwriter.NewWriter(t.w, 0, 4, 2, ' ', 0)
+	for r, row := range t.rows {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			cells[i] = c
+			if !t.kept[r] && i < len(widths) {
+				cells[i] = shorten(c, widths[i], t.fitOf(i))
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if shortenedIDs > 0 {
+		_, err := fmt.Fprintf(t.w, "(…: ids cut to their last %d characters, enough to name them; -json shows them whole)\n", shortenedIDs)
+		return err
+	}
+	return nil
+}
+
+func (t *table) fitOf(col int) fit {
+	if col < len(t.fits) {
+		return t.fits[col]
+	}
+	return keep
+}
+
+// layout returns the width of each column that fits the table in
+// t.width, as near as the columns allow, and how many last characters
+// shortened ids keep (0: none was shortened).
+func (t *table) layout() ([]int, int) {
+	n := 0
+	for _, row := range t.rows {
+		n = max(n, len(row))
+	}
+	natural := make([]int, n)
+	floor := make([]int, n)
+	for r, row := range t.rows {
+		for i, c := range row {
+			w := utf8.RuneCountInString(c)
+			natural[i] = max(natural[i], w)
+			if t.kept[r] {
+				floor[i] = max(floor[i], w)
+			}
+		}
+	}
+	widths := slices.Clone(natural)
+	if t.width <= 0 {
+		return widths, 0
+	}
+	idKeep := make([]int, n)
+	for i := range n {
+		switch t.fitOf(i) {
+		case keep:
+			floor[i] = natural[i]
+		case cut:
+			floor[i] = min(natural[i], max(floor[i], minCut))
+		case idEnd:
+			idKeep[i] = t.uniqueEnd(i)
+			floor[i] = min(natural[i], max(floor[i], idKeep[i]+1))
+		}
+	}
+	total := func() int {
+		s := 2 * max(n-1, 0)
+		for _, w := range widths {
+			s += w
+		}
+		return s
+	}
+	for _, kind := range []fit{cut, idEnd} {
+		for total() > t.width {
+			widest := -1
+			for i := range n {
+				if t.fitOf(i) == kind && widths[i] > floor[i] && (widest < 0 || widths[i] >= widths[widest]) {
+					widest = i
+				}
+			}
+			if widest < 0 {
+				break
+			}
+			widths[widest]--
+		}
+	}
+	shortened := 0
+	for i := range n {
+		if t.fitOf(i) == idEnd && widths[i] < natural[i] {
+			shortened = max(shortened, widths[i]-1)
+		}
+	}
+	return widths, shortened
+}
+
+// uniqueEnd returns how many last characters the ids of column col need
+// to stay distinct, at least minIDEnd.
+func (t *table) uniqueEnd(col int) int {
+	var ids []string
+	for r, row := range t.rows {
+		if !t.kept[r] && col < len(row) {
+			ids = append(ids, row[col])
+		}
+	}
+	for k := minIDEnd; ; k++ {
+		seen := map[string]bool{}
+		clash, longer := false, false
+		for _, id := range ids {
+			rs := []rune(id)
+			if len(rs) > k {
+				longer = true
+				rs = rs[len(rs)-k:]
+			}
+			if seen[string(rs)] {
+				clash = true
+			}
+			seen[string(rs)] = true
+		}
+		if !clash || !longer {
+			return k
+		}
+	}
+}
+
+// shorten fits the cell c in w columns as f says.
+func shorten(c string, w int, f fit) string {
+	r := []rune(c)
+	if len(r) <= w || f == keep || w < 1 {
+		return c
+	}
+	if f == idEnd {
+		return "…" + string(r[len(r)-(w-1):])
+	}
+	return string(r[:w-1]) + "…"
+}
 
 // when formats a time for a table; the zero time is "-".
 func when(t time.Time) string {

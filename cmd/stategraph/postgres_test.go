@@ -101,7 +101,7 @@ func TestPostgresEveryCommand(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "pruned thread done-1: kept 2 of 5 checkpoints, removed 3\n", r.stdout)
 
-	r = run("delete", threadDone)
+	r = run("delete", "-yes", threadDone)
 	require.Equal(t, 0, r.code, r.stderr)
 	r = run("state", threadDone)
 	assert.Equal(t, 1, r.code)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -14,11 +15,23 @@ import (
 
 var stateCmd = &command{
 	name:    "state",
-	args:    "THREAD [CHECKPOINT] " + nsArgs,
-	summary: "values, next nodes, interrupts and task errors (default: the latest checkpoint)",
+	args:    "THREAD [CHECKPOINT] " + nsArgs + " [-field PATH]",
+	summary: "values, next nodes, interrupts and task errors (default: the latest checkpoint), or with -field one value",
 	min:     1, max: 2,
-	flags: nsFlag,
-	run:   runState,
+	flags: func(fs *flag.FlagSet, e *env) {
+		nsFlag(fs, e)
+		fs.StringVar(&e.field, "field", e.field, "print only the value at `PATH`, a field and the keys or indexes into it: plan.steps.0 (a string prints as text, anything else as JSON)")
+	},
+	check: func(c *command, e *env) error {
+		if e.field == "" {
+			return nil
+		}
+		if _, err := inspect.ParsePath(e.field); err != nil {
+			return usagef(c, "state: -field: %v", err)
+		}
+		return nil
+	},
+	run: runState,
 }
 
 // stateView is a checkpoint as state prints it.
@@ -97,6 +110,9 @@ func runState(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if e.field != "" {
+		return printField(e, tup)
+	}
 	v, err := view(tup)
 	if err != nil {
 		return err
@@ -110,14 +126,42 @@ func runState(ctx context.Context, e *env, args []string) error {
 	return printState(e, v)
 }
 
-func printState(e *env, v *stateView) error {
-	tb := newTable(e.out, "thread", v.Thread)
-	if v.Namespace != "" {
-		tb.row("namespace", v.Namespace)
+// printField prints the value at -field's path in the checkpoint tup:
+// JSON (indented), or for a string in a table its text.
+func printField(e *env, tup *checkpoint.Tuple) error {
+	at := fmt.Sprintf("%s checkpoint %q", where(tup.Config.ThreadID, tup.Config.Namespace), tup.Config.CheckpointID)
+	values, err := inspect.Values(tup)
+	if err != nil {
+		return fmt.Errorf("%s: %w", at, err)
 	}
-	tb.row("checkpoint", v.Checkpoint)
+	raw, err := inspect.Select(values, e.field)
+	if err != nil {
+		return fmt.Errorf("%s: %w", at, err)
+	}
+	if e.json {
+		return printJSON(e.out, raw)
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		_, err := fmt.Fprintln(e.out, printableText(s))
+		return err
+	}
+	text, err := json.MarshalIndent(raw, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(e.out, printableText(string(text)))
+	return err
+}
+
+func printState(e *env, v *stateView) error {
+	tb := e.table("thread", v.Thread).fit(cut, 1)
+	if v.Namespace != "" {
+		tb.keepRow("namespace", v.Namespace)
+	}
+	tb.keepRow("checkpoint", v.Checkpoint)
 	if v.Parent != "" {
-		tb.row("parent", v.Parent)
+		tb.keepRow("parent", v.Parent)
 	}
 	tb.row("step", strconv.Itoa(v.Step))
 	tb.row("source", v.Source)
@@ -147,7 +191,7 @@ func printState(e *env, v *stateView) error {
 	}
 	if len(v.Interrupts) > 0 {
 		fmt.Fprintln(e.out, "\ninterrupts:")
-		tb := newTable(e.out, "NODE", "WHEN", "STEP", "VALUE", "ID")
+		tb := e.table("NODE", "WHEN", "STEP", "VALUE", "ID").fit(cut, 3).fit(idEnd, 4)
 		for _, in := range v.Interrupts {
 			val := string(in.Value)
 			if val == "" {
@@ -171,7 +215,7 @@ func printTaskErrors(e *env, title string, errs []inspect.TaskError) error {
 		return nil
 	}
 	fmt.Fprintf(e.out, "\n%s:\n", title)
-	tb := newTable(e.out, "NODE", "ERROR", "TASK")
+	tb := e.table("NODE", "ERROR", "TASK").fit(cut, 1).fit(idEnd, 2)
 	for _, te := range errs {
 		tb.row(te.Node, strings.TrimSpace(te.Error), te.TaskID)
 	}

@@ -48,7 +48,7 @@ func TestInspectorEscapesControlAndBidiCharactersInTextOutput(t *testing.T) {
 		{"history", hostile},
 		{"mermaid", hostile},
 		{"prune", "-keep=3", hostile},
-		{"delete", hostile},
+		{"delete", "-yes", hostile},
 	} {
 		r := onDB(t, db, args...)
 		require.Equal(t, 0, r.code, "%v: %s", args, r.stderr)

@@ -96,7 +96,7 @@ func runThreads(ctx context.Context, e *env, _ []string) error {
 		_, err := fmt.Fprintf(e.out, "no threads in %s\n", printable(e.store.Name))
 		return err
 	}
-	tb := newTable(e.out, "THREAD", "STEP", "STATUS", "CHECKPOINTS", "NAMESPACES", "UPDATED")
+	tb := e.table("THREAD", "STEP", "STATUS", "CHECKPOINTS", "NAMESPACES", "UPDATED").fit(cut, 2)
 	for i, r := range rows {
 		tb.row(r.Thread, strconv.Itoa(r.Step), statuses[i], strconv.Itoa(r.Checkpoints), strconv.Itoa(len(r.Namespaces)), when(r.Updated))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 )
@@ -17,12 +18,13 @@ const (
 
 Inspect a stategraph checkpoint database.
 
-Database (one of):
+Database (one of), before or after the command:
   -db PATH       a SQLite checkpoint file (it must exist)
   -dsn DSN       a PostgreSQL database (default: $STATEGRAPH_POSTGRES_DSN)
   -schema NAME   the PostgreSQL schema of the stategraph tables (default: search_path)
 Output:
   -json          print JSON instead of tables
+                 (tables fit the terminal's width, or $COLUMNS when it is set)
 
 Commands:
 `
@@ -32,6 +34,8 @@ chunk) that no other checkpoint of the thread has.
 NS is a namespace in which a subgraph of the thread checkpointed, as
 threads -json lists them, or a prefix of one such as the subgraph's node
 name. Without -ns, commands read the root graph's namespace.
+PATH is a field and the keys or indexes into its value, dot by dot, as
+diff names what changed: plan.steps.0.status.
 `
 )
 
@@ -60,13 +64,33 @@ func printUsage(w io.Writer) {
 	fmt.Fprint(w, usageFooter)
 }
 
+// printCommandUsage writes the usage of cmd: its synopsis, what it does
+// and its flags.
+func printCommandUsage(w io.Writer, cmd *command) {
+	fmt.Fprintf(w, "usage: %s [database flags] %s\n\n%s\n", progName, cmd.synopsis(), cmd.summary)
+	if cmd.flags != nil {
+		fs := flag.NewFlagSet(cmd.name, flag.ContinueOnError)
+		cmd.flags(fs, &env{})
+		fmt.Fprintf(w, "\nFlags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+	}
+	fmt.Fprint(w, `
+Database and output flags, before or after the command:
+  -db PATH       a SQLite checkpoint file (it must exist)
+  -dsn DSN       a PostgreSQL database (default: $STATEGRAPH_POSTGRES_DSN)
+  -schema NAME   the PostgreSQL schema of the stategraph tables
+  -json          print JSON instead of tables
+`)
+}
+
 // report prints err to w and returns the exit status it calls for.
 func report(w io.Writer, err error) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(w, "%s: %s\n", progName, printableText(ue.msg))
 		if ue.cmd != nil {
-			fmt.Fprintf(w, "usage: %s [database flags] %s\n", progName, ue.cmd.synopsis())
+			fmt.Fprintf(w, "usage: %s [database flags] %s\n(%s %s -h shows its flags)\n", progName, ue.cmd.synopsis(), progName, ue.cmd.name)
 		} else {
 			printUsage(w)
 		}

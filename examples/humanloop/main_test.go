@@ -91,3 +91,25 @@ func TestReviewWithoutAnAnswerStopsPaused(t *testing.T) {
 	require.False(t, ticket.Sent)
 	require.Equal(t, 1, ticket.Drafts)
 }
+
+// A note that says nothing is refused: the review asks again, saying
+// why, until a note says something; only that note is kept.
+func TestEmptyRevisionRequestIsRefused(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	ticket, err := run(context.Background(), Script(false, "", "   ", "sign it", true), &out)
+	require.NoError(t, err)
+	require.True(t, ticket.Sent)
+	require.Equal(t, []string{"sign it"}, ticket.Notes)
+	require.Equal(t, 2, ticket.Drafts)
+	require.Equal(t, 2, strings.Count(out.String(), "paused in review at step 2: "+emptyNote+"\n"))
+	require.Contains(t, out.String(), "What should change?\nreviewer: \npaused in review at step 2: An empty note changes nothing: the same draft would come back. What should change?\n")
+}
+
+func TestScriptRefusesAnAnswerOfTheWrongKind(t *testing.T) {
+	t.Parallel()
+	_, err := run(context.Background(), Script("yes"), &strings.Builder{})
+	require.ErrorContains(t, err, `the script's next answer, "yes", does not answer "Send this reply?`)
+	_, err = run(context.Background(), Script(false, true), &strings.Builder{})
+	require.ErrorContains(t, err, `the script's next answer, "yes", does not answer "What should change?"`)
+}

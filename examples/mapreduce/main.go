@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -149,6 +150,9 @@ func describe(u state.Update[Corpus]) string {
 }
 
 func main() {
+	if code, exit := parseFlags(flag.NewFlagSet("mapreduce", flag.ContinueOnError), os.Args[1:], os.Stdout, os.Stderr); exit {
+		os.Exit(code)
+	}
 	c, err := run(context.Background(), Proverbs, os.Stdout)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mapreduce:", err)

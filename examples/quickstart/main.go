@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -125,6 +126,9 @@ func describe(u state.Update[Report]) string {
 }
 
 func main() {
+	if code, exit := parseFlags(flag.NewFlagSet("quickstart", flag.ContinueOnError), os.Args[1:], os.Stdout, os.Stderr); exit {
+		os.Exit(code)
+	}
 	if err := run(context.Background(), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
 		os.Exit(1)

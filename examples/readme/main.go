@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -65,6 +66,9 @@ func run(ctx context.Context, saver checkpoint.Saver) (Essay, error) {
 const db = "essays.db"
 
 func main() {
+	if code, exit := parseFlags(flag.NewFlagSet("readme", flag.ContinueOnError), os.Args[1:], os.Stdout, os.Stderr); exit {
+		os.Exit(code)
+	}
 	if err := program(context.Background(), db, os.Stdout); err != nil {
 		log.Fatal(err)
 	}

@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -176,6 +177,9 @@ func short(id string) string {
 }
 
 func main() {
+	if code, exit := parseFlags(flag.NewFlagSet("timetravel", flag.ContinueOnError), os.Args[1:], os.Stdout, os.Stderr); exit {
+		os.Exit(code)
+	}
 	p, err := NewPlanner()
 	if err == nil {
 		_, err = run(context.Background(), p, os.Stdout)

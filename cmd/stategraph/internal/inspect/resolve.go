@@ -104,8 +104,14 @@ func matchCheckpoint(thread, ns, ref string, ids []string) (string, error) {
 // History returns every checkpoint of a thread in namespace ns, newest
 // first.
 func History(ctx context.Context, s checkpoint.Saver, thread, ns string) ([]*checkpoint.Tuple, error) {
+	return HistoryN(ctx, s, thread, ns, 0)
+}
+
+// HistoryN is History of the newest limit checkpoints at most (0: every
+// one): the saver reads no more.
+func HistoryN(ctx context.Context, s checkpoint.Saver, thread, ns string, limit int) ([]*checkpoint.Tuple, error) {
 	var out []*checkpoint.Tuple
-	for tup, err := range s.List(ctx, checkpoint.Config{ThreadID: thread, Namespace: ns}, checkpoint.ListOptions{}) {
+	for tup, err := range s.List(ctx, checkpoint.Config{ThreadID: thread, Namespace: ns}, checkpoint.ListOptions{Limit: limit}) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: history: %w", where(thread, ns), err)
 		}
