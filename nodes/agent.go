@@ -87,6 +87,10 @@ type Agent struct {
 	// ledger carries the model calls of failed node attempts to their
 	// retries.
 	ledger ledger
+	// eager runs a round's steps as their dependencies complete, at most
+	// parallel at once (WithEagerSteps).
+	eager    bool
+	parallel int
 }
 
 // ErrNoPlanner is returned by NewAgent when neither a Planner nor a Model
@@ -131,6 +135,8 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 		now:         o.now,
 		stepTimeout: o.stepTimeout,
 		stream:      o.stream,
+		eager:       o.eager,
+		parallel:    o.parallel,
 	}
 	if o.react != nil {
 		r := *o.react
@@ -162,9 +168,9 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 		AddNode(NodeReplan, a.replan, o.nodeOpts[NodeReplan]...).
 		AddNode(NodeRespond, a.respond, o.nodeOpts[NodeRespond]...).
 		AddEdge(graph.Start, NodePlanner).
-		AddConditionalEdges(NodePlanner, graph.FanOut(sendRunning), NodeExecute).
+		AddConditionalEdges(NodePlanner, graph.FanOut(a.sendRunning), NodeExecute).
 		AddEdge(NodeExecute, NodeReplan).
-		AddConditionalEdges(NodeReplan, afterReplan, NodeExecute, NodeRespond).
+		AddConditionalEdges(NodeReplan, a.afterReplan, NodeExecute, NodeRespond).
 		AddEdge(NodeRespond, graph.End)
 	return a, nil
 }
@@ -256,12 +262,16 @@ func (a *Agent) checkFirstPlan(p plan.Plan) error {
 
 // sendRunning sends each running step to execute as its own task, with the
 // plan and the usage its shares of the tool-call and model-call budgets are
-// computed from.
-func sendRunning(_ context.Context, s AgentState) ([]graph.Send[AgentState], error) {
+// computed from; with WithEagerSteps, one task for the whole round.
+func (a *Agent) sendRunning(_ context.Context, s AgentState) ([]graph.Send[AgentState], error) {
 	var sends []graph.Send[AgentState]
 	for _, st := range s.Plan.Steps {
 		if st.Status == plan.StatusRunning {
 			sends = append(sends, graph.SendTo(NodeExecute, AgentState{Goal: s.Goal, Plan: s.Plan, Usage: s.Usage, Current: st.ID}))
+			if a.eager {
+				sends[0].Arg.Current = ""
+				break
+			}
 		}
 	}
 	return sends, nil
@@ -269,9 +279,9 @@ func sendRunning(_ context.Context, s AgentState) ([]graph.Send[AgentState], err
 
 // afterReplan fans the running steps out to execute, or goes to respond
 // when the plan finished, stopped or is blocked.
-func afterReplan(ctx context.Context, s AgentState) (graph.Route[AgentState], error) {
+func (a *Agent) afterReplan(ctx context.Context, s AgentState) (graph.Route[AgentState], error) {
 	if s.Stop == nil && s.Blocked == "" {
-		sends, _ := sendRunning(ctx, s)
+		sends, _ := a.sendRunning(ctx, s)
 		if len(sends) > 0 {
 			return graph.Route[AgentState]{Sends: sends}, nil
 		}
@@ -279,38 +289,84 @@ func afterReplan(ctx context.Context, s AgentState) (graph.Route[AgentState], er
 	return graph.Route[AgentState]{To: []string{NodeRespond}}, nil
 }
 
-// execute is the execute node: one task per step (s.Current), which
-// appends its outcome and audit records and adds its usage, within its
-// shares of the budgets (toolShare, modelShare; see Budget); a step whose
-// share is none is not run and stays pending. The task's wall-time deadline
-// is its start plus what Budget.MaxWall leaves after the running time so
-// far (the tasks of a round run in parallel and are counted once).
+// execute is the execute node. Run round by round (the default), it is
+// one task per step (s.Current), which appends its outcome and audit
+// records and adds its usage, within its shares of the budgets (toolShare,
+// modelShare; see Budget); a step whose share is none is not run and stays
+// pending. The task's wall-time deadline is its start plus what
+// Budget.MaxWall leaves after the running time so far (the tasks of a
+// round run in parallel and are counted once). With WithEagerSteps it is
+// one task per round that runs the round's steps as their dependencies
+// complete (executeEager).
 func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
+	if a.eager {
+		return a.executeEager(ctx, s)
+	}
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
-	start := a.now()
 	step, ok := s.Plan.Step(s.Current)
 	if !ok {
 		return state.Update[AgentState]{}, failNode(NodeExecute, fmt.Errorf("no step %q in the plan (execute runs from a Send carrying the step)", s.Current))
 	}
+	start := a.now()
+	r, err := a.runStep(ctx, s, step, s.Plan.Results(), start, start)
+	if err != nil || !r.Ran {
+		return state.Update[AgentState]{}, err
+	}
+	return r.writes(), nil
+}
+
+// stepRun is what running one step of a round left: its outcome, with its
+// audit records, and the model calls and tokens it spent (its tool calls
+// are its audit records). Ran is false for a step that was not run (no
+// share of a budget left, or the wall-time budget spent): it has no
+// outcome and stays pending. It is what an eager round saves of each step
+// (graph.Durable), so it marshals to JSON.
+type stepRun struct {
+	Ran     bool        `json:"ran"`
+	Outcome StepOutcome `json:"outcome"`
+	Usage   Usage       `json:"usage"`
+}
+
+// writes are the state writes of one step's run: its outcome, its audit
+// records and its usage.
+func (r stepRun) writes() state.Update[AgentState] {
+	out := r.Outcome
+	audit := out.Audit
+	out.Audit = nil
+	delta := r.Usage
+	delta.ToolCalls = len(audit)
+	return state.Writes(
+		StatePastSteps.Set([]StepOutcome{out}),
+		StateAudit.Set(audit),
+		StateUsage.Set(delta),
+	)
+}
+
+// runStep runs one running step of s.Plan against results, started at
+// start, within its shares of the budgets computed from s.Plan and s.Usage
+// (those the round started with), its wall-time deadline counted from
+// roundStart, the moment the round's task started. It returns an error only when ctx was
+// cancelled before the step completed: the task fails, and a resume runs
+// the step again rather than recording a failure the step did not cause.
+func (a *Agent) runStep(ctx context.Context, s AgentState, step plan.Step, results plan.Results, roundStart, start time.Time) (stepRun, error) {
 	share := a.toolShare(s.Plan, s.Usage, step.ID)
 	if share == 0 && a.callsTools(step) {
-		return state.Update[AgentState]{}, nil
+		return stepRun{}, nil
 	}
 	modelShare := a.modelShare(s.Plan, s.Usage, step.ID)
 	if modelShare == 0 && a.runsReAct(step) {
-		return state.Update[AgentState]{}, nil
+		return stepRun{}, nil
 	}
 	if limit := a.cfg.Budget.MaxWall; limit > 0 {
-		ctx = withWallDeadline(ctx, start.Add(limit-s.Usage.Wall), limit, start)
+		ctx = withWallDeadline(ctx, roundStart.Add(limit-s.Usage.Wall), limit, start)
 		if wallSpent(ctx, start) != nil && (a.callsTools(step) || a.runsReAct(step)) {
-			return state.Update[AgentState]{}, nil // stays pending; the replan node stops the run
+			return stepRun{}, nil // stays pending; the replan node stops the run
 		}
 	}
 	sctx, stopStep := a.stepContext(ctx)
 	defer stopStep()
 	step.Status = plan.StatusPending
-	results := s.Plan.Results()
 	var out StepOutcome
 	var delta Usage
 	if a.runsReAct(step) {
@@ -338,18 +394,9 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 	}
 	out.Start, out.End = start, a.now()
 	if err := ctx.Err(); err != nil && out.Status != plan.StatusCompleted {
-		// Cancelled: fail the task, so a resume runs the step again rather
-		// than recording a failure the step did not cause.
-		return state.Update[AgentState]{}, err
+		return stepRun{}, err
 	}
-	audit := out.Audit
-	out.Audit = nil
-	delta.ToolCalls = len(audit)
-	return state.Writes(
-		StatePastSteps.Set([]StepOutcome{out}),
-		StateAudit.Set(audit),
-		StateUsage.Set(delta),
-	), nil
+	return stepRun{Ran: true, Outcome: out, Usage: delta}, nil
 }
 
 // replan is the replan node: it records the round's outcomes on the plan,

@@ -25,8 +25,14 @@ import (
 // and the steps that need no call start. The planner's or a revision's own
 // model calls may still spend the last calls a ready step needs: then that
 // step does not start, and when no step does, blockedBy names the budget.
+//
+// With WithEagerSteps a round holds more than the ready steps: also those
+// whose dependencies are in the round (roundSteps), under the same rule.
 func (a *Agent) startRound(p plan.Plan, u Usage) (plan.Plan, int) {
 	ready := p.Ready()
+	if a.eager {
+		ready = roundSteps(p)
+	}
 	if len(ready) == 0 {
 		return p, 0
 	}
