@@ -73,9 +73,10 @@
 // AuditRecord per call, and returns a StepOutcome that tells "the tool
 // failed" (status failed, Err) from "the step succeeded and showed the route
 // is blocked" (Blocked, BlockReason, Impact) — read from the tool's JSON
-// output or a Checker. FuncTool adapts a function to a tool; NewTool makes
-// a TypedTool of a function taking a struct, its input's JSON Schema
-// derived from the type, each call's input checked against it.
+// output or a Checker. Package nodes/tool makes tools of Go functions:
+// tool.Func of a function of a string, tool.New of a function taking a
+// struct, its input's JSON Schema derived from the type, each call's input
+// checked against it.
 //
 // # Replanning
 //

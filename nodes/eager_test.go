@@ -12,6 +12,7 @@ import (
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
@@ -38,7 +39,7 @@ func (l *callLog) count(tool string) int {
 
 // tool returns a tool that logs its start and end and answers with fn.
 func (l *callLog) tool(name string, fn func(ctx context.Context) (string, error)) tools.Tool {
-	return nodes.FuncTool{ToolName: name, ToolDescription: "the " + name + " tool", Fn: func(ctx context.Context, in string) (string, error) {
+	return tool.Func{ToolName: name, ToolDescription: "the " + name + " tool", Fn: func(ctx context.Context, in string) (string, error) {
 		l.mu.Lock()
 		if l.calls == nil {
 			l.calls = map[string]int{}
@@ -241,7 +242,7 @@ func TestAnEagerRoundKeepsTheBudgetsAndHoldsBackWhatDependsOnAFailure(t *testing
 func TestEagerStepsKeepToTheirParallelBound(t *testing.T) {
 	t.Parallel()
 	var running, most atomic.Int32
-	ts := []tools.Tool{nodes.FuncTool{ToolName: "work", ToolDescription: "work", Fn: func(context.Context, string) (string, error) {
+	ts := []tools.Tool{tool.Func{ToolName: "work", ToolDescription: "work", Fn: func(context.Context, string) (string, error) {
 		n := running.Add(1)
 		defer running.Add(-1)
 		for {

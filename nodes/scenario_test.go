@@ -14,6 +14,7 @@ import (
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
@@ -233,7 +234,7 @@ func (w *scenarioWorld) call(ctx context.Context, tool string, args any) (string
 }
 
 func scenarioTool[A any](w *scenarioWorld, name, desc string) tools.Tool {
-	return nodes.NewTool(name, desc, func(ctx context.Context, a A) (string, error) { return w.call(ctx, name, a) })
+	return tool.New(name, desc, func(ctx context.Context, a A) (string, error) { return w.call(ctx, name, a) })
 }
 
 func (w *scenarioWorld) tools() []tools.Tool {
