@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/state"
@@ -142,10 +143,13 @@ func newHITL(resume []any, byID map[string]any) *hitlState {
 
 // taskInfo describes a running task, for Emit, Interrupt and subgraphs.
 type taskInfo struct {
-	node   string
-	step   int
-	taskID string
-	ns     string
+	node    string
+	step    int
+	taskID  string
+	ns      string
+	sendIdx int // the position among the step's Sends, -1 for an edge's task
+	// attempt is the node's current try, from 1 (RunInfo).
+	attempt atomic.Int32
 	// checkpointID is the checkpoint holding the task ("" without one).
 	checkpointID string
 	emit         func(ev eventOut) // nil when nobody listens; call through send

@@ -101,7 +101,7 @@ func (r *run[S]) runTasks() error {
 		// A scope of its own, never reused: it is the node's context, which
 		// may outlive the node (an HTTP transport cancels a request's
 		// context from its own goroutine after the response).
-		sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
+		sc := r.newScope(t)
 		if r.out != nil {
 			sc.emit = r.emitFrom(sc)
 		}
@@ -120,6 +120,11 @@ func (r *run[S]) runTasks() error {
 	clear(todo)
 	r.todo = todo[:0]
 	return r.stepError()
+}
+
+// newScope makes the context scope task t runs in.
+func (r *run[S]) newScope(t *task[S]) *taskScope {
+	return &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, sendIdx: sendIndex(t), modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
 }
 
 type taskMsg struct {
@@ -143,7 +148,7 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 	}
 	for i, t := range todo {
 		r.emitTaskStart(t)
-		sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, hitl: newHITL(t.resume, t.resumeByID), parent: r.parent, checkpointID: r.checkpointID()}}
+		sc := r.newScope(t)
 		if r.out != nil {
 			sc.emit = func(ev eventOut) { msgs <- taskMsg{idx: i, ev: ev} }
 		}
