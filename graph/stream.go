@@ -161,6 +161,13 @@ type taskInfo struct {
 	hitl *hitlState
 	// parent is what subgraphs started by the task inherit.
 	parent *parentInfo
+	// store saves the task's Durable results (nil without a
+	// checkpointer); restored are those its earlier runs saved, and
+	// durable, made on first use, holds them (guarded by durMu).
+	store    durableStore
+	restored []checkpoint.PendingWrite
+	durMu    sync.Mutex
+	durable  *durableState
 }
 
 // eventOut is an event on its way from a task to the run's stream, with
