@@ -28,7 +28,8 @@ type task[S any] struct {
 	cached     bool // restored from saved writes, not run
 	resume     []any
 	scope      *taskScope
-	resumeByID map[string]any // resume values by interrupt id (for subgraphs)
+	resumeByID map[string]any            // resume values by interrupt id (for subgraphs)
+	durable    []checkpoint.PendingWrite // Durable results saved by earlier runs
 	wire       *wiring[S]
 }
 
@@ -124,7 +125,11 @@ func (r *run[S]) runTasks() error {
 
 // newScope makes the context scope task t runs in.
 func (r *run[S]) newScope(t *task[S]) *taskScope {
-	return &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, sendIdx: sendIndex(t), modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
+	sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, sendIdx: sendIndex(t), modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
+	if r.cp != nil {
+		sc.store, sc.restored = r.cp, t.durable
+	}
+	return sc
 }
 
 type taskMsg struct {
