@@ -141,7 +141,7 @@ func (a *Agent) executeEager(ctx context.Context, s AgentState) (state.Update[Ag
 				}
 			}
 			ran := false
-			r, err := durableStep(ctx, "step/"+st.ID, func(ctx context.Context) (stepRun, error) {
+			r, err := graph.Durable(ctx, "step/"+st.ID, func(ctx context.Context) (stepRun, error) {
 				ran = true
 				return a.runStep(ctx, s, st, res, roundStart, a.now())
 			})
