@@ -3,6 +3,7 @@ package nodes_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -29,6 +30,12 @@ func (l *callLog) add(ev string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.events = append(l.events, ev)
+}
+
+func (l *callLog) counts() map[string]int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.calls)
 }
 
 func (l *callLog) count(tool string) int {
@@ -125,16 +132,25 @@ func TestAnEagerRoundResumesWithoutRerunningFinishedSteps(t *testing.T) {
 	t.Parallel()
 	var l callLog
 	var resumed atomic.Bool
+	bStarted := make(chan struct{})
 	ts := []tools.Tool{
 		l.tool("fast", answer("a done")),
 		l.tool("slow", func(ctx context.Context) (string, error) {
 			if resumed.Load() {
 				return "b done", nil
 			}
+			close(bStarted)
 			<-ctx.Done()
 			return "", ctx.Err()
 		}),
-		l.tool("next", answer("c done")),
+		l.tool("next", func(ctx context.Context) (string, error) {
+			select { // c ends while b runs
+			case <-bStarted:
+				return "c done", nil
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+		}),
 	}
 	cfg := nodes.AgentConfig{Tools: ts, Planner: stepsPlanner(
 		st("a", "fast", `"x"`),
@@ -161,7 +177,7 @@ func TestAnEagerRoundResumesWithoutRerunningFinishedSteps(t *testing.T) {
 	}
 	cancel()
 	require.ElementsMatch(t, []string{"a", "c"}, ended)
-	require.Equal(t, map[string]int{"fast": 1, "slow": 1, "next": 1}, l.calls)
+	require.Equal(t, map[string]int{"fast": 1, "slow": 1, "next": 1}, l.counts())
 
 	resumed.Store(true)
 	var saved []string
