@@ -296,10 +296,12 @@ func (a *Agent) afterReplan(ctx context.Context, s AgentState) (graph.Route[Agen
 // pending. The task's wall-time deadline is its start plus what
 // Budget.MaxWall leaves after the running time so far (the tasks of a
 // round run in parallel and are counted once). With WithEagerSteps it is
-// one task per round that runs the round's steps as their dependencies
-// complete (executeEager).
+// one task per round, its Send carrying no step, that runs the round's
+// steps as their dependencies complete (executeEager). Each task does
+// what its Send asks, whichever way the agent runs now, so a thread
+// resumes with or without WithEagerSteps.
 func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
-	if a.eager {
+	if s.Current == "" {
 		return a.executeEager(ctx, s)
 	}
 	ctx, cancel := ownContext(ctx)

@@ -127,9 +127,23 @@ func outcomeIDs(outs []nodes.StepOutcome) []string {
 
 // TestAnEagerRoundResumesWithoutRerunningFinishedSteps stops a run (as a
 // crash or Ctrl-C would) once a and c have finished while their slow
-// sibling b is still running, then resumes the thread: only b runs again.
+// sibling b is still running, then resumes the thread: only b runs again,
+// whether the agent that resumes runs with eager steps or round by round
+// (a task does what its Send asks).
 func TestAnEagerRoundResumesWithoutRerunningFinishedSteps(t *testing.T) {
 	t.Parallel()
+	for _, resumeWith := range []struct {
+		name string
+		opts []nodes.AgentOption
+	}{{"eager", []nodes.AgentOption{nodes.WithEagerSteps(0)}}, {"rounds", nil}} {
+		t.Run("resumed "+resumeWith.name, func(t *testing.T) {
+			t.Parallel()
+			eagerRoundResumes(t, resumeWith.opts)
+		})
+	}
+}
+
+func eagerRoundResumes(t *testing.T, resumeOpts []nodes.AgentOption) {
 	var l callLog
 	var resumed atomic.Bool
 	bStarted := make(chan struct{})
@@ -158,7 +172,8 @@ func TestAnEagerRoundResumesWithoutRerunningFinishedSteps(t *testing.T) {
 		st("c", "next", `"{{a.result}}"`, "a"),
 		st("answer", "", "", "b", "c"),
 	)}
-	app := compileAgent(t, cfg, []graph.CompileOption{graph.WithCheckpointer(memory.New())}, nodes.WithEagerSteps(0))
+	saver := memory.New()
+	app := compileAgent(t, cfg, []graph.CompileOption{graph.WithCheckpointer(saver)}, nodes.WithEagerSteps(0))
 	thread := graph.WithThread("eager-crash")
 	ctx, cancel := context.WithCancel(t.Context())
 	var ended []string
@@ -180,6 +195,7 @@ func TestAnEagerRoundResumesWithoutRerunningFinishedSteps(t *testing.T) {
 	require.Equal(t, map[string]int{"fast": 1, "slow": 1, "next": 1}, l.counts())
 
 	resumed.Store(true)
+	app = compileAgent(t, cfg, []graph.CompileOption{graph.WithCheckpointer(saver)}, resumeOpts...)
 	var saved []string
 	var out nodes.AgentState
 	for ev, err := range app.Stream(t.Context(), state.Update[nodes.AgentState]{}, thread, graph.StreamModes(graph.Custom, graph.Values)) {
