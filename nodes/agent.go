@@ -197,9 +197,9 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (_ state.Update[AgentSta
 	start := a.now()
 	delta := Usage{}
 	req := PlanRequest{Goal: s.Goal, Constraints: s.Constraints, Guards: a.cfg.Guards}
-	carried := a.ledger.carried(NodePlanner, s)
+	carried := a.ledger.carried(ctx, NodePlanner, s)
 	ctx, al := budgetFor(ctx, a.cfg.Budget, s.Usage, carried)
-	defer func() { a.ledger.settle(NodePlanner, s, carried+al.spent(), err) }()
+	defer func() { a.ledger.settle(ctx, NodePlanner, s, carried+al.spent(), err) }()
 	ctx = a.withWall(ctx, start, s.Usage)
 	ctx = streaming(ctx, a.stream, NodePlanner, "")
 	p, info, err := a.cfg.Planner.Plan(ctx, req)
@@ -435,9 +435,9 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (_ state.Update[AgentS
 	u.Wall += ran
 	u.Start = start
 	delta := Usage{Rounds: 1, RoundsWithoutProgress: u.RoundsWithoutProgress}
-	carried := a.ledger.carried(NodeReplan, s)
+	carried := a.ledger.carried(ctx, NodeReplan, s)
 	ctx, al := budgetFor(ctx, a.cfg.Budget, u, carried)
-	defer func() { a.ledger.settle(NodeReplan, s, carried+al.spent(), err) }()
+	defer func() { a.ledger.settle(ctx, NodeReplan, s, carried+al.spent(), err) }()
 	delta.ModelCalls = carried // spent by failed attempts of this node
 	ctx = a.withWall(ctx, start, u)
 	ctx = streaming(ctx, a.stream, NodeReplan, "")
