@@ -23,6 +23,10 @@
 // on the plan (ApplyOutcomes), decides with ReplanRound (continue, revise,
 // finish, blocked, or a budget stop) and fans the next ready steps out, or
 // goes to respond. The responder's answer names any stop or block.
+// WithEagerSteps runs a round as one execute task instead, which starts
+// each step as soon as the steps it depends on complete (LLMCompiler's
+// task fetching), saving each step's outcome as it completes
+// (graph.Durable), so a resume never runs a finished step again.
 //
 // Budget bounds a run, and its documentation states the rules: hard limits
 // on tool and model calls within a round too, each step's share of what is
