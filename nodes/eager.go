@@ -70,9 +70,10 @@ func roundSteps(p plan.Plan) []plan.Step {
 // round (its outcome) or before it, at most a.parallel at once, and each
 // step's run is a graph.Durable, saved as it completes. A step whose
 // dependency failed, was skipped for lack of a share, or showed the route
-// is blocked is not started. A cancelled step (Ctrl-C) fails the task once
-// the steps under way have ended; the steps that completed are not run
-// again on resume.
+// is blocked is not started. A cancelled step (Ctrl-C), or an outcome
+// Durable could not store, fails the task once the steps under way have
+// been stopped; the steps whose outcomes were saved are not run again on
+// resume.
 func (a *Agent) executeEager(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
@@ -104,8 +105,12 @@ func (a *Agent) executeEager(ctx context.Context, s AgentState) (state.Update[Ag
 				return false
 			}
 			ds, _ := s.Plan.Step(d)
+			if ds.Status == plan.StatusCompleted || ds.Status == plan.StatusSkipped {
+				continue // before the round
+			}
 			if ds.Status != plan.StatusRunning {
-				continue // completed or skipped before the round
+				held[st.ID] = true // not in the round
+				return false
 			}
 			r, ok := runs[d]
 			if !ok {
@@ -163,7 +168,11 @@ func (a *Agent) executeEager(ctx context.Context, s AgentState) (state.Update[Ag
 		inFlight--
 		if r.err != nil {
 			if firstErr == nil {
+				// Cancelled, or a saved outcome could not be stored: the
+				// task fails, and the steps under way stop too (a resume
+				// runs them again).
 				firstErr = r.err
+				cancel()
 			}
 			continue
 		}

@@ -45,6 +45,9 @@ func (a *Agent) startRound(p plan.Plan, u Usage) (plan.Plan, int) {
 		if (tool && toolsLeft == 0) || (model && modelLeft == 0) {
 			continue
 		}
+		if a.eager && !depsStarted(p, r) {
+			continue // a step it depends on in the round did not start
+		}
 		if tool && toolsLeft > 0 {
 			toolsLeft--
 		}
@@ -55,6 +58,18 @@ func (a *Agent) startRound(p plan.Plan, u Usage) (plan.Plan, int) {
 		n++
 	}
 	return p, n
+}
+
+// depsStarted reports whether every dependency of s is completed, skipped
+// or running in p.
+func depsStarted(p plan.Plan, s plan.Step) bool {
+	for _, d := range s.DependsOn {
+		ds, ok := p.Step(d)
+		if !ok || (ds.Status != plan.StatusCompleted && ds.Status != plan.StatusSkipped && ds.Status != plan.StatusRunning) {
+			return false
+		}
+	}
+	return true
 }
 
 // blockedBy returns the budget that keeps every ready step of p from
