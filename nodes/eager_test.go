@@ -3,6 +3,7 @@ package nodes_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"sync"
 	"sync/atomic"
@@ -297,4 +298,78 @@ func TestEagerStepsKeepToTheirParallelBound(t *testing.T) {
 	require.True(t, out.Response.Complete)
 	require.LessOrEqual(t, most.Load(), int32(2))
 	require.Equal(t, 4, out.Usage.ToolCalls)
+}
+
+// TestEagerRoundsKeepTheToolCallBudgetAHardLimit runs the parallel cases of
+// the round-by-round budget rules with eager steps: the same steps start,
+// each within the same share, and the total is never exceeded.
+func TestEagerRoundsKeepTheToolCallBudgetAHardLimit(t *testing.T) {
+	t.Parallel()
+	failing := funcTool("work", func(context.Context, string) (string, error) { return "", errors.New("service unavailable") })
+	working := funcTool("work", func(context.Context, string) (string, error) { return "done", nil })
+	parallel := func(n int) []plan.Step {
+		var steps []plan.Step
+		var ids []string
+		for i := 1; i <= n; i++ {
+			id := fmt.Sprintf("s%d", i)
+			steps = append(steps, st(id, "work", fmt.Sprintf(`{"n":%d}`, i)))
+			ids = append(ids, id)
+		}
+		return append(steps, st("answer", "", "", ids...))
+	}
+	tests := []struct {
+		name   string
+		steps  []plan.Step
+		tool   tools.Tool
+		budget nodes.Budget
+		policy nodes.FailurePolicy
+		react  *toolCallingModel
+		calls  map[string]int
+		stop   string
+	}{{
+		name:  "steps beyond the calls left wait, and so does what depends on them",
+		steps: parallel(4), tool: working, budget: nodes.Budget{MaxToolCalls: 2},
+		calls: map[string]int{"s1": 1, "s2": 1}, stop: "used 2 of 2",
+	}, {
+		name:  "retries share what is left",
+		steps: parallel(2), tool: failing, budget: nodes.Budget{MaxToolCalls: 5},
+		policy: nodes.FailurePolicy{Action: nodes.OnFailureRetry, Retries: 3},
+		calls:  map[string]int{"s1": 3, "s2": 2}, stop: "used 5 of 5",
+	}, {
+		name:  "a ReAct step makes no more calls than its share",
+		steps: []plan.Step{{ID: "research", Description: "look around"}, st("s1", "work", `{}`), st("answer", "", "", "research", "s1")},
+		tool:  working, budget: nodes.Budget{MaxToolCalls: 3},
+		react: &toolCallingModel{loop: askTool("c", "work", "again")},
+		calls: map[string]int{"research": 2, "s1": 1}, stop: "used 3 of 3",
+	}, {
+		name:  "enough calls: one round runs the steps and the answer",
+		steps: parallel(3), tool: working, budget: nodes.Budget{MaxToolCalls: 4},
+		calls: map[string]int{"s1": 1, "s2": 1, "s3": 1},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := nodes.AgentConfig{Tools: []tools.Tool{tt.tool}, Planner: stepsPlanner(tt.steps...),
+				Replanner: retryReplanner{}, Budget: tt.budget, FailurePolicy: tt.policy}
+			opts := []nodes.AgentOption{nodes.WithEagerSteps(0)}
+			if tt.react != nil {
+				opts = append(opts, nodes.WithReAct(&nodes.ReActExecutor{Model: tt.react}, nil))
+			}
+			out, err := compileAgent(t, cfg, nil, opts...).Invoke(t.Context(), nodes.NewInput("work"))
+			require.NoError(t, err)
+			require.Equal(t, tt.calls, callsPerStep(out.Audit))
+			require.Equal(t, len(out.Audit), out.Usage.ToolCalls)
+			require.LessOrEqual(t, out.Usage.ToolCalls, tt.budget.MaxToolCalls, "the total is never exceeded")
+			if tt.stop == "" {
+				require.Nil(t, out.Stop)
+				require.True(t, out.Response.Complete)
+				require.Len(t, out.Decisions, 1, "one round for the steps and the answer")
+				return
+			}
+			require.NotNil(t, out.Stop)
+			require.Contains(t, out.Stop.Error(), tt.stop)
+			ans, _ := out.Plan.Step("answer")
+			require.NotEqual(t, plan.StatusCompleted, ans.Status)
+		})
+	}
 }
