@@ -99,13 +99,15 @@ func (c *Compiled[S]) pendingTasks(d *decoded[S], pending map[string][]checkpoin
 // it finished, and false when it did not (no writes, an error or an
 // interrupt) or its writes do not decode (it runs again).
 func (c *Compiled[S]) finishedWrites(ws []checkpoint.PendingWrite) (state.Update[S], bool) {
-	if len(ws) == 0 {
-		return state.Update[S]{}, false
-	}
+	finished := false
 	for _, w := range ws {
 		if w.Channel == checkpoint.ErrorChannel || w.Channel == checkpoint.InterruptChannel {
 			return state.Update[S]{}, false
 		}
+		finished = finished || w.Index >= 0 // as checkpoint.FinishedTasks
+	}
+	if !finished {
+		return state.Update[S]{}, false
 	}
 	upd, err := c.decodeTaskWrites(ws)
 	return upd, err == nil
@@ -258,6 +260,9 @@ func (r *run[S]) restoreTasks() {
 			}
 		}
 		t.resume = append(t.resume, p.resumes[key]...)
+		if p.replayedFrom == "" {
+			t.durable = durableWrites(ws)
+		}
 		if byID := p.resumeIDs[key]; byID != nil && key == t.id {
 			t.resumeByID = byID
 		}
@@ -277,6 +282,9 @@ func (c *Compiled[S]) decodeTaskWrites(ws []checkpoint.PendingWrite) (state.Upda
 	var upd state.Update[S]
 	sc := c.schema
 	for _, w := range ws {
+		if w.Index < 0 {
+			continue // an error, an interrupt, the answers, a Durable result
+		}
 		switch w.Channel {
 		case checkpoint.DoneChannel, checkpoint.ResumeChannel:
 		case checkpoint.GotoChannel:

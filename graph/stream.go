@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/state"
@@ -22,8 +23,10 @@ const (
 	Tasks
 	// Custom: what nodes emit with Emit.
 	Custom
-	// Messages: LLM token chunks from StreamingFunc, tagged with node and
-	// step.
+	// Messages: LLM token chunks from StreamingFunc, each tagged with the
+	// node, step, task id and namespace of the task that streamed it
+	// (LangGraph's messages mode and its metadata: langgraph_node,
+	// langgraph_step, the task id, checkpoint_ns).
 	Messages
 	// Checkpoints: each checkpoint as it is saved.
 	Checkpoints
@@ -142,10 +145,13 @@ func newHITL(resume []any, byID map[string]any) *hitlState {
 
 // taskInfo describes a running task, for Emit, Interrupt and subgraphs.
 type taskInfo struct {
-	node   string
-	step   int
-	taskID string
-	ns     string
+	node    string
+	step    int
+	taskID  string
+	ns      string
+	sendIdx int // the position among the step's Sends, -1 for an edge's task
+	// attempt is the node's current try, from 1 (RunInfo).
+	attempt atomic.Int32
 	// checkpointID is the checkpoint holding the task ("" without one).
 	checkpointID string
 	emit         func(ev eventOut) // nil when nobody listens; call through send
@@ -157,6 +163,13 @@ type taskInfo struct {
 	hitl *hitlState
 	// parent is what subgraphs started by the task inherit.
 	parent *parentInfo
+	// store saves the task's Durable results (nil without a
+	// checkpointer); restored are those its earlier runs saved, and
+	// durable, made on first use, holds them (guarded by durMu).
+	store    durableStore
+	restored []checkpoint.PendingWrite
+	durMu    sync.Mutex
+	durable  *durableState
 }
 
 // eventOut is an event on its way from a task to the run's stream, with
@@ -213,8 +226,9 @@ func Emit(ctx context.Context, v any) {
 
 // StreamingFunc returns a function for langchaingo's
 // llms.WithStreamingFunc that sends each chunk to the Messages stream,
-// tagged with the node and step. Outside a node it returns a func that
-// does nothing.
+// tagged with the node, step, task id and namespace (Event.Node, Step,
+// TaskID, Namespace; RunInfo gives a node the same). Outside a node it
+// returns a func that does nothing.
 func StreamingFunc(ctx context.Context) func(ctx context.Context, chunk []byte) error {
 	s := scopeOf(ctx)
 	return func(_ context.Context, chunk []byte) error {

@@ -19,6 +19,7 @@ type parentInfo struct {
 	modes        Mode
 	subgraphs    bool
 	durability   Durability // a subgraph run follows its parent's
+	runID        string     // the run's id, which its subgraphs' runs share
 	lease        *leaseKeeper
 }
 
@@ -35,7 +36,7 @@ func parentOf(ctx context.Context) *parentInfo {
 
 // parentInfo describes this run to subgraphs its tasks start.
 func (r *run[S]) parentInfo() *parentInfo {
-	p := &parentInfo{thread: r.o.thread, ns: r.ns, limit: r.o.limit, modes: r.o.modes, subgraphs: r.o.subgraphs, durability: r.durability, lease: r.lease}
+	p := &parentInfo{thread: r.o.thread, runID: r.o.runID, ns: r.ns, limit: r.o.limit, modes: r.o.modes, subgraphs: r.o.subgraphs, durability: r.durability, lease: r.lease}
 	if r.cp != nil {
 		p.saver = r.cp.saver
 	}
@@ -57,7 +58,7 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		var opts []RunOption
 		if sc != nil && sc.parent != nil {
 			pp := sc.parent
-			*pi = parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.ns, limit: pp.limit, modes: pp.modes, subgraphs: pp.subgraphs, durability: pp.durability, lease: pp.lease}
+			*pi = parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.ns, limit: pp.limit, modes: pp.modes, subgraphs: pp.subgraphs, durability: pp.durability, lease: pp.lease, runID: pp.runID}
 			pi.ns = name + ":" + sc.taskID
 			if sc.ns != "" {
 				pi.ns = sc.ns + "|" + pi.ns
@@ -70,6 +71,9 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 			pi.checkpointID = sc.checkpointID
 		}
 		opts = append(opts, WithThread(pi.thread), WithRecursionLimit(pi.limit))
+		if pi.runID != "" {
+			opts = append(opts, WithRunID(pi.runID))
+		}
 		var out func(Event[S]) bool
 		if sc != nil && sc.emit != nil && pi.subgraphs {
 			opts = append(opts, StreamModes(pi.modes), WithSubgraphs()) // and its own subgraphs

@@ -28,7 +28,8 @@ type task[S any] struct {
 	cached     bool // restored from saved writes, not run
 	resume     []any
 	scope      *taskScope
-	resumeByID map[string]any // resume values by interrupt id (for subgraphs)
+	resumeByID map[string]any            // resume values by interrupt id (for subgraphs)
+	durable    []checkpoint.PendingWrite // Durable results saved by earlier runs
 	wire       *wiring[S]
 }
 
@@ -101,7 +102,7 @@ func (r *run[S]) runTasks() error {
 		// A scope of its own, never reused: it is the node's context, which
 		// may outlive the node (an HTTP transport cancels a request's
 		// context from its own goroutine after the response).
-		sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
+		sc := r.newScope(t)
 		if r.out != nil {
 			sc.emit = r.emitFrom(sc)
 		}
@@ -120,6 +121,15 @@ func (r *run[S]) runTasks() error {
 	clear(todo)
 	r.todo = todo[:0]
 	return r.stepError()
+}
+
+// newScope makes the context scope task t runs in.
+func (r *run[S]) newScope(t *task[S]) *taskScope {
+	sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, sendIdx: sendIndex(t), modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
+	if r.cp != nil {
+		sc.store, sc.restored = r.cp, t.durable
+	}
+	return sc
 }
 
 type taskMsg struct {
@@ -143,7 +153,7 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 	}
 	for i, t := range todo {
 		r.emitTaskStart(t)
-		sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, modes: r.o.modes, hitl: newHITL(t.resume, t.resumeByID), parent: r.parent, checkpointID: r.checkpointID()}}
+		sc := r.newScope(t)
 		if r.out != nil {
 			sc.emit = func(ev eventOut) { msgs <- taskMsg{idx: i, ev: ev} }
 		}

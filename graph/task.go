@@ -86,6 +86,9 @@ func (r *run[S]) execute(ctx context.Context, t *task[S], in S) {
 	n := t.node
 	for attempt := 1; ; attempt++ {
 		t.attempts = attempt
+		if t.scope != nil {
+			t.scope.attempt.Store(int32(attempt))
+		}
 		if attempt > 1 && t.scope != nil {
 			// A retry starts the node over: its Interrupt calls match the
 			// resume values from the first again.

@@ -83,7 +83,7 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 				continue
 			}
 			for _, w := range pending[t.id] {
-				if w.Channel == checkpoint.InterruptChannel || w.Channel == checkpoint.ResumeChannel {
+				if w.Channel == checkpoint.InterruptChannel || w.Channel == checkpoint.ResumeChannel || w.Channel == durableChannel {
 					carried[i] = append(carried[i], w)
 				}
 			}

@@ -87,6 +87,10 @@ type Agent struct {
 	// ledger carries the model calls of failed node attempts to their
 	// retries.
 	ledger ledger
+	// eager runs a round's steps as their dependencies complete, at most
+	// parallel at once (WithEagerSteps).
+	eager    bool
+	parallel int
 }
 
 // ErrNoPlanner is returned by NewAgent when neither a Planner nor a Model
@@ -131,6 +135,8 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 		now:         o.now,
 		stepTimeout: o.stepTimeout,
 		stream:      o.stream,
+		eager:       o.eager,
+		parallel:    o.parallel,
 	}
 	if o.react != nil {
 		r := *o.react
@@ -162,9 +168,9 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 		AddNode(NodeReplan, a.replan, o.nodeOpts[NodeReplan]...).
 		AddNode(NodeRespond, a.respond, o.nodeOpts[NodeRespond]...).
 		AddEdge(graph.Start, NodePlanner).
-		AddConditionalEdges(NodePlanner, graph.FanOut(sendRunning), NodeExecute).
+		AddConditionalEdges(NodePlanner, graph.FanOut(a.sendRunning), NodeExecute).
 		AddEdge(NodeExecute, NodeReplan).
-		AddConditionalEdges(NodeReplan, afterReplan, NodeExecute, NodeRespond).
+		AddConditionalEdges(NodeReplan, a.afterReplan, NodeExecute, NodeRespond).
 		AddEdge(NodeRespond, graph.End)
 	return a, nil
 }
@@ -191,9 +197,9 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (_ state.Update[AgentSta
 	start := a.now()
 	delta := Usage{}
 	req := PlanRequest{Goal: s.Goal, Constraints: s.Constraints, Guards: a.cfg.Guards}
-	carried := a.ledger.carried(NodePlanner, s)
+	carried := a.ledger.carried(ctx, NodePlanner, s)
 	ctx, al := budgetFor(ctx, a.cfg.Budget, s.Usage, carried)
-	defer func() { a.ledger.settle(NodePlanner, s, carried+al.spent(), err) }()
+	defer func() { a.ledger.settle(ctx, NodePlanner, s, carried+al.spent(), err) }()
 	ctx = a.withWall(ctx, start, s.Usage)
 	ctx = streaming(ctx, a.stream, NodePlanner, "")
 	p, info, err := a.cfg.Planner.Plan(ctx, req)
@@ -256,12 +262,16 @@ func (a *Agent) checkFirstPlan(p plan.Plan) error {
 
 // sendRunning sends each running step to execute as its own task, with the
 // plan and the usage its shares of the tool-call and model-call budgets are
-// computed from.
-func sendRunning(_ context.Context, s AgentState) ([]graph.Send[AgentState], error) {
+// computed from; with WithEagerSteps, one task for the whole round.
+func (a *Agent) sendRunning(_ context.Context, s AgentState) ([]graph.Send[AgentState], error) {
 	var sends []graph.Send[AgentState]
 	for _, st := range s.Plan.Steps {
 		if st.Status == plan.StatusRunning {
 			sends = append(sends, graph.SendTo(NodeExecute, AgentState{Goal: s.Goal, Plan: s.Plan, Usage: s.Usage, Current: st.ID}))
+			if a.eager {
+				sends[0].Arg.Current = ""
+				break
+			}
 		}
 	}
 	return sends, nil
@@ -269,9 +279,9 @@ func sendRunning(_ context.Context, s AgentState) ([]graph.Send[AgentState], err
 
 // afterReplan fans the running steps out to execute, or goes to respond
 // when the plan finished, stopped or is blocked.
-func afterReplan(ctx context.Context, s AgentState) (graph.Route[AgentState], error) {
+func (a *Agent) afterReplan(ctx context.Context, s AgentState) (graph.Route[AgentState], error) {
 	if s.Stop == nil && s.Blocked == "" {
-		sends, _ := sendRunning(ctx, s)
+		sends, _ := a.sendRunning(ctx, s)
 		if len(sends) > 0 {
 			return graph.Route[AgentState]{Sends: sends}, nil
 		}
@@ -279,77 +289,33 @@ func afterReplan(ctx context.Context, s AgentState) (graph.Route[AgentState], er
 	return graph.Route[AgentState]{To: []string{NodeRespond}}, nil
 }
 
-// execute is the execute node: one task per step (s.Current), which
-// appends its outcome and audit records and adds its usage, within its
-// shares of the budgets (toolShare, modelShare; see Budget); a step whose
-// share is none is not run and stays pending. The task's wall-time deadline
-// is its start plus what Budget.MaxWall leaves after the running time so
-// far (the tasks of a round run in parallel and are counted once).
+// execute is the execute node. Run round by round (the default), it is
+// one task per step (s.Current), which appends its outcome and audit
+// records and adds its usage, within its shares of the budgets (toolShare,
+// modelShare; see Budget); a step whose share is none is not run and stays
+// pending. The task's wall-time deadline is its start plus what
+// Budget.MaxWall leaves after the running time so far (the tasks of a
+// round run in parallel and are counted once). With WithEagerSteps it is
+// one task per round, its Send carrying no step, that runs the round's
+// steps as their dependencies complete (executeEager). Each task does
+// what its Send asks, whichever way the agent runs now, so a thread
+// resumes with or without WithEagerSteps.
 func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
+	if s.Current == "" {
+		return a.executeEager(ctx, s)
+	}
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
-	start := a.now()
 	step, ok := s.Plan.Step(s.Current)
 	if !ok {
 		return state.Update[AgentState]{}, failNode(NodeExecute, fmt.Errorf("no step %q in the plan (execute runs from a Send carrying the step)", s.Current))
 	}
-	share := a.toolShare(s.Plan, s.Usage, step.ID)
-	if share == 0 && a.callsTools(step) {
-		return state.Update[AgentState]{}, nil
-	}
-	modelShare := a.modelShare(s.Plan, s.Usage, step.ID)
-	if modelShare == 0 && a.runsReAct(step) {
-		return state.Update[AgentState]{}, nil
-	}
-	if limit := a.cfg.Budget.MaxWall; limit > 0 {
-		ctx = withWallDeadline(ctx, start.Add(limit-s.Usage.Wall), limit, start)
-		if wallSpent(ctx, start) != nil && (a.callsTools(step) || a.runsReAct(step)) {
-			return state.Update[AgentState]{}, nil // stays pending; the replan node stops the run
-		}
-	}
-	sctx, stopStep := a.stepContext(ctx)
-	defer stopStep()
-	step.Status = plan.StatusPending
-	results := s.Plan.Results()
-	var out StepOutcome
-	var delta Usage
-	if a.runsReAct(step) {
-		r := *a.react
-		r.MaxToolCalls, r.byShare = callLimit(r.MaxToolCalls, share)
-		perStep := r.MaxModelCalls
-		if perStep <= 0 {
-			perStep = DefaultReActModelCalls
-		}
-		r.MaxModelCalls, r.byModelShare = callLimit(perStep, modelShare)
-		rctx := streaming(sctx, a.stream, NodeExecute, step.ID)
-		if r.byModelShare {
-			// A ResilientModel's retries are model calls too: the
-			// step's share bounds them all.
-			rctx, _ = withModelCalls(rctx, r.MaxModelCalls)
-		}
-		var info ReActInfo
-		out, info = r.Run(rctx, step, results)
-		delta.ModelCalls = info.ModelCalls
-		delta = delta.AddTokens(info.Tokens)
-	} else {
-		e := *a.exec
-		e.MaxToolCallsPerStep, _ = callLimit(e.MaxToolCallsPerStep, share)
-		out = e.Run(sctx, step, results)
-	}
-	out.Start, out.End = start, a.now()
-	if err := ctx.Err(); err != nil && out.Status != plan.StatusCompleted {
-		// Cancelled: fail the task, so a resume runs the step again rather
-		// than recording a failure the step did not cause.
+	start := a.now()
+	r, err := a.runStep(ctx, s, step, s.Plan.Results(), start, start)
+	if err != nil || !r.Ran {
 		return state.Update[AgentState]{}, err
 	}
-	audit := out.Audit
-	out.Audit = nil
-	delta.ToolCalls = len(audit)
-	return state.Writes(
-		StatePastSteps.Set([]StepOutcome{out}),
-		StateAudit.Set(audit),
-		StateUsage.Set(delta),
-	), nil
+	return r.writes(), nil
 }
 
 // replan is the replan node: it records the round's outcomes on the plan,
@@ -386,9 +352,9 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (_ state.Update[AgentS
 	u.Wall += ran
 	u.Start = start
 	delta := Usage{Rounds: 1, RoundsWithoutProgress: u.RoundsWithoutProgress}
-	carried := a.ledger.carried(NodeReplan, s)
+	carried := a.ledger.carried(ctx, NodeReplan, s)
 	ctx, al := budgetFor(ctx, a.cfg.Budget, u, carried)
-	defer func() { a.ledger.settle(NodeReplan, s, carried+al.spent(), err) }()
+	defer func() { a.ledger.settle(ctx, NodeReplan, s, carried+al.spent(), err) }()
 	delta.ModelCalls = carried // spent by failed attempts of this node
 	ctx = a.withWall(ctx, start, u)
 	ctx = streaming(ctx, a.stream, NodeReplan, "")

@@ -12,6 +12,7 @@ import (
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -39,7 +40,7 @@ func (retryReplanner) Replan(_ context.Context, req nodes.ReplanRequest) (plan.P
 
 // flakyConfig is an agent whose only tool always fails.
 func flakyConfig() nodes.AgentConfig {
-	ts := []tools.Tool{nodes.FuncTool{ToolName: "flaky", ToolDescription: "always fails",
+	ts := []tools.Tool{tool.Func{ToolName: "flaky", ToolDescription: "always fails",
 		Fn: func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }}}
 	return nodes.AgentConfig{
 		Tools: ts,
@@ -312,7 +313,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 	t.Run("a tool that panics → a failed step, not a panic", func(t *testing.T) {
 		t.Parallel()
 		cfg := flakyConfig()
-		cfg.Tools = []tools.Tool{nodes.FuncTool{ToolName: "flaky", Fn: func(context.Context, string) (string, error) { panic("boom") }}}
+		cfg.Tools = []tools.Tool{tool.Func{ToolName: "flaky", Fn: func(context.Context, string) (string, error) { panic("boom") }}}
 		cfg.Replanner = nil
 		app := compileAgent(t, cfg, nil)
 		out, err := app.Invoke(t.Context(), nodes.NewInput("fetch"))

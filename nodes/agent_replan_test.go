@@ -9,6 +9,7 @@ import (
 
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -70,11 +71,11 @@ func TestAgentRejectedIncrementalFixFallsThrough(t *testing.T) {
 			t.Parallel()
 			var indexed atomic.Int32
 			ts := []tools.Tool{
-				nodes.FuncTool{ToolName: "lookup", Fn: func(_ context.Context, in string) (string, error) { return "found " + in, nil }},
-				nodes.FuncTool{ToolName: "read_file", Fn: func(_ context.Context, in string) (string, error) {
+				tool.Func{ToolName: "lookup", Fn: func(_ context.Context, in string) (string, error) { return "found " + in, nil }},
+				tool.Func{ToolName: "read_file", Fn: func(_ context.Context, in string) (string, error) {
 					return "", fmt.Errorf("%w: /data/records.csv", plan.ErrMissingFile)
 				}},
-				nodes.FuncTool{ToolName: "find_file", Mutates: true, Fn: func(context.Context, string) (string, error) { indexed.Add(1); return "/data/x/records.csv", nil }},
+				tool.Func{ToolName: "find_file", Mutates: true, Fn: func(context.Context, string) (string, error) { indexed.Add(1); return "/data/x/records.csv", nil }},
 			}
 			cfg := nodes.AgentConfig{
 				Tools: ts,
@@ -129,10 +130,10 @@ func TestAgentRejectedIncrementalFixFallsThrough(t *testing.T) {
 func TestAReplacedFailedStepKeepsItsErrorInThePlanAndTheAnswer(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{
-		nodes.FuncTool{ToolName: "evidence_service", Fn: func(context.Context, string) (string, error) {
+		tool.Func{ToolName: "evidence_service", Fn: func(context.Context, string) (string, error) {
 			return "", errors.New("evidence service unavailable (503)")
 		}},
-		nodes.FuncTool{ToolName: "archive", Fn: func(context.Context, string) (string, error) {
+		tool.Func{ToolName: "archive", Fn: func(context.Context, string) (string, error) {
 			return `{"conclusion":"the archive has last year's figures"}`, nil
 		}},
 	}

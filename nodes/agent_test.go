@@ -16,6 +16,7 @@ import (
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
@@ -206,7 +207,7 @@ func TestReadyStepsRunConcurrently(t *testing.T) {
 	const n = 3
 	var arrived atomic.Int32
 	all := make(chan struct{})
-	ts := []tools.Tool{nodes.FuncTool{ToolName: "search", ToolDescription: "search", Fn: func(ctx context.Context, in string) (string, error) {
+	ts := []tools.Tool{tool.Func{ToolName: "search", ToolDescription: "search", Fn: func(ctx context.Context, in string) (string, error) {
 		if arrived.Add(1) == n {
 			close(all)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -83,7 +84,7 @@ func TestModelCallsRefusedByTheBudgetAreNotCounted(t *testing.T) {
 // the calls they made, not the refused one, in Usage and in the decision.
 func TestAgentCountsTheModelCallsMadeWhenAReplanIsRefused(t *testing.T) {
 	t.Parallel()
-	ts := []tools.Tool{nodes.FuncTool{ToolName: "flaky", ToolDescription: "always fails",
+	ts := []tools.Tool{tool.Func{ToolName: "flaky", ToolDescription: "always fails",
 		Fn: func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }}}
 	reply := `{"goal": "fetch the data", "steps": [
   {"id": "fetch", "description": "fetch the data", "tool": "flaky", "input": {}},
@@ -108,7 +109,7 @@ func TestAgentCountsTheModelCallsMadeWhenAReplanIsRefused(t *testing.T) {
 // attempts they would make.
 func TestReplanRespectsModelCallBudget(t *testing.T) {
 	t.Parallel()
-	ts := []tools.Tool{nodes.FuncTool{ToolName: "flaky", ToolDescription: "always fails",
+	ts := []tools.Tool{tool.Func{ToolName: "flaky", ToolDescription: "always fails",
 		Fn: func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }}}
 	reply := `{"goal": "fetch the data", "steps": [
   {"id": "fetch", "description": "fetch the data", "tool": "flaky", "input": {}},

@@ -10,6 +10,7 @@ import (
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -83,7 +84,7 @@ func TestWallTimeIsCheckedBeforeEveryToolCall(t *testing.T) {
 	t.Parallel()
 	clock := &manualClock{t: time.Date(2024, 6, 4, 9, 0, 0, 0, time.UTC)}
 	var calls atomic.Int32
-	slow := nodes.FuncTool{ToolName: "slow", ToolDescription: "takes two minutes, then fails", Fn: func(context.Context, string) (string, error) {
+	slow := tool.Func{ToolName: "slow", ToolDescription: "takes two minutes, then fails", Fn: func(context.Context, string) (string, error) {
 		calls.Add(1)
 		clock.advance(2 * time.Minute)
 		return "", errors.New("service unavailable")
@@ -103,7 +104,7 @@ func TestWallTimeIsCheckedBeforeEveryToolCall(t *testing.T) {
 // a step's retries, and the stop that follows names the budget.
 func TestEveryStopNamesItsBudget(t *testing.T) {
 	t.Parallel()
-	failing := nodes.FuncTool{ToolName: "flaky", ToolDescription: "fails", Fn: func(context.Context, string) (string, error) {
+	failing := tool.Func{ToolName: "flaky", ToolDescription: "fails", Fn: func(context.Context, string) (string, error) {
 		return "", errors.New("service unavailable")
 	}}
 	planner := stepsPlanner(st("fetch", "flaky", `{}`), st("answer", "", "", "fetch"))
@@ -180,7 +181,7 @@ func TestExecutorMakesNoCallOnceTheWallBudgetIsSpent(t *testing.T) {
 	t.Parallel()
 	clock := &manualClock{t: time.Date(2024, 6, 4, 9, 0, 0, 0, time.UTC)}
 	calls := 0
-	slow := nodes.FuncTool{ToolName: "slow", Fn: func(context.Context, string) (string, error) {
+	slow := tool.Func{ToolName: "slow", Fn: func(context.Context, string) (string, error) {
 		calls++
 		clock.advance(2 * time.Minute)
 		return "", errors.New("service unavailable")

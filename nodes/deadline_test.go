@@ -11,6 +11,7 @@ import (
 	"github.com/stategraph/stategraph/internal/fakechat"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
@@ -20,11 +21,11 @@ import (
 // ("slow") and one that answers at once ("fast").
 func hangingTools() []tools.Tool {
 	return []tools.Tool{
-		nodes.FuncTool{ToolName: "slow", ToolDescription: "never answers", Fn: func(ctx context.Context, _ string) (string, error) {
+		tool.Func{ToolName: "slow", ToolDescription: "never answers", Fn: func(ctx context.Context, _ string) (string, error) {
 			<-ctx.Done()
 			return "", ctx.Err()
 		}},
-		nodes.FuncTool{ToolName: "fast", ToolDescription: "answers", Fn: func(context.Context, string) (string, error) { return `{"ok":true}`, nil }},
+		tool.Func{ToolName: "fast", ToolDescription: "answers", Fn: func(context.Context, string) (string, error) { return `{"ok":true}`, nil }},
 	}
 }
 

@@ -23,6 +23,10 @@
 // on the plan (ApplyOutcomes), decides with ReplanRound (continue, revise,
 // finish, blocked, or a budget stop) and fans the next ready steps out, or
 // goes to respond. The responder's answer names any stop or block.
+// WithEagerSteps runs a round as one execute task instead, which starts
+// each step as soon as the steps it depends on complete (LLMCompiler's
+// task fetching), saving each step's outcome as it completes
+// (graph.Durable), so a resume never runs a finished step again.
 //
 // Budget bounds a run, and its documentation states the rules: hard limits
 // on tool and model calls within a round too, each step's share of what is
@@ -73,9 +77,10 @@
 // AuditRecord per call, and returns a StepOutcome that tells "the tool
 // failed" (status failed, Err) from "the step succeeded and showed the route
 // is blocked" (Blocked, BlockReason, Impact) — read from the tool's JSON
-// output or a Checker. FuncTool adapts a function to a tool; NewTool makes
-// a TypedTool of a function taking a struct, its input's JSON Schema
-// derived from the type, each call's input checked against it.
+// output or a Checker. Package nodes/tool makes tools of Go functions:
+// tool.Func of a function of a string, tool.New of a function taking a
+// struct, its input's JSON Schema derived from the type, each call's input
+// checked against it.
 //
 // # Replanning
 //

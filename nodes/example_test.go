@@ -3,6 +3,7 @@ package nodes_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,4 +111,43 @@ func ExampleWithModelRetry() {
 	_, resilient := agent.Config().Model.(*nodes.ResilientModel)
 	fmt.Println("resilient:", resilient)
 	// Output: resilient: true
+}
+
+// With eager steps, each step of the delivery plan starts as soon as the
+// steps it depends on complete: the lookup, the stock check and (after the
+// revision) the three checks of warehouse B run in two rounds, not four,
+// each step's outcome saved as it completes.
+func ExampleWithEagerSteps() {
+	c := delivery.New()
+	agent, err := nodes.NewAgent(c.AgentConfig(), nodes.WithEagerSteps(4))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	app, err := agent.Compile(graph.WithCheckpointer(memory.New()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var finished []string
+	var out nodes.AgentState
+	for ev, err := range app.Stream(context.Background(), nodes.InputFor(c.Request()), graph.WithThread("o1001-eager"),
+		graph.StreamModes(graph.Custom, graph.Values)) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if se, ok := ev.Custom.(nodes.StepEvent); ok && se.Outcome != nil {
+			finished = append(finished, se.StepID)
+		}
+		if ev.Mode == graph.Values {
+			out = ev.State
+		}
+	}
+	slices.Sort(finished)
+	fmt.Println("steps finished:", strings.Join(finished, ", "))
+	fmt.Printf("rounds %d, replans %d, tool calls %d\n", out.Usage.Rounds, out.Usage.Replans, out.Usage.ToolCalls)
+	// Output:
+	// steps finished: b_express, b_standard, b_stock, order, recommend, stock_a
+	// rounds 2, replans 1, tool calls 5
 }

@@ -12,12 +12,14 @@ import (
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
 
-func tool(name string, fn func(ctx context.Context, in string) (string, error)) tools.Tool {
-	return nodes.FuncTool{ToolName: name, ToolDescription: name, Fn: fn}
+// funcTool is a tool.Func named name calling fn.
+func funcTool(name string, fn func(ctx context.Context, in string) (string, error)) tools.Tool {
+	return tool.Func{ToolName: name, ToolDescription: name, Fn: fn}
 }
 
 func fixedClock() func() time.Time {
@@ -29,7 +31,7 @@ func fixedClock() func() time.Time {
 func TestRunStepResolvesCallsAndAudits(t *testing.T) {
 	t.Parallel()
 	var got string
-	ts := []tools.Tool{tool("echo", func(_ context.Context, in string) (string, error) { got = in; return `{"ok":true}`, nil })}
+	ts := []tools.Tool{funcTool("echo", func(_ context.Context, in string) (string, error) { got = in; return `{"ok":true}`, nil })}
 	results := plan.Results{"a": {ID: "a", Status: plan.StatusCompleted, Result: `{"w":"A"}`}}
 	ex := &nodes.Executor{Tools: ts, Now: fixedClock()}
 	o := ex.Run(t.Context(), st("b", "echo", `{"warehouse":"{{a.result.w}}"}`, "a"), results)
@@ -51,10 +53,10 @@ func TestRunStepResolvesCallsAndAudits(t *testing.T) {
 
 func TestRunStepBlockedIsNotFailure(t *testing.T) {
 	t.Parallel()
-	blocked := tool("stock", func(context.Context, string) (string, error) {
+	blocked := funcTool("stock", func(context.Context, string) (string, error) {
 		return `{"available":0,"blocked":true,"reason":"no stock until Saturday","impact":"the delivery step loses its premise","conclusion":"A cannot deliver","evidence":"stock A: 0"}`, nil
 	})
-	failing := tool("down", func(context.Context, string) (string, error) { return "", errors.New("connection refused") })
+	failing := funcTool("down", func(context.Context, string) (string, error) { return "", errors.New("connection refused") })
 	ts := []tools.Tool{blocked, failing}
 
 	o := nodes.RunStep(t.Context(), st("s", "stock", ""), ts, nil)
@@ -76,7 +78,7 @@ func TestRunStepBlockedIsNotFailure(t *testing.T) {
 
 func TestRunStepChecker(t *testing.T) {
 	t.Parallel()
-	ts := []tools.Tool{tool("stock", func(context.Context, string) (string, error) { return `{"available":0}`, nil })}
+	ts := []tools.Tool{funcTool("stock", func(context.Context, string) (string, error) { return `{"available":0}`, nil })}
 	ex := &nodes.Executor{Tools: ts, Checker: func(s plan.Step, out string) nodes.Verdict {
 		var v struct{ Available int }
 		_ = json.Unmarshal([]byte(out), &v)
@@ -95,7 +97,7 @@ func TestRunStepFailurePolicies(t *testing.T) {
 	t.Parallel()
 	flaky := func(failures int) (tools.Tool, *atomic.Int32) {
 		var n atomic.Int32
-		return tool("flaky", func(context.Context, string) (string, error) {
+		return funcTool("flaky", func(context.Context, string) (string, error) {
 			if int(n.Add(1)) <= failures {
 				return "", fmt.Errorf("attempt %d: %w", n.Load(), plan.ErrBadInput)
 			}
@@ -135,7 +137,7 @@ func TestRunStepFailurePolicies(t *testing.T) {
 func TestRunStepFailsWithoutCallingTool(t *testing.T) {
 	t.Parallel()
 	var called atomic.Bool
-	ts := []tools.Tool{tool("t", func(context.Context, string) (string, error) { called.Store(true); return "", nil })}
+	ts := []tools.Tool{funcTool("t", func(context.Context, string) (string, error) { called.Store(true); return "", nil })}
 	o := nodes.RunStep(t.Context(), st("s", "nope", ""), ts, nil)
 	require.Equal(t, plan.StatusFailed, o.Status)
 	require.Equal(t, plan.ErrKindUnknownTool, o.ErrKind)
@@ -151,7 +153,7 @@ func TestRunStepFailsWithoutCallingTool(t *testing.T) {
 
 func TestRunStepRecoversToolPanic(t *testing.T) {
 	t.Parallel()
-	ts := []tools.Tool{tool("p", func(context.Context, string) (string, error) { panic("kaboom") })}
+	ts := []tools.Tool{funcTool("p", func(context.Context, string) (string, error) { panic("kaboom") })}
 	o := nodes.RunStep(t.Context(), st("s", "p", ""), ts, nil)
 	require.Equal(t, plan.StatusFailed, o.Status)
 	require.Contains(t, o.Err, `tool "p" panicked: kaboom`)
@@ -161,7 +163,7 @@ func TestRunStepCanceledContext(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	ts := []tools.Tool{tool("t", func(ctx context.Context, _ string) (string, error) { return "", ctx.Err() })}
+	ts := []tools.Tool{funcTool("t", func(ctx context.Context, _ string) (string, error) { return "", ctx.Err() })}
 	ex := &nodes.Executor{Tools: ts, Policy: nodes.FailurePolicy{Action: nodes.OnFailureRetry, Retries: 3}}
 	o := ex.Run(ctx, st("s", "t", ""), nil)
 	require.Equal(t, plan.StatusFailed, o.Status)
@@ -187,7 +189,7 @@ func TestRunStepsRunsReadyStepsInParallel(t *testing.T) {
 	both := make(chan struct{})
 	var gate atomic.Int32
 	wait := func(name string) tools.Tool {
-		return tool(name, func(ctx context.Context, _ string) (string, error) {
+		return funcTool(name, func(ctx context.Context, _ string) (string, error) {
 			arrived <- name
 			if gate.Add(1) == 2 {
 				close(both)
@@ -294,8 +296,8 @@ func TestSeedStyleReferenceIsNotPassedLiterally(t *testing.T) {
 	t.Parallel()
 	var got atomic.Value
 	ts := []tools.Tool{
-		nodes.FuncTool{ToolName: "read_csv", ToolDescription: "reads", Fn: func(context.Context, string) (string, error) { return "rows", nil }},
-		nodes.FuncTool{ToolName: "clean_data", ToolDescription: "cleans", Fn: func(_ context.Context, in string) (string, error) {
+		tool.Func{ToolName: "read_csv", ToolDescription: "reads", Fn: func(context.Context, string) (string, error) { return "rows", nil }},
+		tool.Func{ToolName: "clean_data", ToolDescription: "cleans", Fn: func(_ context.Context, in string) (string, error) {
 			got.Store(in)
 			return "clean", nil
 		}},
@@ -319,7 +321,7 @@ func TestSeedStyleReferenceIsNotPassedLiterally(t *testing.T) {
 func TestReferenceToAMissingFieldFailsBeforeTheTool(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
-	ts := []tools.Tool{nodes.FuncTool{ToolName: "quote", ToolDescription: "quote", Fn: func(context.Context, string) (string, error) {
+	ts := []tools.Tool{tool.Func{ToolName: "quote", ToolDescription: "quote", Fn: func(context.Context, string) (string, error) {
 		calls.Add(1)
 		return "{}", nil
 	}}}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -19,10 +20,10 @@ func TestSkipPolicyGoesOn(t *testing.T) {
 	t.Parallel()
 	var okCalls atomic.Int32
 	ts := []tools.Tool{
-		nodes.FuncTool{ToolName: "flaky", ToolDescription: "fails", Fn: func(context.Context, string) (string, error) {
+		tool.Func{ToolName: "flaky", ToolDescription: "fails", Fn: func(context.Context, string) (string, error) {
 			return "", errors.New("service unavailable")
 		}},
-		nodes.FuncTool{ToolName: "work", ToolDescription: "works", Fn: func(context.Context, string) (string, error) {
+		tool.Func{ToolName: "work", ToolDescription: "works", Fn: func(context.Context, string) (string, error) {
 			okCalls.Add(1)
 			return "report written", nil
 		}},
@@ -47,10 +48,10 @@ func TestSkipPolicyGoesOn(t *testing.T) {
 func TestSkippedStepIsReportedAsMissing(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{
-		nodes.FuncTool{ToolName: "flaky", ToolDescription: "fails", Fn: func(context.Context, string) (string, error) {
+		tool.Func{ToolName: "flaky", ToolDescription: "fails", Fn: func(context.Context, string) (string, error) {
 			return "", errors.New("price service unavailable")
 		}},
-		nodes.FuncTool{ToolName: "work", ToolDescription: "works", Fn: func(context.Context, string) (string, error) {
+		tool.Func{ToolName: "work", ToolDescription: "works", Fn: func(context.Context, string) (string, error) {
 			return "stock: 4", nil
 		}},
 	}
@@ -75,7 +76,7 @@ func TestSkippedStepIsReportedAsMissing(t *testing.T) {
 func TestRetryPolicyAuditsEveryAttempt(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
-	ts := []tools.Tool{nodes.FuncTool{ToolName: "flaky", ToolDescription: "fails twice", Fn: func(context.Context, string) (string, error) {
+	ts := []tools.Tool{tool.Func{ToolName: "flaky", ToolDescription: "fails twice", Fn: func(context.Context, string) (string, error) {
 		if calls.Add(1) <= 2 {
 			return "", errors.New("service unavailable")
 		}
@@ -101,8 +102,8 @@ func TestRetryPolicyAuditsEveryAttempt(t *testing.T) {
 func TestSkippedStepsAreProgressAndMissing(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{
-		tool("ok", func(context.Context, string) (string, error) { return `{"v":1}`, nil }),
-		tool("down", func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }),
+		funcTool("ok", func(context.Context, string) (string, error) { return `{"v":1}`, nil }),
+		funcTool("down", func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }),
 	}
 	planner := stepsPlanner(st("a", "down", `{}`), st("b", "ok", `{"x":"{{a.result.v}}"}`, "a"), st("c", "ok", `{}`, "a"), st("answer", "", "", "b", "c"))
 	app := compileAgent(t, nodes.AgentConfig{Tools: ts, Planner: planner, FailurePolicy: nodes.FailurePolicy{Action: nodes.OnFailureSkip},

@@ -14,6 +14,7 @@ import (
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
@@ -142,7 +143,7 @@ func TestModelReplansReaskWhenAGuardRefuses(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{
 		testTools("search")[0],
-		nodes.FuncTool{ToolName: "write", ToolDescription: "writes a note", Mutates: true, Fn: func(context.Context, string) (string, error) { return "", nil }},
+		tool.Func{ToolName: "write", ToolDescription: "writes a note", Mutates: true, Fn: func(context.Context, string) (string, error) { return "", nil }},
 	}
 	p := plan.Plan{Goal: "g", Steps: []plan.Step{done(st("a", "search", `"q"`), "ra", "ea"), {ID: "b", Description: "x", Tool: "search", Status: plan.StatusFailed, Error: "boom", DependsOn: []string{"a"}}}}
 	req := nodes.ReplanRequest{Plan: p, Trigger: nodes.Trigger{Kind: nodes.TriggerFailed, StepID: "b", Error: "boom"}, Tools: ts}

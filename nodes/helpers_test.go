@@ -8,6 +8,7 @@ import (
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -16,7 +17,7 @@ import (
 func testTools(names ...string) []tools.Tool {
 	ts := make([]tools.Tool, len(names))
 	for i, n := range names {
-		ts[i] = nodes.FuncTool{ToolName: n, ToolDescription: "the " + n + " tool", Fn: func(_ context.Context, in string) (string, error) { return n + ":" + in, nil }}
+		ts[i] = tool.Func{ToolName: n, ToolDescription: "the " + n + " tool", Fn: func(_ context.Context, in string) (string, error) { return n + ":" + in, nil }}
 	}
 	return ts
 }

@@ -19,6 +19,8 @@ type agentOptions struct {
 	stream       bool
 	toolTimeouts map[string]time.Duration
 	stepTimeout  time.Duration
+	eager        bool
+	parallel     int
 }
 
 // WithClock sets the clock for wall-time budgets and audit records (default

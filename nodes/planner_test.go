@@ -12,6 +12,7 @@ import (
 	"github.com/stategraph/stategraph/internal/fakechat"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
@@ -175,7 +176,7 @@ func TestLLMPlannerThroughOpenAIClient(t *testing.T) {
 func TestAgentValidatesThePlanBeforeAnythingRuns(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
-	ts := []tools.Tool{nodes.FuncTool{ToolName: "search", ToolDescription: "search", Fn: func(context.Context, string) (string, error) {
+	ts := []tools.Tool{tool.Func{ToolName: "search", ToolDescription: "search", Fn: func(context.Context, string) (string, error) {
 		calls.Add(1)
 		return "hits", nil
 	}}}

@@ -50,9 +50,9 @@ func TestFullReplanIsNotStoppedForRedoingItsLookups(t *testing.T) {
 	t.Parallel()
 	var flaky atomic.Int32
 	ts := []tools.Tool{
-		tool("lookup", func(context.Context, string) (string, error) { return `{"id":1}`, nil }),
-		tool("check", func(context.Context, string) (string, error) { return `{"ok":true}`, nil }),
-		tool("flaky", func(context.Context, string) (string, error) {
+		funcTool("lookup", func(context.Context, string) (string, error) { return `{"id":1}`, nil }),
+		funcTool("check", func(context.Context, string) (string, error) { return `{"ok":true}`, nil }),
+		funcTool("flaky", func(context.Context, string) (string, error) {
 			if flaky.Add(1) == 1 {
 				return "", errors.New("service unavailable")
 			}

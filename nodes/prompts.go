@@ -10,7 +10,7 @@ import (
 )
 
 // ToolInfo is a tool's name and description, as shown to a model, and the
-// JSON Schema of its input when it is a SchemaTool (a TypedTool).
+// JSON Schema of its input when it is a tool.SchemaTool (a tool.Typed).
 type ToolInfo struct {
 	Name        string
 	Description string

@@ -106,7 +106,7 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 			"required":   []string{"input"},
 		}
 		if s := inputSchemaOf(t); s != nil {
-			params = s // a TypedTool: its own fields
+			params = s // a tool.Typed: its own fields
 		}
 		defs = append(defs, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
 			Name: t.Name(), Description: t.Description(), Parameters: params,
@@ -234,7 +234,7 @@ func (r *ReActExecutor) call(ctx context.Context, step plan.Step, tc llms.ToolCa
 		Input *string `json:"input"`
 	}
 	if t, ok := plan.FindTool(allowed, name); ok && inputSchemaOf(t) != nil {
-		// A SchemaTool's arguments are its input.
+		// A tool.SchemaTool's arguments are its input.
 	} else if json.Unmarshal([]byte(args), &a) == nil && a.Input != nil {
 		input = *a.Input
 	}

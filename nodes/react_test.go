@@ -11,6 +11,7 @@ import (
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
@@ -201,7 +202,7 @@ func TestAgentRunsDescribedStepsWithReAct(t *testing.T) {
 // replanner.
 func TestReActStepReportsABlockedRoute(t *testing.T) {
 	t.Parallel()
-	stock := nodes.FuncTool{ToolName: "stock_check", ToolDescription: "stock",
+	stock := tool.Func{ToolName: "stock_check", ToolDescription: "stock",
 		Fn: func(context.Context, string) (string, error) {
 			return `{"blocked":true,"reason":"warehouse A has no stock until Saturday","impact":"evaluate other warehouses"}`, nil
 		}}
@@ -257,7 +258,7 @@ func TestAnUnknownToolIsNoToolCallInEitherExecutor(t *testing.T) {
 
 func TestAReActStepIsNotBlockedByACallItResolvedLater(t *testing.T) {
 	t.Parallel()
-	stock := nodes.FuncTool{ToolName: "stock_check", ToolDescription: "stock",
+	stock := tool.Func{ToolName: "stock_check", ToolDescription: "stock",
 		Fn: func(_ context.Context, in string) (string, error) {
 			if strings.Contains(in, `"A"`) {
 				return `{"blocked":true,"reason":"warehouse A has no stock until Saturday"}`, nil

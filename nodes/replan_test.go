@@ -10,6 +10,7 @@ import (
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -232,7 +233,7 @@ func TestAdaptiveReplannerChooses(t *testing.T) {
 func TestCheckRevisionInvariants(t *testing.T) {
 	t.Parallel()
 	ts := testTools("search", "change")
-	ts[1] = nodes.FuncTool{ToolName: "change", ToolDescription: "mutates", Mutates: true, Fn: func(context.Context, string) (string, error) { return "", nil }}
+	ts[1] = tool.Func{ToolName: "change", ToolDescription: "mutates", Mutates: true, Fn: func(context.Context, string) (string, error) { return "", nil }}
 	old := plan.Plan{Goal: "g", Constraints: []string{"cost ≤ 20", "query only"}, Steps: []plan.Step{done(st("a", "search", `"q"`), "ra", "e1", "e2"), st("b", "search", "", "a")}}
 	tests := []struct {
 		name   string

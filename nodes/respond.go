@@ -268,9 +268,9 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (_ state.Update[Agent
 		r = TemplateResponder{}
 	}
 	req := RespondRequest{Plan: s.Plan, Outcomes: s.PastSteps, Stop: s.Stop, Blocked: s.Blocked, Audit: s.Audit}
-	carried := a.ledger.carried(NodeRespond, s)
+	carried := a.ledger.carried(ctx, NodeRespond, s)
 	rctx, al := budgetFor(ctx, a.cfg.Budget, s.Usage, carried)
-	defer func() { a.ledger.settle(NodeRespond, s, carried+al.spent(), err) }()
+	defer func() { a.ledger.settle(ctx, NodeRespond, s, carried+al.spent(), err) }()
 	rctx = a.withWall(rctx, start, s.Usage)
 	rctx = streaming(rctx, a.stream, NodeRespond, "")
 	resp, err := r.Respond(rctx, req)

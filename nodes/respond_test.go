@@ -59,8 +59,8 @@ func TestLLMResponder(t *testing.T) {
 func TestRespondListsSkippedStepsAFormatLeftOut(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{
-		tool("ok", func(context.Context, string) (string, error) { return `{"v":1}`, nil }),
-		tool("down", func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }),
+		funcTool("ok", func(context.Context, string) (string, error) { return `{"v":1}`, nil }),
+		funcTool("down", func(context.Context, string) (string, error) { return "", errors.New("service unavailable") }),
 	}
 	planner := stepsPlanner(st("a", "down", `{}`), st("c", "ok", `{}`), st("answer", "", "", "a", "c"))
 	format := nodes.TemplateResponder{Format: func(nodes.RespondRequest) (string, error) { return "All good.", nil }}

@@ -25,8 +25,14 @@ import (
 // and the steps that need no call start. The planner's or a revision's own
 // model calls may still spend the last calls a ready step needs: then that
 // step does not start, and when no step does, blockedBy names the budget.
+//
+// With WithEagerSteps a round holds more than the ready steps: also those
+// whose dependencies are in the round (roundSteps), under the same rule.
 func (a *Agent) startRound(p plan.Plan, u Usage) (plan.Plan, int) {
 	ready := p.Ready()
+	if a.eager {
+		ready = roundSteps(p)
+	}
 	if len(ready) == 0 {
 		return p, 0
 	}
@@ -39,6 +45,9 @@ func (a *Agent) startRound(p plan.Plan, u Usage) (plan.Plan, int) {
 		if (tool && toolsLeft == 0) || (model && modelLeft == 0) {
 			continue
 		}
+		if a.eager && !depsStarted(p, r) {
+			continue // a step it depends on in the round did not start
+		}
 		if tool && toolsLeft > 0 {
 			toolsLeft--
 		}
@@ -49,6 +58,18 @@ func (a *Agent) startRound(p plan.Plan, u Usage) (plan.Plan, int) {
 		n++
 	}
 	return p, n
+}
+
+// depsStarted reports whether every dependency of s is completed, skipped
+// or running in p.
+func depsStarted(p plan.Plan, s plan.Step) bool {
+	for _, d := range s.DependsOn {
+		ds, ok := p.Step(d)
+		if !ok || (ds.Status != plan.StatusCompleted && ds.Status != plan.StatusSkipped && ds.Status != plan.StatusRunning) {
+			return false
+		}
+	}
+	return true
 }
 
 // blockedBy returns the budget that keeps every ready step of p from

@@ -13,6 +13,7 @@ import (
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
@@ -97,7 +98,7 @@ func TestRunningTimeCountsParallelStepsOnce(t *testing.T) {
 func TestAgentToolCallBudgetIsAHardLimitWithinARound(t *testing.T) {
 	t.Parallel()
 	work := func(fail bool) tools.Tool {
-		return nodes.FuncTool{ToolName: "work", ToolDescription: "does some work",
+		return tool.Func{ToolName: "work", ToolDescription: "does some work",
 			Fn: func(context.Context, string) (string, error) {
 				if fail {
 					return "", errors.New("service unavailable")
@@ -242,7 +243,7 @@ func TestAgentWallTimeCountsOnlyRunningTime(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			clock := &manualClock{t: time.Date(2024, 6, 4, 9, 0, 0, 0, time.UTC)}
-			work := nodes.FuncTool{ToolName: "work", ToolDescription: "takes 20 seconds",
+			work := tool.Func{ToolName: "work", ToolDescription: "takes 20 seconds",
 				Fn: func(context.Context, string) (string, error) { clock.advance(20 * time.Second); return "done", nil }}
 			cfg := nodes.AgentConfig{Tools: []tools.Tool{work}, Planner: stepsPlanner(chain(tt.steps)...), Budget: nodes.Budget{MaxWall: tt.maxAll}}
 			app := compileAgent(t, cfg, []graph.CompileOption{graph.WithCheckpointer(memory.New())}, nodes.WithClock(clock.now))
@@ -333,7 +334,7 @@ func (spendingRetry) Replan(ctx context.Context, req nodes.ReplanRequest) (plan.
 
 func TestAgentModelCallBudgetIsAHardLimitWithinARound(t *testing.T) {
 	t.Parallel()
-	work := nodes.FuncTool{ToolName: "work", ToolDescription: "does some work",
+	work := tool.Func{ToolName: "work", ToolDescription: "does some work",
 		Fn: func(context.Context, string) (string, error) { return "done", nil }}
 	// described is n independent steps described in words (run by ReAct),
 	// then an answer.

@@ -21,10 +21,16 @@ func WithTokenStreaming() AgentOption { return func(o *agentOptions) { o.stream 
 
 // ModelCall is the Custom event a node emits, with WithTokenStreaming,
 // before each attempt of a model call: the Messages chunks of the task
-// that follow are that attempt's.
+// that follow are that attempt's. Its TaskID is the task's
+// (graph.RunInfo), the TaskID of those Messages events, so a consumer
+// tells the plan step each chunk belongs to even when the steps of a
+// round stream at the same time, one task each. (With WithEagerSteps the
+// steps of a round share one task: two ReAct steps streaming at once
+// interleave their chunks under one TaskID.)
 type ModelCall struct {
 	Node    string `json:"node"`
 	StepID  string `json:"step_id,omitempty"` // the plan step of a ReAct step
+	TaskID  string `json:"task_id,omitempty"` // the task whose Messages events carry the chunks
 	Attempt int    `json:"attempt"`           // 1 for the first; a retry streams again from the start
 }
 
@@ -52,7 +58,8 @@ func streamOptions(ctx context.Context, attempt int, opts []llms.CallOption) []l
 	if !ok {
 		return opts
 	}
-	graph.Emit(ctx, ModelCall{Node: tag.node, StepID: tag.step, Attempt: attempt})
+	info, _ := graph.RunInfo(ctx)
+	graph.Emit(ctx, ModelCall{Node: tag.node, StepID: tag.step, TaskID: info.TaskID, Attempt: attempt})
 	send := graph.StreamingFunc(ctx)
 	return append(append([]llms.CallOption(nil), opts...), llms.WithStreamingFunc(func(ctx context.Context, chunk []byte) error {
 		if len(chunk) == 0 {

@@ -1,8 +1,14 @@
 package nodes_test
 
 import (
+	"context"
+	"errors"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/stategraph/stategraph/checkpoint/memory"
 
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/internal/delivery"
@@ -84,4 +90,92 @@ func TestAReActStepsModelCallsAreTaggedWithItsPlanStep(t *testing.T) {
 		{Node: nodes.NodeExecute, StepID: "research", Attempt: 1},
 		{Node: nodes.NodeExecute, StepID: "research", Attempt: 1},
 	}, calls, "two model calls of the loop, each its own first attempt")
+}
+
+// haltingStreamer is a model for ReAct steps "Step <id>: …" that streams
+// "<id>-1", waits until release(id) is closed, streams "<id>-2" and
+// returns their concatenation: the test closes release(id) only once the
+// first chunk reached the stream, so a chunk held back until the call
+// returned would never arrive.
+type haltingStreamer struct {
+	release func(id string) <-chan struct{}
+}
+
+var stepOfPrompt = regexp.MustCompile(`Step (\w+):`)
+
+func (m haltingStreamer) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	var o llms.CallOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	var prompt strings.Builder
+	for _, msg := range msgs {
+		for _, p := range msg.Parts {
+			if tp, ok := p.(llms.TextContent); ok {
+				prompt.WriteString(tp.Text)
+			}
+		}
+	}
+	id := stepOfPrompt.FindStringSubmatch(prompt.String())[1]
+	if o.StreamingFunc == nil {
+		return nil, errors.New("halting streamer: not streaming")
+	}
+	if err := o.StreamingFunc(ctx, []byte(id+"-1")); err != nil {
+		return nil, err
+	}
+	select {
+	case <-m.release(id):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if err := o.StreamingFunc(ctx, []byte(id+"-2")); err != nil {
+		return nil, err
+	}
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: id + "-1" + id + "-2"}}}, nil
+}
+
+func (m haltingStreamer) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
+}
+
+// TestTokenChunksArriveBeforeTheCallReturnsTaggedWithTheirPlanStep runs two
+// ReAct steps in parallel, each streaming while the other does: every
+// chunk reaches the stream while its model call is still under way, on the
+// execute node, and the ModelCall with the chunk's TaskID names its plan
+// step.
+func TestTokenChunksArriveBeforeTheCallReturnsTaggedWithTheirPlanStep(t *testing.T) {
+	t.Parallel()
+	releases := map[string]chan struct{}{"north": make(chan struct{}), "south": make(chan struct{})}
+	m := haltingStreamer{release: func(id string) <-chan struct{} { return releases[id] }}
+	app := compileAgent(t, nodes.AgentConfig{
+		Planner: onePlan(plan.Step{ID: "north", Description: "Survey the north"}, plan.Step{ID: "south", Description: "Survey the south"}),
+		Tools:   testTools("survey"),
+	}, []graph.CompileOption{graph.WithCheckpointer(memory.New())},
+		nodes.WithReAct(&nodes.ReActExecutor{Model: m}, nil), nodes.WithTokenStreaming())
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	stepOfTask := map[string]string{}
+	chunks := map[string][]string{} // by plan step
+	for ev, err := range app.Stream(ctx, nodes.NewInput("survey both"), graph.WithThread("survey"), graph.StreamModes(graph.Messages, graph.Custom)) {
+		require.NoError(t, err)
+		switch ev.Mode {
+		case graph.Custom:
+			if mc, ok := ev.Custom.(nodes.ModelCall); ok {
+				require.NotEmpty(t, mc.TaskID)
+				require.Equal(t, ev.TaskID, mc.TaskID)
+				stepOfTask[mc.TaskID] = mc.StepID
+			}
+		case graph.Messages:
+			require.Equal(t, nodes.NodeExecute, ev.Node)
+			step := stepOfTask[ev.TaskID]
+			require.NotEmpty(t, step, "a chunk of a task that announced its call")
+			chunk := string(ev.Chunk)
+			require.True(t, strings.HasPrefix(chunk, step+"-"), "chunk %q tagged as step %q", chunk, step)
+			chunks[step] = append(chunks[step], chunk)
+			if strings.HasSuffix(chunk, "-1") {
+				close(releases[step]) // the call is still waiting for this
+			}
+		}
+	}
+	require.Equal(t, map[string][]string{"north": {"north-1", "north-2"}, "south": {"south-1", "south-2"}}, chunks)
 }

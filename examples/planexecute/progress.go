@@ -22,6 +22,9 @@ type progress struct {
 	execStep int                  // the step whose execute tasks were announced
 	calls    int                  // tool calls made by this process
 	streamed strings.Builder      // the answer's tokens, as the responder's model wrote them
+	// eager says each execute task runs a whole round (-eager), its
+	// steps reported as they start and end (nodes.StepEvent).
+	eager bool
 }
 
 func newProgress(w io.Writer) *progress {
@@ -55,6 +58,8 @@ func (p *progress) event(ev graph.Event[nodes.AgentState]) {
 			p.line(ev.Step, "  → %s %s", c.Tool, c.Input)
 		case toolBlocked:
 			p.line(ev.Step, "  (test hook) %s blocks until the run is interrupted", c.Tool)
+		case nodes.StepEvent:
+			p.stepEvent(ev.Step, c)
 		case nodes.ModelCall:
 			if c.Node == nodes.NodeRespond && c.Attempt > 1 && p.streamed.Len() > 0 {
 				fmt.Fprint(p.w, "\n(the model call failed and is retried: the answer again)\n")
@@ -96,7 +101,9 @@ func (p *progress) taskStart(ev graph.Event[nodes.AgentState]) {
 				ids = append(ids, s.ID)
 			}
 		}
-		if len(ids) > 1 {
+		if p.eager {
+			p.line(ev.Step, "▶ execute %s (one task: each step as soon as the steps it depends on complete)", strings.Join(ids, ", "))
+		} else if len(ids) > 1 {
 			p.line(ev.Step, "▶ execute %s (in parallel, one task each)", strings.Join(ids, ", "))
 		} else {
 			p.line(ev.Step, "▶ execute %s", strings.Join(ids, ", "))
@@ -127,6 +134,7 @@ func (p *progress) taskDone(ev graph.Event[nodes.AgentState]) {
 	var revised *plan.Plan
 	var decision *nodes.Decision
 	var outcome *nodes.StepOutcome
+	var outcomes int
 	var resp *nodes.Response
 	for _, w := range ev.Update.Writes {
 		switch v := w.Value().(type) {
@@ -140,6 +148,7 @@ func (p *progress) taskDone(ev graph.Event[nodes.AgentState]) {
 			if len(v) > 0 {
 				outcome = &v[0]
 			}
+			outcomes = len(v)
 		case nodes.Response:
 			resp = &v
 		}
@@ -148,6 +157,8 @@ func (p *progress) taskDone(ev graph.Event[nodes.AgentState]) {
 	case ev.Node == nodes.NodePlanner && revised != nil:
 		p.line(ev.Step, "✓ planner%s: a plan of %d steps", took, len(revised.Steps))
 		p.plan(*revised)
+	case ev.Node == nodes.NodeExecute && p.eager:
+		p.line(ev.Step, "✓ execute%s: the round ended, %d steps ran", took, outcomes)
 	case ev.Node == nodes.NodeExecute && outcome != nil:
 		p.line(ev.Step, "✓ execute %s%s: %s", outcome.StepID, took, describeOutcome(*outcome))
 	case ev.Node == nodes.NodeReplan && decision != nil:
@@ -160,6 +171,18 @@ func (p *progress) taskDone(ev graph.Event[nodes.AgentState]) {
 		p.line(ev.Step, "✓ respond%s: %s", took, what)
 	default:
 		p.line(ev.Step, "✓ %s%s", ev.Node, took)
+	}
+}
+
+// stepEvent prints a step of an eager round as it starts and ends.
+func (p *progress) stepEvent(step int, e nodes.StepEvent) {
+	switch {
+	case e.Outcome == nil:
+		p.line(step, "  ▶ %s", e.StepID)
+	case e.Saved:
+		p.line(step, "  ✓ %s (saved before the interruption: not run again)", e.StepID)
+	default:
+		p.line(step, "  ✓ %s: %s", e.StepID, describeOutcome(*e.Outcome))
 	}
 }
 

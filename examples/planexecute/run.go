@@ -45,7 +45,11 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 	defer saver.Close()
 	// A model's answer is printed as it arrives (the offline responder
 	// makes no model call: nothing streams).
-	agent, err := nodes.NewAgent(acfg, nodes.WithTokenStreaming())
+	opts := []nodes.AgentOption{nodes.WithTokenStreaming()}
+	if cfg.eager {
+		opts = append(opts, nodes.WithEagerSteps(0))
+	}
+	agent, err := nodes.NewAgent(acfg, opts...)
 	if err != nil {
 		return fail(exitFailed, "%v", err)
 	}
@@ -55,6 +59,7 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 	}
 
 	p := newProgress(stdout)
+	p.eager = cfg.eager
 	fmt.Fprintf(stdout, "Plan-and-execute: %s\n", c.Goal())
 	fmt.Fprintf(stdout, "constraints: %s\n", strings.Join(c.Constraints(), " · "))
 	fmt.Fprintf(stdout, "setup: %s\n", setup)

@@ -1,40 +1,36 @@
-package nodes
+package tool
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/invopop/jsonschema"
 	"github.com/stategraph/stategraph/nodes/plan"
-	"github.com/tmc/langchaingo/llms"
-	"github.com/tmc/langchaingo/llms/ollama"
-	"github.com/tmc/langchaingo/llms/openai"
 	"github.com/tmc/langchaingo/tools"
 )
 
 // SchemaTool is a tool that says what its input is: a JSON Schema of the
-// JSON object it takes. The planner's and replanner's prompts show it under
-// the tool's description, and a ReAct step offers it to the model as the
-// tool's parameters (instead of one free-text "input").
+// JSON object it takes. The agent's planner and replanner prompts show it
+// under the tool's description, and a ReAct step offers it to the model as
+// the tool's parameters (instead of one free-text "input").
 type SchemaTool interface {
 	tools.Tool
 	InputSchema() json.RawMessage
 }
 
-// TypedTool is a tool whose input is a Go struct A: its JSON Schema is
+// Typed is a tool whose input is a Go struct A: its JSON Schema is
 // derived from A (github.com/invopop/jsonschema: the json tags name the
 // fields, a field without omitempty is required, a jsonschema tag such as
 // `jsonschema:"description=the city,enum=A,enum=B"` describes it), and each
 // call's input is checked against it before Fn runs — an input that is not
 // an object, lacks a required field, has an unknown field or a value of the
 // wrong type fails the call with an error matching plan.ErrBadInput that
-// names the field (`bad input: missing required field "date"`). Make one
-// with NewTool.
-type TypedTool[A any] struct {
+// names the field (`bad input: missing required field "date"`). Make one with
+// New.
+type Typed[A any] struct {
 	ToolName        string
 	ToolDescription string
 	Fn              func(ctx context.Context, args A) (string, error)
@@ -46,39 +42,39 @@ type TypedTool[A any] struct {
 }
 
 var (
-	_ SchemaTool        = (*TypedTool[struct{}])(nil)
-	_ plan.SideEffecter = (*TypedTool[struct{}])(nil)
+	_ SchemaTool        = (*Typed[struct{}])(nil)
+	_ plan.SideEffecter = (*Typed[struct{}])(nil)
 )
 
-// NewTool returns the TypedTool named name calling fn with its input
-// decoded into an A, which must be a struct type.
-func NewTool[A any](name, description string, fn func(ctx context.Context, args A) (string, error)) *TypedTool[A] {
+// New returns the Typed tool named name calling fn with its input decoded
+// into an A, which must be a struct type.
+func New[A any](name, description string, fn func(ctx context.Context, args A) (string, error)) *Typed[A] {
 	r := jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, Anonymous: true}
 	var zero A
 	s := r.Reflect(&zero)
 	s.Version = ""
 	raw, err := json.Marshal(s)
 	if err != nil {
-		panic(fmt.Sprintf("nodes: NewTool %q: the schema of %T does not marshal: %v", name, zero, err))
+		panic(fmt.Sprintf("tool: New %q: the schema of %T does not marshal: %v", name, zero, err))
 	}
-	return &TypedTool[A]{ToolName: name, ToolDescription: description, Fn: fn, schema: s, raw: raw}
+	return &Typed[A]{ToolName: name, ToolDescription: description, Fn: fn, schema: s, raw: raw}
 }
 
 // Name implements tools.Tool.
-func (t *TypedTool[A]) Name() string { return t.ToolName }
+func (t *Typed[A]) Name() string { return t.ToolName }
 
 // Description implements tools.Tool.
-func (t *TypedTool[A]) Description() string { return t.ToolDescription }
+func (t *Typed[A]) Description() string { return t.ToolDescription }
 
 // InputSchema implements SchemaTool: the JSON Schema derived from A.
-func (t *TypedTool[A]) InputSchema() json.RawMessage { return t.raw }
+func (t *Typed[A]) InputSchema() json.RawMessage { return t.raw }
 
 // SideEffects implements plan.SideEffecter.
-func (t *TypedTool[A]) SideEffects() bool { return t.Mutates }
+func (t *Typed[A]) SideEffects() bool { return t.Mutates }
 
 // Call implements tools.Tool: it decodes and checks input (Decode), then
 // calls Fn.
-func (t *TypedTool[A]) Call(ctx context.Context, input string) (string, error) {
+func (t *Typed[A]) Call(ctx context.Context, input string) (string, error) {
 	args, err := t.Decode(input)
 	if err != nil {
 		return "", err
@@ -88,7 +84,7 @@ func (t *TypedTool[A]) Call(ctx context.Context, input string) (string, error) {
 
 // Decode checks input against the tool's schema and decodes it into an A.
 // The error matches plan.ErrBadInput and names the field at fault.
-func (t *TypedTool[A]) Decode(input string) (A, error) {
+func (t *Typed[A]) Decode(input string) (A, error) {
 	var args A
 	bad := func(format string, a ...any) (A, error) {
 		return args, fmt.Errorf("%w: %s", plan.ErrBadInput, fmt.Sprintf(format, a...))
@@ -140,34 +136,4 @@ func truncateInput(s string) string {
 		return "nothing"
 	}
 	return s
-}
-
-// inputSchemaOf returns t's input schema when it is a SchemaTool, or nil.
-func inputSchemaOf(t tools.Tool) json.RawMessage {
-	if st, ok := t.(SchemaTool); ok {
-		return slices.Clone(st.InputSchema())
-	}
-	return nil
-}
-
-// SupportsJSONMode reports whether m (or the model a ResilientModel wraps)
-// is one of langchaingo's clients known to honour llms.WithJSONMode:
-// OpenAI's (and any OpenAI-compatible server's) and Ollama's.
-func SupportsJSONMode(m llms.Model) bool {
-	if r, ok := m.(*ResilientModel); ok {
-		m = r.Model
-	}
-	switch m.(type) {
-	case *openai.LLM, *ollama.LLM:
-		return true
-	}
-	return false
-}
-
-// jsonMode is the call options asking m for JSON, when it supports it.
-func jsonMode(m llms.Model) []llms.CallOption {
-	if SupportsJSONMode(m) {
-		return []llms.CallOption{llms.WithJSONMode()}
-	}
-	return nil
 }
