@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stategraph/stategraph/chat"
+	"github.com/stategraph/stategraph/chat/history"
 	"github.com/stategraph/stategraph/chat/toolnode"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
@@ -169,12 +170,15 @@ func (m *modelNode[S, T]) agent(ctx context.Context, s S) (state.Update[S], erro
 }
 
 // request is the system prompt (if any) and the history as model input.
-func (m *modelNode[S, T]) request(prompt string, history []chat.Message) []llms.MessageContent {
-	out := make([]llms.MessageContent, 0, len(history)+1)
+func (m *modelNode[S, T]) request(prompt string, msgs []chat.Message) []llms.MessageContent {
+	if m.cfg.window != nil {
+		msgs = history.Trim(msgs, *m.cfg.window)
+	}
+	out := make([]llms.MessageContent, 0, len(msgs)+1)
 	if prompt != "" {
 		out = append(out, llms.TextParts(llms.ChatMessageTypeSystem, prompt))
 	}
-	return append(out, chat.Contents(history)...)
+	return append(out, chat.Contents(msgs)...)
 }
 
 func isNoResponse[T any]() bool {

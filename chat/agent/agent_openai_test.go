@@ -9,6 +9,7 @@ import (
 
 	"github.com/stategraph/stategraph/chat"
 	"github.com/stategraph/stategraph/chat/agent"
+	"github.com/stategraph/stategraph/chat/history"
 	"github.com/stategraph/stategraph/chat/internal/chattest"
 	"github.com/stategraph/stategraph/chat/toolnode"
 	"github.com/stategraph/stategraph/graph"
@@ -214,4 +215,18 @@ func TestAgentStructuredAnswerThatDoesNotDecodeNamesTheCall(t *testing.T) {
 	require.ErrorAs(t, err, &ne)
 	assert.Equal(t, agent.NodeRespond, ne.Node)
 	assert.ErrorContains(t, err, "model call 2")
+}
+
+func TestAgentWindowTrimsWhatTheModelIsSent(t *testing.T) {
+	t.Parallel()
+	srv := fakechat.NewTurns(t, fakechat.Turn{Content: "ok"})
+	a := agent.New[agent.NoResponse](openAI(t, srv), nil, agent.WithWindow(history.Window{MaxMessages: 1}))
+	app, err := a.Graph.Compile()
+	require.NoError(t, err)
+	out, err := app.Invoke(context.Background(), a.Input(chat.Human("old question"), chat.AI("old answer"), chat.Human("new question")))
+	require.NoError(t, err)
+	assert.Len(t, out.Messages, 4, "the state keeps everything")
+	req := srv.Requests()[0]
+	assert.Contains(t, req, "new question")
+	assert.NotContains(t, req, "old question")
 }

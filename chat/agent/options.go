@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"github.com/stategraph/stategraph/chat/history"
 	"github.com/stategraph/stategraph/chat/toolnode"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -42,7 +43,13 @@ type config struct {
 	mode           StructuredMode
 	callOpts       []llms.CallOption
 	toolOpts       []toolnode.Option
+	window         *history.Window
 }
+
+// WithWindow sends the model only the part of the history the window keeps
+// (history.Trim); the state keeps it all. To shrink the state itself, add
+// a history.TrimNode or history.SummarizeNode to your graph.
+func WithWindow(w history.Window) Option { return func(c *config) { c.window = &w } }
 
 // WithPrompt sets the system prompt, sent before the history on every model
 // call of the agent node (not stored in the state).
