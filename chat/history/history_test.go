@@ -94,7 +94,9 @@ func (m *summarizer) GenerateContent(_ context.Context, in []llms.MessageContent
 	return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: fmt.Sprintf("%d lines", strings.Count(text, "\n"))}}}, nil
 }
 
-func (m *summarizer) Call(context.Context, string, ...llms.CallOption) (string, error) { return "", nil }
+func (m *summarizer) Call(context.Context, string, ...llms.CallOption) (string, error) {
+	return "", nil
+}
 
 func TestSummarizeNodeReplacesTheOldPartWithASummary(t *testing.T) {
 	t.Parallel()
