@@ -144,7 +144,7 @@ func (m *modelNode[S, T]) agent(ctx context.Context, s S) (state.Update[S], erro
 		prev = last.ID
 	}
 	calls := m.keys.ModelCalls.Get(s)
-	if calls >= m.cfg.maxCalls {
+	if turnCalls(history) >= m.cfg.maxCalls {
 		stop := chat.AI(fmt.Sprintf("Stopped: the limit of %d model calls is reached before a final answer.", m.cfg.maxCalls))
 		stop.ID = limitPrefix + chat.DeriveID(prev, stop)
 		return state.Writes(m.keys.Messages.Set([]chat.Message{stop})), nil
@@ -179,6 +179,18 @@ func (m *modelNode[S, T]) request(prompt string, msgs []chat.Message) []llms.Mes
 		out = append(out, llms.TextParts(llms.ChatMessageTypeSystem, prompt))
 	}
 	return append(out, chat.Contents(msgs)...)
+}
+
+// turnCalls counts the AI messages since the last human message: the
+// agent node's model calls in this turn.
+func turnCalls(msgs []chat.Message) int {
+	n := 0
+	for i := len(msgs) - 1; i >= 0 && msgs[i].Role != llms.ChatMessageTypeHuman; i-- {
+		if msgs[i].Role == llms.ChatMessageTypeAI {
+			n++
+		}
+	}
+	return n
 }
 
 func isNoResponse[T any]() bool {

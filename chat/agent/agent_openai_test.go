@@ -230,3 +230,19 @@ func TestAgentWindowTrimsWhatTheModelIsSent(t *testing.T) {
 	assert.Contains(t, req, "new question")
 	assert.NotContains(t, req, "old question")
 }
+
+// The bound is per turn: a new human message starts a new count, while
+// ModelCalls keeps the thread's total.
+func TestModelCallLimitIsPerTurn(t *testing.T) {
+	t.Parallel()
+	srv := fakechat.NewTurns(t, fakechat.Turn{Content: "fine"})
+	a := agent.New[agent.NoResponse](openAI(t, srv), nil, agent.WithMaxModelCalls(1))
+	app, err := a.Graph.Compile(graph.WithCheckpointer(chattest.Savers(t)["memory"]))
+	require.NoError(t, err)
+	for i := range 3 {
+		out, err := app.Invoke(context.Background(), a.Input(chat.Human("again")), graph.WithThread("turns"))
+		require.NoError(t, err)
+		assert.Equal(t, i+1, out.ModelCalls)
+		assert.False(t, agent.IsLimitStop(out.Messages[len(out.Messages)-1]))
+	}
+}

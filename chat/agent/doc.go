@@ -13,11 +13,12 @@
 // call whose parameters are T's JSON Schema, or in the model's JSON mode
 // (WithStructuredMode) — and decodes it into State.Response.
 //
-// Model calls are counted in the state (State.ModelCalls), so the limit
-// (WithMaxModelCalls, default DefaultMaxModelCalls) holds across
-// interrupts, resumes and processes: when it is reached, the agent adds an
-// AI message saying so instead of calling the model, and the run ends
-// (IsLimitStop reports it). WithReview makes the tool calls it selects wait
+// The model calls of a turn (the AI messages since the last human message)
+// are bounded (WithMaxModelCalls, default DefaultMaxModelCalls), read from
+// the state, so the bound holds across interrupts, resumes and processes:
+// when it is reached, the agent adds an AI message saying so instead of
+// calling the model, and the run ends (IsLimitStop reports it).
+// State.ModelCalls counts every model call of the thread. WithReview makes the tool calls it selects wait
 // for a human decision (toolnode.Review, answered with []toolnode.Decision).
 //
 // New returns an Agent whose Graph is an ordinary *graph.StateGraph: add

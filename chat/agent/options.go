@@ -59,8 +59,10 @@ func WithPrompt(p string) Option { return func(c *config) { c.prompt = p } }
 // (default DefaultResponsePrompt).
 func WithResponsePrompt(p string) Option { return func(c *config) { c.responsePrompt = p } }
 
-// WithMaxModelCalls bounds the agent node's model calls in a thread
-// (n < 1: DefaultMaxModelCalls); the respond node's one call comes on top.
+// WithMaxModelCalls bounds the agent node's model calls in a turn — the AI
+// messages since the last human message, so the bound holds across
+// interrupts, resumes and processes — (n < 1: DefaultMaxModelCalls); the
+// respond node's one call comes on top.
 func WithMaxModelCalls(n int) Option { return func(c *config) { c.maxCalls = n } }
 
 // WithStructuredMode says how the structured answer is asked for (default
