@@ -23,9 +23,9 @@
 //	-resume               finish the turn that was interrupted, then chat on
 //
 // Ctrl-C during a turn stops it and leaves the thread resumable; the
-// program prints the command that finishes the turn (-resume), which
-// neither calls the model again for what was saved nor reruns a finished
-// tool call.
+// program prints the command that finishes the turn (-resume), which runs
+// only the step that was cut off: a model reply that was saved is not asked
+// for again (the tools step, one task, runs its calls again).
 //
 // Exit codes: 0 done, 1 a turn failed, 2 bad flags or a model not
 // configured, 130 interrupted.
