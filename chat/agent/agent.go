@@ -33,7 +33,8 @@ type State[T any] struct {
 type Keys[S, T any] struct {
 	// Messages is the conversation; make it with chat.Messages.
 	Messages *state.Key[S, []chat.Message]
-	// ModelCalls counts the model calls; make it with state.Sum.
+	// ModelCalls, optional, counts the model calls; make it with
+	// state.Sum.
 	ModelCalls *state.Key[S, int]
 	// Response, optional, receives the structured answer; nil makes an
 	// agent without one.
@@ -80,8 +81,12 @@ func (a *Agent[T]) Input(msgs ...chat.Message) state.Update[State[T]] {
 
 // Build returns the ReAct agent's graph over a state S of yours: schema
 // must hold keys' fields. With keys.Response nil there is no structured
-// answer.
+// answer. It panics when keys.Messages or model is nil: the agent cannot
+// be built without them.
 func Build[S, T any](schema *state.Schema[S], keys Keys[S, T], model llms.Model, ts []tools.Tool, opts ...Option) *graph.StateGraph[S] {
+	if keys.Messages == nil || model == nil {
+		panic("agent: Build needs keys.Messages and a model")
+	}
 	c := config{maxCalls: DefaultMaxModelCalls, responsePrompt: DefaultResponsePrompt}
 	for _, o := range opts {
 		o(&c)
@@ -143,7 +148,7 @@ func (m *modelNode[S, T]) agent(ctx context.Context, s S) (state.Update[S], erro
 	if last, ok := chat.Last(history); ok {
 		prev = last.ID
 	}
-	calls := m.keys.ModelCalls.Get(s)
+	calls := m.count(s)
 	if turnCalls(history) >= m.cfg.maxCalls {
 		stop := chat.AI(fmt.Sprintf("Stopped: the limit of %d model calls is reached before a final answer.", m.cfg.maxCalls))
 		stop.ID = limitPrefix + chat.DeriveID(prev, stop)
@@ -166,7 +171,23 @@ func (m *modelNode[S, T]) agent(ctx context.Context, s S) (state.Update[S], erro
 	}
 	choice := resp.Choices[0]
 	reply := chat.AI(choice.Content, choice.ToolCalls...).WithID(id)
-	return state.Writes(m.keys.Messages.Set([]chat.Message{reply}), m.keys.ModelCalls.Set(1)), nil
+	return state.Writes(m.counted(m.keys.Messages.Set([]chat.Message{reply}))...), nil
+}
+
+// count is the thread's model calls so far (0 without a ModelCalls key).
+func (m *modelNode[S, T]) count(s S) int {
+	if m.keys.ModelCalls == nil {
+		return 0
+	}
+	return m.keys.ModelCalls.Get(s)
+}
+
+// counted is ws with one model call added to ModelCalls, if there is the key.
+func (m *modelNode[S, T]) counted(ws ...state.Write[S]) []state.Write[S] {
+	if m.keys.ModelCalls == nil {
+		return ws
+	}
+	return append(ws, m.keys.ModelCalls.Set(1))
 }
 
 // request is the system prompt (if any) and the history as model input.

@@ -50,3 +50,16 @@ func TestBuildRunsOverTheUsersStateAndExtends(t *testing.T) {
 	assert.Contains(t, app.Mermaid(), "agent -.-> respond;")
 	assert.Contains(t, app.Mermaid(), "respond --> file;")
 }
+
+func TestBuildWithoutACountOrAnAnswer(t *testing.T) {
+	t.Parallel()
+	model := &scripted{replies: []llms.ContentChoice{{Content: "hi"}}}
+	schema := state.NewSchema[support](supportMessages)
+	app, err := agent.Build(schema, agent.Keys[support, agent.NoResponse]{Messages: supportMessages}, model, nil).Compile()
+	require.NoError(t, err)
+	out, err := app.Invoke(context.Background(), state.Writes(supportMessages.Set([]chat.Message{chat.Human("hello")})))
+	require.NoError(t, err)
+	assert.Equal(t, "hi", out.Messages[1].Text())
+	assert.NotContains(t, app.Mermaid(), "respond")
+	assert.Panics(t, func() { agent.Build(schema, agent.Keys[support, agent.NoResponse]{}, model, nil) })
+}

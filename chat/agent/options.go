@@ -56,7 +56,8 @@ func WithWindow(w history.Window) Option { return func(c *config) { c.window = &
 func WithPrompt(p string) Option { return func(c *config) { c.prompt = p } }
 
 // WithResponsePrompt sets the system prompt of the respond node's call
-// (default DefaultResponsePrompt).
+// (default DefaultResponsePrompt). An agent without a structured answer has
+// no respond node, and ignores it, as it ignores WithStructuredMode.
 func WithResponsePrompt(p string) Option { return func(c *config) { c.responsePrompt = p } }
 
 // WithMaxModelCalls bounds the agent node's model calls in a turn — the AI

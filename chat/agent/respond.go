@@ -40,7 +40,7 @@ func Schema[T any]() json.RawMessage {
 
 // respond is the respond node: one model call for the answer as a T.
 func (m *modelNode[S, T]) respond(ctx context.Context, s S) (state.Update[S], error) {
-	calls := m.keys.ModelCalls.Get(s)
+	calls := m.count(s)
 	schema := Schema[T]()
 	mode := m.cfg.mode
 	if mode == StructuredAuto {
@@ -75,7 +75,7 @@ func (m *modelNode[S, T]) respond(ctx context.Context, s S) (state.Update[S], er
 	if err != nil {
 		return state.Update[S]{}, fmt.Errorf("agent: respond: model call %d: %w", calls+1, err)
 	}
-	return state.Writes(m.keys.Response.Set(v), m.keys.ModelCalls.Set(1)), nil
+	return state.Writes(m.counted(m.keys.Response.Set(v))...), nil
 }
 
 // decode reads the answer from the respond tool's arguments, else from the
