@@ -18,4 +18,8 @@
 // AI message, so the history shows what ran), Reject answers it with the
 // reviewer's reason instead of running it. No tool runs before every
 // listed call is decided, so a reviewed node never runs a tool twice.
+//
+// WithCallHook wraps each call (to refuse it by policy, bound it, audit it,
+// judge its result), and Run does the node's work as a plain function, for
+// a loop that runs tools inside a node of its own.
 package toolnode

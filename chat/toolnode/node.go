@@ -26,6 +26,21 @@ type options struct {
 	maxParallel int
 	onError     func(call llms.ToolCall, err error) (string, error)
 	review      func(llms.ToolCall) bool
+	around      CallHook
+}
+
+// CallHook wraps each call a node makes: it may refuse the call (return
+// without calling run), bound it (a context with a deadline), time and
+// record it, or judge its result. run calls the tool (a panic in it is
+// already an error); what the hook returns is the call's result, an error
+// going to the error handler like a tool's own. Hooks run concurrently, one
+// per call, so a hook that keeps records must lock.
+type CallHook func(ctx context.Context, call llms.ToolCall, run func(ctx context.Context) (string, error)) (string, error)
+
+// WithCallHook wraps every call (see CallHook); a call of a tool that does
+// not exist is answered without it.
+func WithCallHook(h CallHook) Option {
+	return func(o *options) { o.around = h }
 }
 
 // WithMaxParallel bounds how many calls run at once (n < 1: one at a time).
@@ -64,6 +79,33 @@ func DefaultErrorMessage(_ llms.ToolCall, err error) (string, error) {
 // messages (see the package documentation). A last message that is not an
 // AI message fails the node; one without tool calls writes nothing.
 func New[S any](messages *state.Key[S, []chat.Message], ts []tools.Tool, opts ...Option) graph.NodeFunc[S] {
+	r := newRunner(ts, opts)
+	return func(ctx context.Context, s S) (state.Update[S], error) {
+		out, err := r.run(ctx, messages.Get(s))
+		if err != nil || len(out) == 0 {
+			return state.Update[S]{}, err
+		}
+		return state.Writes(messages.Set(out)), nil
+	}
+}
+
+// Run does what the node does, as a function, for code that runs tools
+// inside a node of its own (a ReAct loop within a step): it returns the
+// messages the node would write for the last of msgs — the tool messages,
+// in call order, after the AI message with its calls edited when a review
+// edited one. Review (WithReview) needs a node's context: Run calls
+// graph.Interrupt.
+func Run(ctx context.Context, msgs []chat.Message, ts []tools.Tool, opts ...Option) ([]chat.Message, error) {
+	return newRunner(ts, opts).run(ctx, msgs)
+}
+
+type runner struct {
+	opts  options
+	tools map[string]tools.Tool
+	names []string
+}
+
+func newRunner(ts []tools.Tool, opts []Option) *runner {
 	o := options{maxParallel: DefaultMaxParallel, onError: DefaultErrorMessage}
 	for _, opt := range opts {
 		opt(&o)
@@ -75,20 +117,7 @@ func New[S any](messages *state.Key[S, []chat.Message], ts []tools.Tool, opts ..
 		names = append(names, t.Name())
 	}
 	slices.Sort(names)
-	r := &runner{opts: o, tools: byName, names: names}
-	return func(ctx context.Context, s S) (state.Update[S], error) {
-		out, err := r.run(ctx, messages.Get(s))
-		if err != nil || len(out) == 0 {
-			return state.Update[S]{}, err
-		}
-		return state.Writes(messages.Set(out)), nil
-	}
-}
-
-type runner struct {
-	opts  options
-	tools map[string]tools.Tool
-	names []string
+	return &runner{opts: o, tools: byName, names: names}
 }
 
 // run returns the messages the node writes for the last message of msgs.
@@ -225,18 +254,24 @@ func (r *runner) runCalls(ctx context.Context, calls []llms.ToolCall, answers []
 }
 
 // call runs one call, a panic turned into an error.
-func (r *runner) call(ctx context.Context, c llms.ToolCall) (out string, err error) {
+func (r *runner) call(ctx context.Context, c llms.ToolCall) (string, error) {
 	name := callName(c)
 	t, ok := r.tools[name]
 	if !ok {
 		return "", fmt.Errorf("%q is not a tool; the tools are: %s", name, strings.Join(r.names, ", "))
 	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("tool %q panicked: %v", name, p)
-		}
-	}()
-	return t.Call(ctx, input(t, callArgs(c)))
+	run := func(ctx context.Context) (out string, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("tool %q panicked: %v", name, p)
+			}
+		}()
+		return t.Call(ctx, input(t, callArgs(c)))
+	}
+	if r.opts.around != nil {
+		return r.opts.around(ctx, c, run)
+	}
+	return run(ctx)
 }
 
 func callName(c llms.ToolCall) string {

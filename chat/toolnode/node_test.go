@@ -211,3 +211,29 @@ func TestDefinitionsOfferSchemasOrAnInput(t *testing.T) {
 	assert.Equal(t, "the plain tool", defs[1].Function.Description)
 	assert.Equal(t, []string{"input"}, defs[1].Function.Parameters.(map[string]any)["required"])
 }
+
+// Run works outside a graph, and a hook sees each call: here it refuses
+// one tool and bounds the others.
+func TestRunWithACallHook(t *testing.T) {
+	t.Parallel()
+	var ran atomic.Int32
+	echo := fn{"echo", func(_ context.Context, in string) (string, error) { ran.Add(1); return in, nil }}
+	drop := fn{"drop", func(context.Context, string) (string, error) { ran.Add(1); return "dropped", nil }}
+	hook := toolnode.WithCallHook(func(ctx context.Context, c llms.ToolCall, run func(context.Context) (string, error)) (string, error) {
+		if c.FunctionCall.Name == "drop" {
+			return "", errors.New("refused by policy")
+		}
+		out, err := run(ctx)
+		return "[" + out + "]", err
+	})
+	out, err := toolnode.Run(context.Background(), []chat.Message{chat.AI("",
+		chat.Call("1", "echo", `{"input":"a"}`), chat.Call("2", "drop", `{}`), chat.Call("3", "echo", `{"input":"b"}`))},
+		[]tools.Tool{echo, drop}, hook)
+	require.NoError(t, err)
+	r := toolReplies(t, out)
+	require.Len(t, r, 3)
+	assert.Equal(t, "[a]", r[0].Content)
+	assert.Equal(t, "Error: refused by policy\nCorrect the call and try again.", r[1].Content)
+	assert.Equal(t, "[b]", r[2].Content)
+	assert.Equal(t, int32(2), ran.Load())
+}
