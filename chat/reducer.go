@@ -43,6 +43,15 @@ func Add(old, update []Message) []Message {
 	}
 	merged := make([]Message, len(old), len(old)+len(update))
 	copy(merged, old)
+	if onlyNew(update) {
+		// The common write, new messages without ids: no index of the
+		// history is needed, only a check that each derived id is free.
+		for _, m := range update {
+			m.ID = freeID(merged, prevID(merged), m)
+			merged = append(merged, m)
+		}
+		return merged
+	}
 	index := make(map[string]int, len(old)+len(update))
 	for i, m := range merged {
 		if m.ID != "" {
@@ -100,6 +109,35 @@ func prevID(msgs []Message) string {
 		return ""
 	}
 	return msgs[len(msgs)-1].ID
+}
+
+// onlyNew reports whether every message of update lacks an id (and none is
+// a marker).
+func onlyNew(update []Message) bool {
+	for _, m := range update {
+		if m.ID != "" || m.IsRemove() {
+			return false
+		}
+	}
+	return true
+}
+
+// freeID is uniqueID for a history without an index: it scans msgs.
+func freeID(msgs []Message, prev string, m Message) string {
+	id := DeriveID(prev, m)
+	for n := 1; taken(msgs, id); n++ {
+		id = DeriveID(prev+"#"+strconv.Itoa(n), m)
+	}
+	return id
+}
+
+func taken(msgs []Message, id string) bool {
+	for i := range msgs {
+		if msgs[i].ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // uniqueID derives the id of m appended after a message with id prev, made
