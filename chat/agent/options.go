@@ -1,0 +1,89 @@
+package agent
+
+import (
+	"github.com/stategraph/stategraph/chat/history"
+	"github.com/stategraph/stategraph/chat/toolnode"
+	"github.com/tmc/langchaingo/llms"
+)
+
+// DefaultMaxModelCalls bounds the agent's model calls unless
+// WithMaxModelCalls says otherwise.
+const DefaultMaxModelCalls = 10
+
+// Node names of the agent's graph.
+const (
+	NodeAgent   = "agent"
+	NodeTools   = "tools"
+	NodeRespond = "respond"
+)
+
+// StructuredMode is how the respond node asks for the structured answer.
+type StructuredMode uint8
+
+const (
+	// StructuredAuto picks StructuredJSON for langchaingo's Ollama client
+	// and StructuredTool for every other model.
+	StructuredAuto StructuredMode = iota
+	// StructuredTool offers one tool, "respond", whose parameters are the
+	// answer's JSON Schema, and forces the model to call it (OpenAI's
+	// tool_choice); a reply in text is read as JSON instead.
+	StructuredTool
+	// StructuredJSON asks for JSON (llms.WithJSONMode) with the schema in
+	// the prompt.
+	StructuredJSON
+)
+
+// Option configures the agent.
+type Option func(*config)
+
+type config struct {
+	prompt         string
+	responsePrompt string
+	maxCalls       int
+	mode           StructuredMode
+	callOpts       []llms.CallOption
+	toolOpts       []toolnode.Option
+	window         *history.Window
+}
+
+// WithWindow sends the model only the part of the history the window keeps
+// (history.Trim); the state keeps it all. To shrink the state itself, add
+// a history.TrimNode or history.SummarizeNode to your graph.
+func WithWindow(w history.Window) Option { return func(c *config) { c.window = &w } }
+
+// WithPrompt sets the system prompt, sent before the history on every model
+// call of the agent node (not stored in the state).
+func WithPrompt(p string) Option { return func(c *config) { c.prompt = p } }
+
+// WithResponsePrompt sets the system prompt of the respond node's call
+// (default DefaultResponsePrompt). An agent without a structured answer has
+// no respond node, and ignores it, as it ignores WithStructuredMode.
+func WithResponsePrompt(p string) Option { return func(c *config) { c.responsePrompt = p } }
+
+// WithMaxModelCalls bounds the agent node's model calls in a turn — the AI
+// messages since the last human message, so the bound holds across
+// interrupts, resumes and processes — (n < 1: DefaultMaxModelCalls); the
+// respond node's one call comes on top.
+func WithMaxModelCalls(n int) Option { return func(c *config) { c.maxCalls = n } }
+
+// WithStructuredMode says how the structured answer is asked for (default
+// StructuredAuto).
+func WithStructuredMode(m StructuredMode) Option { return func(c *config) { c.mode = m } }
+
+// WithCallOptions adds options to every model call (temperature, model,
+// max tokens…), after the agent's own.
+func WithCallOptions(opts ...llms.CallOption) Option {
+	return func(c *config) { c.callOpts = append(c.callOpts, opts...) }
+}
+
+// WithToolOptions configures the tools node (parallelism, errors).
+func WithToolOptions(opts ...toolnode.Option) Option {
+	return func(c *config) { c.toolOpts = append(c.toolOpts, opts...) }
+}
+
+// WithReview makes the tool calls need selects wait for a human decision
+// before they run (toolnode.WithReview): toolnode.ReviewAll, or
+// toolnode.ReviewTools("send_email").
+func WithReview(need func(llms.ToolCall) bool) Option {
+	return WithToolOptions(toolnode.WithReview(need))
+}

@@ -1,0 +1,25 @@
+// Package toolnode runs the tool calls a model asked for: New is
+// LangGraph's ToolNode, Condition its tools_condition router, Definitions
+// the tools as a model is offered them (bind_tools).
+//
+// The node reads the last message of a chat.Messages field; when it is an
+// AI message with tool calls, it runs them concurrently (at most
+// DefaultMaxParallel at once unless WithMaxParallel says otherwise) and
+// writes one tool message per call, in the order of the calls whatever
+// order they finish in. A tool that fails or panics, or a call of a tool
+// that does not exist, is answered with a tool message the model can read
+// and correct itself from (WithErrorHandler changes the text, or makes the
+// failure fail the node).
+//
+// With WithReview, the calls the review selects wait for a human: the node
+// calls graph.Interrupt once with a Review listing them, and the run stops.
+// Resume it with a []Decision, one per listed call in order: Approve runs
+// the call, Edit runs it with other arguments (and rewrites the call in the
+// AI message, so the history shows what ran), Reject answers it with the
+// reviewer's reason instead of running it. No tool runs before every
+// listed call is decided, so a reviewed node never runs a tool twice.
+//
+// WithCallHook wraps each call (to refuse it by policy, bound it, audit it,
+// judge its result), and Run does the node's work as a plain function, for
+// a loop that runs tools inside a node of its own.
+package toolnode

@@ -1,0 +1,291 @@
+package toolnode
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/stategraph/stategraph/chat"
+	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/state"
+	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/tools"
+)
+
+// DefaultMaxParallel is how many calls a node runs at once unless
+// WithMaxParallel says otherwise.
+const DefaultMaxParallel = 4
+
+// Option configures a tool node.
+type Option func(*options)
+
+type options struct {
+	maxParallel int
+	onError     func(call llms.ToolCall, err error) (string, error)
+	review      func(llms.ToolCall) bool
+	around      CallHook
+}
+
+// CallHook wraps each call a node makes: it may refuse the call (return
+// without calling run), bound it (a context with a deadline), time and
+// record it, or judge its result. run calls the tool (a panic in it is
+// already an error); what the hook returns is the call's result, an error
+// going to the error handler like a tool's own. Hooks run concurrently, one
+// per call, so a hook that keeps records must lock.
+type CallHook func(ctx context.Context, call llms.ToolCall, run func(ctx context.Context) (string, error)) (string, error)
+
+// WithCallHook wraps every call (see CallHook); a call of a tool that does
+// not exist is answered without it.
+func WithCallHook(h CallHook) Option {
+	return func(o *options) { o.around = h }
+}
+
+// WithMaxParallel bounds how many calls run at once (n < 1: one at a time).
+func WithMaxParallel(n int) Option {
+	return func(o *options) { o.maxParallel = max(n, 1) }
+}
+
+// WithErrorHandler sets what a failed call (an error, a panic, a tool that
+// does not exist) becomes: the content of its tool message, or, when the
+// handler returns an error, the node's failure. The default answers
+// DefaultErrorMessage.
+func WithErrorHandler(h func(call llms.ToolCall, err error) (string, error)) Option {
+	return func(o *options) { o.onError = h }
+}
+
+// PropagateErrors makes a failed call fail the node (LangGraph's
+// handle_tool_errors=False), with an error naming the call and the tool.
+func PropagateErrors() Option {
+	return WithErrorHandler(func(_ llms.ToolCall, err error) (string, error) { return "", err })
+}
+
+// WithReview makes the calls that need return true wait for a human
+// decision before any tool runs (see Review). ReviewAll and ReviewTools
+// are ready-made choices.
+func WithReview(need func(llms.ToolCall) bool) Option {
+	return func(o *options) { o.review = need }
+}
+
+// DefaultErrorMessage is the tool message a failed call gets by default: the
+// error, and a request to correct the call.
+func DefaultErrorMessage(_ llms.ToolCall, err error) (string, error) {
+	return fmt.Sprintf("Error: %v\nCorrect the call and try again.", err), nil
+}
+
+// New returns the node running the tool calls of the last message of
+// messages (see the package documentation). A last message that is not an
+// AI message fails the node; one without tool calls writes nothing.
+func New[S any](messages *state.Key[S, []chat.Message], ts []tools.Tool, opts ...Option) graph.NodeFunc[S] {
+	r := newRunner(ts, opts)
+	return func(ctx context.Context, s S) (state.Update[S], error) {
+		out, err := r.run(ctx, messages.Get(s))
+		if err != nil || len(out) == 0 {
+			return state.Update[S]{}, err
+		}
+		return state.Writes(messages.Set(out)), nil
+	}
+}
+
+// Run does what the node does, as a function, for code that runs tools
+// inside a node of its own (a ReAct loop within a step): it returns the
+// messages the node would write for the last of msgs — the tool messages,
+// in call order, after the AI message with its calls edited when a review
+// edited one. Review (WithReview) needs a node's context: Run calls
+// graph.Interrupt.
+func Run(ctx context.Context, msgs []chat.Message, ts []tools.Tool, opts ...Option) ([]chat.Message, error) {
+	return newRunner(ts, opts).run(ctx, msgs)
+}
+
+type runner struct {
+	opts  options
+	tools map[string]tools.Tool
+	names []string
+}
+
+func newRunner(ts []tools.Tool, opts []Option) *runner {
+	o := options{maxParallel: DefaultMaxParallel, onError: DefaultErrorMessage}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	byName := make(map[string]tools.Tool, len(ts))
+	names := make([]string, 0, len(ts))
+	for _, t := range ts {
+		byName[t.Name()] = t
+		names = append(names, t.Name())
+	}
+	slices.Sort(names)
+	return &runner{opts: o, tools: byName, names: names}
+}
+
+// run returns the messages the node writes for the last message of msgs.
+func (r *runner) run(ctx context.Context, msgs []chat.Message) ([]chat.Message, error) {
+	last, ok := chat.Last(msgs)
+	if !ok {
+		return nil, fmt.Errorf("toolnode: no messages")
+	}
+	if last.Role != llms.ChatMessageTypeAI {
+		return nil, fmt.Errorf("toolnode: the last message (id %q) is a %s message, not an AI message", last.ID, last.Role)
+	}
+	calls := last.ToolCalls()
+	if len(calls) == 0 {
+		return nil, nil
+	}
+	answers := make([]*string, len(calls)) // set: answered without running
+	var out []chat.Message
+	if r.opts.review != nil {
+		edited, err := r.reviewCalls(ctx, last, calls, answers)
+		if err != nil {
+			return nil, err
+		}
+		if edited != nil {
+			out = append(out, *edited)
+		}
+	}
+	results, err := r.runCalls(ctx, calls, answers)
+	if err != nil {
+		return nil, err
+	}
+	for i, c := range calls {
+		out = append(out, chat.ToolResult(c.ID, callName(c), results[i]))
+	}
+	return out, nil
+}
+
+// reviewCalls asks for the decisions on the calls that need review (an
+// interrupt, the first time) and applies them: edited arguments are set in
+// calls, rejections in answers. It returns the AI message with its calls
+// edited, when an edit changed one.
+func (r *runner) reviewCalls(ctx context.Context, ai chat.Message, calls []llms.ToolCall, answers []*string) (*chat.Message, error) {
+	rev := Review{MessageID: ai.ID}
+	var at []int
+	for i, c := range calls {
+		if r.opts.review(c) {
+			rev.Calls = append(rev.Calls, ReviewCall{ID: c.ID, Tool: callName(c), Args: callArgs(c)})
+			at = append(at, i)
+		}
+	}
+	if len(at) == 0 {
+		return nil, nil
+	}
+	decisions, err := graph.Interrupt[[]Decision](ctx, rev)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(rev, decisions); err != nil {
+		return nil, err
+	}
+	edited := false
+	for k, d := range decisions {
+		i := at[k]
+		switch d.Action {
+		case ActionReject:
+			why := d.Reason
+			if why == "" {
+				why = "no reason given"
+			}
+			msg := fmt.Sprintf("The reviewer rejected this call; it was not run. Reason: %s", why)
+			answers[i] = &msg
+		case ActionEdit:
+			if d.Args != callArgs(calls[i]) {
+				fc := llms.FunctionCall{Name: callName(calls[i]), Arguments: d.Args}
+				calls[i].FunctionCall = &fc
+				edited = true
+			}
+		}
+	}
+	if !edited {
+		return nil, nil
+	}
+	m := ai
+	m.Parts = slices.Clone(ai.Parts)
+	k := 0
+	for j, p := range m.Parts {
+		if _, ok := p.(llms.ToolCall); ok {
+			m.Parts[j] = calls[k]
+			k++
+		}
+	}
+	return &m, nil
+}
+
+// runCalls runs the calls not answered yet, at most maxParallel at once,
+// and returns every call's tool message content, in call order.
+func (r *runner) runCalls(ctx context.Context, calls []llms.ToolCall, answers []*string) ([]string, error) {
+	results := make([]string, len(calls))
+	errs := make([]error, len(calls))
+	sem := make(chan struct{}, r.opts.maxParallel)
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		if answers[i] != nil {
+			results[i] = *answers[i]
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return nil, context.Cause(ctx)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i], errs[i] = r.call(ctx, c)
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, context.Cause(ctx)
+	}
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		content, herr := r.opts.onError(calls[i], err)
+		if herr != nil {
+			return nil, fmt.Errorf("toolnode: call %q of tool %q: %w", calls[i].ID, callName(calls[i]), herr)
+		}
+		results[i] = content
+	}
+	return results, nil
+}
+
+// call runs one call, a panic turned into an error.
+func (r *runner) call(ctx context.Context, c llms.ToolCall) (string, error) {
+	name := callName(c)
+	t, ok := r.tools[name]
+	if !ok {
+		return "", fmt.Errorf("%q is not a tool; the tools are: %s", name, strings.Join(r.names, ", "))
+	}
+	run := func(ctx context.Context) (out string, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("tool %q panicked: %v", name, p)
+			}
+		}()
+		return t.Call(ctx, input(t, callArgs(c)))
+	}
+	if r.opts.around != nil {
+		return r.opts.around(ctx, c, run)
+	}
+	return run(ctx)
+}
+
+func callName(c llms.ToolCall) string {
+	if c.FunctionCall == nil {
+		return ""
+	}
+	return c.FunctionCall.Name
+}
+
+func callArgs(c llms.ToolCall) string {
+	if c.FunctionCall == nil {
+		return ""
+	}
+	return c.FunctionCall.Arguments
+}
+
+func validJSON(s string) bool { return json.Valid([]byte(s)) }

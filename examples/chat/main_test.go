@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stategraph/stategraph/internal/fakechat"
+	"github.com/stretchr/testify/require"
+)
+
+// bin is the example, built once by TestMain, run by the tests as a user
+// would run it.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "chat-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "chat")
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building the example:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// env is the environment without the variables the example reads, plus extra.
+func env(extra ...string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "OLLAMA_") && !strings.HasPrefix(kv, "CHAT_") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, extra...)
+}
+
+func command(t *testing.T, dir string, args ...string) *exec.Cmd {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = env()
+	return cmd
+}
+
+func execute(t *testing.T, cmd *exec.Cmd, stdin string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		require.NoError(t, err)
+	}
+	return result{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+}
+
+func TestOfflineChatCallsToolsAndRemembersTheThread(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	res := execute(t, command(t, dir), "hello\nweather in Oslo and Paris?\nwhat is 12 * 7\n\n")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	for _, want := range []string{
+		"chat on thread chat (offline: a scripted model), saved in chat.db.",
+		"assistant: I can tell you the weather in Oslo, Paris, Tokyo or Lima",
+		"  → get_weather {\"city\":\"Oslo\"}\n  → get_weather {\"city\":\"Paris\"}\n",
+		"  ← get_weather: Oslo: sunny, 21°C\n  ← get_weather: Paris: light rain, 16°C\n",
+		"assistant: Here is what I found: Oslo: sunny, 21°C; Paris: light rain, 16°C.\n",
+		"  ← calculate: 12 * 7 = 84\nassistant: Here is what I found: 12 * 7 = 84.\n",
+		"bye",
+	} {
+		require.Contains(t, res.stdout, want)
+	}
+	require.FileExists(t, filepath.Join(dir, defaultDB))
+
+	// The next run continues the same conversation.
+	res = execute(t, command(t, dir), "weather in Lima\n")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Contains(t, res.stdout, "continuing the conversation: 11 messages, 5 model calls so far")
+	require.Contains(t, res.stdout, "Lima: fog, 18°C")
+}
+
+func TestReviewApprovesEditsRejectsAndWaitsAcrossRuns(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	res := execute(t, command(t, dir, "-review"), "weather in Oslo and Lima\nmaybe\ne\n{bad\n{\"city\":\"Tokyo\"}\nn\nnot now\n\n")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	for _, want := range []string{
+		"review: get_weather {\"city\":\"Oslo\"}",
+		`please answer y, n or e (not "maybe")`,
+		`"{bad" is not JSON; try again`,
+		"review: get_weather {\"city\":\"Lima\"}",
+		"← get_weather: Tokyo: cloudy, 24°C",
+		"← get_weather: The reviewer rejected this call; it was not run. Reason: not now",
+	} {
+		require.Contains(t, res.stdout, want)
+	}
+	require.NotContains(t, res.stdout, "Lima: fog")
+
+	// Input ends at the review: the call waits, saved, for the next run.
+	res = execute(t, command(t, dir, "-review"), "weather in Paris\n")
+	require.Equal(t, exitFailed, res.code)
+	require.Contains(t, res.stdout, "The tool call waits for your review; answer it with:\n  go run ./examples/chat -resume -thread chat -db chat.db")
+	res = execute(t, command(t, dir, "-review"), "")
+	require.Equal(t, exitFailed, res.code)
+	require.Contains(t, res.stderr, "thread chat has an unfinished turn (next: tools); finish it with -resume")
+	res = execute(t, command(t, dir, "-review", "-resume"), "y\n\n")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Contains(t, res.stdout, "resuming the unfinished turn (next: tools)")
+	require.Contains(t, res.stdout, "assistant: Here is what I found: Paris: light rain, 16°C.")
+}
+
+func TestCtrlCLeavesTheTurnResumable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd := command(t, dir, "-thread", "t-ctrl-c")
+	cmd.Env = env(slowToolEnv + "=calculate")
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	_, err = io.WriteString(stdin, "weather in Oslo, and 2 + 3?\n")
+	require.NoError(t, err)
+	var first strings.Builder
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		first.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "(test hook) calculate blocks") {
+			break
+		}
+	}
+	require.Contains(t, first.String(), "(test hook) calculate blocks", "the turn never reached the tool")
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	rest, err := io.ReadAll(stdout)
+	require.NoError(t, err)
+	first.Write(rest)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	require.Equal(t, exitInterrupted, ee.ExitCode(), stderr.String())
+	require.Contains(t, first.String(), "Interrupted. The thread is saved; finish the turn with:\n  go run ./examples/chat -resume -thread t-ctrl-c -db chat.db")
+
+	res := execute(t, command(t, dir, "-resume", "-thread", "t-ctrl-c"), "\n")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Contains(t, res.stdout, "resuming the unfinished turn (next: tools)")
+	require.Contains(t, res.stdout, "← calculate: 2 + 3 = 5")
+	require.Contains(t, res.stdout, "assistant: Here is what I found: Oslo: sunny, 21°C; 2 + 3 = 5.")
+	require.NotContains(t, res.stdout, "→ get_weather", "the model is not asked again for the calls")
+	require.Contains(t, res.stdout, "← get_weather: Oslo: sunny, 21°C", "the tools step runs again, all of its calls")
+}
+
+// With -model openai, the chat goes through langchaingo's OpenAI client
+// (here to the local test server).
+func TestOpenAIModelThroughLangchaingo(t *testing.T) {
+	t.Parallel()
+	srv := fakechat.NewTurns(t,
+		fakechat.Turn{Once: true, ToolCalls: []fakechat.ToolCall{{ID: "call_1", Name: "get_weather", Arguments: `{"city":"Tokyo"}`}}},
+		fakechat.Turn{Once: true, Content: "Cloudy in Tokyo, 24 degrees."},
+	)
+	dir := t.TempDir()
+	cmd := command(t, dir, "-model", "openai")
+	cmd.Env = env("OPENAI_API_KEY=test", "OPENAI_BASE_URL="+srv.URL+"/v1", "OPENAI_MODEL=test")
+	res := execute(t, cmd, "how is Tokyo?\n\n")
+	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Contains(t, res.stdout, "(OpenAI model test at "+srv.URL+"/v1)")
+	require.Contains(t, res.stdout, "  → get_weather {\"city\":\"Tokyo\"}\n  ← get_weather: Tokyo: cloudy, 24°C\n")
+	require.Contains(t, res.stdout, "assistant: Cloudy in Tokyo, 24 degrees.\n")
+	require.NotContains(t, res.stdout, `[{"id"`, "the streamed tool-call JSON is not printed")
+	require.Contains(t, srv.Requests()[0], systemPrompt)
+
+	cmd = command(t, dir, "-model", "openai")
+	res = execute(t, cmd, "")
+	require.Equal(t, exitUsage, res.code)
+	require.Contains(t, res.stderr, "-model openai needs OPENAI_API_KEY")
+}

@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/stategraph/stategraph/chat"
+	"github.com/stategraph/stategraph/chat/agent"
+	"github.com/stategraph/stategraph/chat/toolnode"
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/sqlite"
+	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/state"
+	"github.com/tmc/langchaingo/llms"
+)
+
+const systemPrompt = "You are a helpful assistant on a terminal. Use the tools for the weather and for arithmetic; answer briefly."
+
+type turnState = agent.State[agent.NoResponse]
+
+// session is one run of the program: the agent on its thread, the
+// terminal.
+type session struct {
+	cfg   config
+	a     *agent.Agent[agent.NoResponse]
+	app   *graph.Compiled[turnState]
+	in    *bufio.Scanner
+	out   io.Writer
+	shown string // id of the message whose chunks are being printed
+}
+
+// errNoAnswer is the end of input while a review waits for an answer.
+var errNoAnswer = errors.New("no answer to the review")
+
+func run(ctx context.Context, cfg config, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	model, label, err := chatModel(cfg.model, getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, "chat:", err)
+		return exitUsage
+	}
+	saver, err := sqlite.Open(cfg.db)
+	if err != nil {
+		fmt.Fprintln(stderr, "chat:", err)
+		return exitFailed
+	}
+	defer saver.Close()
+	opts := []agent.Option{agent.WithPrompt(systemPrompt)}
+	if cfg.review {
+		opts = append(opts, agent.WithReview(toolnode.ReviewAll))
+	}
+	a := agent.New[agent.NoResponse](model, chatTools(getenv(slowToolEnv), stdout), opts...)
+	app, err := a.Graph.Compile(graph.WithCheckpointer(saver))
+	if err != nil {
+		fmt.Fprintln(stderr, "chat:", err)
+		return exitFailed
+	}
+	s := &session{cfg: cfg, a: a, app: app, in: bufio.NewScanner(stdin), out: stdout}
+	fmt.Fprintf(stdout, "chat on thread %s (%s), saved in %s. An empty line ends.\n", cfg.thread, label, cfg.db)
+	return s.exit(s.chat(ctx), stderr)
+}
+
+// chat finishes a pending turn if asked, then reads and answers messages
+// until an empty line or the end of input.
+func (s *session) chat(ctx context.Context) error {
+	snap, err := s.app.State(ctx, graph.WithThread(s.cfg.thread))
+	switch {
+	case errors.Is(err, checkpoint.ErrNotFound):
+		snap = nil
+	case err != nil:
+		return err
+	}
+	if snap != nil {
+		fmt.Fprintf(s.out, "continuing the conversation: %d messages, %d model calls so far\n", len(snap.Values.Messages), snap.Values.ModelCalls)
+	}
+	pending := snap != nil && len(snap.Next) > 0
+	switch {
+	case pending && !s.cfg.resume:
+		return fmt.Errorf("thread %s has an unfinished turn (next: %s); finish it with -resume", s.cfg.thread, strings.Join(snap.Next, ", "))
+	case pending:
+		fmt.Fprintf(s.out, "resuming the unfinished turn (next: %s)\n", strings.Join(snap.Next, ", "))
+		var resume []graph.RunOption
+		if len(snap.Interrupts) > 0 {
+			d, err := s.review(snap.Interrupts[0])
+			if err != nil {
+				return err
+			}
+			resume = append(resume, graph.Resume(d))
+		}
+		if err := s.turn(ctx, state.Update[turnState]{}, resume...); err != nil {
+			return err
+		}
+	case s.cfg.resume:
+		fmt.Fprintln(s.out, "nothing to resume: the last turn finished")
+	}
+	for {
+		fmt.Fprint(s.out, "you: ")
+		if !s.in.Scan() || strings.TrimSpace(s.in.Text()) == "" {
+			fmt.Fprintln(s.out, "\nbye")
+			return s.in.Err()
+		}
+		if err := s.turn(ctx, s.a.Input(chat.Human(s.in.Text()))); err != nil {
+			return err
+		}
+	}
+}
+
+// turn runs the agent until it answers, asking the reviewer whenever a
+// tool call waits for a decision.
+func (s *session) turn(ctx context.Context, input state.Update[turnState], extra ...graph.RunOption) error {
+	for {
+		opts := append([]graph.RunOption{graph.WithThread(s.cfg.thread),
+			graph.StreamModes(graph.Custom, graph.Updates, graph.Interrupts)}, extra...)
+		var pending []graph.Interruption
+		for ev, err := range s.app.Stream(ctx, input, opts...) {
+			if err != nil {
+				s.endLine()
+				return err
+			}
+			switch ev.Mode {
+			case graph.Custom:
+				if c, ok := ev.Custom.(chat.Chunk); ok {
+					s.chunk(c)
+				}
+			case graph.Updates:
+				s.update(ev.Node, ev.Update)
+			case graph.Interrupts:
+				pending = ev.Interrupts
+			}
+		}
+		s.endLine()
+		if len(pending) == 0 {
+			return nil
+		}
+		d, err := s.review(pending[0])
+		if err != nil {
+			return err
+		}
+		input, extra = state.Update[turnState]{}, []graph.RunOption{graph.Resume(d)}
+	}
+}
+
+// chunk prints a streamed chunk of the assistant's reply. A chunk that is
+// a tool call's JSON (langchaingo's OpenAI client streams those too) is
+// left out: the update shows the call.
+func (s *session) chunk(c chat.Chunk) {
+	var calls []struct {
+		Function json.RawMessage `json:"function"`
+	}
+	if json.Unmarshal([]byte(c.Text), &calls) == nil && len(calls) > 0 && calls[0].Function != nil {
+		return
+	}
+	if c.MessageID != s.shown {
+		s.endLine()
+		fmt.Fprint(s.out, "assistant: ")
+		s.shown = c.MessageID
+	}
+	fmt.Fprint(s.out, c.Text)
+}
+
+func (s *session) endLine() {
+	if s.shown != "" {
+		fmt.Fprintln(s.out)
+		s.shown = ""
+	}
+}
+
+// update prints the tool calls the agent asked for, a reply that was not
+// streamed, and the tools' answers.
+func (s *session) update(node string, u state.Update[turnState]) {
+	streamed := s.shown
+	s.endLine()
+	for _, w := range u.Writes {
+		msgs, ok := w.Value().([]chat.Message)
+		if !ok || w.Field() != s.a.Messages.Name() {
+			continue
+		}
+		for _, m := range msgs {
+			switch {
+			case m.Role == llms.ChatMessageTypeAI && node == agent.NodeAgent:
+				if t := m.Text(); t != "" && m.ID != streamed {
+					fmt.Fprintf(s.out, "assistant: %s\n", t)
+				}
+				for _, c := range m.ToolCalls() {
+					fmt.Fprintf(s.out, "  → %s %s\n", c.FunctionCall.Name, c.FunctionCall.Arguments)
+				}
+			case m.Role == llms.ChatMessageTypeTool:
+				if r, ok := m.ToolResponse(); ok {
+					fmt.Fprintf(s.out, "  ← %s: %s\n", r.Name, strings.ReplaceAll(r.Content, "\n", " "))
+				}
+			}
+		}
+	}
+}
+
+// review asks, for each call of the interrupt's review, approve, reject or
+// edit.
+func (s *session) review(in graph.Interruption) ([]toolnode.Decision, error) {
+	rev, err := graph.Payload[toolnode.Review](in)
+	if err != nil {
+		return nil, err
+	}
+	ask := func(q string) (string, error) {
+		fmt.Fprint(s.out, q)
+		if !s.in.Scan() {
+			fmt.Fprintln(s.out)
+			return "", errNoAnswer
+		}
+		return strings.TrimSpace(s.in.Text()), nil
+	}
+	var out []toolnode.Decision
+	for _, c := range rev.Calls {
+		fmt.Fprintf(s.out, "review: %s %s\n", c.Tool, c.Args)
+		for {
+			a, err := ask("  approve [y], reject [n] or edit [e]? ")
+			if err != nil {
+				return nil, err
+			}
+			switch strings.ToLower(a) {
+			case "y", "yes":
+				out = append(out, toolnode.Approve())
+			case "n", "no":
+				why, err := ask("  why? ")
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, toolnode.Reject(why))
+			case "e", "edit":
+				for {
+					args, err := ask("  new arguments (JSON): ")
+					if err != nil {
+						return nil, err
+					}
+					if json.Valid([]byte(args)) {
+						out = append(out, toolnode.Edit(args))
+						break
+					}
+					fmt.Fprintf(s.out, "  %q is not JSON; try again\n", args)
+				}
+			default:
+				fmt.Fprintf(s.out, "  please answer y, n or e (not %q)\n", a)
+				continue
+			}
+			break
+		}
+	}
+	return out, nil
+}
+
+// exit reports how the chat ended and returns the exit code.
+func (s *session) exit(err error, stderr io.Writer) int {
+	resume := fmt.Sprintf("go run ./examples/chat -resume -thread %s -db %s", s.cfg.thread, s.cfg.db)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintf(s.out, "\nInterrupted. The thread is saved; finish the turn with:\n  %s\n", resume)
+		return exitInterrupted
+	case errors.Is(err, errNoAnswer):
+		fmt.Fprintf(s.out, "The tool call waits for your review; answer it with:\n  %s\n", resume)
+		return exitFailed
+	default:
+		fmt.Fprintln(stderr, "chat:", err)
+		return exitFailed
+	}
+}
