@@ -29,6 +29,7 @@ import (
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stategraph/stategraph/worker"
 	"github.com/stretchr/testify/require"
@@ -254,10 +255,10 @@ func snippetAgentRealModel(c *delivery.Case) error {
 
 // Your own tools.
 func snippetAgentOwnTools(llm llms.Model) (*nodes.Agent, error) {
-	lookup := nodes.FuncTool{
+	lookup := tool.Func{
 		ToolName:        "order_lookup",
-		ToolDescription: `Look up an order. Input: {"order_id": "..."}. Returns item, quantity, address and warehouse.`,
-		Fn: func(ctx context.Context, input string) (string, error) {
+		ToolDescription: `Look up an order. Input: {"order_id": "..."}.`,
+		Fn: func(_ context.Context, input string) (string, error) {
 			return `{"order_id":"O1001","sku":"SKU-01","warehouse":"A"}`, nil
 		},
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/stategraph/stategraph/chat/toolnode"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/internal/fakechat"
-	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -38,7 +38,7 @@ type weatherArgs struct {
 }
 
 func weatherTool(calls *atomic.Int32) tools.Tool {
-	return nodes.NewTool("get_weather", "the weather in a city", func(_ context.Context, a weatherArgs) (string, error) {
+	return tool.New("get_weather", "the weather in a city", func(_ context.Context, a weatherArgs) (string, error) {
 		calls.Add(1)
 		return "sunny, 21°C in " + a.City, nil
 	})

@@ -10,7 +10,7 @@ import (
 	"github.com/stategraph/stategraph/chat/toolnode"
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
-	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stategraph/stategraph/state"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
@@ -27,7 +27,7 @@ func ExampleNew_review() {
 		City    string `json:"city"`
 		Summary string `json:"summary"`
 	}
-	weather := nodes.NewTool("get_weather", "Today's weather in a city.", func(_ context.Context, c City) (string, error) {
+	weather := tool.New("get_weather", "Today's weather in a city.", func(_ context.Context, c City) (string, error) {
 		return "sunny in " + c.Name, nil
 	})
 	model := &scripted{replies: []llms.ContentChoice{ // any llms.Model: openai.New(…), ollama.New(…)

@@ -8,7 +8,7 @@ import (
 )
 
 // SchemaTool is a tool that says what its input is: a JSON Schema of the
-// JSON object it takes. nodes.TypedTool (nodes.NewTool) is one. The model
+// JSON object it takes. tool.Typed (tool.New, package nodes/tool) is one. The model
 // is offered its schema as the tool's parameters and the node passes the
 // call's arguments to it as they are; any other tool is offered a single
 // string parameter "input", which the node passes to it.

@@ -11,7 +11,7 @@ import (
 	"github.com/stategraph/stategraph/chat"
 	"github.com/stategraph/stategraph/chat/toolnode"
 	"github.com/stategraph/stategraph/graph"
-	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -129,7 +129,7 @@ func TestFailedCallsBecomeToolMessages(t *testing.T) {
 	type args struct {
 		City string `json:"city"`
 	}
-	typed := nodes.NewTool("weather", "the weather in a city", func(_ context.Context, a args) (string, error) {
+	typed := tool.New("weather", "the weather in a city", func(_ context.Context, a args) (string, error) {
 		return "sunny in " + a.City, nil
 	})
 	ts := []tools.Tool{boom, panics, typed}
@@ -203,7 +203,7 @@ func TestDefinitionsOfferSchemasOrAnInput(t *testing.T) {
 	type args struct {
 		City string `json:"city"`
 	}
-	typed := nodes.NewTool("weather", "the weather", func(context.Context, args) (string, error) { return "", nil })
+	typed := tool.New("weather", "the weather", func(context.Context, args) (string, error) { return "", nil })
 	defs := toolnode.Definitions([]tools.Tool{typed, fn{name: "plain"}})
 	require.Len(t, defs, 2)
 	assert.Equal(t, "weather", defs[0].Function.Name)

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/tmc/langchaingo/tools"
 )
 
@@ -44,7 +44,7 @@ func chatTools(slow string, out io.Writer) []tools.Tool {
 		return context.Cause(ctx)
 	}
 	return []tools.Tool{
-		nodes.NewTool("get_weather", "Today's weather in a city.", func(ctx context.Context, a weatherArgs) (string, error) {
+		tool.New("get_weather", "Today's weather in a city.", func(ctx context.Context, a weatherArgs) (string, error) {
 			if err := block(ctx, "get_weather"); err != nil {
 				return "", err
 			}
@@ -54,7 +54,7 @@ func chatTools(slow string, out io.Writer) []tools.Tool {
 			}
 			return fmt.Sprintf("%s: %s", a.City, w), nil
 		}),
-		nodes.NewTool("calculate", "Arithmetic on two numbers: a op b.", func(ctx context.Context, a calcArgs) (string, error) {
+		tool.New("calculate", "Arithmetic on two numbers: a op b.", func(ctx context.Context, a calcArgs) (string, error) {
 			if err := block(ctx, "calculate"); err != nil {
 				return "", err
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/tmc/langchaingo/tools"
 )
 
@@ -159,7 +160,7 @@ func (c *Case) Tools() []tools.Tool {
 		return string(b), err
 	}
 	return []tools.Tool{
-		nodes.FuncTool{ToolName: ToolOrderLookup, ToolDescription: `Look up an order. Input: {"order_id": "..."}. Returns item, quantity, address, warehouse and status.`,
+		tool.Func{ToolName: ToolOrderLookup, ToolDescription: `Look up an order. Input: {"order_id": "..."}. Returns item, quantity, address, warehouse and status.`,
 			Fn: func(_ context.Context, in string) (string, error) {
 				c.count(ToolOrderLookup)
 				a, err := parse(in)
@@ -171,7 +172,7 @@ func (c *Case) Tools() []tools.Tool {
 				}
 				return jsonOut(map[string]any{"order_id": c.OrderID, "sku": c.SKU, "quantity": c.Quantity, "address": c.Address, "warehouse": c.Warehouse, "status": "not shipped"})
 			}},
-		nodes.FuncTool{ToolName: ToolStockCheck, ToolDescription: `Check a warehouse's stock of an item. Input: {"warehouse": "...", "sku": "..."}. Returns available units, restock time and earliest arrival if it cannot ship now.`,
+		tool.Func{ToolName: ToolStockCheck, ToolDescription: `Check a warehouse's stock of an item. Input: {"warehouse": "...", "sku": "..."}. Returns available units, restock time and earliest arrival if it cannot ship now.`,
 			Fn: func(_ context.Context, in string) (string, error) {
 				c.count(ToolStockCheck)
 				a, err := parse(in)
@@ -184,7 +185,7 @@ func (c *Case) Tools() []tools.Tool {
 				}
 				return jsonOut(s)
 			}},
-		nodes.FuncTool{ToolName: ToolShippingQuote, ToolDescription: `Quote shipping an order from a warehouse by a method (standard or express). Input: {"order_id": "...", "warehouse": "...", "method": "..."}. Returns arrival, extra cost and the time by which to confirm.`,
+		tool.Func{ToolName: ToolShippingQuote, ToolDescription: `Quote shipping an order from a warehouse by a method (standard or express). Input: {"order_id": "...", "warehouse": "...", "method": "..."}. Returns arrival, extra cost and the time by which to confirm.`,
 			Fn: func(_ context.Context, in string) (string, error) {
 				c.count(ToolShippingQuote)
 				a, err := parse(in)
@@ -198,7 +199,7 @@ func (c *Case) Tools() []tools.Tool {
 				}
 				return "", fmt.Errorf("%w: no quote for order %q from %q by %q", plan.ErrBadInput, a.OrderID, a.Warehouse, a.Method)
 			}},
-		nodes.FuncTool{ToolName: ToolChangeOrder, ToolDescription: `Change an order's warehouse or shipping method. Has side effects.`, Mutates: true,
+		tool.Func{ToolName: ToolChangeOrder, ToolDescription: `Change an order's warehouse or shipping method. Has side effects.`, Mutates: true,
 			Fn: func(_ context.Context, in string) (string, error) {
 				c.count(ToolChangeOrder)
 				return `{"changed": true}`, nil
