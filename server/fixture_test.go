@@ -9,15 +9,17 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/memory"
+	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/server"
 	"github.com/stategraph/stategraph/state"
+	"github.com/stretchr/testify/require"
 )
 
 // Echo: one node that answers its input, streaming a token and emitting
@@ -133,7 +135,23 @@ type harness struct {
 }
 
 func newHarness(t testing.TB, opts ...server.Option) *harness {
-	saver := memory.New()
+	return newHarnessOn(t, memory.New(), opts...)
+}
+
+// newSQLiteHarness is a harness on the embedded default: checkpoints and
+// records in SQLite files.
+func newSQLiteHarness(t testing.TB) *harness {
+	dir := t.TempDir()
+	saver, err := sqlite.Open(filepath.Join(dir, "checkpoints.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { saver.Close() })
+	st, err := server.OpenSQLiteStore(filepath.Join(dir, "server.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	return newHarnessOn(t, saver, server.WithStore(st))
+}
+
+func newHarnessOn(t testing.TB, saver checkpoint.Saver, opts ...server.Option) *harness {
 	gs := newGates()
 	srv, err := server.New([]server.Graph{
 		server.Register("echo", echoGraph(t, saver)),

@@ -353,4 +353,3 @@ func (s *Server) liveRunOf(tid, rid string) *liveRun {
 	}
 	return nil
 }
-
