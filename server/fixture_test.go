@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -37,6 +36,9 @@ var (
 func echoGraph(t testing.TB, saver checkpoint.Saver) *graph.Compiled[Echo] {
 	app, err := graph.New(state.NewSchema(echoInput, echoReplies)).
 		AddNode("respond", func(ctx context.Context, e Echo) (state.Update[Echo], error) {
+			if e.Input == "fail" {
+				return state.Update[Echo]{}, errors.New("echo was asked to fail")
+			}
 			graph.Emit(ctx, map[string]any{"progress": "thinking"})
 			stream := graph.StreamingFunc(ctx)
 			_ = stream(ctx, []byte("echo: "))
@@ -280,5 +282,13 @@ func decode[T any](t testing.TB, raw json.RawMessage) T {
 	return v
 }
 
-var _ = errors.New
-var _ = fmt.Sprint
+// detail is the message of LangGraph's error shape {"detail": …}.
+func detail(t testing.TB, body []byte) string {
+	t.Helper()
+	var e struct {
+		Detail string `json:"detail"`
+	}
+	require.NoError(t, json.Unmarshal(body, &e), "%s", body)
+	require.NotEmpty(t, e.Detail, "%s", body)
+	return e.Detail
+}

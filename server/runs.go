@@ -115,8 +115,8 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 	if t.GraphID != "" && t.GraphID != a.GraphID {
 		return nil, nil, &InputError{Field: "assistant_id", Err: fmt.Errorf("thread %q runs graph %q, not %q", t.ThreadID, t.GraphID, a.GraphID)}
 	}
-	if in.HasResume && t.GraphID == "" {
-		return nil, nil, &InputError{Field: "command.resume", Err: fmt.Errorf("thread %q has nothing to resume", t.ThreadID)}
+	if in.HasResume && !s.resumable(ctx, t, a.g) {
+		return nil, nil, &InputError{Field: "command.resume", Err: fmt.Errorf("thread %q has no pending interrupt to resume", t.ThreadID)}
 	}
 	runID := checkpoint.NewID()
 	in.Thread, in.RunID = t.ThreadID, runID
@@ -136,6 +136,22 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 	}
 	t.Metadata["graph_id"], t.Metadata["assistant_id"] = a.GraphID, a.ID
 	return run, &t, nil
+}
+
+// resumable reports whether a resume command can be taken for thread t:
+// it has pending interrupts, or a run in progress that may stop at one.
+func (s *Server) resumable(ctx context.Context, t ThreadRecord, g Graph) bool {
+	s.mu.Lock()
+	_, busy := s.threads[t.ThreadID]
+	s.mu.Unlock()
+	if busy {
+		return true
+	}
+	if t.GraphID == "" {
+		return false
+	}
+	st, err := g.State(ctx, t.ThreadID, "")
+	return err == nil && len(st.Interrupts) > 0
 }
 
 // graphModes is the runtime's modes for the API's: always values and
@@ -304,6 +320,9 @@ func (s *Server) deleteRun(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	s.mu.Lock()
+	delete(s.runs, rec.RunID)
+	s.mu.Unlock()
 	w.WriteHeader(http.StatusNoContent)
 }
 
