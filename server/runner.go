@@ -257,7 +257,11 @@ func (s *Server) finish(run *liveRun, status, action string, runErr error, resul
 		tr.active = nil
 	}
 	next := s.nextLocked(tid)
-	s.finished = append(s.finished, run.rec.RunID)
+	if action == strategyRollback && runErr == nil {
+		delete(s.runs, run.rec.RunID) // gone, as its record
+	} else {
+		s.finished = append(s.finished, run.rec.RunID)
+	}
 	for len(s.finished) > s.opts.keepRuns {
 		delete(s.runs, s.finished[0])
 		s.finished = s.finished[1:]

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stategraph/stategraph/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/stategraph/stategraph/server"
 )
 
 func TestThreadCreateGetPatchDelete(t *testing.T) {
