@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stategraph/stategraph/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/stategraph/stategraph/server"
 )
 
 // TestStores runs the same rules against every Store.

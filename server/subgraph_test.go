@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/server"
 	"github.com/stategraph/stategraph/state"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSubgraphEventsAreNamedWithTheirNamespace(t *testing.T) {

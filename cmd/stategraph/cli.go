@@ -85,6 +85,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		printUsage(stdout)
 		return exitOK
 	}
+	if rest[0] == "serve" {
+		return runServe(ctx, rest[1:], dbPath, dsn, stdout, stderr)
+	}
 	cmd := lookup(rest[0])
 	if cmd == nil {
 		return report(stderr, usagef(nil, "unknown command %q", rest[0]))
