@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stategraph/stategraph/cmd/stategraph/internal/servegraphs"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/stategraph/stategraph/cmd/stategraph/internal/servegraphs"
 )
 
 func TestParseServeFlags(t *testing.T) {
