@@ -125,8 +125,7 @@ func (s *Server) execute(run *liveRun) {
 	defer s.wg.Done()
 	<-run.stored
 	ctx := run.ctx
-	run.rec.Status, run.rec.UpdatedAt = RunRunning, s.opts.now().UTC()
-	_ = s.store.PutRun(context.WithoutCancel(ctx), run.rec)
+	_ = s.store.PutRun(context.WithoutCancel(ctx), s.setStatus(run, RunRunning))
 	conv := newConverter(s, run)
 	conv.emit("metadata", "", map[string]any{"run_id": run.rec.RunID, "thread_id": run.rec.ThreadID, "attempt": 1})
 
@@ -187,6 +186,22 @@ func (s *Server) resolveResume(ctx context.Context, run *liveRun) error {
 	return nil
 }
 
+// setStatus sets a run's status and returns a copy of its record; the
+// record of a live run is read and written under s.mu (see record).
+func (s *Server) setStatus(run *liveRun, status string) RunRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	run.rec.Status, run.rec.UpdatedAt = status, s.opts.now().UTC()
+	return run.rec
+}
+
+// record returns a copy of a live run's record.
+func (s *Server) record(run *liveRun) RunRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return run.rec
+}
+
 // errorJSON is LangGraph's error event: the error's kind and message.
 func errorJSON(err error) map[string]any {
 	kind := "Error"
@@ -218,11 +233,11 @@ func (s *Server) finish(run *liveRun, status, action string, runErr error, resul
 			status, runErr = RunError, err
 		}
 	}
-	run.rec.Status, run.rec.UpdatedAt = status, now
+	rec := s.setStatus(run, status)
 	if action == strategyRollback && runErr == nil {
-		_ = s.store.DeleteRun(ctx, tid, run.rec.RunID)
+		_ = s.store.DeleteRun(ctx, tid, rec.RunID)
 	} else {
-		_ = s.store.PutRun(ctx, run.rec)
+		_ = s.store.PutRun(ctx, rec)
 	}
 	if t, err := s.store.GetThread(ctx, tid); err == nil {
 		t.UpdatedAt = now

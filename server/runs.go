@@ -193,7 +193,8 @@ func (s *Server) createRun(mode runMode) http.HandlerFunc {
 			fail(w, err)
 			return
 		}
-		cancelled, start, err := s.enqueue(run, run.rec.MultitaskStrategy)
+		strategy := run.rec.MultitaskStrategy
+		cancelled, start, err := s.enqueue(run, strategy)
 		if err != nil {
 			run.cancel()
 			fail(w, err)
@@ -203,12 +204,13 @@ func (s *Server) createRun(mode runMode) http.HandlerFunc {
 		t.Status = StatusBusy
 		t.UpdatedAt = run.rec.CreatedAt
 		err = s.store.PutThread(ctx, *t)
+		rec := run.rec // the run's goroutine writes it once stored is closed
 		if err == nil {
-			err = s.store.PutRun(ctx, run.rec)
+			err = s.store.PutRun(ctx, rec)
 		}
 		close(run.stored)
 		for _, c := range cancelled {
-			s.finishUnstarted(c, run.rec.MultitaskStrategy)
+			s.finishUnstarted(c, strategy)
 		}
 		if start {
 			s.launch(run)
@@ -218,11 +220,11 @@ func (s *Server) createRun(mode runMode) http.HandlerFunc {
 			fail(w, err)
 			return
 		}
-		loc := "/threads/" + run.rec.ThreadID + "/runs/" + run.rec.RunID
+		loc := "/threads/" + rec.ThreadID + "/runs/" + rec.RunID
 		w.Header().Set("Content-Location", loc)
 		switch mode {
 		case modeBackground:
-			writeJSON(w, 200, runJSON(run.rec))
+			writeJSON(w, 200, runJSON(rec))
 		case modeWait:
 			s.wait(w, r, run, run.onDisconnectCancel(body))
 		case modeStream:
@@ -264,7 +266,7 @@ func (s *Server) runOf(w http.ResponseWriter, r *http.Request) (*liveRun, RunRec
 		return nil, rec, false
 	}
 	if err != nil {
-		rec = run.rec
+		rec = s.record(run)
 	}
 	return run, rec, true
 }
