@@ -177,6 +177,42 @@ func graphModes(modes []string) Mode {
 	return m
 }
 
+// startRun creates a run from a run request body on thread tid ("" for a
+// stateless run) and starts or queues it. It returns the run and a copy of
+// its record as created.
+func (s *Server) startRun(ctx context.Context, tid string, body json.RawMessage) (*liveRun, RunRecord, error) {
+	run, t, err := s.newRun(ctx, tid, body)
+	if err != nil {
+		return nil, RunRecord{}, err
+	}
+	strategy := run.rec.MultitaskStrategy
+	cancelled, start, err := s.enqueue(run, strategy)
+	if err != nil {
+		run.cancel()
+		return nil, RunRecord{}, err
+	}
+	ctx = context.WithoutCancel(ctx)
+	t.Status = StatusBusy
+	t.UpdatedAt = run.rec.CreatedAt
+	err = s.store.PutThread(ctx, *t)
+	rec := run.rec // the run's goroutine writes it once stored is closed
+	if err == nil {
+		err = s.store.PutRun(ctx, rec)
+	}
+	close(run.stored)
+	for _, c := range cancelled {
+		s.finishUnstarted(c, strategy)
+	}
+	if start {
+		s.launch(run)
+	}
+	if err != nil {
+		s.cancelLive(run, strategyInterrupt)
+		return nil, RunRecord{}, err
+	}
+	return run, rec, nil
+}
+
 func (s *Server) createRun(mode runMode) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		var body json.RawMessage
@@ -187,36 +223,8 @@ func (s *Server) createRun(mode runMode) http.HandlerFunc {
 		if isNull(body) {
 			body = json.RawMessage("{}")
 		}
-		tid := r.PathValue("tid")
-		run, t, err := s.newRun(r.Context(), tid, body)
+		run, rec, err := s.startRun(r.Context(), r.PathValue("tid"), body)
 		if err != nil {
-			fail(w, err)
-			return
-		}
-		strategy := run.rec.MultitaskStrategy
-		cancelled, start, err := s.enqueue(run, strategy)
-		if err != nil {
-			run.cancel()
-			fail(w, err)
-			return
-		}
-		ctx := context.WithoutCancel(r.Context())
-		t.Status = StatusBusy
-		t.UpdatedAt = run.rec.CreatedAt
-		err = s.store.PutThread(ctx, *t)
-		rec := run.rec // the run's goroutine writes it once stored is closed
-		if err == nil {
-			err = s.store.PutRun(ctx, rec)
-		}
-		close(run.stored)
-		for _, c := range cancelled {
-			s.finishUnstarted(c, strategy)
-		}
-		if start {
-			s.launch(run)
-		}
-		if err != nil {
-			s.cancelLive(run, strategyInterrupt)
 			fail(w, err)
 			return
 		}

@@ -33,6 +33,7 @@ type Server struct {
 	threads  map[string]*threadRuns // threads with a live or queued run
 	runs     map[string]*liveRun    // live and recently finished runs
 	finished []string               // ids of finished runs still in runs, oldest first
+	crons    map[string]*cron
 	closed   bool
 }
 
@@ -43,7 +44,8 @@ type options struct {
 	maxBody     int64
 	heartbeat   time.Duration
 	now         func() time.Time
-	onRunFinish func(RunRecord)
+	cronTicks   <-chan time.Time
+	logf        func(format string, args ...any)
 }
 
 // Option configures a Server.
@@ -60,6 +62,12 @@ func WithEventLog(n int) Option { return func(o *options) { o.logLimit = n } }
 // refused with 413.
 func WithMaxBody(n int64) Option { return func(o *options) { o.maxBody = n } }
 
+// WithLogf reports what the server cannot answer to a request (a cron
+// whose run was refused) through logf (default: not reported).
+func WithLogf(logf func(format string, args ...any)) Option {
+	return func(o *options) { o.logf = logf }
+}
+
 // WithHeartbeat sets how often an idle stream sends an SSE comment so that
 // clients and proxies see it alive (default 10s; 0 or less: never).
 func WithHeartbeat(d time.Duration) Option { return func(o *options) { o.heartbeat = d } }
@@ -74,7 +82,7 @@ func New(graphs []Graph, opts ...Option) (*Server, error) {
 	if o.store == nil {
 		o.store = NewMemoryStore()
 	}
-	s := &Server{store: o.store, byID: map[string]*assistant{}, opts: o, threads: map[string]*threadRuns{}, runs: map[string]*liveRun{}}
+	s := &Server{store: o.store, byID: map[string]*assistant{}, opts: o, threads: map[string]*threadRuns{}, runs: map[string]*liveRun{}, crons: map[string]*cron{}}
 	created := o.now().UTC()
 	for _, g := range graphs {
 		if g.Saver() == nil {
@@ -89,6 +97,8 @@ func New(graphs []Graph, opts ...Option) (*Server, error) {
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.routes()
+	s.wg.Add(1)
+	go s.cronLoop()
 	return s, nil
 }
 
@@ -153,6 +163,12 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /threads/{tid}/runs/{rid}/cancel", s.cancelRun)
 	m.HandleFunc("GET /threads/{tid}/runs/{rid}/join", s.joinRun)
 	m.HandleFunc("GET /threads/{tid}/runs/{rid}/stream", s.joinRunStream)
+	m.HandleFunc("POST /runs/crons", s.createCron)
+	m.HandleFunc("POST /threads/{tid}/runs/crons", s.createCron)
+	m.HandleFunc("PATCH /runs/crons/{cid}", s.patchCron)
+	m.HandleFunc("DELETE /runs/crons/{cid}", s.deleteCron)
+	m.HandleFunc("POST /runs/crons/search", s.searchCrons)
+	m.HandleFunc("POST /runs/crons/count", s.countCrons)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("%s %s is not served by stategraph (see docs/server.md)", r.Method, r.URL.Path))
 	})
@@ -160,7 +176,7 @@ func (s *Server) routes() {
 }
 
 func (s *Server) info(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, 200, map[string]any{"version": "stategraph", "flags": map[string]bool{"assistants": true, "crons": false}})
+	writeJSON(w, 200, map[string]any{"version": "stategraph", "flags": map[string]bool{"assistants": true, "crons": true}})
 }
 
 // writeJSON writes v with status code.

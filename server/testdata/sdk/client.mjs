@@ -161,4 +161,18 @@ await client.threads.delete(copy.thread_id);
 await assert.rejects(client.threads.get(copy.thread_id), (err) => err.status === 404 || /404/.test(String(err)));
 step("copy and delete");
 
+// Crons: created on a thread and without one, searched, updated, deleted.
+const cron = await client.crons.createForThread(thread.thread_id, "echo", { schedule: "*/5 * * * *", input: { input: "tick" } });
+assert.equal(cron.thread_id, thread.thread_id);
+assert.ok(cron.next_run_date);
+const hourly = await client.crons.create("echo", { schedule: "0 * * * *", input: { input: "hourly" } });
+const found = await client.crons.search({ threadId: thread.thread_id });
+assert.deepEqual(found.map((c) => c.cron_id), [cron.cron_id]);
+const off = await client.crons.update(hourly.cron_id, { enabled: false });
+assert.equal(off.enabled, false);
+await client.crons.delete(cron.cron_id);
+await client.crons.delete(hourly.cron_id);
+assert.deepEqual(await client.crons.search(), []);
+step("crons");
+
 console.log("all ok");
