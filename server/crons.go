@@ -304,7 +304,9 @@ func (s *Server) matchCrons(r *http.Request) ([]map[string]any, int, int, error)
 		}
 		cs = append(cs, c)
 	}
-	sort.Slice(cs, func(i, j int) bool { return cs[i].CreatedAt.Before(cs[j].CreatedAt) || (cs[i].CreatedAt.Equal(cs[j].CreatedAt) && cs[i].ID < cs[j].ID) })
+	sort.Slice(cs, func(i, j int) bool {
+		return cs[i].CreatedAt.Before(cs[j].CreatedAt) || (cs[i].CreatedAt.Equal(cs[j].CreatedAt) && cs[i].ID < cs[j].ID)
+	})
 	out := []map[string]any{}
 	for _, c := range cs {
 		out = append(out, c.json())
@@ -337,4 +339,3 @@ func (s *Server) countCrons(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, 200, len(out))
 }
-

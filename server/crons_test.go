@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stategraph/stategraph/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/stategraph/stategraph/server"
 )
 
 // tick makes the server check its crons at now, and returns once it has

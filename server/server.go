@@ -38,14 +38,14 @@ type Server struct {
 }
 
 type options struct {
-	store       Store
-	logLimit    int
-	keepRuns    int
-	maxBody     int64
-	heartbeat   time.Duration
-	now         func() time.Time
-	cronTicks   <-chan time.Time
-	logf        func(format string, args ...any)
+	store     Store
+	logLimit  int
+	keepRuns  int
+	maxBody   int64
+	heartbeat time.Duration
+	now       func() time.Time
+	cronTicks <-chan time.Time
+	logf      func(format string, args ...any)
 }
 
 // Option configures a Server.
