@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stategraph/stategraph/internal/pgtest"
 	"github.com/stategraph/stategraph/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -20,6 +21,12 @@ func TestStores(t *testing.T) {
 			st, err := server.OpenSQLiteStore(filepath.Join(t.TempDir(), "server.db"))
 			require.NoError(t, err)
 			t.Cleanup(func() { st.Close() })
+			return st
+		},
+		"postgres": func(t *testing.T) server.Store {
+			pool := pgtest.Pool(t, nil)
+			st, err := server.OpenPostgresStore(context.Background(), pool, pgtest.Schema(t))
+			require.NoError(t, err)
 			return st
 		},
 	}
