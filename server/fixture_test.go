@@ -14,8 +14,10 @@ import (
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/memory"
+	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/pgtest"
 	"github.com/stategraph/stategraph/server"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
@@ -150,6 +152,18 @@ func newSQLiteHarness(t testing.TB) *harness {
 	st, err := server.OpenSQLiteStore(filepath.Join(dir, "server.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
+	return newHarnessOn(t, saver, server.WithStore(st))
+}
+
+// newPostgresHarness is a harness on PostgreSQL: checkpoints and records
+// in a fresh schema. It skips without STATEGRAPH_POSTGRES_DSN.
+func newPostgresHarness(t testing.TB) *harness {
+	pool := pgtest.Pool(t, nil)
+	schema := pgtest.Schema(t)
+	saver := postgres.New(pool, postgres.WithSchema(schema))
+	require.NoError(t, saver.Migrate(context.Background()))
+	st, err := server.OpenPostgresStore(context.Background(), pool, schema)
+	require.NoError(t, err)
 	return newHarnessOn(t, saver, server.WithStore(st))
 }
 

@@ -86,7 +86,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return exitOK
 	}
 	if rest[0] == "serve" {
-		return runServe(ctx, rest[1:], dbPath, dsn, stdout, stderr)
+		return runServe(ctx, rest[1:], serveConfig{db: dbPath, dsn: dsn, schema: schema}, stdout, stderr)
 	}
 	cmd := lookup(rest[0])
 	if cmd == nil {

@@ -11,22 +11,27 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/servegraphs"
 	"github.com/stategraph/stategraph/server"
 )
 
-const serveUsage = `usage: stategraph serve [-db PATH] [-store PATH] [-addr HOST:PORT] [-allow-remote]
+const serveUsage = `usage: stategraph serve [-db PATH [-store PATH] | -dsn DSN [-schema NAME]] [-addr HOST:PORT] [-allow-remote]
 
 Serve the example graphs (planexecute, support, essay) over LangGraph's
 Agent Server API, for @langchain/langgraph-sdk, langgraph-sdk and
 useStream clients (see docs/server.md). Runs execute in this process;
 checkpoints and thread records are kept in SQLite files, created if
-missing. There is no authentication: the server listens on loopback only
-unless -allow-remote is given.
+missing, or in PostgreSQL. There is no authentication: the server listens
+on loopback only unless -allow-remote is given.
 
   -db PATH        the SQLite checkpoint file (default stategraph.db)
   -store PATH     the SQLite file of thread and run records (default: PATH of -db with .server.db)
+  -dsn DSN        keep checkpoints and records in this PostgreSQL database instead
+  -schema NAME    the PostgreSQL schema of their tables (default: search_path)
   -addr HOST:PORT where to listen (default 127.0.0.1:2024)
   -allow-remote   listen on a non-loopback address (anyone who reaches it can run the graphs)
 `
@@ -34,14 +39,18 @@ unless -allow-remote is given.
 // serveConfig is what serve runs with.
 type serveConfig struct {
 	db, store, addr string
+	dsn, schema     string
 	allowRemote     bool
 }
 
-func parseServe(args []string, dbPath string) (serveConfig, error) {
-	c := serveConfig{db: dbPath}
+// parseServe parses serve's flags over the database flags given before
+// the command.
+func parseServe(args []string, c serveConfig) (serveConfig, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&c.db, "db", c.db, "")
+	fs.StringVar(&c.dsn, "dsn", c.dsn, "")
+	fs.StringVar(&c.schema, "schema", c.schema, "")
 	fs.StringVar(&c.store, "store", "", "")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:2024", "")
 	fs.BoolVar(&c.allowRemote, "allow-remote", false, "")
@@ -51,11 +60,20 @@ func parseServe(args []string, dbPath string) (serveConfig, error) {
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
-	if c.db == "" {
-		c.db = "stategraph.db"
-	}
-	if c.store == "" {
-		c.store = strings.TrimSuffix(c.db, ".db") + ".server.db"
+	if c.dsn != "" {
+		if c.db != "" || c.store != "" {
+			return c, errors.New("serve: give either -db (SQLite) or -dsn (PostgreSQL), not both")
+		}
+	} else {
+		if c.schema != "" {
+			return c, errors.New("serve: -schema needs -dsn")
+		}
+		if c.db == "" {
+			c.db = "stategraph.db"
+		}
+		if c.store == "" {
+			c.store = strings.TrimSuffix(c.db, ".db") + ".server.db"
+		}
 	}
 	host, _, err := net.SplitHostPort(c.addr)
 	if err != nil {
@@ -76,11 +94,8 @@ func isLoopback(host string) bool {
 }
 
 // runServe runs `stategraph serve` until ctx is done.
-func runServe(ctx context.Context, args []string, dbPath, dsn string, stdout, stderr io.Writer) int {
-	if dsn != "" {
-		return report(stderr, usagef(nil, "serve: PostgreSQL (-dsn) is not supported by serve yet: give -db PATH"))
-	}
-	c, err := parseServe(args, dbPath)
+func runServe(ctx context.Context, args []string, global serveConfig, stdout, stderr io.Writer) int {
+	c, err := parseServe(args, global)
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, serveUsage)
 		return exitOK
@@ -102,34 +117,61 @@ func runServe(ctx context.Context, args []string, dbPath, dsn string, stdout, st
 // serve serves the registry on ln until ctx is done, then stops the runs
 // in progress (their threads keep their checkpoints) and closes the files.
 func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer) (err error) {
-	saver, err := sqlite.Open(c.db)
-	if err != nil {
-		ln.Close()
-		return fmt.Errorf("serve: %w", err)
-	}
 	defer func() {
-		if cerr := saver.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("serve: close %s: %w", c.db, cerr)
+		if err != nil {
+			ln.Close()
 		}
 	}()
-	st, err := server.OpenSQLiteStore(c.store)
-	if err != nil {
-		ln.Close()
-		return fmt.Errorf("serve: %w", err)
+	var saver checkpoint.Saver
+	var st server.Store
+	where := fmt.Sprintf("checkpoints %s, records %s", c.db, c.store)
+	if c.dsn != "" {
+		pool, perr := pgxpool.New(ctx, c.dsn)
+		if perr != nil {
+			return fmt.Errorf("serve: %w", perr)
+		}
+		defer pool.Close()
+		var opts []postgres.Option
+		if c.schema != "" {
+			opts = append(opts, postgres.WithSchema(c.schema))
+		}
+		pg := postgres.New(pool, opts...)
+		if err := pg.Migrate(ctx); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		saver = pg
+		if st, err = server.OpenPostgresStore(ctx, pool, c.schema); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		where = "checkpoints and records in PostgreSQL"
+	} else {
+		sq, oerr := sqlite.Open(c.db)
+		if oerr != nil {
+			return fmt.Errorf("serve: %w", oerr)
+		}
+		defer func() {
+			if cerr := sq.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("serve: close %s: %w", c.db, cerr)
+			}
+		}()
+		saver = sq
+		records, serr := server.OpenSQLiteStore(c.store)
+		if serr != nil {
+			return fmt.Errorf("serve: %w", serr)
+		}
+		defer records.Close()
+		st = records
 	}
-	defer st.Close()
 	graphs, err := servegraphs.Graphs(saver)
 	if err != nil {
-		ln.Close()
 		return fmt.Errorf("serve: %w", err)
 	}
 	srv, err := server.New(graphs, server.WithStore(st))
 	if err != nil {
-		ln.Close()
 		return fmt.Errorf("serve: %w", err)
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "stategraph serve: http://%s (graphs planexecute, support, essay; checkpoints %s, records %s)\n", ln.Addr(), c.db, c.store)
+	fmt.Fprintf(stdout, "stategraph serve: http://%s (graphs planexecute, support, essay; %s)\n", ln.Addr(), where)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/servegraphs"
+	"github.com/stategraph/stategraph/internal/pgtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -32,9 +33,12 @@ func TestParseServeFlags(t *testing.T) {
 		{"remote allowed", []string{"-addr", "0.0.0.0:2024", "-allow-remote"}, "", serveConfig{db: "stategraph.db", store: "stategraph.server.db", addr: "0.0.0.0:2024", allowRemote: true}, ""},
 		{"bad addr", []string{"-addr", "nope"}, "", serveConfig{}, "-addr"},
 		{"argument", []string{"extra"}, "", serveConfig{}, `unexpected argument "extra"`},
+		{"postgres", []string{"-dsn", "postgres://x", "-schema", "s"}, "", serveConfig{dsn: "postgres://x", schema: "s", addr: "127.0.0.1:2024"}, ""},
+		{"both", []string{"-dsn", "postgres://x"}, "a.db", serveConfig{}, "not both"},
+		{"schema without dsn", []string{"-schema", "s"}, "", serveConfig{}, "-schema needs -dsn"},
 	}
 	for _, tt := range tests {
-		got, err := parseServe(tt.args, tt.db)
+		got, err := parseServe(tt.args, serveConfig{db: tt.db})
 		if tt.wantErr != "" {
 			require.ErrorContains(t, err, tt.wantErr, tt.name)
 			continue
@@ -44,11 +48,11 @@ func TestParseServeFlags(t *testing.T) {
 	}
 }
 
-func TestServeRefusesPostgresAndShowsUsage(t *testing.T) {
+func TestServeShowsUsage(t *testing.T) {
 	t.Parallel()
 	var out, errb bytes.Buffer
-	assert.Equal(t, exitUsage, run(context.Background(), []string{"-dsn", "postgres://x", "serve"}, &out, &errb, func(string) string { return "" }))
-	assert.Contains(t, errb.String(), "not supported by serve yet")
+	assert.Equal(t, exitUsage, run(context.Background(), []string{"-db", "a.db", "serve", "-dsn", "postgres://x"}, &out, &errb, func(string) string { return "" }))
+	assert.Contains(t, errb.String(), "not both")
 	out.Reset()
 	assert.Equal(t, exitOK, run(context.Background(), []string{"serve", "-h"}, &out, &errb, func(string) string { return "" }))
 	assert.Contains(t, out.String(), "usage: stategraph serve")
@@ -59,12 +63,20 @@ func TestServeRefusesPostgresAndShowsUsage(t *testing.T) {
 
 func TestServeRunsTheExampleGraphsOnAFreshDatabase(t *testing.T) {
 	dir := t.TempDir()
+	testServe(t, serveConfig{db: filepath.Join(dir, "sg.db"), store: filepath.Join(dir, "sg.server.db")})
+}
+
+func TestServeRunsTheExampleGraphsOnPostgres(t *testing.T) {
+	testServe(t, serveConfig{dsn: pgtest.DSN(t), schema: pgtest.Schema(t)})
+}
+
+func testServe(t *testing.T, c serveConfig) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	var out bytes.Buffer
 	done := make(chan error, 1)
-	c := serveConfig{db: filepath.Join(dir, "sg.db"), store: filepath.Join(dir, "sg.server.db"), addr: ln.Addr().String()}
+	c.addr = ln.Addr().String()
 	go func() { done <- serve(ctx, c, ln, &out) }()
 	base := "http://" + ln.Addr().String()
 
