@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ type cron struct {
 	Metadata       map[string]any
 	Enabled        bool
 	OnRunCompleted string // delete or keep (crons without a thread)
+	Owner          string // the user who made it, with WithAuth
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 	Next           time.Time
@@ -79,9 +81,10 @@ func (s *Server) cronLoop() {
 // fireCrons starts a run for each enabled cron due at now.
 func (s *Server) fireCrons(now time.Time) {
 	type firing struct {
-		tid  string
-		body json.RawMessage
-		id   string
+		tid   string
+		body  json.RawMessage
+		id    string
+		owner string
 	}
 	var due []firing
 	s.mu.Lock()
@@ -102,12 +105,16 @@ func (s *Server) fireCrons(now time.Time) {
 			body["on_completion"] = json.RawMessage(`"keep"`)
 		}
 		data, _ := json.Marshal(body)
-		due = append(due, firing{tid: c.ThreadID, body: data, id: c.ID})
+		due = append(due, firing{tid: c.ThreadID, body: data, id: c.ID, owner: c.Owner})
 		c.Next = c.sched.next(now.In(c.loc))
 	}
 	s.mu.Unlock()
 	for _, f := range due {
-		if _, _, err := s.startRun(s.ctx, f.tid, f.body); err != nil && s.opts.logf != nil {
+		ctx := s.ctx
+		if f.owner != "" {
+			ctx = context.WithValue(ctx, userKey{}, f.owner) // its runs are its owner's
+		}
+		if _, _, err := s.startRun(ctx, f.tid, f.body); err != nil && s.opts.logf != nil {
 			s.opts.logf("server: cron %q: %v", f.id, err)
 		}
 	}
@@ -216,13 +223,14 @@ func (s *Server) createCron(w http.ResponseWriter, r *http.Request) {
 	}
 	tid := r.PathValue("tid")
 	if tid != "" {
-		if _, err := s.store.GetThread(r.Context(), tid); err != nil {
+		if _, err := s.threadFor(r.Context(), tid); err != nil {
 			fail(w, err)
 			return
 		}
 	}
 	now := s.opts.now().UTC()
-	c := &cron{ID: uuid.NewString(), AssistantID: a.ID, ThreadID: tid, Timezone: "UTC", Enabled: true, OnRunCompleted: "delete",
+	owner, _ := userOf(r.Context())
+	c := &cron{ID: uuid.NewString(), AssistantID: a.ID, ThreadID: tid, Timezone: "UTC", Enabled: true, OnRunCompleted: "delete", Owner: owner,
 		Payload: map[string]json.RawMessage{}, Metadata: map[string]any{}, CreatedAt: now, UpdatedAt: now}
 	if err := s.applyCron(c, req, raw); err != nil {
 		fail(w, err)
@@ -250,6 +258,9 @@ func (s *Server) patchCron(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.crons[r.PathValue("cid")]
+	if ok && !cronVisible(r, c) {
+		ok = false
+	}
 	if !ok {
 		fail(w, fmt.Errorf("cron %q: %w", r.PathValue("cid"), ErrNotFound))
 		return
@@ -268,8 +279,12 @@ func (s *Server) patchCron(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) deleteCron(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	_, ok := s.crons[r.PathValue("cid")]
-	delete(s.crons, r.PathValue("cid"))
+	c, ok := s.crons[r.PathValue("cid")]
+	if ok && cronVisible(r, c) {
+		delete(s.crons, r.PathValue("cid"))
+	} else {
+		ok = false
+	}
 	s.mu.Unlock()
 	if !ok {
 		fail(w, fmt.Errorf("cron %q: %w", r.PathValue("cid"), ErrNotFound))
@@ -299,7 +314,7 @@ func (s *Server) matchCrons(r *http.Request) ([]map[string]any, int, int, error)
 	var cs []*cron
 	for _, c := range s.crons {
 		if (q.AssistantID != "" && c.AssistantID != q.AssistantID) || (q.ThreadID != "" && c.ThreadID != q.ThreadID) ||
-			(q.Enabled != nil && c.Enabled != *q.Enabled) || !matchMetadata(c.Metadata, q.Metadata) {
+			(q.Enabled != nil && c.Enabled != *q.Enabled) || !matchMetadata(c.Metadata, q.Metadata) || !cronVisible(r, c) {
 			continue
 		}
 		cs = append(cs, c)
@@ -338,4 +353,10 @@ func (s *Server) countCrons(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, 200, len(out))
+}
+
+// cronVisible reports whether the request's user may see a cron.
+func cronVisible(r *http.Request, c *cron) bool {
+	user, ok := userOf(r.Context())
+	return !ok || c.Owner == user
 }

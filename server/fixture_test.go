@@ -136,6 +136,8 @@ type harness struct {
 	srv   *server.Server
 	http  *httptest.Server
 	gates *gates
+	// header, when set, is added to the requests of do.
+	header http.Header
 }
 
 func newHarness(t testing.TB, opts ...server.Option) *harness {
@@ -199,6 +201,9 @@ func (h *harness) do(method, path string, body any) (int, []byte) {
 	req, err := http.NewRequest(method, h.http.URL+path, r)
 	require.NoError(h.t, err)
 	req.Header.Set("Content-Type", "application/json")
+	for k, v := range h.header {
+		req.Header[k] = v
+	}
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(h.t, err)
 	defer resp.Body.Close()

@@ -100,13 +100,13 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 	var t ThreadRecord
 	temporary := tid == ""
 	if temporary {
-		t = ThreadRecord{ThreadID: uuid.NewString(), Metadata: map[string]any{}, Status: StatusIdle, CreatedAt: now, UpdatedAt: now}
-	} else if t, err = s.store.GetThread(ctx, tid); errors.Is(err, ErrNotFound) && req.IfNotExists == "create" {
-		t = ThreadRecord{ThreadID: tid, Metadata: map[string]any{}, Status: StatusIdle, CreatedAt: now, UpdatedAt: now}
+		t = ThreadRecord{ThreadID: uuid.NewString(), Metadata: own(ctx, map[string]any{}), Status: StatusIdle, CreatedAt: now, UpdatedAt: now}
+	} else if t, err = s.threadFor(ctx, tid); errors.Is(err, ErrNotFound) && req.IfNotExists == "create" {
+		t = ThreadRecord{ThreadID: tid, Metadata: own(ctx, map[string]any{}), Status: StatusIdle, CreatedAt: now, UpdatedAt: now}
 		temporary = false
 		err = s.store.CreateThread(ctx, t)
 		if errors.Is(err, ErrExists) {
-			t, err = s.store.GetThread(ctx, tid)
+			t, err = s.threadFor(ctx, tid)
 		}
 	}
 	if err != nil {
@@ -267,6 +267,10 @@ func (s *Server) wait(w http.ResponseWriter, r *http.Request, run *liveRun, canc
 
 func (s *Server) runOf(w http.ResponseWriter, r *http.Request) (*liveRun, RunRecord, bool) {
 	tid, rid := r.PathValue("tid"), r.PathValue("rid")
+	if _, err := s.threadFor(r.Context(), tid); err != nil {
+		fail(w, err)
+		return nil, RunRecord{}, false
+	}
 	rec, err := s.store.GetRun(r.Context(), tid, rid)
 	run := s.liveRunOf(tid, rid)
 	if err != nil && run == nil {
@@ -385,7 +389,7 @@ func (s *Server) joinRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Finished long ago: its thread's values are its result.
-	t, err := s.store.GetThread(r.Context(), rec.ThreadID)
+	t, err := s.threadFor(r.Context(), rec.ThreadID)
 	if err != nil {
 		fail(w, err)
 		return

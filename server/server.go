@@ -46,6 +46,7 @@ type options struct {
 	now       func() time.Time
 	cronTicks <-chan time.Time
 	logf      func(format string, args ...any)
+	auth      func(r *http.Request) (string, error)
 }
 
 // Option configures a Server.
@@ -112,6 +113,10 @@ func assistantID(graphID string) string {
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, s.opts.maxBody)
+	}
+	r, ok := s.authenticate(w, r)
+	if !ok {
+		return
 	}
 	s.mux.ServeHTTP(w, r)
 }

@@ -124,7 +124,7 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 		req.ThreadID = uuid.NewString()
 	}
 	now := s.opts.now().UTC()
-	t := ThreadRecord{ThreadID: req.ThreadID, Metadata: req.Metadata, Status: StatusIdle, CreatedAt: now, UpdatedAt: now}
+	t := ThreadRecord{ThreadID: req.ThreadID, Metadata: own(r.Context(), req.Metadata), Status: StatusIdle, CreatedAt: now, UpdatedAt: now}
 	if t.Metadata == nil {
 		t.Metadata = map[string]any{}
 	}
@@ -139,7 +139,10 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 	}
 	err := s.store.CreateThread(r.Context(), t)
 	if errors.Is(err, ErrExists) && req.IfExists == "do_nothing" {
-		t, err = s.store.GetThread(r.Context(), req.ThreadID)
+		t, err = s.threadFor(r.Context(), req.ThreadID)
+		if errors.Is(err, ErrNotFound) {
+			err = fmt.Errorf("thread %q: %w", req.ThreadID, ErrExists)
+		}
 	}
 	if err != nil {
 		fail(w, err)
@@ -149,7 +152,7 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) thread(r *http.Request) (ThreadRecord, error) {
-	return s.store.GetThread(r.Context(), r.PathValue("tid"))
+	return s.threadFor(r.Context(), r.PathValue("tid"))
 }
 
 func (s *Server) getThread(w http.ResponseWriter, r *http.Request) {
@@ -177,7 +180,11 @@ func (s *Server) patchThread(w http.ResponseWriter, r *http.Request) {
 	if t.Metadata == nil {
 		t.Metadata = map[string]any{}
 	}
+	owner, owned := t.Metadata[OwnerKey]
 	maps.Copy(t.Metadata, req.Metadata)
+	if _, authed := userOf(r.Context()); authed && owned {
+		t.Metadata[OwnerKey] = owner // a thread stays its creator's
+	}
 	t.UpdatedAt = s.opts.now().UTC()
 	if err := s.store.PutThread(r.Context(), t); err != nil {
 		fail(w, err)
@@ -257,7 +264,7 @@ func (s *Server) matchThreads(r *http.Request, paged bool) ([]ThreadRecord, []ma
 		return nil, nil, &InputError{Field: "status", Err: fmt.Errorf("%q is not idle, busy, interrupted or error", req.Status)}
 	}
 	// Status is computed, so select on it after computing.
-	q := ThreadQuery{Metadata: req.Metadata, IDs: req.IDs, SortBy: req.SortBy, SortOrder: req.SortOrder}
+	q := ThreadQuery{Metadata: ownedBy(r.Context(), req.Metadata), IDs: req.IDs, SortBy: req.SortBy, SortOrder: req.SortOrder}
 	all, err := s.store.SearchThreads(r.Context(), q)
 	if err != nil {
 		return nil, nil, err
