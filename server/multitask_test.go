@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/stategraph/stategraph/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -209,4 +212,27 @@ func TestOnDisconnectCancelStopsTheRun(t *testing.T) {
 	out := h.json("GET", rid+"/join", nil, 200)
 	assert.Equal(t, []any{"a", "first"}, out["steps"])
 	assert.Equal(t, "interrupted", h.json("GET", rid, nil, 200)["status"])
+}
+
+func TestIdleStreamSendsHeartbeats(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, server.WithHeartbeat(time.Millisecond))
+	h.json("POST", "/threads", map[string]any{"thread_id": "t"}, 200)
+	body, _ := json.Marshal(gateRun("a"))
+	resp, err := http.Post(h.http.URL+"/threads/t/runs/stream", "application/json", strings.NewReader(string(body)))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	release := h.gate()
+	r := bufio.NewReader(resp.Body)
+	for {
+		line, err := r.ReadString('\n')
+		require.NoError(t, err)
+		if line == ": heartbeat\n" {
+			break // an SSE comment while the run waits
+		}
+	}
+	close(release)
+	rest, err := io.ReadAll(r)
+	require.NoError(t, err)
+	assert.Contains(t, string(rest), "event: end")
 }
