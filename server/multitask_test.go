@@ -236,3 +236,15 @@ func TestIdleStreamSendsHeartbeats(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(rest), "event: end")
 }
+
+func TestThreadIsFreeAsSoonAsAWaitOrStreamEnds(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.json("POST", "/threads", map[string]any{"thread_id": "t"}, 200)
+	for i := range 20 {
+		h.json("POST", "/threads/t/runs/wait", map[string]any{"assistant_id": "echo", "input": map[string]any{"input": "w"}}, 200)
+		_, evs := h.stream("/threads/t/runs/stream", map[string]any{"assistant_id": "echo", "input": map[string]any{"input": "s"}})
+		require.Equal(t, "end", evs[len(evs)-1].Event, "round %d", i)
+	}
+	assert.Equal(t, "idle", h.json("GET", "/threads/t", nil, 200)["status"])
+}

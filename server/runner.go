@@ -254,19 +254,8 @@ func (s *Server) finish(run *liveRun, status, action string, runErr error, resul
 		_ = run.g.Saver().DeleteThread(ctx, tid)
 		_ = s.store.DeleteThread(ctx, tid)
 	}
-	endStatus := status
-	if action == strategyRollback {
-		endStatus = "rollback"
-	}
-	newConverter(s, run).emit("end", "", map[string]any{"run_id": run.rec.RunID, "status": endStatus})
-	run.log.close()
-	run.result, run.status = result, status
-	close(run.done)
-	run.cancel()
-	if run.webhook != "" {
-		s.postWebhook(run)
-	}
-
+	// Free the thread before the end event and the waiters, so that a
+	// client's next request after its stream or wait ended finds it free.
 	s.mu.Lock()
 	if tr := s.threads[tid]; tr != nil && tr.active == run {
 		tr.active = nil
@@ -282,6 +271,20 @@ func (s *Server) finish(run *liveRun, status, action string, runErr error, resul
 		s.finished = s.finished[1:]
 	}
 	s.mu.Unlock()
+
+	endStatus := status
+	if action == strategyRollback {
+		endStatus = "rollback"
+	}
+	newConverter(s, run).emit("end", "", map[string]any{"run_id": run.rec.RunID, "status": endStatus})
+	run.log.close()
+
+	run.result, run.status = result, status
+	close(run.done)
+	run.cancel()
+	if run.webhook != "" {
+		s.postWebhook(run)
+	}
 	if next != nil {
 		s.launch(next)
 	}
