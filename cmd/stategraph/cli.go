@@ -112,6 +112,9 @@ func runOn(ctx context.Context, term terminal, args []string, stdout, stderr io.
 	if rest[0] == "help" {
 		return help(stdout, stderr, rest[1:])
 	}
+	if rest[0] == "serve" {
+		return runServe(ctx, rest[1:], serveConfig{db: dbPath, dsn: dsn, schema: schema}, stdout, stderr)
+	}
 	cmd := lookup(rest[0])
 	if cmd == nil {
 		return report(stderr, usagef(nil, "unknown command %q", rest[0]))

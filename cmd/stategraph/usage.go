@@ -29,6 +29,8 @@ Output:
 Commands:
 `
 	usageFooter = `
+  serve [-addr HOST:PORT]  serve the example graphs over LangGraph's Agent Server API (serve -h)
+
 CHECKPOINT is an id from history, or a part of one (a suffix, or any
 chunk) that no other checkpoint of the thread has.
 NS is a namespace in which a subgraph of the thread checkpointed, as

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/postgres"
+	"github.com/stategraph/stategraph/checkpoint/sqlite"
+	"github.com/stategraph/stategraph/cmd/stategraph/internal/servegraphs"
+	"github.com/stategraph/stategraph/server"
+)
+
+const serveUsage = `usage: stategraph serve [-db PATH [-store PATH] | -dsn DSN [-schema NAME]] [-addr HOST:PORT] [-allow-remote]
+
+Serve the example graphs (planexecute, support, essay) over LangGraph's
+Agent Server API, for @langchain/langgraph-sdk, langgraph-sdk and
+useStream clients (see docs/server.md). Runs execute in this process;
+checkpoints and thread records are kept in SQLite files, created if
+missing, or in PostgreSQL. There is no authentication: the server listens
+on loopback only unless -allow-remote is given.
+
+  -db PATH        the SQLite checkpoint file (default stategraph.db)
+  -store PATH     the SQLite file of thread and run records (default: PATH of -db with .server.db)
+  -dsn DSN        keep checkpoints and records in this PostgreSQL database instead
+  -schema NAME    the PostgreSQL schema of their tables (default: search_path)
+  -addr HOST:PORT where to listen (default 127.0.0.1:2024)
+  -allow-remote   listen on a non-loopback address (anyone who reaches it can run the graphs)
+`
+
+// serveConfig is what serve runs with.
+type serveConfig struct {
+	db, store, addr string
+	dsn, schema     string
+	allowRemote     bool
+}
+
+// parseServe parses serve's flags over the database flags given before
+// the command.
+func parseServe(args []string, c serveConfig) (serveConfig, error) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.db, "db", c.db, "")
+	fs.StringVar(&c.dsn, "dsn", c.dsn, "")
+	fs.StringVar(&c.schema, "schema", c.schema, "")
+	fs.StringVar(&c.store, "store", "", "")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:2024", "")
+	fs.BoolVar(&c.allowRemote, "allow-remote", false, "")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	if c.dsn != "" {
+		if c.db != "" || c.store != "" {
+			return c, errors.New("serve: give either -db (SQLite) or -dsn (PostgreSQL), not both")
+		}
+	} else {
+		if c.schema != "" {
+			return c, errors.New("serve: -schema needs -dsn")
+		}
+		if c.db == "" {
+			c.db = "stategraph.db"
+		}
+		if c.store == "" {
+			c.store = strings.TrimSuffix(c.db, ".db") + ".server.db"
+		}
+	}
+	host, _, err := net.SplitHostPort(c.addr)
+	if err != nil {
+		return c, fmt.Errorf("serve: -addr %q: %v", c.addr, err)
+	}
+	if !c.allowRemote && !isLoopback(host) {
+		return c, fmt.Errorf("serve: -addr %q is not a loopback address and the server has no authentication: give -allow-remote to serve it anyway", c.addr)
+	}
+	return c, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// runServe runs `stategraph serve` until ctx is done.
+func runServe(ctx context.Context, args []string, global serveConfig, stdout, stderr io.Writer) int {
+	c, err := parseServe(args, global)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, serveUsage)
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprint(stderr, serveUsage)
+		return report(stderr, usagef(nil, "%v", err))
+	}
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return report(stderr, fmt.Errorf("serve: %w", err))
+	}
+	if err := serve(ctx, c, ln, stdout); err != nil {
+		return report(stderr, err)
+	}
+	return exitOK
+}
+
+// serve serves the registry on ln until ctx is done, then stops the runs
+// in progress (their threads keep their checkpoints) and closes the files.
+func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer) (err error) {
+	defer func() {
+		if err != nil {
+			ln.Close()
+		}
+	}()
+	var saver checkpoint.Saver
+	var st server.Store
+	where := fmt.Sprintf("checkpoints %s, records %s", c.db, c.store)
+	if c.dsn != "" {
+		pool, perr := pgxpool.New(ctx, c.dsn)
+		if perr != nil {
+			return fmt.Errorf("serve: %w", perr)
+		}
+		defer pool.Close()
+		var opts []postgres.Option
+		if c.schema != "" {
+			opts = append(opts, postgres.WithSchema(c.schema))
+		}
+		pg := postgres.New(pool, opts...)
+		if err := pg.Migrate(ctx); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		saver = pg
+		if st, err = server.OpenPostgresStore(ctx, pool, c.schema); err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		where = "checkpoints and records in PostgreSQL"
+	} else {
+		sq, oerr := sqlite.Open(c.db)
+		if oerr != nil {
+			return fmt.Errorf("serve: %w", oerr)
+		}
+		defer func() {
+			if cerr := sq.Close(); err == nil && cerr != nil {
+				err = fmt.Errorf("serve: close %s: %w", c.db, cerr)
+			}
+		}()
+		saver = sq
+		records, serr := server.OpenSQLiteStore(c.store)
+		if serr != nil {
+			return fmt.Errorf("serve: %w", serr)
+		}
+		defer records.Close()
+		st = records
+	}
+	graphs, err := servegraphs.Graphs(saver)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	srv, err := server.New(graphs, server.WithStore(st))
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "stategraph serve: http://%s (graphs planexecute, support, essay; %s)\n", ln.Addr(), where)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = hs.Shutdown(shutdown)
+		<-errc
+	}
+	srv.Close()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}

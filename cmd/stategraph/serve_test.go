@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stategraph/stategraph/cmd/stategraph/internal/servegraphs"
+	"github.com/stategraph/stategraph/internal/pgtest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseServeFlags(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		args    []string
+		db      string
+		want    serveConfig
+		wantErr string
+	}{
+		{"defaults", nil, "", serveConfig{db: "stategraph.db", store: "stategraph.server.db", addr: "127.0.0.1:2024"}, ""},
+		{"global -db", nil, "x/run.db", serveConfig{db: "x/run.db", store: "x/run.server.db", addr: "127.0.0.1:2024"}, ""},
+		{"own flags", []string{"-db", "a.db", "-store", "s.db", "-addr", "localhost:9"}, "", serveConfig{db: "a.db", store: "s.db", addr: "localhost:9"}, ""},
+		{"remote refused", []string{"-addr", "0.0.0.0:2024"}, "", serveConfig{}, "not a loopback address"},
+		{"remote allowed", []string{"-addr", "0.0.0.0:2024", "-allow-remote"}, "", serveConfig{db: "stategraph.db", store: "stategraph.server.db", addr: "0.0.0.0:2024", allowRemote: true}, ""},
+		{"bad addr", []string{"-addr", "nope"}, "", serveConfig{}, "-addr"},
+		{"argument", []string{"extra"}, "", serveConfig{}, `unexpected argument "extra"`},
+		{"postgres", []string{"-dsn", "postgres://x", "-schema", "s"}, "", serveConfig{dsn: "postgres://x", schema: "s", addr: "127.0.0.1:2024"}, ""},
+		{"both", []string{"-dsn", "postgres://x"}, "a.db", serveConfig{}, "not both"},
+		{"schema without dsn", []string{"-schema", "s"}, "", serveConfig{}, "-schema needs -dsn"},
+	}
+	for _, tt := range tests {
+		got, err := parseServe(tt.args, serveConfig{db: tt.db})
+		if tt.wantErr != "" {
+			require.ErrorContains(t, err, tt.wantErr, tt.name)
+			continue
+		}
+		require.NoError(t, err, tt.name)
+		assert.Equal(t, tt.want, got, tt.name)
+	}
+}
+
+func TestServeShowsUsage(t *testing.T) {
+	t.Parallel()
+	var out, errb bytes.Buffer
+	assert.Equal(t, exitUsage, run(context.Background(), []string{"-db", "a.db", "serve", "-dsn", "postgres://x"}, &out, &errb, func(string) string { return "" }))
+	assert.Contains(t, errb.String(), "not both")
+	out.Reset()
+	assert.Equal(t, exitOK, run(context.Background(), []string{"serve", "-h"}, &out, &errb, func(string) string { return "" }))
+	assert.Contains(t, out.String(), "usage: stategraph serve")
+	out.Reset()
+	assert.Equal(t, exitOK, run(context.Background(), []string{"help"}, &out, &errb, func(string) string { return "" }))
+	assert.Contains(t, out.String(), "serve [-addr HOST:PORT]")
+}
+
+func TestServeRunsTheExampleGraphsOnAFreshDatabase(t *testing.T) {
+	dir := t.TempDir()
+	testServe(t, serveConfig{db: filepath.Join(dir, "sg.db"), store: filepath.Join(dir, "sg.server.db")})
+}
+
+func TestServeRunsTheExampleGraphsOnPostgres(t *testing.T) {
+	testServe(t, serveConfig{dsn: pgtest.DSN(t), schema: pgtest.Schema(t)})
+}
+
+func testServe(t *testing.T, c serveConfig) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	c.addr = ln.Addr().String()
+	go func() { done <- serve(ctx, c, ln, &out) }()
+	base := "http://" + ln.Addr().String()
+
+	post := func(path string, body any) map[string]any {
+		t.Helper()
+		data, err := json.Marshal(body)
+		require.NoError(t, err)
+		resp, err := http.Post(base+path, "application/json", bytes.NewReader(data))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		raw, err := io.ReadAll(resp.Body)
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode, "%s: %s", path, raw)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(raw, &m), "%s", raw)
+		return m
+	}
+
+	post("/threads", map[string]any{"thread_id": "order"})
+	res := post("/threads/order/runs/wait", map[string]any{"assistant_id": "planexecute", "input": servegraphs.DeliveryInput(),
+		"config": map[string]any{"recursion_limit": 50}})
+	require.NotContains(t, res, "__error__")
+	answer, _ := res["response"].(map[string]any)
+	assert.Contains(t, answer["text"], "Recommendation: switch to warehouse B", "the delivery scenario's answer")
+
+	post("/threads", map[string]any{"thread_id": "ticket"})
+	res = post("/threads/ticket/runs/wait", map[string]any{"assistant_id": "support", "input": map[string]any{"request": "a damaged parcel"}})
+	require.Len(t, res["__interrupt__"], 1)
+	res = post("/threads/ticket/runs/wait", map[string]any{"assistant_id": "support", "command": map[string]any{"resume": "yes"}})
+	assert.Equal(t, true, res["approved"])
+
+	res = post("/runs/wait", map[string]any{"assistant_id": "essay", "input": map[string]any{"topic": "Go"}})
+	assert.Equal(t, []any{"Go, draft 1", "Go, draft 2", "Go, draft 3"}, res["drafts"])
+
+	cancel()
+	require.NoError(t, <-done)
+	assert.True(t, strings.HasPrefix(out.String(), "stategraph serve: http://127.0.0.1:"), out.String())
+}

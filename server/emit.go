@@ -1,0 +1,230 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/stategraph/stategraph/graph"
+)
+
+// converter turns a run's events into LangGraph's SSE events in the modes
+// the run asked for, and keeps what the run's result needs.
+type converter struct {
+	s          *Server
+	run        *liveRun
+	want       map[string]bool
+	subgraphs  bool
+	values     map[string]json.RawMessage // last values by namespace
+	messages   map[string]*message        // streamed messages by task id
+	interrupts []graph.Interruption
+	// interrupted: the run stopped at interrupts.
+	interrupted bool
+}
+
+type message struct {
+	id      string
+	content string
+}
+
+func newConverter(s *Server, run *liveRun) *converter {
+	c := &converter{s: s, run: run, want: map[string]bool{}, subgraphs: run.in.Subgraphs,
+		values: map[string]json.RawMessage{}, messages: map[string]*message{}}
+	for _, m := range run.modes {
+		c.want[m] = true
+	}
+	return c
+}
+
+// emit appends an event to the run's log; subgraph events are named
+// "mode|ns" and sent only with stream_subgraphs.
+func (c *converter) emit(name, ns string, data any) {
+	if ns != "" {
+		if !c.subgraphs {
+			return
+		}
+		name += "|" + ns
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		b, _ = json.Marshal(errorJSON(err))
+		name = "error"
+	}
+	c.run.log.append(name, b)
+}
+
+func (c *converter) event(ctx context.Context, ev Event) {
+	ns := ev.Namespace
+	switch ev.Mode {
+	case graph.Values:
+		c.values[ns] = ev.Values
+		if c.want["values"] {
+			c.emit("values", ns, ev.Values)
+		}
+	case graph.Updates:
+		if c.want["updates"] {
+			c.emit("updates", ns, map[string]json.RawMessage{ev.Node: ev.Update})
+		}
+	case graph.Interrupts:
+		if ns != "" {
+			return
+		}
+		c.interrupted, c.interrupts = true, ev.Interrupts
+		if c.want["updates"] {
+			c.emit("updates", ns, map[string]any{graph.InterruptNode: interruptsJSON(ev.Interrupts)})
+		}
+		if c.want["values"] {
+			c.emit("values", ns, c.withInterrupts(c.values[ns]))
+		}
+	case graph.Custom:
+		if c.want["custom"] {
+			c.emit("custom", ns, ev.Custom)
+		}
+	case graph.Messages:
+		c.message(ev)
+	case graph.Tasks:
+		c.task(ev)
+	case graph.Checkpoints:
+		c.checkpoint(ctx, ev)
+	}
+}
+
+// withInterrupts adds "__interrupt__" to a values object.
+func (c *converter) withInterrupts(values json.RawMessage) json.RawMessage {
+	m := map[string]json.RawMessage{}
+	if !isNull(values) {
+		_ = json.Unmarshal(values, &m)
+	}
+	in, _ := json.Marshal(interruptsJSON(c.interrupts))
+	m[graph.InterruptNode] = in
+	out, _ := json.Marshal(m)
+	return out
+}
+
+func (c *converter) messageMeta(ev Event) map[string]any {
+	return map[string]any{
+		"langgraph_node": ev.Node, "langgraph_step": ev.Step, "langgraph_task_id": ev.TaskID,
+		"langgraph_checkpoint_ns": ev.Namespace, "thread_id": c.run.rec.ThreadID, "run_id": c.run.rec.RunID,
+	}
+}
+
+func aiMessage(id, content, kind string) map[string]any {
+	return map[string]any{
+		"type": kind, "id": id, "content": content, "tool_calls": []any{}, "tool_call_chunks": []any{},
+		"invalid_tool_calls": []any{}, "additional_kwargs": map[string]any{}, "response_metadata": map[string]any{},
+	}
+}
+
+// message sends an LLM chunk: as a [chunk, metadata] tuple for
+// messages-tuple, and as metadata, then the message so far, for messages.
+func (c *converter) message(ev Event) {
+	m := c.messages[ev.TaskID]
+	first := m == nil
+	if first {
+		m = &message{id: "run-" + c.run.rec.RunID + "-" + ev.TaskID}
+		c.messages[ev.TaskID] = m
+	}
+	chunk := string(ev.Chunk)
+	m.content += chunk
+	if c.want["messages-tuple"] {
+		c.emit("messages", ev.Namespace, []any{aiMessage(m.id, chunk, "AIMessageChunk"), c.messageMeta(ev)})
+	}
+	if c.want["messages"] {
+		if first {
+			c.emit("messages/metadata", ev.Namespace, map[string]any{m.id: map[string]any{"metadata": c.messageMeta(ev)}})
+		}
+		c.emit("messages/partial", ev.Namespace, []any{aiMessage(m.id, m.content, "ai")})
+	}
+}
+
+// pairs turns an update object into LangGraph's [[channel, value]] list.
+func pairs(update json.RawMessage) [][2]any {
+	m := map[string]json.RawMessage{}
+	_ = json.Unmarshal(update, &m)
+	out := [][2]any{}
+	for k, v := range m {
+		out = append(out, [2]any{k, v})
+	}
+	return out
+}
+
+func (c *converter) task(ev Event) {
+	if ev.Task == nil {
+		return
+	}
+	if ev.Task.Result {
+		if m := c.messages[ev.TaskID]; m != nil {
+			if c.want["messages"] {
+				c.emit("messages/complete", ev.Namespace, []any{aiMessage(m.id, m.content, "ai")})
+			}
+			delete(c.messages, ev.TaskID)
+		}
+	}
+	var payload map[string]any
+	kind := "task"
+	if ev.Task.Result {
+		kind = "task_result"
+		var errv any
+		if ev.Task.Err != nil {
+			errv = ev.Task.Err.Error()
+		}
+		payload = map[string]any{"id": ev.TaskID, "name": ev.Node, "error": errv, "result": pairs(ev.Update), "interrupts": []any{}}
+	} else {
+		payload = map[string]any{"id": ev.TaskID, "name": ev.Node, "input": nil, "triggers": []string{}, "interrupts": []any{}}
+	}
+	if c.want["tasks"] {
+		c.emit("tasks", ev.Namespace, payload)
+	}
+	if c.want["debug"] {
+		c.emit("debug", ev.Namespace, map[string]any{"type": kind, "timestamp": timeJSON(time.Now()), "step": ev.Step, "payload": payload})
+	}
+}
+
+func (c *converter) checkpoint(ctx context.Context, ev Event) {
+	if (!c.want["checkpoints"] && !c.want["debug"]) || ev.Checkpoint == nil {
+		return
+	}
+	cfg := *ev.Checkpoint
+	payload := map[string]any{
+		"config":        map[string]any{"configurable": checkpointJSON(&cfg)},
+		"parent_config": nil,
+		"values":        c.values[ev.Namespace],
+		"next":          []string{},
+		"tasks":         []any{},
+	}
+	if ev.Metadata != nil {
+		payload["metadata"] = metadataJSON(*ev.Metadata)
+	}
+	if ev.Namespace == "" {
+		if st, err := c.run.g.State(ctx, c.run.rec.ThreadID, cfg.CheckpointID); err == nil {
+			js := stateJSON(st)
+			payload["values"], payload["next"], payload["tasks"] = js["values"], js["next"], js["tasks"]
+			if st.Parent != nil {
+				payload["parent_config"] = map[string]any{"configurable": checkpointJSON(st.Parent)}
+			}
+		}
+	}
+	if c.want["checkpoints"] {
+		c.emit("checkpoints", ev.Namespace, payload)
+	}
+	if c.want["debug"] {
+		c.emit("debug", ev.Namespace, map[string]any{"type": "checkpoint", "timestamp": timeJSON(time.Now()), "step": ev.Step, "payload": payload})
+	}
+}
+
+// result is what /runs/wait and join return: the last values (with
+// "__interrupt__" when the run stopped at interrupts), or the error.
+func (c *converter) result(runErr error) json.RawMessage {
+	if runErr != nil {
+		out, _ := json.Marshal(map[string]any{"__error__": errorJSON(runErr)})
+		return out
+	}
+	v := c.values[""]
+	if c.interrupted {
+		return c.withInterrupts(v)
+	}
+	if isNull(v) {
+		return json.RawMessage("{}")
+	}
+	return v
+}

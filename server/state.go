@@ -1,0 +1,267 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/graph"
+)
+
+// interruptJSON is an interrupt as LangGraph's API shows it.
+func interruptsJSON(ins []graph.Interruption) []map[string]any {
+	out := make([]map[string]any, 0, len(ins))
+	for _, in := range ins {
+		out = append(out, map[string]any{"value": in.Value, "id": in.ID, "when": in.When})
+	}
+	return out
+}
+
+func checkpointJSON(c *checkpoint.Config) any {
+	if c == nil {
+		return nil
+	}
+	var id any
+	if c.CheckpointID != "" {
+		id = c.CheckpointID
+	}
+	return map[string]any{"thread_id": c.ThreadID, "checkpoint_ns": c.Namespace, "checkpoint_id": id, "checkpoint_map": nil}
+}
+
+func metadataJSON(md checkpoint.Metadata) map[string]any {
+	out := md.Flatten()
+	parents := md.Parents
+	if parents == nil {
+		parents = map[string]string{}
+	}
+	out["parents"] = parents
+	return out
+}
+
+// stateJSON is a snapshot as LangGraph's ThreadState.
+func stateJSON(st *State) map[string]any {
+	tasks := make([]map[string]any, 0, len(st.Tasks))
+	for _, t := range st.Tasks {
+		var errv any
+		if t.Error != "" {
+			errv = t.Error
+		}
+		tasks = append(tasks, map[string]any{
+			"id": t.ID, "name": t.Node, "error": errv, "interrupts": interruptsJSON(t.Interrupts),
+			"checkpoint": nil, "state": nil, "result": nil,
+		})
+	}
+	next := st.Next
+	if next == nil {
+		next = []string{}
+	}
+	return map[string]any{
+		"values":            st.Values,
+		"next":              next,
+		"tasks":             tasks,
+		"checkpoint":        checkpointJSON(&st.Config),
+		"metadata":          metadataJSON(st.Metadata),
+		"created_at":        timeJSON(st.CreatedAt),
+		"parent_checkpoint": checkpointJSON(st.Parent),
+		"interrupts":        interruptsJSON(st.Interrupts),
+	}
+}
+
+// emptyStateJSON is the state of a thread with no checkpoint yet.
+func emptyStateJSON(thread string) map[string]any {
+	return map[string]any{
+		"values": map[string]any{}, "next": []string{}, "tasks": []any{},
+		"checkpoint":        map[string]any{"thread_id": thread, "checkpoint_ns": "", "checkpoint_id": nil, "checkpoint_map": nil},
+		"metadata":          nil,
+		"created_at":        nil,
+		"parent_checkpoint": nil,
+		"interrupts":        []any{},
+	}
+}
+
+func (s *Server) writeState(w http.ResponseWriter, r *http.Request, checkpointID string) {
+	t, err := s.thread(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	g := s.graphOf(t)
+	if g == nil {
+		if checkpointID != "" {
+			fail(w, fmt.Errorf("checkpoint %q of thread %q: %w", checkpointID, t.ThreadID, ErrNotFound))
+			return
+		}
+		writeJSON(w, 200, emptyStateJSON(t.ThreadID))
+		return
+	}
+	st, err := g.State(r.Context(), t.ThreadID, checkpointID)
+	if errors.Is(err, checkpoint.ErrNotFound) && checkpointID == "" {
+		writeJSON(w, 200, emptyStateJSON(t.ThreadID))
+		return
+	}
+	if err != nil {
+		fail(w, fmt.Errorf("thread %q: %w", t.ThreadID, err))
+		return
+	}
+	writeJSON(w, 200, stateJSON(st))
+}
+
+func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
+	s.writeState(w, r, r.PathValue("cid"))
+}
+
+// checkpointRef is a checkpoint as requests name it: {"checkpoint_id": …},
+// possibly inside "configurable", or a bare id string.
+type checkpointRef struct{ ID string }
+
+func (c *checkpointRef) UnmarshalJSON(data []byte) error {
+	var id string
+	if json.Unmarshal(data, &id) == nil {
+		c.ID = id
+		return nil
+	}
+	var obj struct {
+		CheckpointID string `json:"checkpoint_id"`
+		Configurable struct {
+			CheckpointID string `json:"checkpoint_id"`
+		} `json:"configurable"`
+	}
+	if err := json.Unmarshal(data, &obj); err != nil {
+		return err
+	}
+	c.ID = obj.CheckpointID
+	if c.ID == "" {
+		c.ID = obj.Configurable.CheckpointID
+	}
+	return nil
+}
+
+func (s *Server) getStateAtCheckpoint(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Checkpoint checkpointRef `json:"checkpoint"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		fail(w, err)
+		return
+	}
+	s.writeState(w, r, req.Checkpoint.ID)
+}
+
+type updateStateRequest struct {
+	Values       json.RawMessage `json:"values"`
+	AsNode       string          `json:"as_node"`
+	CheckpointID string          `json:"checkpoint_id"`
+	Checkpoint   *checkpointRef  `json:"checkpoint"`
+}
+
+func (s *Server) updateState(w http.ResponseWriter, r *http.Request) {
+	var req updateStateRequest
+	if err := readJSON(r, &req); err != nil {
+		fail(w, err)
+		return
+	}
+	t, err := s.thread(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	g := s.graphOf(t)
+	if g == nil {
+		writeError(w, http.StatusConflict, fmt.Sprintf("thread %q has no graph yet: run it once or create it with graph_id", t.ThreadID))
+		return
+	}
+	if req.CheckpointID == "" && req.Checkpoint != nil {
+		req.CheckpointID = req.Checkpoint.ID
+	}
+	release, err := s.holdThread(t.ThreadID)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	cfg, err := g.UpdateState(r.Context(), t.ThreadID, req.CheckpointID, req.Values, req.AsNode)
+	release()
+	if err != nil {
+		fail(w, fmt.Errorf("update state of thread %q: %w", t.ThreadID, err))
+		return
+	}
+	t.UpdatedAt = s.opts.now().UTC()
+	if t.Status == StatusError {
+		t.Status, t.Error = StatusIdle, ""
+	}
+	if err := s.store.PutThread(r.Context(), t); err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, 200, map[string]any{"checkpoint": checkpointJSON(&cfg)})
+}
+
+type historyRequest struct {
+	Limit      int            `json:"limit"`
+	Before     *checkpointRef `json:"before"`
+	Metadata   map[string]any `json:"metadata"`
+	Checkpoint *checkpointRef `json:"checkpoint"`
+}
+
+func (s *Server) history(w http.ResponseWriter, r *http.Request) {
+	req := historyRequest{Limit: 10}
+	if r.Method == http.MethodGet {
+		if v := r.URL.Query().Get("limit"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				fail(w, &InputError{Field: "limit", Err: err})
+				return
+			}
+			req.Limit = n
+		}
+		if v := r.URL.Query().Get("before"); v != "" {
+			req.Before = &checkpointRef{ID: v}
+		}
+	} else if err := readJSON(r, &req); err != nil {
+		fail(w, err)
+		return
+	}
+	t, err := s.thread(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	out := []map[string]any{}
+	g := s.graphOf(t)
+	if g == nil {
+		writeJSON(w, 200, out)
+		return
+	}
+	q := HistoryQuery{Limit: req.Limit, Metadata: req.Metadata}
+	if req.Before != nil {
+		q.Before = req.Before.ID
+	}
+	if req.Checkpoint != nil && req.Checkpoint.ID != "" {
+		// From that checkpoint back: it, then the ones before it.
+		st, err := g.State(r.Context(), t.ThreadID, req.Checkpoint.ID)
+		if err != nil {
+			fail(w, fmt.Errorf("thread %q: %w", t.ThreadID, err))
+			return
+		}
+		out = append(out, stateJSON(st))
+		q.Before = req.Checkpoint.ID
+		if q.Limit > 0 {
+			q.Limit--
+		}
+		if q.Limit == 0 && req.Limit > 0 {
+			writeJSON(w, 200, out)
+			return
+		}
+	}
+	sts, err := g.History(r.Context(), t.ThreadID, q)
+	if err != nil {
+		fail(w, fmt.Errorf("history of thread %q: %w", t.ThreadID, err))
+		return
+	}
+	for _, st := range sts {
+		out = append(out, stateJSON(st))
+	}
+	writeJSON(w, 200, out)
+}

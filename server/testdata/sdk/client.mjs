@@ -1,0 +1,178 @@
+// Drives a stategraph server with LangGraph's own JavaScript client.
+// Run by server/sdk_test.go: node client.mjs URL. Exits non-zero, with the
+// failed assertion on stderr, when the server answers otherwise than
+// LangGraph's client expects.
+import assert from "node:assert/strict";
+import { Client } from "@langchain/langgraph-sdk";
+
+const apiUrl = process.argv[2];
+const client = new Client({ apiUrl, callerOptions: { maxRetries: 0 } });
+const step = (name) => console.log(`ok ${name}`);
+
+async function collect(iter) {
+  const out = [];
+  for await (const chunk of iter) out.push(chunk);
+  return out;
+}
+
+// Assistants: one per graph, with its drawing and schema.
+const assistants = await client.assistants.search({ limit: 10 });
+const graphIds = assistants.map((a) => a.graph_id).sort();
+assert.deepEqual(graphIds, ["echo", "gate", "review"]);
+const review = await client.assistants.get("review");
+assert.equal(review.graph_id, "review");
+const drawing = await client.assistants.getGraph(review.assistant_id);
+assert.deepEqual(drawing.nodes.map((n) => n.id), ["__start__", "write", "review", "__end__"]);
+assert.ok(drawing.edges.some((e) => e.source === "write" && e.target === "review"));
+const schemas = await client.assistants.getSchemas("review");
+assert.deepEqual(Object.keys(schemas.state_schema.properties).sort(), ["approved", "draft", "notes", "topic"]);
+step("assistants");
+
+// A thread with metadata; a streamed run in values and updates.
+const thread = await client.threads.create({ metadata: { user: "ann" } });
+assert.equal(thread.status, "idle");
+let created;
+const chunks = await collect(
+  client.runs.stream(thread.thread_id, "echo", {
+    input: { input: "hi" },
+    streamMode: ["values", "updates"],
+    onRunCreated: (meta) => { created = meta; },
+  }),
+);
+const events = chunks.map((c) => c.event);
+assert.equal(events[0], "metadata");
+assert.ok(events.includes("values") && events.includes("updates"), events.join(","));
+assert.equal(created.thread_id, thread.thread_id);
+assert.equal(chunks[0].data.run_id, created.run_id);
+const update = chunks.find((c) => c.event === "updates");
+assert.deepEqual(update.data, { respond: { replies: ["echo: hi"] } });
+const lastValues = chunks.filter((c) => c.event === "values").at(-1);
+assert.deepEqual(lastValues.data, { input: "hi", replies: ["echo: hi"] });
+step("stream values+updates");
+
+// State and history.
+const st = await client.threads.getState(thread.thread_id);
+assert.deepEqual(st.values.replies, ["echo: hi"]);
+assert.deepEqual(st.next, []);
+assert.equal(st.checkpoint.thread_id, thread.thread_id);
+const history = await client.threads.getHistory(thread.thread_id, { limit: 10 });
+assert.ok(history.length >= 3, `history of ${history.length}`);
+assert.equal(history[0].checkpoint.checkpoint_id, st.checkpoint.checkpoint_id);
+const inputs = await client.threads.getHistory(thread.thread_id, { metadata: { source: "input" } });
+assert.equal(inputs.length, 1);
+const past = await client.threads.getState(thread.thread_id, history[1].checkpoint.checkpoint_id);
+assert.equal(past.checkpoint.checkpoint_id, history[1].checkpoint.checkpoint_id);
+step("state and history");
+
+// Update state as a node, then fork from a past checkpoint.
+const updated = await client.threads.updateState(thread.thread_id, { values: { input: "edited" } });
+assert.ok(updated.checkpoint.checkpoint_id);
+const afterUpdate = await client.threads.getState(thread.thread_id);
+assert.equal(afterUpdate.values.input, "edited");
+assert.equal(afterUpdate.metadata.source, "update");
+await client.threads.updateState(thread.thread_id, {
+  values: { input: "forked" },
+  checkpointId: st.checkpoint.checkpoint_id,
+});
+const forked = await client.threads.getState(thread.thread_id);
+assert.equal(forked.values.input, "forked");
+assert.equal(forked.parent_checkpoint.checkpoint_id, st.checkpoint.checkpoint_id);
+step("update state and fork");
+
+// An interrupt, seen in the wait result and the thread, resumed by id.
+const t2 = await client.threads.create({ metadata: { user: "bob" } });
+const waited = await client.runs.wait(t2.thread_id, "review", { input: { topic: "go" } });
+assert.equal(waited.__interrupt__.length, 1);
+assert.equal(waited.__interrupt__[0].value.question, "publish?");
+const interruptId = waited.__interrupt__[0].id;
+const t2got = await client.threads.get(t2.thread_id);
+assert.equal(t2got.status, "interrupted");
+const taskIds = Object.keys(t2got.interrupts);
+assert.equal(taskIds.length, 1);
+assert.equal(t2got.interrupts[taskIds[0]][0].id, interruptId);
+const t2state = await client.threads.getState(t2.thread_id);
+assert.deepEqual(t2state.next, ["review"]);
+assert.equal(t2state.tasks[0].interrupts[0].id, interruptId);
+const interrupted = await client.threads.search({ status: "interrupted" });
+assert.deepEqual(interrupted.map((t) => t.thread_id), [t2.thread_id]);
+const resumed = await collect(
+  client.runs.stream(t2.thread_id, "review", {
+    command: { resume: { [interruptId]: "yes" } },
+    streamMode: "updates",
+  }),
+);
+const reviewUpdate = resumed.find((c) => c.event === "updates" && c.data.review);
+assert.deepEqual(reviewUpdate.data.review, { approved: true, notes: ["answered yes"] });
+const done = await client.threads.get(t2.thread_id);
+assert.equal(done.status, "idle");
+assert.equal(done.values.approved, true);
+step("interrupt and resume by id");
+
+// Resume by value, with an update of the state in the same command.
+const t3 = await client.threads.create();
+await client.runs.wait(t3.thread_id, "review", { input: { topic: "rust" } });
+const byValue = await client.runs.wait(t3.thread_id, "review", {
+  command: { resume: "no", update: { topic: "zig" } },
+});
+assert.equal(byValue.approved, false);
+assert.equal(byValue.topic, "zig");
+assert.deepEqual(byValue.notes, ["answered no"]);
+step("resume by value with update");
+
+// Search threads by metadata.
+const anns = await client.threads.search({ metadata: { user: "ann" } });
+assert.deepEqual(anns.map((t) => t.thread_id), [thread.thread_id]);
+step("search threads");
+
+// A background run, joined as a stream from the start, then waited for.
+const t4 = await client.threads.create();
+const run = await client.runs.create(t4.thread_id, "echo", { input: { input: "later" }, streamMode: ["values"] });
+assert.ok(["pending", "running", "success"].includes(run.status), run.status);
+const joined = await collect(client.runs.joinStream(t4.thread_id, run.run_id));
+assert.ok(joined.some((c) => c.event === "values" && c.data.input === "later"), JSON.stringify(joined));
+const joinedValues = await client.runs.join(t4.thread_id, run.run_id);
+assert.deepEqual(joinedValues.replies, ["echo: later"]);
+const rejoined = await collect(client.runs.joinStream(t4.thread_id, run.run_id, { lastEventId: joined[1].id }));
+assert.ok(rejoined.length < joined.length, `${rejoined.length} after id ${joined[1].id} of ${joined.length}`);
+const got = await client.runs.get(t4.thread_id, run.run_id);
+assert.equal(got.status, "success");
+const runs = await client.runs.list(t4.thread_id);
+assert.deepEqual(runs.map((r) => r.run_id), [run.run_id]);
+step("background run, join stream, rejoin from an event id");
+
+// A stateless run.
+const stateless = await client.runs.wait(null, "echo", { input: { input: "once" } });
+assert.deepEqual(stateless.replies, ["echo: once"]);
+step("stateless run");
+
+// An input field the graph does not have is a 422.
+const t5 = await client.threads.create();
+await assert.rejects(
+  client.runs.wait(t5.thread_id, "echo", { input: { nope: 1 } }),
+  (err) => err.status === 422 || /422/.test(String(err)),
+);
+step("invalid input is 422");
+
+// Copy and delete.
+const copy = await client.threads.copy(thread.thread_id);
+const copyState = await client.threads.getState(copy.thread_id);
+assert.equal(copyState.values.input, "forked");
+await client.threads.delete(copy.thread_id);
+await assert.rejects(client.threads.get(copy.thread_id), (err) => err.status === 404 || /404/.test(String(err)));
+step("copy and delete");
+
+// Crons: created on a thread and without one, searched, updated, deleted.
+const cron = await client.crons.createForThread(thread.thread_id, "echo", { schedule: "*/5 * * * *", input: { input: "tick" } });
+assert.equal(cron.thread_id, thread.thread_id);
+assert.ok(cron.next_run_date);
+const hourly = await client.crons.create("echo", { schedule: "0 * * * *", input: { input: "hourly" } });
+const found = await client.crons.search({ threadId: thread.thread_id });
+assert.deepEqual(found.map((c) => c.cron_id), [cron.cron_id]);
+const off = await client.crons.update(hourly.cron_id, { enabled: false });
+assert.equal(off.enabled, false);
+await client.crons.delete(cron.cron_id);
+await client.crons.delete(hourly.cron_id);
+assert.deepEqual(await client.crons.search(), []);
+step("crons");
+
+console.log("all ok");

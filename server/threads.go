@@ -1,0 +1,330 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"reflect"
+
+	"github.com/google/uuid"
+	"github.com/stategraph/stategraph/checkpoint"
+)
+
+// graphOf returns the graph a thread runs, or nil before its first run
+// (unless it was created with a graph_id).
+func (s *Server) graphOf(t ThreadRecord) Graph {
+	if a, ok := s.byID[t.GraphID]; ok {
+		return a.g
+	}
+	return nil
+}
+
+// latest reads a thread's latest state; nil when it has no checkpoint.
+func (s *Server) latest(ctx context.Context, t ThreadRecord) (*State, error) {
+	g := s.graphOf(t)
+	if g == nil {
+		return nil, nil
+	}
+	st, err := g.State(ctx, t.ThreadID, "")
+	if errors.Is(err, checkpoint.ErrNotFound) {
+		return nil, nil
+	}
+	return st, err
+}
+
+// statusOf computes a thread's status: busy while a run of this server is
+// live or queued on it, interrupted when its latest checkpoint has pending
+// interrupts, error when its last run failed, idle otherwise.
+func (s *Server) statusOf(t ThreadRecord, st *State) string {
+	s.mu.Lock()
+	_, busy := s.threads[t.ThreadID]
+	s.mu.Unlock()
+	switch {
+	case busy:
+		return StatusBusy
+	case st != nil && len(st.Interrupts) > 0:
+		return StatusInterrupted
+	case t.Status == StatusError:
+		return StatusError
+	}
+	return StatusIdle
+}
+
+func (s *Server) threadJSON(ctx context.Context, t ThreadRecord) (map[string]any, error) {
+	st, err := s.latest(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	values := any(map[string]any{})
+	interrupts := map[string]any{}
+	if st != nil {
+		values = st.Values
+		for _, task := range st.Tasks {
+			if len(task.Interrupts) > 0 {
+				interrupts[task.ID] = interruptsJSON(task.Interrupts)
+			}
+		}
+	}
+	md := t.Metadata
+	if md == nil {
+		md = map[string]any{}
+	}
+	var errv any
+	if t.Error != "" {
+		errv = t.Error
+	}
+	return map[string]any{
+		"thread_id":        t.ThreadID,
+		"created_at":       timeJSON(t.CreatedAt),
+		"updated_at":       timeJSON(t.UpdatedAt),
+		"state_updated_at": timeJSON(t.UpdatedAt),
+		"metadata":         md,
+		"status":           s.statusOf(t, st),
+		"values":           values,
+		"interrupts":       interrupts,
+		"config":           map[string]any{"configurable": map[string]any{}},
+		"error":            errv,
+	}, nil
+}
+
+func (s *Server) writeThread(w http.ResponseWriter, r *http.Request, t ThreadRecord) {
+	out, err := s.threadJSON(r.Context(), t)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, 200, out)
+}
+
+type createThreadRequest struct {
+	ThreadID   string         `json:"thread_id"`
+	Metadata   map[string]any `json:"metadata"`
+	IfExists   string         `json:"if_exists"`
+	GraphID    string         `json:"graph_id"`
+	Supersteps []any          `json:"supersteps"`
+}
+
+func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
+	var req createThreadRequest
+	if err := readJSON(r, &req); err != nil {
+		fail(w, err)
+		return
+	}
+	if len(req.Supersteps) > 0 {
+		fail(w, &InputError{Field: "supersteps", Err: errors.New("not supported by stategraph yet")})
+		return
+	}
+	if req.IfExists != "" && req.IfExists != "raise" && req.IfExists != "do_nothing" {
+		fail(w, &InputError{Field: "if_exists", Err: fmt.Errorf("%q is neither raise nor do_nothing", req.IfExists)})
+		return
+	}
+	if req.ThreadID == "" {
+		req.ThreadID = uuid.NewString()
+	}
+	now := s.opts.now().UTC()
+	t := ThreadRecord{ThreadID: req.ThreadID, Metadata: own(r.Context(), req.Metadata), Status: StatusIdle, CreatedAt: now, UpdatedAt: now}
+	if t.Metadata == nil {
+		t.Metadata = map[string]any{}
+	}
+	if req.GraphID != "" {
+		a, err := s.assistant(req.GraphID)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		t.GraphID = a.GraphID
+		t.Metadata["graph_id"] = a.GraphID
+	}
+	err := s.store.CreateThread(r.Context(), t)
+	if errors.Is(err, ErrExists) && req.IfExists == "do_nothing" {
+		t, err = s.threadFor(r.Context(), req.ThreadID)
+		if errors.Is(err, ErrNotFound) {
+			err = fmt.Errorf("thread %q: %w", req.ThreadID, ErrExists)
+		}
+	}
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	s.writeThread(w, r, t)
+}
+
+func (s *Server) thread(r *http.Request) (ThreadRecord, error) {
+	return s.threadFor(r.Context(), r.PathValue("tid"))
+}
+
+func (s *Server) getThread(w http.ResponseWriter, r *http.Request) {
+	t, err := s.thread(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	s.writeThread(w, r, t)
+}
+
+func (s *Server) patchThread(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Metadata map[string]any `json:"metadata"`
+	}
+	if err := readJSON(r, &req); err != nil {
+		fail(w, err)
+		return
+	}
+	t, err := s.thread(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if t.Metadata == nil {
+		t.Metadata = map[string]any{}
+	}
+	owner, owned := t.Metadata[OwnerKey]
+	maps.Copy(t.Metadata, req.Metadata)
+	if _, authed := userOf(r.Context()); authed && owned {
+		t.Metadata[OwnerKey] = owner // a thread stays its creator's
+	}
+	t.UpdatedAt = s.opts.now().UTC()
+	if err := s.store.PutThread(r.Context(), t); err != nil {
+		fail(w, err)
+		return
+	}
+	s.writeThread(w, r, t)
+}
+
+func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request) {
+	t, err := s.thread(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	s.cancelThreadRuns(t.ThreadID, true)
+	if g := s.graphOf(t); g != nil {
+		if err := g.Saver().DeleteThread(r.Context(), t.ThreadID); err != nil {
+			fail(w, err)
+			return
+		}
+	}
+	if err := s.store.DeleteThread(r.Context(), t.ThreadID); err != nil {
+		fail(w, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) copyThread(w http.ResponseWriter, r *http.Request) {
+	t, err := s.thread(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	now := s.opts.now().UTC()
+	cp := ThreadRecord{ThreadID: uuid.NewString(), GraphID: t.GraphID, Metadata: maps.Clone(t.Metadata), Status: t.Status, Error: t.Error, CreatedAt: now, UpdatedAt: now}
+	if g := s.graphOf(t); g != nil {
+		c, ok := g.Saver().(checkpoint.Copier)
+		if !ok {
+			writeError(w, http.StatusNotImplemented, fmt.Sprintf("the checkpointer of graph %q cannot copy threads", t.GraphID))
+			return
+		}
+		if err := c.CopyThread(r.Context(), t.ThreadID, cp.ThreadID); err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
+			fail(w, err)
+			return
+		}
+	}
+	if cp.Status == StatusBusy {
+		cp.Status = StatusIdle
+	}
+	if err := s.store.CreateThread(r.Context(), cp); err != nil {
+		fail(w, err)
+		return
+	}
+	s.writeThread(w, r, cp)
+}
+
+type searchThreadsRequest struct {
+	Metadata  map[string]any `json:"metadata"`
+	Values    map[string]any `json:"values"`
+	IDs       []string       `json:"ids"`
+	Status    string         `json:"status"`
+	Limit     int            `json:"limit"`
+	Offset    int            `json:"offset"`
+	SortBy    string         `json:"sort_by"`
+	SortOrder string         `json:"sort_order"`
+}
+
+func (s *Server) matchThreads(r *http.Request, paged bool) ([]ThreadRecord, []map[string]any, error) {
+	var req searchThreadsRequest
+	if err := readJSON(r, &req); err != nil {
+		return nil, nil, err
+	}
+	switch req.Status {
+	case "", StatusIdle, StatusBusy, StatusInterrupted, StatusError:
+	default:
+		return nil, nil, &InputError{Field: "status", Err: fmt.Errorf("%q is not idle, busy, interrupted or error", req.Status)}
+	}
+	// Status is computed, so select on it after computing.
+	q := ThreadQuery{Metadata: ownedBy(r.Context(), req.Metadata), IDs: req.IDs, SortBy: req.SortBy, SortOrder: req.SortOrder}
+	all, err := s.store.SearchThreads(r.Context(), q)
+	if err != nil {
+		return nil, nil, err
+	}
+	var recs []ThreadRecord
+	var outs []map[string]any
+	for _, t := range all {
+		out, err := s.threadJSON(r.Context(), t)
+		if err != nil {
+			return nil, nil, err
+		}
+		if req.Status != "" && out["status"] != req.Status {
+			continue
+		}
+		if len(req.Values) > 0 && !matchValues(out["values"], req.Values) {
+			continue
+		}
+		recs, outs = append(recs, t), append(outs, out)
+	}
+	if paged {
+		if req.Limit <= 0 {
+			req.Limit = 10
+		}
+		recs, outs = page(recs, req.Limit, req.Offset), page(outs, req.Limit, req.Offset)
+	}
+	return recs, outs, nil
+}
+
+// matchValues reports whether a state's JSON values hold every key of
+// filter with an equal value.
+func matchValues(values any, filter map[string]any) bool {
+	m, ok := jsonRound(values).(map[string]any)
+	if !ok {
+		return false
+	}
+	for k, v := range filter {
+		if !reflect.DeepEqual(m[k], jsonRound(v)) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) searchThreads(w http.ResponseWriter, r *http.Request) {
+	_, outs, err := s.matchThreads(r, true)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if outs == nil {
+		outs = []map[string]any{}
+	}
+	writeJSON(w, 200, outs)
+}
+
+func (s *Server) countThreads(w http.ResponseWriter, r *http.Request) {
+	recs, _, err := s.matchThreads(r, false)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, 200, len(recs))
+}
