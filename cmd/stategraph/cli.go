@@ -113,7 +113,7 @@ func runOn(ctx context.Context, term terminal, args []string, stdout, stderr io.
 		return help(stdout, stderr, rest[1:])
 	}
 	if rest[0] == "serve" {
-		return runServe(ctx, rest[1:], serveConfig{db: dbPath, dsn: dsn, schema: schema}, stdout, stderr)
+		return runServe(ctx, rest[1:], serveConfig{db: g.db, dsn: g.dsn, schema: g.schema}, stdout, stderr)
 	}
 	cmd := lookup(rest[0])
 	if cmd == nil {
