@@ -2,12 +2,14 @@ package benchmarks_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/internal/benchmarks"
+	"github.com/stategraph/stategraph/state"
 )
 
 // BenchmarkSQLite runs, at each synchronous level, the raw one-row commit
@@ -34,12 +36,28 @@ func BenchmarkSQLite(b *testing.B) {
 				}
 				return s
 			}
-			b.Run("RawCommit", func(b *testing.B) { benchRaw(b, raw.Commit) })
+			b.Run("RawCommit", func(b *testing.B) {
+				benchRaw(b, raw.Commit)
+				walPages(b, filepath.Join(dir, "raw.db"), chainLen, func() {
+					for range chainLen {
+						if err := raw.Commit(context.Background()); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			})
 			for _, d := range []graph.Durability{graph.DurabilitySync, graph.DurabilityAsync} {
 				b.Run("W6/"+d.String(), func(b *testing.B) {
-					s := open(b, "w6-"+d.String()+".db")
+					name := "w6-" + d.String() + ".db"
+					s := open(b, name)
 					defer s.Close()
-					runChain(b, compiled(b)(benchmarks.Chain(chainLen, graph.WithCheckpointer(s), graph.WithDurability(d))), raw.Commit)
+					c := compiled(b)(benchmarks.Chain(chainLen, graph.WithCheckpointer(s), graph.WithDurability(d)))
+					runChain(b, c, raw.Commit)
+					walPages(b, filepath.Join(dir, name), chainLen, func() {
+						if _, err := c.Invoke(context.Background(), state.Update[benchmarks.Counter]{}, graph.WithThread(b.Name()+"/pages"), graph.WithRecursionLimit(2*chainLen)); err != nil {
+							b.Fatal(err)
+						}
+					})
 				})
 			}
 			b.Run("W3/N=1000", func(b *testing.B) {
@@ -62,6 +80,30 @@ func BenchmarkSQLite(b *testing.B) {
 			})
 		})
 	}
+}
+
+// walPages reports wal-pages/step: the pages that SQLite appends to the
+// write-ahead log of the database at path while op makes steps commits
+// (as measured, off the clock, from an empty log: every commit appends
+// the pages it changed, so this is what a commit writes).
+func walPages(b *testing.B, path string, steps int, op func()) {
+	b.Helper()
+	b.StopTimer()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	frames := func(mode string) int {
+		var busy, log, done int
+		if err := db.QueryRow("PRAGMA wal_checkpoint("+mode+")").Scan(&busy, &log, &done); err != nil {
+			b.Fatal(err)
+		}
+		return log
+	}
+	frames("TRUNCATE")
+	op()
+	b.ReportMetric(float64(frames("PASSIVE"))/float64(steps), "wal-pages/step")
 }
 
 // coldResume opens the store (open returns the compile option naming its
