@@ -34,6 +34,25 @@ type direct struct {
 	all                               []driver.Stmt
 	// args is reused by every statement.
 	args []driver.NamedValue
+	// The last thread, namespace and checkpoint id put, boxed: a run puts
+	// its checkpoints one after the other on one thread, each the child
+	// of the one before, so these boxes serve again as its thread,
+	// namespace, parent and expected head.
+	thread, ns, id          string
+	threadBox, nsBox, idBox any
+}
+
+// box returns s as an interface value, reusing the boxes of the last Put.
+func (d *direct) box(s string) any {
+	switch {
+	case d.idBox != nil && s == d.id:
+		return d.idBox
+	case d.threadBox != nil && s == d.thread:
+		return d.threadBox
+	case d.nsBox != nil && s == d.ns:
+		return d.nsBox
+	}
+	return s
 }
 
 // prepare prepares the statements on dc unless they are already.
@@ -137,7 +156,7 @@ func (d *direct) exec(ctx context.Context, st driver.StmtExecContext) (int64, er
 }
 
 // setArgs makes d.args hold vs, numbered from 1.
-func (d *direct) setArgs(vs ...any) {
+func (d *direct) setArgs(vs []any) {
 	d.args = d.args[:0]
 	for i, v := range vs {
 		d.args = append(d.args, driver.NamedValue{Ordinal: i + 1, Value: v})
@@ -192,15 +211,18 @@ func (s *Saver) putRows(ctx context.Context, d *direct, r putRow) error {
 		return err
 	}
 	bg := context.Background()
-	thread, ns := any(r.thread), any(r.ns)
-	id, head := any(r.id), any(r.expectHead)
-	d.setArgs(thread, ns, id, r.parent, r.created, r.versions, r.md, head, r.crc)
+	thread, ns, head := d.box(r.thread), d.box(r.ns), d.box(r.expectHead)
+	id := any(r.id)
+	args := checkpointArgs(thread, ns, id, d.box(r.parent), r.created, r.versions, r.md, head, r.crc)
+	d.setArgs(args[:])
 	n, err := d.exec(bg, d.insertCp)
 	if err != nil {
 		return err
 	}
+	d.thread, d.ns, d.id = r.thread, r.ns, r.id
+	d.threadBox, d.nsBox, d.idBox = thread, ns, id
 	if n == 0 {
-		d.setArgs(thread, ns)
+		d.setArgs(args[:2])
 		rows, err := d.head.QueryContext(bg, d.args)
 		if err != nil {
 			return err

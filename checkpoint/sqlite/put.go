@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -31,7 +30,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	if err != nil {
 		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q: versions: %w", cp.ID, thread, err)
 	}
-	md, err := json.Marshal(req.Metadata)
+	md, err := encodeMetadata(req.Metadata)
 	if err != nil {
 		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q: metadata: %w", cp.ID, thread, err)
 	}
@@ -86,8 +85,8 @@ func (r putRow) mismatch(head string) error {
 // putTx inserts the checkpoint and its blobs in tx, through database/sql:
 // Put's way on a handle the caller opened (New).
 func (s *Saver) putTx(ctx context.Context, tx *sql.Tx, r putRow) error {
-	res, err := tx.StmtContext(ctx, s.st.insertCheckpoint).ExecContext(ctx,
-		r.thread, r.ns, r.id, r.parent, r.created, r.versions, r.md, r.expectHead, r.crc)
+	args := checkpointArgs(r.thread, r.ns, r.id, r.parent, r.created, r.versions, r.md, r.expectHead, r.crc)
+	res, err := tx.StmtContext(ctx, s.st.insertCheckpoint).ExecContext(ctx, args[:]...)
 	if err != nil {
 		return err
 	}
@@ -104,19 +103,19 @@ func (s *Saver) putTx(ctx context.Context, tx *sql.Tx, r putRow) error {
 	if len(r.blobs) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 8*min(len(r.blobs), maxBlobRows))
+	blobArgs := make([]any, 0, 8*min(len(r.blobs), maxBlobRows))
 	flush := func() error {
-		if len(args) == 0 {
+		if len(blobArgs) == 0 {
 			return nil
 		}
-		_, err := tx.StmtContext(ctx, s.st.insertBlobs(len(args)/8)).ExecContext(ctx, args...)
-		args = args[:0]
+		_, err := tx.StmtContext(ctx, s.st.insertBlobs(len(blobArgs)/8)).ExecContext(ctx, blobArgs...)
+		blobArgs = blobArgs[:0]
 		return err
 	}
 	for ch, b := range r.blobs {
 		v := blobVersion(ch, b, r.cpVersions)
-		args = append(args, r.thread, r.ns, ch, v, b.Delta, b.Base, blobChecksum(r.thread, r.ns, ch, v, b.Delta, b.Base, b.Data), b.Data)
-		if len(args) == 8*maxBlobRows {
+		blobArgs = append(blobArgs, r.thread, r.ns, ch, v, b.Delta, b.Base, blobChecksum(r.thread, r.ns, ch, v, b.Delta, b.Base, b.Data), b.Data)
+		if len(blobArgs) == 8*maxBlobRows {
 			if err := flush(); err != nil {
 				return err
 			}
