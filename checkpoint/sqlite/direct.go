@@ -40,6 +40,27 @@ type direct struct {
 	// namespace, parent and expected head.
 	thread, ns, id          string
 	threadBox, nsBox, idBox any
+	// channels holds boxed channel names, which come again at every step
+	// (at most maxChannelBoxes of them).
+	channels map[string]any
+}
+
+// maxChannelBoxes caps direct.channels.
+const maxChannelBoxes = 256
+
+// channel returns ch boxed, from direct.channels when it is there.
+func (d *direct) channel(ch string) any {
+	if b, ok := d.channels[ch]; ok {
+		return b
+	}
+	var b any = ch
+	if d.channels == nil {
+		d.channels = make(map[string]any)
+	}
+	if len(d.channels) < maxChannelBoxes {
+		d.channels[ch] = b
+	}
+	return b
 }
 
 // box returns s as an interface value, reusing the boxes of the last Put.
@@ -252,8 +273,8 @@ func (s *Saver) putRows(ctx context.Context, d *direct, r putRow) error {
 		d.args = append(d.args,
 			driver.NamedValue{Ordinal: len(d.args) + 1, Value: thread},
 			driver.NamedValue{Ordinal: len(d.args) + 2, Value: ns},
-			driver.NamedValue{Ordinal: len(d.args) + 3, Value: ch},
-			driver.NamedValue{Ordinal: len(d.args) + 4, Value: v},
+			driver.NamedValue{Ordinal: len(d.args) + 3, Value: d.channel(ch)},
+			driver.NamedValue{Ordinal: len(d.args) + 4, Value: d.box(v)},
 			driver.NamedValue{Ordinal: len(d.args) + 5, Value: b.Delta},
 			driver.NamedValue{Ordinal: len(d.args) + 6, Value: b.Base},
 			driver.NamedValue{Ordinal: len(d.args) + 7, Value: blobChecksum(r.thread, r.ns, ch, v, b.Delta, b.Base, b.Data)},
