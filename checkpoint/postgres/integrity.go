@@ -52,9 +52,6 @@ func writeChecksum(thread, ns, id, task string, idx int32, channel string, value
 // that json.Marshal writes for the checkpoint.Metadata decoded from md,
 // the same for md and for the text jsonb gives back for it.
 func canonicalMetadata(md []byte) ([]byte, error) {
-	if plainMetadata(md) {
-		return md, nil
-	}
 	var m checkpoint.Metadata
 	if err := json.Unmarshal(md, &m); err != nil {
 		return nil, err
@@ -63,8 +60,8 @@ func canonicalMetadata(md []byte) ([]byte, error) {
 }
 
 // plainMetadata reports whether md, as json.Marshal wrote it for a
-// checkpoint.Metadata, is its own canonical form, so that canonicalMetadata
-// need not decode and encode it again: it has no "extra" (whose values may
+// checkpoint.Metadata (not as jsonb gives it back), is its own canonical
+// form, so that Put need not decode and encode it again: it has no "extra" (whose values may
 // not come back as they went, 1.0 as 1 say) and no escape (an invalid
 // UTF-8 byte escaped as \ufffd comes back as the character itself). What
 // is left are strings that json.Marshal writes as they are, numbers that
