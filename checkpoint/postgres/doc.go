@@ -15,7 +15,10 @@
 //     the serialized value, or with delta set the elements appended since
 //     base. Put writes only the blobs of its checkpoint's new versions, so
 //     a channel that did not change is never written again, and an
-//     append-only channel costs one small delta per step.
+//     append-only channel costs one small delta per step. Since schema
+//     version 4 its key is (thread_id, ns, version, channel): the runtime
+//     names a version after the checkpoint that made it, so a step's new
+//     blobs are neighbours in the index.
 //   - stategraph_writes: the pending writes of tasks, keyed by (thread_id,
 //     ns, checkpoint_id, task_id, idx); they go with their checkpoint.
 //   - stategraph_heads: the newest checkpoint id of each (thread_id, ns).

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -56,6 +57,17 @@ func canonicalMetadata(md []byte) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(m)
+}
+
+// plainMetadata reports whether md, as json.Marshal wrote it for a
+// checkpoint.Metadata (not as jsonb gives it back), is its own canonical
+// form, so that Put need not decode and encode it again: it has no "extra" (whose values may
+// not come back as they went, 1.0 as 1 say) and no escape (an invalid
+// UTF-8 byte escaped as \ufffd comes back as the character itself). What
+// is left are strings that json.Marshal writes as they are, numbers that
+// are ints, and the fields in the struct's order.
+func plainMetadata(md []byte) bool {
+	return bytes.IndexByte(md, '\\') < 0 && !bytes.Contains(md, []byte(`"extra":`))
 }
 
 // rowInfo is what a read keeps of a checkpoint row to check it.

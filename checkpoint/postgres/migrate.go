@@ -78,10 +78,20 @@ CREATE TABLE IF NOT EXISTS {leases} (
 	expires   timestamptz NOT NULL
 );
 `,
+	// 4: blobs keyed by version before channel, as in the SQLite saver:
+	// the runtime names a version after the checkpoint that made it, so
+	// a step's new blobs are neighbours in the index (one leaf page to
+	// write, not one per changed channel). Lookups give both columns and
+	// are unchanged. The index is rebuilt once, in the migration's
+	// transaction.
+	`
+ALTER TABLE {blobs} DROP CONSTRAINT IF EXISTS stategraph_blobs_pkey,
+	ADD CONSTRAINT stategraph_blobs_pkey PRIMARY KEY (thread_id, ns, version, channel);
+`,
 }
 
 // SchemaVersion is the schema version this package migrates to.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Migrate creates or upgrades the tables to SchemaVersion. It is
 // idempotent, and safe when several processes call it at once: it runs in

@@ -135,9 +135,11 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	if err != nil {
 		return fail("metadata: %v", err)
 	}
-	canon, err := canonicalMetadata(md)
-	if err != nil {
-		return fail("metadata: %v", err)
+	canon := md
+	if !plainMetadata(md) {
+		if canon, err = canonicalMetadata(md); err != nil {
+			return fail("metadata: %v", err)
+		}
 	}
 
 	// The new blobs, in channel order so that equal requests make equal

@@ -51,15 +51,6 @@ func parseTime(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// encodeVersions returns the versions column: a JSON object from channel
-// to version.
-func encodeVersions(v map[string]string) ([]byte, error) {
-	if v == nil {
-		return []byte("{}"), nil
-	}
-	return json.Marshal(v)
-}
-
 // decodeVersions parses the versions column. It never panics.
 func decodeVersions(b []byte) (map[string]string, error) {
 	var v map[string]string

@@ -57,8 +57,14 @@
 //	writes (thread_id, ns, checkpoint_id, task_id, idx, channel, crc, value)
 //	    PRIMARY KEY (thread_id, ns, checkpoint_id, task_id, idx)
 //
-// version 2 adds prev, nwrites and crc to checkpoints, and version 3 the
-// leases table (thread_id, token, holder, since, expires) of checkpoint.Leaser;
+// version 2 adds prev, nwrites and crc to checkpoints, version 3 the
+// leases table (thread_id, token, holder, since, expires) of
+// checkpoint.Leaser, and version 4 keys blobs by
+// (thread_id, ns, version, channel): the runtime names a version after the
+// checkpoint that made it, so a step's new blobs are neighbours and a
+// commit writes one page of blobs, not one per changed channel. A
+// database of an older version is migrated when Open (or New) opens it
+// for writing, and reads as before;
 //
 // all WITHOUT ROWID, so a thread's rows sit together in key order and the
 // head of a thread is the last key of its range.

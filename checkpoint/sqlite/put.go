@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -31,7 +30,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	if err != nil {
 		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q: versions: %w", cp.ID, thread, err)
 	}
-	md, err := json.Marshal(req.Metadata)
+	md, err := encodeMetadata(req.Metadata)
 	if err != nil {
 		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q: metadata: %w", cp.ID, thread, err)
 	}
@@ -42,50 +41,17 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	}
 
 	created := encodeTime(cp.CreatedAt)
-	crc := cpChecksum(thread, ns, cp.ID, cfg.CheckpointID, created, versions, md, req.ExpectHead)
-	err = s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.StmtContext(ctx, s.st.insertCheckpoint).ExecContext(ctx,
-			thread, ns, cp.ID, cfg.CheckpointID, created, versions, md, req.ExpectHead, crc)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			var head string
-			err := tx.StmtContext(ctx, s.st.head).QueryRowContext(ctx, thread, ns).Scan(&head)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return err
-			}
-			if head != req.ExpectHead {
-				return conflictError(thread, ns, req.ExpectHead, head)
-			}
-			return fmt.Errorf("sqlite: thread %q namespace %q: checkpoint id %q is not greater than the head %q: %w",
-				thread, ns, cp.ID, head, checkpoint.ErrConflict)
-		}
-		if len(cp.New) == 0 {
-			return nil
-		}
-		args := make([]any, 0, 8*min(len(cp.New), maxBlobRows))
-		flush := func() error {
-			if len(args) == 0 {
-				return nil
-			}
-			_, err := tx.StmtContext(ctx, s.st.insertBlobs(len(args)/8)).ExecContext(ctx, args...)
-			args = args[:0]
-			return err
-		}
-		for ch, b := range cp.New {
-			v := blobVersion(ch, b, cp.Versions)
-			args = append(args, thread, ns, ch, v, b.Delta, b.Base, blobChecksum(thread, ns, ch, v, b.Delta, b.Base, b.Data), b.Data)
-			if len(args) == 8*maxBlobRows {
-				if err := flush(); err != nil {
-					return err
-				}
-			}
-		}
-		return flush()
-	})
+	row := putRow{
+		thread: thread, ns: ns, id: cp.ID, parent: cfg.CheckpointID, expectHead: req.ExpectHead,
+		created: created, versions: versions, md: md,
+		crc:   cpChecksum(thread, ns, cp.ID, cfg.CheckpointID, created, versions, md, req.ExpectHead),
+		blobs: cp.New, cpVersions: cp.Versions,
+	}
+	if s.own {
+		err = s.putDirect(ctx, row)
+	} else {
+		err = s.write(ctx, func(tx *sql.Tx) error { return s.putTx(ctx, tx, row) })
+	}
 	if err != nil {
 		if isOurs(err) {
 			return checkpoint.Config{}, err
@@ -93,6 +59,69 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 		return checkpoint.Config{}, withCtx(ctx, fmt.Errorf("sqlite: put %q on thread %q namespace %q: %w", cp.ID, thread, ns, err))
 	}
 	return checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: cp.ID}, nil
+}
+
+// putRow is what Put stores, encoded.
+type putRow struct {
+	thread, ns, id, parent, expectHead string
+	created                            any
+	versions, md                       []byte
+	crc                                int64
+	blobs                              map[string]checkpoint.Blob
+	cpVersions                         map[string]string
+}
+
+// mismatch is the error of a Put whose insert stored nothing, given the
+// head the thread has: another head than expected, or an id that does not
+// sort after it.
+func (r putRow) mismatch(head string) error {
+	if head != r.expectHead {
+		return conflictError(r.thread, r.ns, r.expectHead, head)
+	}
+	return fmt.Errorf("sqlite: thread %q namespace %q: checkpoint id %q is not greater than the head %q: %w",
+		r.thread, r.ns, r.id, head, checkpoint.ErrConflict)
+}
+
+// putTx inserts the checkpoint and its blobs in tx, through database/sql:
+// Put's way on a handle the caller opened (New).
+func (s *Saver) putTx(ctx context.Context, tx *sql.Tx, r putRow) error {
+	args := checkpointArgs(r.thread, r.ns, r.id, r.parent, r.created, r.versions, r.md, r.expectHead, r.crc)
+	res, err := tx.StmtContext(ctx, s.st.insertCheckpoint).ExecContext(ctx, args[:]...)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		var head string
+		err := tx.StmtContext(ctx, s.st.head).QueryRowContext(ctx, r.thread, r.ns).Scan(&head)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		return r.mismatch(head)
+	}
+	if len(r.blobs) == 0 {
+		return nil
+	}
+	blobArgs := make([]any, 0, 8*min(len(r.blobs), maxBlobRows))
+	flush := func() error {
+		if len(blobArgs) == 0 {
+			return nil
+		}
+		_, err := tx.StmtContext(ctx, s.st.insertBlobs(len(blobArgs)/8)).ExecContext(ctx, blobArgs...)
+		blobArgs = blobArgs[:0]
+		return err
+	}
+	for ch, b := range r.blobs {
+		v := blobVersion(ch, b, r.cpVersions)
+		blobArgs = append(blobArgs, r.thread, r.ns, ch, v, b.Delta, b.Base, blobChecksum(r.thread, r.ns, ch, v, b.Delta, b.Base, b.Data), b.Data)
+		if len(blobArgs) == 8*maxBlobRows {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
 }
 
 // blobVersion is the version a new blob is stored under: its own, or else

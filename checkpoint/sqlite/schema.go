@@ -71,6 +71,29 @@ CREATE TABLE leases (
 	expires   INTEGER NOT NULL
 ) WITHOUT ROWID;
 `,
+	// 4: blobs keyed by version before channel. The lookups are the
+	// same (both are always given); what changes is where a step's new
+	// blobs land. The runtime names a version after the checkpoint that
+	// made it, and ids grow, so the blobs of one step are neighbours at
+	// the end of their thread's range: one B-tree page to write per
+	// commit rather than one per changed channel.
+	`
+CREATE TABLE blobs_v4 (
+	thread_id TEXT    NOT NULL,
+	ns        TEXT    NOT NULL,
+	channel   TEXT    NOT NULL,
+	version   TEXT    NOT NULL,
+	delta     INTEGER NOT NULL DEFAULT 0,
+	base      TEXT    NOT NULL DEFAULT '',
+	crc       INTEGER NOT NULL,
+	data      BLOB,
+	PRIMARY KEY (thread_id, ns, version, channel)
+) WITHOUT ROWID;
+INSERT INTO blobs_v4 (thread_id, ns, channel, version, delta, base, crc, data)
+	SELECT thread_id, ns, channel, version, delta, base, crc, data FROM blobs;
+DROP TABLE blobs;
+ALTER TABLE blobs_v4 RENAME TO blobs;
+`,
 }
 
 // migrate applies the migrations db has not recorded in

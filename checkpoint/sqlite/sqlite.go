@@ -84,6 +84,8 @@ type Saver struct {
 	// process queue in Go rather than in SQLite's busy handler.
 	wsem chan struct{}
 	st   stmts
+	// direct is Put's way on the write connection of a Saver Open made.
+	direct direct
 }
 
 var (
@@ -201,7 +203,11 @@ func New(db *sql.DB) (*Saver, error) {
 // Close releases the Saver's statements and, for a Saver made by Open,
 // closes the database. In-flight calls should have returned first.
 func (s *Saver) Close() error {
-	err := s.st.close()
+	var err error
+	if s.own {
+		err = s.direct.closeOn(s.wdb)
+	}
+	err = errors.Join(err, s.st.close())
 	if s.own {
 		err = errors.Join(err, s.rdb.Close(), s.wdb.Close())
 	}

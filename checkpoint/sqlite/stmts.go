@@ -18,15 +18,18 @@ const lockSQL = `UPDATE schema_migrations SET version = version WHERE 0`
 const (
 	sqlHead = `SELECT id FROM checkpoints WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1`
 
-	// sqlInsertCheckpoint inserts only when the head is still ?8 (which
-	// it records as prev) and the
-	// new id sorts after it: the compare-and-set and the insert in one
-	// statement. No row inserted means the caller lost the race (or the id
-	// is too old); it then reads the head to say which.
+	// sqlInsertCheckpoint inserts only when the head is still the 8th
+	// argument (which it records as prev) and the new id sorts after it:
+	// the compare-and-set and the insert in one statement. No row
+	// inserted means the caller lost the race (or the id is too old); it
+	// then reads the head to say which. Its parameters are anonymous (the
+	// driver makes a string of the name of each numbered one, at every
+	// execution), so the thread, namespace, id and head come again for
+	// the condition: see checkpointArgs.
 	sqlInsertCheckpoint = `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc)
-SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 0, ?9
-WHERE coalesce((SELECT id FROM checkpoints WHERE thread_id = ?1 AND ns = ?2 ORDER BY id DESC LIMIT 1), '') = ?8
-	AND ?3 > ?8`
+SELECT ?, ?, ?, ?, ?, ?, ?, ?, 0, ?
+WHERE coalesce((SELECT id FROM checkpoints WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1), '') = ?
+	AND ? > ?`
 
 	sqlInsertBlob = `INSERT INTO blobs (thread_id, ns, channel, version, delta, base, crc, data)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
@@ -86,6 +89,11 @@ ORDER BY task_id, idx`
 WHERE thread_id = ?1 AND ns = ?2 AND checkpoint_id IN (SELECT value FROM json_each(?3))
 ORDER BY checkpoint_id, task_id, idx`
 )
+
+// checkpointArgs are the arguments of sqlInsertCheckpoint, in order.
+func checkpointArgs(thread, ns, id, parent, created, versions, md, head, crc any) [14]any {
+	return [14]any{thread, ns, id, parent, created, versions, md, head, crc, thread, ns, head, id, head}
+}
 
 // stmts holds the prepared statements. Write statements are prepared on
 // the write handle, the others on the read handle.

@@ -86,7 +86,7 @@ type storedBlob struct {
 // checked against its checksum first: a row that does not scan or match
 // is ErrCorrupt naming it, and fn is not called for it.
 func eachBlob(ctx context.Context, tx *sql.Tx, thread string, fn func(storedBlob) error) error {
-	rs, err := tx.QueryContext(ctx, `SELECT ns, channel, version, delta, base, crc, data FROM blobs WHERE thread_id = ? ORDER BY ns, channel, version`, thread)
+	rs, err := tx.QueryContext(ctx, `SELECT ns, channel, version, delta, base, crc, data FROM blobs WHERE thread_id = ? ORDER BY ns, version, channel`, thread)
 	if err != nil {
 		return err
 	}

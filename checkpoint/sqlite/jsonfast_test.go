@@ -1,0 +1,50 @@
+package sqlite
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/stategraph/stategraph/checkpoint"
+)
+
+// TestHandWrittenJSONIsWhatJSONMarshalWrites: the checkpoint row's
+// versions and metadata written by hand are byte for byte json.Marshal's,
+// for the plain strings it writes them for and the escaped ones it hands
+// to json.Marshal.
+func TestHandWrittenJSONIsWhatJSONMarshalWrites(t *testing.T) {
+	t.Parallel()
+	versions := []map[string]string{
+		nil, {}, {"a": "1"}, {"n": "019ada00-0000-7000-8000-000000000001", "__next__": "x", "items": "y.3d"},
+		{"é": "1"}, {"a": `q"uote`}, {"<html>": "&"}, {"tab\t": "nl\n"}, {"a\\b": "\x7f"},
+	}
+	for _, v := range versions {
+		want, err := json.Marshal(v)
+		require.NoError(t, err)
+		if v == nil {
+			want = []byte("{}")
+		}
+		got, err := encodeVersions(v)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got), "versions %v", v)
+	}
+	metadata := []checkpoint.Metadata{
+		{},
+		{Source: checkpoint.SourceLoop, Step: 3},
+		{Source: checkpoint.SourceInput, Step: -1, RunID: "run-1", Nodes: []string{"a", "b"}},
+		{Source: checkpoint.SourceLoop, Step: 7, Parents: map[string]string{"": "019ada00"}, Nodes: []string{}},
+		{Source: checkpoint.SourceLoop, Parents: map[string]string{"a": "1", "b": "2"}},
+		{Source: checkpoint.SourceUpdate, Extra: map[string]any{"user": "ann"}},
+		{Source: "lo<op", RunID: `r"1`, Nodes: []string{"n\u2028"}},
+		{Source: checkpoint.SourceLoop, Parents: map[string]string{"x&": "1"}},
+		{Source: checkpoint.SourceLoop, Parents: map[string]string{}},
+	}
+	for _, md := range metadata {
+		want, err := json.Marshal(md)
+		require.NoError(t, err)
+		got, err := encodeMetadata(md)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(got), "metadata %+v", md)
+	}
+}
