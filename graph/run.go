@@ -168,6 +168,11 @@ type run[S any] struct {
 	// run shares its parent's, which only the parent ends (ownLease).
 	lease    *leaseKeeper
 	ownLease bool
+	// reduced, in a subgraph's run (asNode), records in order the writes
+	// its steps applied to merge and custom fields: they are its parent's
+	// update for those fields (see reducedWrites).
+	reduced    []state.Write[S]
+	recordsRed bool
 }
 
 func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S]) bool) (*run[S], error) {

@@ -87,6 +87,7 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		}
 		defer r.close()
 		r.st = in
+		r.recordsRed = c.hasReduced
 		if err := r.startSub(); err != nil {
 			return state.Update[S]{}, err
 		}
@@ -100,8 +101,63 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		if err != nil {
 			return state.Update[S]{}, err
 		}
-		return state.Update[S]{Writes: c.schema.Diff(&in, &r.st)}, nil
+		return state.Update[S]{Writes: r.reducedWrites(&in)}, nil
 	}
+}
+
+// recordReduced records a step's writes to merge and custom fields.
+func (r *run[S]) recordReduced(ws []state.Write[S]) {
+	sc := r.c.schema
+	for _, w := range ws {
+		if i := sc.IndexOf(w); i >= 0 && isReduced(sc.Kind(i)) {
+			r.reduced = append(r.reduced, w)
+		}
+	}
+}
+
+// isReduced reports whether a field of kind k combines writes with a
+// function that state.Schema.Diff cannot invert: a merge or a custom
+// reducer.
+func isReduced(k state.Kind) bool { return k == state.KindMerge || k == state.KindCustom }
+
+// reducedWrites returns the subgraph run's result as its parent's update,
+// from in, the state it started from: the difference (state.Schema.Diff)
+// for value, append and sum fields, and for a merge or custom field the
+// writes its steps made, so that the parent applies them through its
+// reducer, beside its other tasks' writes to the field, as it would apply
+// theirs. A merge or custom field whose recorded writes do not rebuild its
+// final value from in (a subgraph resumed after an interrupt, whose earlier
+// steps' writes were applied by an earlier call) gets the overwrite of
+// Diff.
+func (r *run[S]) reducedWrites(in *S) []state.Write[S] {
+	sc := r.c.schema
+	diff := sc.Diff(in, &r.st)
+	if len(r.reduced) == 0 {
+		return diff
+	}
+	rebuilt := *in
+	if err := r.applier.Add("subgraph", r.reduced); err != nil {
+		return diff
+	}
+	if _, err := r.applier.Apply(&rebuilt, true); err != nil {
+		return diff
+	}
+	out := diff[:0:0]
+	replaced := make([]bool, sc.Len())
+	for _, w := range diff {
+		i := sc.IndexOf(w)
+		if i < 0 || !isReduced(sc.Kind(i)) || !sc.Equal(&rebuilt, &r.st, i) {
+			out = append(out, w)
+			continue
+		}
+		replaced[i] = true
+	}
+	for _, w := range r.reduced {
+		if i := sc.IndexOf(w); replaced[i] {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // startSub starts a subgraph run: it resumes the namespace's checkpoint if

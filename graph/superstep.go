@@ -302,6 +302,9 @@ func (r *run[S]) finishStep() error {
 	clear(r.scratch)
 	for _, t := range r.tasks {
 		r.markOverwrites(t.update.Writes)
+		if r.recordsRed {
+			r.recordReduced(t.update.Writes)
+		}
 		if err := r.applier.Add(t.name, t.update.Writes); err != nil {
 			r.applier.Apply(new(S), true) // drop what was queued
 			return fmt.Errorf("graph: step %d: %w", r.step, err)
