@@ -152,6 +152,8 @@ type taskInfo struct {
 	sendIdx int // the position among the step's Sends, -1 for an edge's task
 	// attempt is the node's current try, from 1 (RunInfo).
 	attempt atomic.Int32
+	// nested counts the graphs the node's current try invoked (nest).
+	nested atomic.Int32
 	// checkpointID is the checkpoint holding the task ("" without one).
 	checkpointID string
 	emit         func(ev eventOut) // nil when nobody listens; call through send
