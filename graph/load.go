@@ -194,13 +194,14 @@ func (p *persist[S]) load(input state.Update[S]) (bool, error) {
 		r.step++ // the input checkpoint takes the next step number
 		return false, nil
 	}
-	if !zero {
-		// Resume values with an input: LangGraph's Command(resume=…,
-		// update=…). The interrupted tasks get their answers, and the input
-		// is applied before they run again.
-		p.update = input
-	}
 	p.pending = groupPending(latest.PendingWrites)
+	// Resume values with an input: LangGraph's Command(resume=…,
+	// update=…). The interrupted tasks get their answers, and the input
+	// (with those given to earlier resumes of this checkpoint) is applied
+	// before they run again.
+	if err := p.takeInput(input); err != nil {
+		return false, err
+	}
 	if err := p.matchResumes(); err != nil {
 		return false, err
 	}
