@@ -34,14 +34,14 @@ func (c *Compiled[S]) nest(ctx context.Context, o runOptions) (context.Context, 
 	}
 	pp := sc.parent
 	name := sc.node + ":" + sc.taskID
-	if n := sc.nested.Add(1); n > 1 {
+	if n := sc.extOf().nested.Add(1); n > 1 {
 		// A second graph the node invokes gets a namespace of its own.
 		name = sc.node + ":" + checkpoint.DeriveID(sc.taskID, "nested", strconv.Itoa(int(n)))
 	}
-	pi := &parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.ns, checkpointID: sc.checkpointID,
+	pi := &parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.namespace(), checkpointID: sc.checkpointID,
 		limit: pp.limit, durability: pp.durability, lease: pp.lease, runID: pp.runID, ns: name}
-	if sc.ns != "" {
-		pi.ns = sc.ns + "|" + name
+	if ns := sc.namespace(); ns != "" {
+		pi.ns = ns + "|" + name
 	}
 	o.thread, o.nested = pp.thread, true
 	if o.runID == "" {
@@ -72,8 +72,19 @@ func (r *run[S]) resumesNested() (bool, error) {
 // report hands the interrupts a nested call stopped at to the node that
 // made it: they are the node's, and the node's task is interrupted.
 func report(sc *taskScope, err error) {
+	if sc == nil || err == nil {
+		return
+	}
+	reportInterrupts(sc, err)
+}
+
+// reportInterrupts is report's slow path, apart so that a call that is not
+// nested does not allocate for errors.As.
+//
+//go:noinline
+func reportInterrupts(sc *taskScope, err error) {
 	var ie *InterruptError
-	if sc != nil && errors.As(err, &ie) {
+	if errors.As(err, &ie) {
 		h := sc.hitlOf()
 		h.interrupts = append(h.interrupts, ie.Interrupts...)
 	}

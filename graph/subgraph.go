@@ -18,8 +18,9 @@ type parentInfo struct {
 	limit        int
 	modes        Mode
 	subgraphs    bool
-	durability   Durability // a subgraph run follows its parent's
-	runID        string     // the run's id, which its subgraphs' runs share
+	durability   Durability   // a subgraph run follows its parent's
+	runID        string       // the run's id, which its subgraphs' runs share
+	store        durableStore // saves the Durable results of the run's tasks (nil without a checkpointer)
 	lease        *leaseKeeper
 }
 
@@ -38,7 +39,7 @@ func parentOf(ctx context.Context) *parentInfo {
 func (r *run[S]) parentInfo() *parentInfo {
 	p := &parentInfo{thread: r.o.thread, runID: r.o.runID, ns: r.ns, limit: r.o.limit, modes: r.o.modes, subgraphs: r.o.subgraphs, durability: r.durability, lease: r.lease}
 	if r.cp != nil {
-		p.saver = r.cp.saver
+		p.saver, p.store = r.cp.saver, r.cp
 	}
 	return p
 }
@@ -58,10 +59,10 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		var opts []RunOption
 		if sc != nil && sc.parent != nil {
 			pp := sc.parent
-			*pi = parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.ns, limit: pp.limit, modes: pp.modes, subgraphs: pp.subgraphs, durability: pp.durability, lease: pp.lease, runID: pp.runID}
+			*pi = parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.namespace(), limit: pp.limit, modes: pp.modes, subgraphs: pp.subgraphs, durability: pp.durability, lease: pp.lease, runID: pp.runID}
 			pi.ns = name + ":" + sc.taskID
-			if sc.ns != "" {
-				pi.ns = sc.ns + "|" + pi.ns
+			if ns := sc.namespace(); ns != "" {
+				pi.ns = ns + "|" + pi.ns
 			}
 			if sc.hitl != nil && len(sc.hitl.resumeByID) > 0 {
 				opts = append(opts, ResumeByID(sc.hitl.resumeByID))

@@ -86,9 +86,10 @@ func (r *run[S]) execute(ctx context.Context, t *task[S], in S) {
 	n := t.node
 	for attempt := 1; ; attempt++ {
 		t.attempts = attempt
-		if t.scope != nil {
-			t.scope.attempt.Store(int32(attempt))
-			t.scope.nested.Store(0)
+		if attempt > 1 && t.scope != nil {
+			e := t.scope.extOf()
+			e.attempt.Store(int32(attempt))
+			e.nested.Store(0)
 		}
 		if attempt > 1 && t.scope != nil {
 			// A retry starts the node over: its Interrupt calls match the
