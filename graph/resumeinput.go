@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"fmt"
+
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/state"
 )
@@ -57,5 +59,26 @@ func (p *persist[S]) takeInput(input state.Update[S]) error {
 		upd.Writes = append(upd.Writes, input.Writes...)
 	}
 	p.update = upd
+	return nil
+}
+
+// applyResumeInput applies to d's state the input given with a resume of
+// d's checkpoint whose step has not been stored, as the resumed step
+// starts from it (State of the latest checkpoint).
+func (c *Compiled[S]) applyResumeInput(d *decoded[S], pending map[string][]checkpoint.PendingWrite, applier *state.Applier[S]) error {
+	ws := pending[resumeInputID(d.tup.Config.CheckpointID, d.cfg.Namespace, d.step())]
+	if len(ws) == 0 {
+		return nil
+	}
+	upd, err := c.decodeTaskWrites(ws)
+	if err == nil {
+		err = applier.Add("input", upd.Writes)
+	}
+	if err == nil {
+		_, err = applier.Apply(&d.st, true)
+	}
+	if err != nil {
+		return fmt.Errorf("graph: thread %q: checkpoint %q: the input given with a resume: %w", d.tup.Config.ThreadID, d.tup.Config.CheckpointID, err)
+	}
 	return nil
 }

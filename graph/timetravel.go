@@ -177,18 +177,9 @@ func (c *Compiled[S]) snapshot(d *decoded[S], applyPending bool) (*Snapshot[S], 
 		applier = c.schema.NewApplier()
 	}
 	pending := groupPending(tup.PendingWrites)
-	if ws := pending[resumeInputID(tup.Config.CheckpointID, d.cfg.Namespace, d.step())]; applyPending && len(ws) > 0 {
-		// An input given with a resume whose step has not been stored:
-		// the state the step starts from.
-		upd, err := c.decodeTaskWrites(ws)
-		if err == nil {
-			err = applier.Add("input", upd.Writes)
-		}
-		if err == nil {
-			_, err = applier.Apply(&d.st, true)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("graph: thread %q: checkpoint %q: the input given with a resume: %w", tup.Config.ThreadID, tup.Config.CheckpointID, err)
+	if applyPending && len(pending) > 0 {
+		if err := c.applyResumeInput(d, pending, applier); err != nil {
+			return nil, err
 		}
 	}
 	for _, t := range c.pendingTasks(d, pending) {
