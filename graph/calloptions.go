@@ -156,6 +156,10 @@ type runOptions struct {
 	subgraphs       bool
 	interruptBefore []string
 	interruptAfter  []string
+	// nested: a graph invoked from a node's body (see nest); resumeSubset:
+	// resumeByID may hold ids of interrupts raised elsewhere, skipped.
+	nested       bool
+	resumeSubset bool
 }
 
 // DefaultRecursionLimit is the number of supersteps one call may run

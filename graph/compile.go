@@ -36,6 +36,7 @@ type Compiled[S any] struct {
 	threads         threadLocks
 	pool            sync.Pool // *buffers[S]
 	cache           stateCache[S]
+	hasReduced      bool // the schema has a merge or custom field
 }
 
 // Compile validates the graph and returns it ready to run. Every problem
@@ -113,6 +114,9 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 	}
 	if c.leaseTTL <= 0 {
 		c.leaseTTL = DefaultLeaseTTL
+	}
+	for i := range c.schema.Len() {
+		c.hasReduced = c.hasReduced || isReduced(c.schema.Kind(i))
 	}
 	if c.ser == nil {
 		c.ser = checkpoint.JSON

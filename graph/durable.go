@@ -49,15 +49,16 @@ const (
 // other writes: a failure keeps it, a crash of the process loses it.
 func Durable[T any](ctx context.Context, key string, fn func(context.Context) (T, error)) (T, error) {
 	sc := scopeOf(ctx)
-	if sc == nil || sc.store == nil {
+	if sc == nil || sc.parent == nil || sc.parent.store == nil {
 		return fn(ctx)
 	}
-	ds, err := sc.durableOf()
+	store := sc.parent.store
+	ds, err := sc.durableOf(store)
 	if err != nil {
 		var zero T
 		return zero, err
 	}
-	ser := sc.store.serializer()
+	ser := store.serializer()
 	for {
 		ds.mu.Lock()
 		if data, ok := ds.saved[key]; ok {
@@ -81,7 +82,7 @@ func Durable[T any](ctx context.Context, key string, fn func(context.Context) (T
 		done := make(chan struct{})
 		ds.running[key] = done
 		ds.mu.Unlock()
-		v, err := runDurable(ctx, sc, ds, key, fn)
+		v, err := runDurable(ctx, sc, store, ds, key, fn)
 		ds.mu.Lock()
 		delete(ds.running, key)
 		close(done)
@@ -91,12 +92,12 @@ func Durable[T any](ctx context.Context, key string, fn func(context.Context) (T
 }
 
 // runDurable calls fn for key and saves its result.
-func runDurable[T any](ctx context.Context, sc *taskScope, ds *durableState, key string, fn func(context.Context) (T, error)) (T, error) {
+func runDurable[T any](ctx context.Context, sc *taskScope, store durableStore, ds *durableState, key string, fn func(context.Context) (T, error)) (T, error) {
 	v, err := fn(ctx)
 	if err != nil {
 		return v, err
 	}
-	data, err := sc.store.serializer().Marshal(durableRecord[T]{Key: key, Value: v})
+	data, err := store.serializer().Marshal(durableRecord[T]{Key: key, Value: v})
 	if err != nil {
 		return v, fmt.Errorf("graph: node %q, step %d: encode the result of Durable %q: %w", sc.node, sc.step, key, err)
 	}
@@ -104,7 +105,7 @@ func runDurable[T any](ctx context.Context, sc *taskScope, ds *durableState, key
 	idx := ds.index(key)
 	ds.mu.Unlock()
 	w := checkpoint.PendingWrite{TaskID: sc.taskID, Index: idx, Channel: durableChannel, Value: data}
-	if err := sc.store.putDurable(sc.taskID, w); err != nil {
+	if err := store.putDurable(sc.taskID, w); err != nil {
 		return v, fmt.Errorf("graph: node %q, step %d: save the result of Durable %q: %w", sc.node, sc.step, key, err)
 	}
 	ds.mu.Lock()
@@ -120,8 +121,12 @@ type durableRecord[T any] struct {
 }
 
 // durableState is a task's Durable results: those saved, by key, the
-// indices their writes take, and the calls running.
+// indices their writes take, and the calls running. restored are the
+// writes of earlier runs, read into the maps on first use.
 type durableState struct {
+	restored []checkpoint.PendingWrite
+	ready    bool // the maps are made (guarded by taskExt.durMu)
+
 	mu      sync.Mutex
 	saved   map[string][]byte // the records, as stored
 	used    map[int]string    // the key of each index taken
@@ -159,17 +164,23 @@ func (p *persist[S]) putDurable(taskID string, w checkpoint.PendingWrite) error 
 
 func (p *persist[S]) serializer() checkpoint.Serializer { return p.r.c.ser }
 
-// durableOf returns the task's Durable state, made on first use from the
+// durableOf returns the task's Durable state, ready on first use with the
 // results its earlier runs saved.
-func (ti *taskInfo) durableOf() (*durableState, error) {
-	ti.durMu.Lock()
-	defer ti.durMu.Unlock()
-	if ti.durable != nil {
-		return ti.durable, nil
+func (ti *taskInfo) durableOf(store durableStore) (*durableState, error) {
+	e := ti.extOf()
+	e.durMu.Lock()
+	defer e.durMu.Unlock()
+	ds := e.durable
+	if ds == nil {
+		ds = &durableState{}
+		e.durable = ds
 	}
-	ds := &durableState{saved: map[string][]byte{}, used: map[int]string{}, running: map[string]chan struct{}{}}
-	ser := ti.store.serializer()
-	for _, w := range ti.restored {
+	if ds.ready {
+		return ds, nil
+	}
+	ds.saved, ds.used, ds.running = map[string][]byte{}, map[int]string{}, map[string]chan struct{}{}
+	ser := store.serializer()
+	for _, w := range ds.restored {
 		var head struct {
 			Key string `json:"key"`
 		}
@@ -179,7 +190,7 @@ func (ti *taskInfo) durableOf() (*durableState, error) {
 		ds.saved[head.Key] = w.Value
 		ds.used[w.Index] = head.Key
 	}
-	ti.durable = ds
+	ds.restored, ds.ready = nil, true
 	return ds, nil
 }
 

@@ -174,6 +174,20 @@ func (p *persist[S]) load(input state.Update[S]) (bool, error) {
 			r.step = tup.Metadata.Step + 2
 			return false, nil
 		}
+		if tup.Metadata.Source == checkpoint.SourceUpdate {
+			// An update checkpoint is a fork already (UpdateState made it
+			// for this branch): the run continues from it, as LangGraph's
+			// does, like a resume of a latest checkpoint — its tasks that
+			// finished keep their writes, resume values answer its
+			// interrupts — and stores no fork of its own.
+			r.step = tup.Metadata.Step + 1
+			p.pending = groupPending(tup.PendingWrites)
+			if err := p.matchResumes(); err != nil {
+				return false, err
+			}
+			r.resuming = true
+			return true, nil
+		}
 		// Replay: a fork of the pinned checkpoint starts a new branch; the
 		// tasks pending there run again. Like a resume, it does not stop
 		// again at an interrupt-before that the pinned checkpoint stopped at,
@@ -203,13 +217,14 @@ func (p *persist[S]) load(input state.Update[S]) (bool, error) {
 		r.step++ // the input checkpoint takes the next step number
 		return false, nil
 	}
-	if !zero {
-		// Resume values with an input: LangGraph's Command(resume=…,
-		// update=…). The interrupted tasks get their answers, and the input
-		// is applied before they run again.
-		p.update = input
-	}
 	p.pending = groupPending(latest.PendingWrites)
+	// Resume values with an input: LangGraph's Command(resume=…,
+	// update=…). The interrupted tasks get their answers, and the input
+	// (with those given to earlier resumes of this checkpoint) is applied
+	// before they run again.
+	if err := p.takeInput(input); err != nil {
+		return false, err
+	}
 	if err := p.matchResumes(); err != nil {
 		return false, err
 	}

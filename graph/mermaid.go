@@ -94,6 +94,16 @@ func (c *Compiled[S]) mermaidBody(prefix, indent string, styles bool) []string {
 			}
 		}
 		lines = append(lines, fmt.Sprintf("%s%s([<p>%s</p>]):::last", indent, mermaidID(prefix, End), End))
+	} else if prefix != "" {
+		// A subgraph's node ids are escaped paths (sub\3ax): each is
+		// declared with its name, so that it reads as the name.
+		lines = append(lines, fmt.Sprintf("%s%s(%s)", indent, mermaidID(prefix, Start), Start))
+		for _, n := range c.order {
+			if c.nodes[n].sub == nil {
+				lines = append(lines, fmt.Sprintf("%s%s(%s)", indent, mermaidID(prefix, n), n))
+			}
+		}
+		lines = append(lines, fmt.Sprintf("%s%s(%s)", indent, mermaidID(prefix, End), End))
 	}
 	for _, n := range c.order {
 		if sub := c.nodes[n].sub; sub != nil {

@@ -54,8 +54,13 @@ func TestMermaidGolden(t *testing.T) {
 			"\tcheck -.-> fix;\n" +
 			"\tcheck -. &nbsp;broken&nbsp; .-> fix;\n" +
 			"\tfix --> check;\n"},
+		// A subgraph's nodes read as their names without options.
 		{"subgraph", withSub, nil, "graph TD;\n" +
 			"\tsubgraph sub\n" +
+			"\t\tsub\\3a__start__(__start__)\n" +
+			"\t\tsub\\3ax(x)\n" +
+			"\t\tsub\\3ay(y)\n" +
+			"\t\tsub\\3a__end__(__end__)\n" +
 			"\t\tsub\\3a__start__ --> sub\\3ax;\n" +
 			"\t\tsub\\3ax --> sub\\3ay;\n" +
 			"\t\tsub\\3ay --> sub\\3a__end__;\n" +

@@ -98,6 +98,9 @@ func (p *persist[S]) matchResumes() error {
 	if o.resumeByID != nil {
 		for _, id := range sortedKeys(o.resumeByID) {
 			i := slices.IndexFunc(pending, func(in owned) bool { return in.ID == id })
+			if i < 0 && o.resumeSubset {
+				continue
+			}
 			if i < 0 {
 				return p.errorf("%w: no pending interrupt has id %q", ErrNothingToResume, id)
 			}

@@ -22,7 +22,7 @@ import (
 // interrupted step's tasks that finished, as State shows the thread) and an
 // *InterruptError.
 func (c *Compiled[S]) Invoke(ctx context.Context, input state.Update[S], opts ...RunOption) (S, error) {
-	o := c.options(opts)
+	ctx, o, caller := c.nest(ctx, c.options(opts))
 	r, err := c.newRun(ctx, o, nil)
 	if err != nil {
 		var zero S
@@ -34,6 +34,7 @@ func (c *Compiled[S]) Invoke(ctx context.Context, input state.Update[S], opts ..
 		err = r.loop()
 	}
 	err = r.finish(err)
+	report(caller, err)
 	if r.output != nil {
 		return *r.output, err
 	}
@@ -68,7 +69,7 @@ func (r *run[S]) finish(err error) error {
 // event and no error.
 func (c *Compiled[S]) Stream(ctx context.Context, input state.Update[S], opts ...RunOption) iter.Seq2[Event[S], error] {
 	return func(yield func(Event[S], error) bool) {
-		o := c.options(opts)
+		ctx, o, caller := c.nest(ctx, c.options(opts))
 		if o.modes == 0 {
 			o.modes = Values
 		}
@@ -93,6 +94,7 @@ func (c *Compiled[S]) Stream(ctx context.Context, input state.Update[S], opts ..
 			err = r.loop()
 		}
 		err = r.finish(err)
+		report(caller, err)
 		var ie *InterruptError
 		if errors.As(err, &ie) {
 			switch {
@@ -168,6 +170,11 @@ type run[S any] struct {
 	// run shares its parent's, which only the parent ends (ownLease).
 	lease    *leaseKeeper
 	ownLease bool
+	// reduced, in a subgraph's run (asNode), records in order the writes
+	// its steps applied to merge and custom fields: they are its parent's
+	// update for those fields (see reducedWrites).
+	reduced    []state.Write[S]
+	recordsRed bool
 }
 
 func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S]) bool) (*run[S], error) {
@@ -249,6 +256,15 @@ func (r *run[S]) takeThread(saver checkpoint.Saver) error {
 // start applies the input, or loads the thread to resume or replay it.
 func (r *run[S]) start(input state.Update[S]) error {
 	if r.cp != nil {
+		if r.o.nested {
+			resumes, err := r.resumesNested()
+			if err != nil {
+				return err
+			}
+			if resumes {
+				input = state.Update[S]{}
+			}
+		}
 		loaded, err := r.cp.load(input)
 		if err != nil {
 			return err

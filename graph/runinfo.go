@@ -59,19 +59,19 @@ func RunInfo(ctx context.Context) (Info, bool) {
 		return Info{}, false
 	}
 	in := Info{
-		Namespace:    sc.ns,
+		Namespace:    sc.namespace(),
 		CheckpointID: sc.checkpointID,
 		Step:         sc.step,
 		TaskID:       sc.taskID,
 		Node:         sc.node,
-		Send:         sc.sendIdx,
-		Attempt:      int(sc.attempt.Load()),
+		Send:         int(sc.sendIdx),
+		Attempt:      1,
+	}
+	if e := sc.ext.Load(); e != nil && e.attempt.Load() > 1 {
+		in.Attempt = int(e.attempt.Load())
 	}
 	if p := sc.parent; p != nil {
 		in.ThreadID, in.RunID = p.thread, p.runID
-	}
-	if in.Attempt == 0 {
-		in.Attempt = 1
 	}
 	in.IdempotencyKey = idempotencyKey(&in)
 	return in, true

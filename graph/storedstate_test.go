@@ -197,12 +197,12 @@ func (sh graphShape) build(t *testing.T, saver checkpoint.Saver) *graph.Compiled
 	sub.AddNode("s1", func(ctx context.Context, s shaped) (state.Update[shaped], error) {
 		return state.Writes(shA.Set([]string{"s1"}), shS.Set(1)), nil
 	})
-	// The subgraph changes only fields whose change its parent applies
-	// through the reducer (append, sum): a change of a merge or custom
-	// field reaches the parent as an overwrite (state.Schema.Diff), and
-	// two overwrites in one step are an error.
+	// The subgraph writes a field of every reducer but the last value:
+	// its parent applies them through its reducers, beside the writes of
+	// its siblings in the step (a sibling's overwrite of the merge field
+	// included).
 	sub.AddNode("s2", func(ctx context.Context, s shaped) (state.Update[shaped], error) {
-		return state.Writes(shA.Set([]string{"s2"}), shS.Set(len(s.A))), nil
+		return state.Writes(shA.Set([]string{"s2"}), shS.Set(len(s.A)), shM.Set(map[string]int{"s2": len(s.A)}), shR.Set("s")), nil
 	})
 	sub.AddEdge(graph.Start, "s1").AddEdge("s1", "s2").AddEdge("s2", graph.End)
 	subc, err := sub.Compile()

@@ -145,31 +145,57 @@ func newHITL(resume []any, byID map[string]any) *hitlState {
 
 // taskInfo describes a running task, for Emit, Interrupt and subgraphs.
 type taskInfo struct {
-	node    string
-	step    int
-	taskID  string
-	ns      string
-	sendIdx int // the position among the step's Sends, -1 for an edge's task
-	// attempt is the node's current try, from 1 (RunInfo).
-	attempt atomic.Int32
+	node   string
+	step   int
+	taskID string
 	// checkpointID is the checkpoint holding the task ("" without one).
 	checkpointID string
 	emit         func(ev eventOut) // nil when nobody listens; call through send
 	emitMu       sync.Mutex        // serializes emit, and guards done
 	done         bool              // the task finished: later events are dropped
 	modes        Mode
+	sendIdx      int32 // the position among the step's Sends, -1 for an edge's task
 	// hitl is the task's human-in-the-loop state, made only for tasks
 	// that are resumed or call Interrupt.
 	hitl *hitlState
 	// parent is what subgraphs started by the task inherit.
 	parent *parentInfo
-	// store saves the task's Durable results (nil without a
-	// checkpointer); restored are those its earlier runs saved, and
-	// durable, made on first use, holds them (guarded by durMu).
-	store    durableStore
-	restored []checkpoint.PendingWrite
-	durMu    sync.Mutex
-	durable  *durableState
+	// ext holds what few tasks need (a retry's attempt, nested graphs,
+	// Durable results), made on first use: the scope of every task stays
+	// small.
+	ext atomic.Pointer[taskExt]
+}
+
+// taskExt is the part of a task's scope made on first use.
+type taskExt struct {
+	// attempt is the node's current try when it is a retry (RunInfo).
+	attempt atomic.Int32
+	// nested counts the graphs the node's current try invoked (nest).
+	nested atomic.Int32
+	// durable holds the task's Durable results (guarded by durMu).
+	durMu   sync.Mutex
+	durable *durableState
+}
+
+// extOf returns the task's ext, making it if needed. It is safe for
+// concurrent use.
+func (ti *taskInfo) extOf() *taskExt {
+	if e := ti.ext.Load(); e != nil {
+		return e
+	}
+	e := &taskExt{}
+	if ti.ext.CompareAndSwap(nil, e) {
+		return e
+	}
+	return ti.ext.Load()
+}
+
+// namespace is the namespace of the run the task belongs to.
+func (ti *taskInfo) namespace() string {
+	if ti.parent == nil {
+		return ""
+	}
+	return ti.parent.ns
 }
 
 // eventOut is an event on its way from a task to the run's stream, with

@@ -18,8 +18,9 @@ type parentInfo struct {
 	limit        int
 	modes        Mode
 	subgraphs    bool
-	durability   Durability // a subgraph run follows its parent's
-	runID        string     // the run's id, which its subgraphs' runs share
+	durability   Durability   // a subgraph run follows its parent's
+	runID        string       // the run's id, which its subgraphs' runs share
+	store        durableStore // saves the Durable results of the run's tasks (nil without a checkpointer)
 	lease        *leaseKeeper
 }
 
@@ -38,7 +39,7 @@ func parentOf(ctx context.Context) *parentInfo {
 func (r *run[S]) parentInfo() *parentInfo {
 	p := &parentInfo{thread: r.o.thread, runID: r.o.runID, ns: r.ns, limit: r.o.limit, modes: r.o.modes, subgraphs: r.o.subgraphs, durability: r.durability, lease: r.lease}
 	if r.cp != nil {
-		p.saver = r.cp.saver
+		p.saver, p.store = r.cp.saver, r.cp
 	}
 	return p
 }
@@ -58,10 +59,10 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		var opts []RunOption
 		if sc != nil && sc.parent != nil {
 			pp := sc.parent
-			*pi = parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.ns, limit: pp.limit, modes: pp.modes, subgraphs: pp.subgraphs, durability: pp.durability, lease: pp.lease, runID: pp.runID}
+			*pi = parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.namespace(), limit: pp.limit, modes: pp.modes, subgraphs: pp.subgraphs, durability: pp.durability, lease: pp.lease, runID: pp.runID}
 			pi.ns = name + ":" + sc.taskID
-			if sc.ns != "" {
-				pi.ns = sc.ns + "|" + pi.ns
+			if ns := sc.namespace(); ns != "" {
+				pi.ns = ns + "|" + pi.ns
 			}
 			if sc.hitl != nil && len(sc.hitl.resumeByID) > 0 {
 				opts = append(opts, ResumeByID(sc.hitl.resumeByID))
@@ -87,6 +88,7 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		}
 		defer r.close()
 		r.st = in
+		r.recordsRed = c.hasReduced
 		if err := r.startSub(); err != nil {
 			return state.Update[S]{}, err
 		}
@@ -100,8 +102,63 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		if err != nil {
 			return state.Update[S]{}, err
 		}
-		return state.Update[S]{Writes: c.schema.Diff(&in, &r.st)}, nil
+		return state.Update[S]{Writes: r.reducedWrites(&in)}, nil
 	}
+}
+
+// recordReduced records a step's writes to merge and custom fields.
+func (r *run[S]) recordReduced(ws []state.Write[S]) {
+	sc := r.c.schema
+	for _, w := range ws {
+		if i := sc.IndexOf(w); i >= 0 && isReduced(sc.Kind(i)) {
+			r.reduced = append(r.reduced, w)
+		}
+	}
+}
+
+// isReduced reports whether a field of kind k combines writes with a
+// function that state.Schema.Diff cannot invert: a merge or a custom
+// reducer.
+func isReduced(k state.Kind) bool { return k == state.KindMerge || k == state.KindCustom }
+
+// reducedWrites returns the subgraph run's result as its parent's update,
+// from in, the state it started from: the difference (state.Schema.Diff)
+// for value, append and sum fields, and for a merge or custom field the
+// writes its steps made, so that the parent applies them through its
+// reducer, beside its other tasks' writes to the field, as it would apply
+// theirs. A merge or custom field whose recorded writes do not rebuild its
+// final value from in (a subgraph resumed after an interrupt, whose earlier
+// steps' writes were applied by an earlier call) gets the overwrite of
+// Diff.
+func (r *run[S]) reducedWrites(in *S) []state.Write[S] {
+	sc := r.c.schema
+	diff := sc.Diff(in, &r.st)
+	if len(r.reduced) == 0 {
+		return diff
+	}
+	rebuilt := *in
+	if err := r.applier.Add("subgraph", r.reduced); err != nil {
+		return diff
+	}
+	if _, err := r.applier.Apply(&rebuilt, true); err != nil {
+		return diff
+	}
+	out := diff[:0:0]
+	replaced := make([]bool, sc.Len())
+	for _, w := range diff {
+		i := sc.IndexOf(w)
+		if i < 0 || !isReduced(sc.Kind(i)) || !sc.Equal(&rebuilt, &r.st, i) {
+			out = append(out, w)
+			continue
+		}
+		replaced[i] = true
+	}
+	for _, w := range r.reduced {
+		if i := sc.IndexOf(w); replaced[i] {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // startSub starts a subgraph run: it resumes the namespace's checkpoint if

@@ -315,3 +315,50 @@ func TestParallelSubgraphInterruptsAreAnsweredByID(t *testing.T) {
 		require.Equal(t, n, cs.get(name), name)
 	}
 }
+
+// A subgraph's writes to merge and custom fields reach its parent as
+// writes, applied through the parent's reducers beside a sibling's writes
+// in the same step (LangGraph applies a subgraph's output to its parent's
+// channels through their reducers): neither the sibling's write nor the
+// subgraph's is lost, on every saver and without one.
+func TestSubgraphWritesToReducedFieldsGoThroughTheParentsReducer(t *testing.T) {
+	t.Parallel()
+	sub := graph.New(shSchema).
+		AddNode("s1", func(ctx context.Context, s shaped) (state.Update[shaped], error) {
+			return state.Writes(shR.Set("x"), shM.Set(map[string]int{"s1": 1})), nil
+		}).
+		AddNode("s2", func(ctx context.Context, s shaped) (state.Update[shaped], error) {
+			return state.Writes(shR.Set("y"), shM.Set(map[string]int{"s2": len(s.R)})), nil
+		}).
+		AddEdge(graph.Start, "s1").AddEdge("s1", "s2")
+	subc, err := sub.Compile()
+	require.NoError(t, err)
+	build := func(opts ...graph.CompileOption) *graph.Compiled[shaped] {
+		g := graph.New(shSchema).
+			AddSubgraph("sub", subc).
+			AddNode("sib", func(ctx context.Context, s shaped) (state.Update[shaped], error) {
+				return state.Writes(shR.Set("z"), shM.Set(map[string]int{"sib": 1})), nil
+			}).
+			AddEdge(graph.Start, "sub").AddEdge(graph.Start, "sib")
+		c, err := g.Compile(opts...)
+		require.NoError(t, err)
+		return c
+	}
+	// Tasks apply in node-name order: sib, then the subgraph's writes in
+	// the order its steps made them.
+	want := shaped{R: "<zxy", M: map[string]int{"in": 0, "sib": 1, "s1": 1, "s2": 2}}
+	input := state.Writes(shR.Set("<"), shM.Set(map[string]int{"in": 0}))
+	out, err := build().Invoke(t.Context(), input)
+	require.NoError(t, err)
+	require.Equal(t, want, out)
+	for name, saver := range storedSavers(t) {
+		t.Run(name, func(t *testing.T) {
+			out, err := build(graph.WithCheckpointer(saver)).Invoke(t.Context(), input, graph.WithThread("t"))
+			require.NoError(t, err)
+			require.Equal(t, want, out)
+			snap, err := build(graph.WithCheckpointer(saver)).State(t.Context(), graph.WithThread("t"))
+			require.NoError(t, err)
+			require.Equal(t, want, snap.Values)
+		})
+	}
+}

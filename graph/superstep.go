@@ -125,9 +125,9 @@ func (r *run[S]) runTasks() error {
 
 // newScope makes the context scope task t runs in.
 func (r *run[S]) newScope(t *task[S]) *taskScope {
-	sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, ns: r.ns, sendIdx: sendIndex(t), modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
-	if r.cp != nil {
-		sc.store, sc.restored = r.cp, t.durable
+	sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, sendIdx: int32(sendIndex(t)), modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
+	if len(t.durable) > 0 {
+		sc.ext.Store(&taskExt{durable: &durableState{restored: t.durable}})
 	}
 	return sc
 }
@@ -302,6 +302,9 @@ func (r *run[S]) finishStep() error {
 	clear(r.scratch)
 	for _, t := range r.tasks {
 		r.markOverwrites(t.update.Writes)
+		if r.recordsRed {
+			r.recordReduced(t.update.Writes)
+		}
 		if err := r.applier.Add(t.name, t.update.Writes); err != nil {
 			r.applier.Apply(new(S), true) // drop what was queued
 			return fmt.Errorf("graph: step %d: %w", r.step, err)

@@ -86,8 +86,10 @@ func (r *run[S]) execute(ctx context.Context, t *task[S], in S) {
 	n := t.node
 	for attempt := 1; ; attempt++ {
 		t.attempts = attempt
-		if t.scope != nil {
-			t.scope.attempt.Store(int32(attempt))
+		if attempt > 1 && t.scope != nil {
+			e := t.scope.extOf()
+			e.attempt.Store(int32(attempt))
+			e.nested.Store(0)
 		}
 		if attempt > 1 && t.scope != nil {
 			// A retry starts the node over: its Interrupt calls match the
@@ -152,7 +154,9 @@ func call[S any](ctx context.Context, n *node[S], in S) (upd state.Update[S], er
 	}
 	defer recoverInto(&err, &pv)
 	upd, err = n.fn(ctx, in)
-	if err == nil {
+	if err == nil || errors.Is(err, ErrInterrupted) {
+		// Interrupt's error, or the *InterruptError of a graph the node
+		// invoked (nest), whose interrupts are the node's.
 		if s := scopeOf(ctx); s != nil && len(s.interrupts()) > 0 {
 			err = errInterrupt
 		}
@@ -169,7 +173,7 @@ func callWithTimeout[S any](ctx context.Context, n *node[S], in S) (upd state.Up
 	if ctx.Err() == context.DeadlineExceeded && (err == nil || errors.Is(err, context.DeadlineExceeded)) {
 		err = fmt.Errorf("%w after %v", ErrNodeTimeout, n.timeout)
 	}
-	if s := scopeOf(ctx); s != nil && len(s.interrupts()) > 0 && !errors.Is(err, errInterrupt) {
+	if s := scopeOf(ctx); s != nil && len(s.interrupts()) > 0 && (err == nil || errors.Is(err, ErrInterrupted)) {
 		err = errInterrupt
 	}
 	return upd, err, nil

@@ -40,6 +40,37 @@ type TaskInfo struct {
 	Done       bool   // its writes are saved; resuming will not run it
 	Error      string // the error it failed with, if it failed
 	Interrupts []Interruption
+	// Result is what the task wrote, by field name (LangGraph's
+	// PregelTask.result), once it finished: its saved writes, or, in
+	// History, for the only task of a step (whose writes the next
+	// checkpoint holds rather than pending writes), the change from this
+	// checkpoint's state to the next one's (state.Schema.Diff). Nil for a
+	// task that has not finished, or whose next checkpoint History did not
+	// reach (a pinned State of a step with one task).
+	Result map[string]any
+}
+
+// resultOf is the Result of a task that wrote ws.
+func resultOf[S any](ws []state.Write[S]) map[string]any {
+	out := make(map[string]any, len(ws))
+	for _, w := range ws {
+		out[w.Field()] = w.Value()
+	}
+	return out
+}
+
+// fillResult sets the Result of the only task of snap's step from child,
+// the next checkpoint, when child applied that task's writes alone.
+func (c *Compiled[S]) fillResult(snap, child *Snapshot[S]) {
+	if child == nil || child.Parent == nil || child.Parent.CheckpointID != snap.Config.CheckpointID || len(snap.Tasks) != 1 {
+		return
+	}
+	t := &snap.Tasks[0]
+	if t.Result != nil || t.Error != "" || len(t.Interrupts) > 0 || t.Node == Start ||
+		child.Metadata.Source != checkpoint.SourceLoop || len(child.Metadata.Nodes) != 1 || child.Metadata.Nodes[0] != t.Node {
+		return
+	}
+	t.Result = resultOf(c.schema.Diff(&snap.Values, &child.Values))
 }
 
 // State returns the thread's latest snapshot, or the one pinned with
@@ -97,6 +128,9 @@ func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.S
 			if err == nil {
 				snap, err = c.snapshot(d, false)
 			}
+			if err == nil {
+				c.fillResult(snap, prev)
+			}
 			if !yield(snap, err) || err != nil {
 				return
 			}
@@ -143,8 +177,16 @@ func (c *Compiled[S]) snapshot(d *decoded[S], applyPending bool) (*Snapshot[S], 
 		applier = c.schema.NewApplier()
 	}
 	pending := groupPending(tup.PendingWrites)
+	if applyPending && len(pending) > 0 {
+		if err := c.applyResumeInput(d, pending, applier); err != nil {
+			return nil, err
+		}
+	}
 	for _, t := range c.pendingTasks(d, pending) {
 		info := TaskInfo{ID: t.id, Node: t.name, Done: t.cached}
+		if t.cached {
+			info.Result = resultOf(t.update.Writes)
+		}
 		for _, w := range pending[t.id] {
 			switch w.Channel {
 			case checkpoint.ErrorChannel:
