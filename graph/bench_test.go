@@ -141,7 +141,7 @@ func BenchmarkW4FanOut50(b *testing.B) {
 	}
 }
 
-// W5: after W3 at N=1,000 (2,000 checkpoints): the full history (time to
+// W5: after W3 at N=1,000 (2,002 checkpoints): the full history (time to
 // the first item and to all), and the latest state.
 func BenchmarkW5TimeTravel(b *testing.B) {
 	c := w3Graph(b, 1000, memory.New())
@@ -164,7 +164,7 @@ func BenchmarkW5TimeTravel(b *testing.B) {
 				}
 				n++
 			}
-			if n != 2001 {
+			if n != 2002 {
 				b.Fatalf("history has %d checkpoints", n)
 			}
 		}
