@@ -177,7 +177,8 @@ func WithThread(id string) ThreadOption { return ThreadOption{id: id} }
 func WithCheckpoint(id string) CheckpointOption { return CheckpointOption{id: id} }
 
 // WithRecursionLimit sets the most supersteps the call may run
-// (default DefaultRecursionLimit).
+// (default: the graph's WithDefaultRecursionLimit, else
+// DefaultRecursionLimit).
 func WithRecursionLimit(n int) RunOption { return runFunc(func(o *runOptions) { o.limit = n }) }
 
 // WithMaxConcurrency bounds how many tasks of a step run at once (default:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/state"
+	"github.com/stategraph/stategraph/store"
 )
 
 // Compiled is a validated graph, ready to run. It is safe for concurrent
@@ -37,6 +38,8 @@ type Compiled[S any] struct {
 	pool            sync.Pool // *buffers[S]
 	cache           stateCache[S]
 	hasReduced      bool // the schema has a merge or custom field
+	store           *store.Store
+	recursionLimit  int // a call's default (WithDefaultRecursionLimit)
 }
 
 // Compile validates the graph and returns it ready to run. Every problem
@@ -111,6 +114,11 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 		interruptAfter:  setOf(o.interruptAfter),
 		durability:      o.durability,
 		leaseTTL:        o.leaseTTL,
+		store:           o.store,
+		recursionLimit:  o.recursionLimit,
+	}
+	if c.recursionLimit <= 0 {
+		c.recursionLimit = DefaultRecursionLimit
 	}
 	if c.leaseTTL <= 0 {
 		c.leaseTTL = DefaultLeaseTTL

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/store"
 )
 
 // CompileOption configures a compiled graph.
@@ -18,6 +19,24 @@ type compileOptions struct {
 	name            string
 	durability      Durability
 	leaseTTL        time.Duration
+	store           *store.Store
+	recursionLimit  int
+}
+
+// WithStore makes s the long-term store of every run: each node finds it
+// with store.From(ctx), in this process and in a worker's, without the
+// caller putting it in the context. A store the caller's context already
+// carries is replaced by s.
+func WithStore(s *store.Store) CompileOption {
+	return func(o *compileOptions) { o.store = s }
+}
+
+// WithDefaultRecursionLimit sets the most supersteps a call may run when
+// it does not say (WithRecursionLimit); without it the default is
+// DefaultRecursionLimit. A graph that knows how many steps its runs need
+// (an agent from its budget) sets it once here, so no caller must.
+func WithDefaultRecursionLimit(n int) CompileOption {
+	return func(o *compileOptions) { o.recursionLimit = n }
 }
 
 // WithCheckpointer saves a checkpoint after every step, so runs can be

@@ -131,3 +131,38 @@ func TestRecursionLimitCountsAStepOfSendsOnce(t *testing.T) {
 	require.EqualValues(t, 10, runs.Load())
 	require.Equal(t, []string{"0/l", "0/r", "1/l", "1/r", "2/l", "2/r", "3/l", "3/r", "4/l", "4/r"}, out.Items)
 }
+
+func TestDefaultRecursionLimitIsTheGraphsUnlessTheCallSays(t *testing.T) {
+	t.Parallel()
+	g := graph.New(schema)
+	prev := graph.Start
+	for i := range 30 {
+		name := fmt.Sprint("n", i)
+		g.AddNode(name, visit(name)).AddEdge(prev, name)
+		prev = name
+	}
+	tests := []struct {
+		name    string
+		compile []graph.CompileOption
+		call    []graph.RunOption
+		wantErr bool
+	}{
+		{name: "package default stops a 30-step chain", wantErr: true},
+		{name: "graph default lets it finish", compile: []graph.CompileOption{graph.WithDefaultRecursionLimit(30)}},
+		{name: "graph default too low", compile: []graph.CompileOption{graph.WithDefaultRecursionLimit(29)}, wantErr: true},
+		{name: "the call overrides the graph", compile: []graph.CompileOption{graph.WithDefaultRecursionLimit(30)}, call: []graph.RunOption{graph.WithRecursionLimit(10)}, wantErr: true},
+		{name: "the call raises the package default", call: []graph.RunOption{graph.WithRecursionLimit(30)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := mustCompile(t, g, tt.compile...)
+			_, err := c.Invoke(t.Context(), state.Update[counter]{}, tt.call...)
+			if tt.wantErr {
+				require.ErrorIs(t, err, graph.ErrRecursionLimit)
+				return
+			}
+			require.NoError(t, err)
+		})
+	}
+}

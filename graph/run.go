@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/state"
+	"github.com/stategraph/stategraph/store"
 )
 
 // Invoke runs the graph to its end and returns the final state.
@@ -132,7 +133,7 @@ func (r *run[S]) stoppedBy(err error) bool {
 }
 
 func (c *Compiled[S]) options(opts []RunOption) runOptions {
-	o := runOptions{limit: DefaultRecursionLimit}
+	o := runOptions{limit: c.recursionLimit}
 	runOptionsOf(&o, opts)
 	return o
 }
@@ -186,6 +187,9 @@ func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S
 		if parent.saver != nil {
 			r.durability = parent.durability // part of the parent's durable run
 		}
+	}
+	if c.store != nil {
+		ctx = store.With(ctx, c.store)
 	}
 	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	if r.o.runID == "" {

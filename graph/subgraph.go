@@ -55,7 +55,7 @@ type subgraph interface {
 func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 	return func(ctx context.Context, in S) (state.Update[S], error) {
 		sc := scopeOf(ctx)
-		pi := &parentInfo{limit: DefaultRecursionLimit}
+		pi := &parentInfo{limit: c.recursionLimit}
 		var opts []RunOption
 		if sc != nil && sc.parent != nil {
 			pp := sc.parent
