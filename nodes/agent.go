@@ -67,10 +67,11 @@ type AgentConfig struct {
 // a round join into one replan run. Graph returns the builder so users can
 // add nodes and edges before compiling.
 //
-// A round takes two supersteps (execute, replan), so the graph's default
-// recursion limit (graph.DefaultRecursionLimit) allows about eleven rounds;
-// pass graph.WithRecursionLimit(a.RecursionLimit(steps)) to a call for
-// longer plans (see RecursionLimit). The replan node
+// A round takes two supersteps (execute, replan). Compile gives the graph
+// a recursion limit that follows from the budget: RecursionLimit of plans
+// of up to PlanStepsForLimit steps (fewer rounds when MaxToolCalls bounds
+// them), so a long chain finishes without the caller raising the limit; a
+// call's graph.WithRecursionLimit still wins. The replan node
 // checks the budgets after each round; the tool-call, model-call and
 // wall-time budgets hold within a round too (see Budget for the rules).
 type Agent struct {
@@ -181,8 +182,17 @@ func (a *Agent) Graph() *graph.StateGraph[AgentState] { return a.g }
 // Config returns the configuration with its defaults filled in.
 func (a *Agent) Config() AgentConfig { return a.cfg }
 
-// Compile compiles the agent's graph (see graph.StateGraph.Compile).
+// PlanStepsForLimit is the plan size the recursion limit Compile sets is
+// made for (see RecursionLimit): a run whose plans stay within it never
+// meets the limit before its budget stops it.
+const PlanStepsForLimit = 32
+
+// Compile compiles the agent's graph (see graph.StateGraph.Compile), with
+// the recursion limit its budget needs as the graph's default
+// (graph.WithDefaultRecursionLimit of RecursionLimit(PlanStepsForLimit));
+// an option given here or a call's WithRecursionLimit overrides it.
 func (a *Agent) Compile(opts ...graph.CompileOption) (*graph.Compiled[AgentState], error) {
+	opts = append([]graph.CompileOption{graph.WithDefaultRecursionLimit(a.RecursionLimit(PlanStepsForLimit))}, opts...)
 	return a.g.Compile(opts...)
 }
 

@@ -250,13 +250,12 @@ func TestRecursionLimitLetsALongChainFinish(t *testing.T) {
 	app, err := agent.Compile()
 	require.NoError(t, err)
 
-	_, err = app.Invoke(t.Context(), nodes.NewInput("walk the chain"))
-	require.ErrorIs(t, err, graph.ErrRecursionLimit, "the graph's default allows about eleven rounds")
+	_, err = app.Invoke(t.Context(), nodes.NewInput("walk the chain"), graph.WithRecursionLimit(graph.DefaultRecursionLimit))
+	require.ErrorIs(t, err, graph.ErrRecursionLimit, "the package default allows about eleven rounds, and a call's limit wins")
 
-	limit := agent.RecursionLimit(len(steps))
-	require.Greater(t, limit, graph.DefaultRecursionLimit)
-	out, err := app.Invoke(t.Context(), nodes.NewInput("walk the chain"), graph.WithRecursionLimit(limit))
-	require.NoError(t, err)
+	require.Greater(t, agent.RecursionLimit(len(steps)), graph.DefaultRecursionLimit)
+	out, err := app.Invoke(t.Context(), nodes.NewInput("walk the chain"))
+	require.NoError(t, err, "the agent's own limit follows from its budget")
 	require.True(t, out.Response.Complete)
 	require.Equal(t, 13, out.Usage.ToolCalls)
 }

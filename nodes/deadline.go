@@ -146,10 +146,11 @@ func callError(callCtx context.Context, err error) error {
 // first plan and of each revision the budget allows (MaxReplans; three
 // when it sets no limit), no more rounds than MaxToolCalls allows tool
 // calls (plus a synthesis round per plan) when it is set, and respond —
-// never less than graph.DefaultRecursionLimit. The graph's default allows
-// about eleven rounds: a chain of thirteen steps needs more.
+// never less than graph.DefaultRecursionLimit. Compile sets
+// RecursionLimit(PlanStepsForLimit) as the graph's default; a call whose
+// plans may be longer passes its own:
 //
-//	app.Invoke(ctx, in, graph.WithRecursionLimit(agent.RecursionLimit(13)))
+//	app.Invoke(ctx, in, graph.WithRecursionLimit(agent.RecursionLimit(60)))
 func (a *Agent) RecursionLimit(steps int) int {
 	plans := a.cfg.Budget.MaxReplans + 1
 	if a.cfg.Budget.MaxReplans <= 0 {
