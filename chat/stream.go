@@ -16,11 +16,12 @@ type Chunk struct {
 
 // StreamingFunc returns a function for langchaingo's llms.WithStreamingFunc
 // that sends each chunk of the message with id messageID to the graph's
-// streams: the bytes to the Messages stream (graph.StreamingFunc: tagged
-// with node and step) and a Chunk to the Custom stream (tagged with the
-// message id as well). Each does nothing when nobody streams its mode.
+// streams: the bytes to the Messages stream (graph.StreamingFuncFor:
+// tagged with node, step, task and the message id) and a Chunk to the
+// Custom stream (for consumers that stream only Custom). Each does nothing
+// when nobody streams its mode.
 func StreamingFunc(ctx context.Context, messageID string) func(ctx context.Context, chunk []byte) error {
-	tokens := graph.StreamingFunc(ctx)
+	tokens := graph.StreamingFuncFor(ctx, messageID)
 	return func(cctx context.Context, chunk []byte) error {
 		graph.Emit(ctx, Chunk{MessageID: messageID, Text: string(chunk)})
 		return tokens(cctx, chunk)

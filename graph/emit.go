@@ -61,7 +61,7 @@ func (r *run[S]) forward(t *task[S], ev eventOut) {
 	case ev.mode == Custom:
 		r.send(Event[S]{Mode: Custom, Step: r.step, Node: t.name, TaskID: t.id, Custom: ev.custom})
 	case ev.mode == Messages:
-		r.send(Event[S]{Mode: Messages, Step: r.step, Node: t.name, TaskID: t.id, Chunk: ev.chunk})
+		r.send(Event[S]{Mode: Messages, Step: r.step, Node: t.name, TaskID: t.id, Chunk: ev.chunk, MessageID: ev.msgID})
 	}
 }
 

@@ -70,8 +70,11 @@ type Event[S any] struct {
 	Task *TaskEvent
 	// Custom is what the node emitted (Custom).
 	Custom any
-	// Chunk is a streamed LLM token chunk (Messages).
-	Chunk []byte
+	// Chunk is a streamed LLM token chunk (Messages), and MessageID the
+	// id of the message it belongs to when the node gave one
+	// (StreamingFuncFor).
+	Chunk     []byte
+	MessageID string
 	// Checkpoint is the config of the saved checkpoint (Checkpoints), and
 	// Metadata its metadata.
 	Checkpoint *checkpoint.Config
@@ -204,7 +207,8 @@ type eventOut struct {
 	mode   Mode
 	custom any
 	chunk  []byte
-	sub    any // a subgraph's event, for WithSubgraphs
+	msgID  string // of a Messages chunk (StreamingFuncFor)
+	sub    any    // a subgraph's event, for WithSubgraphs
 }
 
 type scopeKey struct{}
@@ -256,10 +260,18 @@ func Emit(ctx context.Context, v any) {
 // TaskID, Namespace; RunInfo gives a node the same). Outside a node it
 // returns a func that does nothing.
 func StreamingFunc(ctx context.Context) func(ctx context.Context, chunk []byte) error {
+	return StreamingFuncFor(ctx, "")
+}
+
+// StreamingFuncFor is StreamingFunc for the chunks of one message: each
+// Messages event also carries messageID (Event.MessageID), so a consumer
+// of parallel model calls, or of several messages of one node, tells
+// them apart (LangGraph's messages mode gives each chunk its message's id).
+func StreamingFuncFor(ctx context.Context, messageID string) func(ctx context.Context, chunk []byte) error {
 	s := scopeOf(ctx)
 	return func(_ context.Context, chunk []byte) error {
 		if s != nil && s.emit != nil && s.modes&Messages != 0 {
-			s.send(eventOut{mode: Messages, chunk: append([]byte(nil), chunk...)})
+			s.send(eventOut{mode: Messages, chunk: append([]byte(nil), chunk...), msgID: messageID})
 		}
 		return nil
 	}

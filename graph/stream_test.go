@@ -549,3 +549,23 @@ func TestStreamEndsWithTheInterruptInEveryMode(t *testing.T) {
 		})
 	}
 }
+
+func TestMessagesEventsCarryTheMessageIDTheNodeGave(t *testing.T) {
+	t.Parallel()
+	g := graph.New(schema).AddNode("talk", func(ctx context.Context, s counter) (state.Update[counter], error) {
+		for _, part := range []struct{ id, text string }{{"m1", "hel"}, {"m2", "other"}, {"m1", "lo"}} {
+			if err := graph.StreamingFuncFor(ctx, part.id)(ctx, []byte(part.text)); err != nil {
+				return state.Update[counter]{}, err
+			}
+		}
+		return state.Update[counter]{}, graph.StreamingFunc(ctx)(ctx, []byte("untagged"))
+	}).AddEdge(graph.Start, "talk")
+	c := mustCompile(t, g)
+	byID := map[string]string{}
+	for ev, err := range c.Stream(t.Context(), state.Update[counter]{}, graph.StreamModes(graph.Messages)) {
+		require.NoError(t, err)
+		require.Equal(t, "talk", ev.Node)
+		byID[ev.MessageID] += string(ev.Chunk)
+	}
+	require.Equal(t, map[string]string{"m1": "hello", "m2": "other", "": "untagged"}, byID)
+}

@@ -67,6 +67,7 @@ func TestAgentCallsToolsAndAnswersInStructureThroughOpenAI(t *testing.T) {
 
 	var chunks []chat.Chunk
 	var tokens strings.Builder
+	tokensByID := map[string]string{}
 	var final agent.State[Forecast]
 	for ev, err := range app.Stream(context.Background(), a.Input(chat.Human("What is the weather in Oslo?")),
 		graph.WithThread("w"), graph.StreamModes(graph.Values, graph.Messages, graph.Custom)) {
@@ -75,6 +76,7 @@ func TestAgentCallsToolsAndAnswersInStructureThroughOpenAI(t *testing.T) {
 		case graph.Messages:
 			assert.Equal(t, agent.NodeAgent, ev.Node)
 			tokens.Write(ev.Chunk)
+			tokensByID[ev.MessageID] += string(ev.Chunk)
 		case graph.Custom:
 			c, ok := ev.Custom.(chat.Chunk)
 			require.True(t, ok)
@@ -101,6 +103,7 @@ func TestAgentCallsToolsAndAnswersInStructureThroughOpenAI(t *testing.T) {
 	}
 	assert.Equal(t, tokens.String(), all.String(), "Messages and Custom carry the same chunks")
 	assert.Len(t, byID, 2)
+	assert.Equal(t, byID, tokensByID, "Messages events carry the message id too (graph.StreamingFuncFor)")
 	assert.Contains(t, byID[final.Messages[1].ID], `"get_weather"`)
 	assert.Equal(t, "It is sunny and 21 degrees in Oslo today.", byID[final.Messages[3].ID])
 	reqs := srv.Requests()
