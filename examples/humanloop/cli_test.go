@@ -1,17 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/stategraph/stategraph/examples/internal/clitest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,53 +14,15 @@ import (
 // user runs it.
 var bin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "humanloop-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = filepath.Join(dir, "humanloop")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build humanloop:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m, "humanloop", &bin) }
 
 // result is what one run of the example printed, and its exit status.
-type result struct {
-	stdout, stderr string
-	code           int
-}
+type result = clitest.Result
 
 // execute runs the example with args in dir, stdin on its standard input.
 func execute(t *testing.T, dir, stdin string, args ...string) result {
 	t.Helper()
-	// A deadline turns a hung run into a failure that names it.
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	require.NoError(t, ctx.Err(), "humanloop %v did not finish", args)
-	code := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run %v: %v", args, err)
-	}
-	return result{stdout.String(), stderr.String(), code}
+	return clitest.Run(t, bin, dir, stdin, args...)
 }
 
 func TestHelpPrintsTheUsageOnStdout(t *testing.T) {
@@ -74,11 +30,11 @@ func TestHelpPrintsTheUsageOnStdout(t *testing.T) {
 	for _, h := range []string{"-h", "-help", "--help"} {
 		dir := t.TempDir()
 		r := execute(t, dir, "", h)
-		assert.Equal(t, 0, r.code, h)
-		assert.Empty(t, r.stderr, h)
-		assert.True(t, strings.HasPrefix(r.stdout, usage+"\nFlags:\n"), r.stdout)
+		assert.Equal(t, 0, r.Code, h)
+		assert.Empty(t, r.Stderr, h)
+		assert.True(t, strings.HasPrefix(r.Stdout, usage+"\nFlags:\n"), r.Stdout)
 		for _, f := range []string{"-stdin", "-db PATH", "-stop", "-resume"} {
-			assert.Contains(t, r.stdout, "\n  "+f+"\n", h)
+			assert.Contains(t, r.Stdout, "\n  "+f+"\n", h)
 		}
 		entries, err := os.ReadDir(dir)
 		require.NoError(t, err)
@@ -99,18 +55,18 @@ func TestBadCommandLinesExitTwoWithTheUsage(t *testing.T) {
 		{[]string{"-db", "t.db", "-stop", "-resume"}, "humanloop: -stop and -resume do not go together"},
 	} {
 		r := execute(t, t.TempDir(), "", tc.args...)
-		assert.Equal(t, 2, r.code, "%v", tc.args)
-		assert.Empty(t, r.stdout, "%v", tc.args)
-		assert.True(t, strings.HasPrefix(r.stderr, tc.msg), "%v: %s", tc.args, r.stderr)
-		assert.Contains(t, r.stderr, usage, "%v", tc.args)
+		assert.Equal(t, 2, r.Code, "%v", tc.args)
+		assert.Empty(t, r.Stdout, "%v", tc.args)
+		assert.True(t, strings.HasPrefix(r.Stderr, tc.msg), "%v: %s", tc.args, r.Stderr)
+		assert.Contains(t, r.Stderr, usage, "%v", tc.args)
 	}
 }
 
 func TestTheScriptedReviewRuns(t *testing.T) {
 	t.Parallel()
 	r := execute(t, t.TempDir(), "")
-	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "sent after 2 drafts: Dear Ada")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "sent after 2 drafts: Dear Ada")
 }
 
 // -stop leaves the question in the file; a new process answers it with
@@ -120,36 +76,36 @@ func TestANewProcessResumesTheQuestion(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	r := execute(t, dir, "", "-db", "ticket.db", "-stop")
-	require.Equal(t, 0, r.code, r.stderr)
+	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.Equal(t, "paused in review at step 2: Send this reply?\n"+
 		"  Dear Ada, we are sorry order O1001 arrived damaged; we refund 120 to your card.\n"+
 		"stopped: the question waits in ticket.db. To answer it from another process:\n"+
-		"  go run ./examples/humanloop -db ticket.db -resume\n", r.stdout)
+		"  go run ./examples/humanloop -db ticket.db -resume\n", r.Stdout)
 
 	// Starting over would lose the question: refused.
 	again := execute(t, dir, "", "-db", "ticket.db")
-	assert.Equal(t, 2, again.code)
-	assert.Contains(t, again.stderr, "thread ticket-42 in the database is not finished: go on with -resume")
+	assert.Equal(t, 2, again.Code)
+	assert.Contains(t, again.Stderr, "thread ticket-42 in the database is not finished: go on with -resume")
 
 	r = execute(t, dir, "", "-db", "ticket.db", "-resume")
-	require.Equal(t, 0, r.code, r.stderr)
-	assert.True(t, strings.HasPrefix(r.stdout, "resuming thread ticket-42 from the database: it waits in review at step 2\n"+
-		"paused in review at step 2: Send this reply?\n"), r.stdout)
-	assert.Contains(t, r.stdout, "reviewer: no\npaused in review at step 2: What should change?\nreviewer: the refund reaches your card within 3 days\n")
-	assert.Contains(t, r.stdout, "sent after 2 drafts: Dear Ada, we are sorry order O1001 arrived damaged; we refund 120 to your card. The refund reaches your card within 3 days.\n")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.True(t, strings.HasPrefix(r.Stdout, "resuming thread ticket-42 from the database: it waits in review at step 2\n"+
+		"paused in review at step 2: Send this reply?\n"), r.Stdout)
+	assert.Contains(t, r.Stdout, "reviewer: no\npaused in review at step 2: What should change?\nreviewer: the refund reaches your card within 3 days\n")
+	assert.Contains(t, r.Stdout, "sent after 2 drafts: Dear Ada, we are sorry order O1001 arrived damaged; we refund 120 to your card. The refund reaches your card within 3 days.\n")
 
 	// Nothing waits any more.
 	r = execute(t, dir, "", "-db", "ticket.db", "-resume")
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "humanloop: nothing to resume: thread ticket-42 waits on no question: its reply was sent")
+	assert.Equal(t, 2, r.Code)
+	assert.Contains(t, r.Stderr, "humanloop: nothing to resume: thread ticket-42 waits on no question: its reply was sent")
 	// A new ticket starts afresh on the same file.
 	r = execute(t, dir, "", "-db", "ticket.db")
-	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "sent after 2 drafts")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "sent after 2 drafts")
 
 	r = execute(t, t.TempDir(), "", "-db", "none.db", "-resume")
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "nothing to resume: no thread ticket-42 in the database (start it without -resume)")
+	assert.Equal(t, 2, r.Code)
+	assert.Contains(t, r.Stderr, "nothing to resume: no thread ticket-42 in the database (start it without -resume)")
 }
 
 // With -stdin and -db, the end of the input stops at the question, with
@@ -159,21 +115,21 @@ func TestEndOfInputStopsAndAnotherProcessAnswers(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	r := execute(t, dir, "n\n", "-db", "ticket.db", "-stdin")
-	require.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "reviewer: no\npaused in review at step 2: What should change?\nyour answer: \nstopped: the question waits in ticket.db.")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Contains(t, r.Stdout, "reviewer: no\npaused in review at step 2: What should change?\nyour answer: \nstopped: the question waits in ticket.db.")
 
 	r = execute(t, dir, "\n  \nsign it\ny\n", "-db", "ticket.db", "-stdin", "-resume")
-	require.Equal(t, 0, r.code, r.stderr)
-	assert.True(t, strings.HasPrefix(r.stdout, "resuming thread ticket-42 from the database: it waits in review at step 2\n"+
-		"paused in review at step 2: What should change?\n"), "the no given by the first process holds: %s", r.stdout)
-	assert.Equal(t, 2, strings.Count(r.stdout, "paused in review at step 2: "+emptyNote+"\n"), r.stdout)
-	assert.Contains(t, r.stdout, "sent after 2 drafts: Dear Ada, we are sorry order O1001 arrived damaged; we refund 120 to your card. Sign it.\n")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.True(t, strings.HasPrefix(r.Stdout, "resuming thread ticket-42 from the database: it waits in review at step 2\n"+
+		"paused in review at step 2: What should change?\n"), "the no given by the first process holds: %s", r.Stdout)
+	assert.Equal(t, 2, strings.Count(r.Stdout, "paused in review at step 2: "+emptyNote+"\n"), r.Stdout)
+	assert.Contains(t, r.Stdout, "sent after 2 drafts: Dear Ada, we are sorry order O1001 arrived damaged; we refund 120 to your card. Sign it.\n")
 
 	// The scripted reviewer cannot answer a question in words with its
 	// first answer, a no: it says so.
 	dir = t.TempDir()
-	require.Equal(t, 0, execute(t, dir, "n\n", "-db", "ticket.db", "-stdin").code)
+	require.Equal(t, 0, execute(t, dir, "n\n", "-db", "ticket.db", "-stdin").Code)
 	r = execute(t, dir, "", "-db", "ticket.db", "-resume")
-	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, `humanloop: the script's next answer, "no", does not answer "What should change?" (answer it with -stdin)`)
+	assert.Equal(t, 1, r.Code)
+	assert.Contains(t, r.Stderr, `humanloop: the script's next answer, "no", does not answer "What should change?" (answer it with -stdin)`)
 }

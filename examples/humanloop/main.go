@@ -50,6 +50,7 @@ import (
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
+	"github.com/stategraph/stategraph/examples/internal/cli"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
 )
@@ -349,6 +350,6 @@ func program(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // usageError prints msg and the usage to stderr and returns exit status 2.
 func usageError(stderr io.Writer, fs *flag.FlagSet, msg string) int {
 	fmt.Fprintf(stderr, "%s: %s\n", fs.Name(), msg)
-	printUsage(stderr, fs)
+	cli.PrintUsage(stderr, usage, fs)
 	return 2
 }

@@ -1,17 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/stategraph/stategraph/examples/internal/clitest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,52 +14,15 @@ import (
 // user runs it.
 var bin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "timetravel-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = filepath.Join(dir, "timetravel")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build timetravel:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { clitest.Main(m, "timetravel", &bin) }
 
 // result is what one run of the example printed, and its exit status.
-type result struct {
-	stdout, stderr string
-	code           int
-}
+type result = clitest.Result
 
 // execute runs the example with args in the directory dir.
 func execute(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	// A deadline turns a hung run into a failure that names it.
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	require.NoError(t, ctx.Err(), "timetravel %v did not finish", args)
-	code := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run %v: %v", args, err)
-	}
-	return result{stdout.String(), stderr.String(), code}
+	return clitest.Run(t, bin, dir, "", args...)
 }
 
 func TestHelpPrintsTheUsageOnStdout(t *testing.T) {
@@ -73,9 +30,9 @@ func TestHelpPrintsTheUsageOnStdout(t *testing.T) {
 	for _, h := range []string{"-h", "-help", "--help"} {
 		dir := t.TempDir()
 		r := execute(t, dir, h)
-		assert.Equal(t, 0, r.code, h)
-		assert.Empty(t, r.stderr, h)
-		assert.Equal(t, usage, r.stdout, h)
+		assert.Equal(t, 0, r.Code, h)
+		assert.Empty(t, r.Stderr, h)
+		assert.Equal(t, usage, r.Stdout, h)
 		entries, err := os.ReadDir(dir)
 		require.NoError(t, err)
 		assert.Empty(t, entries, "%s runs nothing and writes no file", h)
@@ -92,16 +49,16 @@ func TestBadCommandLinesExitTwoWithTheUsage(t *testing.T) {
 		{[]string{"extra"}, "timetravel: unexpected argument \"extra\"\n"},
 	} {
 		r := execute(t, t.TempDir(), tc.args...)
-		assert.Equal(t, 2, r.code, "%v", tc.args)
-		assert.Empty(t, r.stdout, "%v", tc.args)
-		assert.Equal(t, tc.msg+usage, r.stderr, "%v", tc.args)
+		assert.Equal(t, 2, r.Code, "%v", tc.args)
+		assert.Empty(t, r.Stdout, "%v", tc.args)
+		assert.Equal(t, tc.msg+usage, r.Stderr, "%v", tc.args)
 	}
 }
 
 func TestTheProgramRuns(t *testing.T) {
 	t.Parallel()
 	r := execute(t, t.TempDir())
-	require.Equal(t, 0, r.code, r.stderr)
-	assert.Empty(t, r.stderr)
-	assert.True(t, strings.Contains(r.stdout, "forked at"), r.stdout)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Empty(t, r.Stderr)
+	assert.True(t, strings.Contains(r.Stdout, "forked at"), r.Stdout)
 }
