@@ -3,6 +3,7 @@ package nodes
 import (
 	"context"
 
+	"github.com/google/uuid"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/tmc/langchaingo/llms"
 )
@@ -21,17 +22,17 @@ func WithTokenStreaming() AgentOption { return func(o *agentOptions) { o.stream 
 
 // ModelCall is the Custom event a node emits, with WithTokenStreaming,
 // before each attempt of a model call: the Messages chunks of the task
-// that follow are that attempt's. Its TaskID is the task's
-// (graph.RunInfo), the TaskID of those Messages events, so a consumer
-// tells the plan step each chunk belongs to even when the steps of a
-// round stream at the same time, one task each. (With WithEagerSteps the
-// steps of a round share one task: two ReAct steps streaming at once
-// interleave their chunks under one TaskID.)
+// that follow are that attempt's. Its MessageID is the Event.MessageID of
+// those Messages events (graph.StreamingFuncFor), one per attempt, so a
+// consumer tells the call and plan step each chunk belongs to even when
+// steps stream at the same time — also the steps of an eager round, which
+// share one task. TaskID is the task's (graph.RunInfo).
 type ModelCall struct {
-	Node    string `json:"node"`
-	StepID  string `json:"step_id,omitempty"` // the plan step of a ReAct step
-	TaskID  string `json:"task_id,omitempty"` // the task whose Messages events carry the chunks
-	Attempt int    `json:"attempt"`           // 1 for the first; a retry streams again from the start
+	Node      string `json:"node"`
+	StepID    string `json:"step_id,omitempty"` // the plan step of a ReAct step
+	TaskID    string `json:"task_id,omitempty"` // the task whose Messages events carry the chunks
+	MessageID string `json:"message_id"`        // the MessageID of the attempt's Messages events
+	Attempt   int    `json:"attempt"`           // 1 for the first; a retry streams again from the start
 }
 
 // streamTag is what a node streaming its model calls tags them with.
@@ -59,8 +60,9 @@ func streamOptions(ctx context.Context, attempt int, opts []llms.CallOption) []l
 		return opts
 	}
 	info, _ := graph.RunInfo(ctx)
-	graph.Emit(ctx, ModelCall{Node: tag.node, StepID: tag.step, TaskID: info.TaskID, Attempt: attempt})
-	send := graph.StreamingFunc(ctx)
+	id := uuid.NewString()
+	graph.Emit(ctx, ModelCall{Node: tag.node, StepID: tag.step, TaskID: info.TaskID, MessageID: id, Attempt: attempt})
+	send := graph.StreamingFuncFor(ctx, id)
 	return append(append([]llms.CallOption(nil), opts...), llms.WithStreamingFunc(func(ctx context.Context, chunk []byte) error {
 		if len(chunk) == 0 {
 			return nil // the clients' end-of-stream call

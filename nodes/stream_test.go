@@ -3,6 +3,7 @@ package nodes_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -141,41 +142,51 @@ func (m haltingStreamer) Call(ctx context.Context, prompt string, opts ...llms.C
 // TestTokenChunksArriveBeforeTheCallReturnsTaggedWithTheirPlanStep runs two
 // ReAct steps in parallel, each streaming while the other does: every
 // chunk reaches the stream while its model call is still under way, on the
-// execute node, and the ModelCall with the chunk's TaskID names its plan
-// step.
+// execute node, and the ModelCall with the chunk's MessageID names its
+// plan step — round by round (one task a step) and with eager steps (the
+// round's steps share one task).
 func TestTokenChunksArriveBeforeTheCallReturnsTaggedWithTheirPlanStep(t *testing.T) {
 	t.Parallel()
-	releases := map[string]chan struct{}{"north": make(chan struct{}), "south": make(chan struct{})}
-	m := haltingStreamer{release: func(id string) <-chan struct{} { return releases[id] }}
-	app := compileAgent(t, nodes.AgentConfig{
-		Planner: onePlan(plan.Step{ID: "north", Description: "Survey the north"}, plan.Step{ID: "south", Description: "Survey the south"}),
-		Tools:   testTools("survey"),
-	}, []graph.CompileOption{graph.WithCheckpointer(memory.New())},
-		nodes.WithReAct(&nodes.ReActExecutor{Model: m}, nil), nodes.WithTokenStreaming())
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	stepOfTask := map[string]string{}
-	chunks := map[string][]string{} // by plan step
-	for ev, err := range app.Stream(ctx, nodes.NewInput("survey both"), graph.WithThread("survey"), graph.StreamModes(graph.Messages, graph.Custom)) {
-		require.NoError(t, err)
-		switch ev.Mode {
-		case graph.Custom:
-			if mc, ok := ev.Custom.(nodes.ModelCall); ok {
-				require.NotEmpty(t, mc.TaskID)
-				require.Equal(t, ev.TaskID, mc.TaskID)
-				stepOfTask[mc.TaskID] = mc.StepID
+	for _, eager := range []bool{false, true} {
+		t.Run(fmt.Sprintf("eager=%v", eager), func(t *testing.T) {
+			t.Parallel()
+			releases := map[string]chan struct{}{"north": make(chan struct{}), "south": make(chan struct{})}
+			m := haltingStreamer{release: func(id string) <-chan struct{} { return releases[id] }}
+			opts := []nodes.AgentOption{nodes.WithReAct(&nodes.ReActExecutor{Model: m}, nil), nodes.WithTokenStreaming()}
+			if eager {
+				opts = append(opts, nodes.WithEagerSteps(2))
 			}
-		case graph.Messages:
-			require.Equal(t, nodes.NodeExecute, ev.Node)
-			step := stepOfTask[ev.TaskID]
-			require.NotEmpty(t, step, "a chunk of a task that announced its call")
-			chunk := string(ev.Chunk)
-			require.True(t, strings.HasPrefix(chunk, step+"-"), "chunk %q tagged as step %q", chunk, step)
-			chunks[step] = append(chunks[step], chunk)
-			if strings.HasSuffix(chunk, "-1") {
-				close(releases[step]) // the call is still waiting for this
+			app := compileAgent(t, nodes.AgentConfig{
+				Planner: onePlan(plan.Step{ID: "north", Description: "Survey the north"}, plan.Step{ID: "south", Description: "Survey the south"}),
+				Tools:   testTools("survey"),
+			}, []graph.CompileOption{graph.WithCheckpointer(memory.New())}, opts...)
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			stepOfMessage := map[string]string{}
+			chunks := map[string][]string{} // by plan step
+			for ev, err := range app.Stream(ctx, nodes.NewInput("survey both"), graph.WithThread("survey"), graph.StreamModes(graph.Messages, graph.Custom)) {
+				require.NoError(t, err)
+				switch ev.Mode {
+				case graph.Custom:
+					if mc, ok := ev.Custom.(nodes.ModelCall); ok {
+						require.NotEmpty(t, mc.TaskID)
+						require.Equal(t, ev.TaskID, mc.TaskID)
+						require.NotEmpty(t, mc.MessageID)
+						stepOfMessage[mc.MessageID] = mc.StepID
+					}
+				case graph.Messages:
+					require.Equal(t, nodes.NodeExecute, ev.Node)
+					step := stepOfMessage[ev.MessageID]
+					require.NotEmpty(t, step, "a chunk of a call that was announced")
+					chunk := string(ev.Chunk)
+					require.True(t, strings.HasPrefix(chunk, step+"-"), "chunk %q tagged as step %q", chunk, step)
+					chunks[step] = append(chunks[step], chunk)
+					if strings.HasSuffix(chunk, "-1") {
+						close(releases[step]) // the call is still waiting for this
+					}
+				}
 			}
-		}
+			require.Equal(t, map[string][]string{"north": {"north-1", "north-2"}, "south": {"south-1", "south-2"}}, chunks)
+		})
 	}
-	require.Equal(t, map[string][]string{"north": {"north-1", "north-2"}, "south": {"south-1", "south-2"}}, chunks)
 }
