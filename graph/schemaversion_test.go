@@ -5,8 +5,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -16,6 +16,7 @@ import (
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/sqlitetest"
 	"github.com/stategraph/stategraph/state"
 )
 
@@ -24,9 +25,10 @@ import (
 // below changes, which it must not once released) with
 //
 //	go test ./graph -run TestWriteSchemaV1Fixture -write-schema-fixture
-var writeSchemaFixture = flag.Bool("write-schema-fixture", false, "rewrite graph/testdata/schema_v1.db from the v1 ticket graph")
+var writeSchemaFixture = flag.Bool("write-schema-fixture", false, "rewrite graph/testdata/schema_v1.sql (a dump of the v1 ticket graph's database; needs the sqlite3 command)")
 
-const schemaV1Fixture = "testdata/schema_v1.db"
+// schemaV1Fixture is the v1 database as a SQL dump (`sqlite3 FILE .dump`).
+const schemaV1Fixture = "testdata/schema_v1.sql"
 
 // Version 1 of the state: a query, a priority as a word, a log.
 type ticketV1 struct {
@@ -178,28 +180,18 @@ func TestWriteSchemaV1Fixture(t *testing.T) {
 	_, err = app.Invoke(ctx, state.Writes(queryV1.Set("printer on fire")), graph.WithThread("pending"), graph.WithRecursionLimit(50))
 	require.ErrorContains(t, err, "checker down")
 	require.NoError(t, saver.Close())
-	// One self-contained file: the WAL checkpointed into it on close.
-	copyFile(t, filepath.Join(dir, "v1.db"), schemaV1Fixture)
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	in, err := os.Open(from)
-	require.NoError(t, err)
-	defer in.Close()
-	out, err := os.Create(to)
-	require.NoError(t, err)
-	_, err = io.Copy(out, in)
-	require.NoError(t, err)
-	require.NoError(t, out.Close())
+	// One self-contained file (the WAL checkpointed into it on close),
+	// kept as its text dump.
+	dump, err := exec.Command("sqlite3", filepath.Join(dir, "v1.db"), ".dump").Output()
+	require.NoError(t, err, "the sqlite3 command line dumps the fixture")
+	require.NoError(t, os.WriteFile(schemaV1Fixture, dump, 0o644))
 }
 
 // openFixture opens a copy of the v1 fixture (the committed file is never
 // written to).
 func openFixture(t *testing.T) *sqlite.Saver {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "v1.db")
-	copyFile(t, schemaV1Fixture, path)
+	path := sqlitetest.FromDump(t, schemaV1Fixture, "v1.db")
 	s, err := sqlite.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, s.Close()) })

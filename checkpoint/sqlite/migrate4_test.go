@@ -2,7 +2,6 @@ package sqlite_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -11,9 +10,10 @@ import (
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
+	"github.com/stategraph/stategraph/internal/sqlitetest"
 )
 
-// The fixture testdata/schema3.db was written by the release before
+// The fixture testdata/schema3.sql is the dump of a database written by the release before
 // migration 4 (main at 6f9116e), with testdata/schema3-generate.go, which
 // says how to write it again.
 const (
@@ -22,15 +22,13 @@ const (
 	fixtureC3 = "019ada00-0000-7000-8000-000000000003"
 )
 
-// copyFixture copies testdata/schema3.db to a temporary file and returns
-// its path: opening it for writing migrates it.
+// copyFixture makes the schema-3 database from its dump,
+// testdata/schema3.sql (`sqlite3 schema3.db .dump` of the file the
+// generator wrote), in a temporary file and returns its path: opening it
+// for writing migrates it.
 func copyFixture(t *testing.T) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", "schema3.db"))
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "schema3.db")
-	require.NoError(t, os.WriteFile(path, data, 0o600))
-	return path
+	return sqlitetest.FromDump(t, filepath.Join("testdata", "schema3.sql"), "schema3.db")
 }
 
 // TestDatabaseOfSchema3IsMigratedAndRead opens a database the previous

@@ -1,6 +1,6 @@
 //go:build ignore
 
-// This program wrote testdata/schema3.db, a database in the storage
+// This program wrote the database of testdata/schema3.sql, a database in the storage
 // format of schema version 3 (blobs keyed by thread, namespace, channel,
 // version), for TestDatabaseOfSchema3IsMigratedAndRead. It was run
 // against the code of main at commit 6f9116e, the last before migration
@@ -9,7 +9,7 @@
 //	git archive 6f9116e | tar -x -C /tmp/v3
 //	cp checkpoint/sqlite/testdata/schema3-generate.go /tmp/v3/gen.go
 //	(cd /tmp/v3 && go run gen.go /tmp/schema3.db)
-//	cp /tmp/schema3.db checkpoint/sqlite/testdata/schema3.db
+//	sqlite3 /tmp/schema3.db .dump > checkpoint/sqlite/testdata/schema3.sql
 //
 // Everything it stores is fixed (ids, times, bytes), and the test checks
 // what it reads back against the same values.
