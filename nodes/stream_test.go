@@ -35,6 +35,8 @@ func TestTheAgentStreamsTheTokensOfItsModelCalls(t *testing.T) {
 		require.NoError(t, err)
 		switch ev.Mode {
 		case graph.Messages:
+			require.NotEmpty(t, calls, "a chunk follows its call's ModelCall")
+			require.Equal(t, calls[len(calls)-1].MessageID, ev.MessageID, "a chunk carries its call's message id")
 			chunks[ev.Node] = append(chunks[ev.Node], string(ev.Chunk))
 		case graph.Custom:
 			if mc, ok := ev.Custom.(nodes.ModelCall); ok {
@@ -45,7 +47,7 @@ func TestTheAgentStreamsTheTokensOfItsModelCalls(t *testing.T) {
 			final = ev.State
 		}
 	}
-	require.Equal(t, []nodes.ModelCall{{Node: nodes.NodePlanner, Attempt: 1}, {Node: nodes.NodeReplan, Attempt: 1}, {Node: nodes.NodeRespond, Attempt: 1}}, calls)
+	require.Equal(t, []nodes.ModelCall{{Node: nodes.NodePlanner, Attempt: 1}, {Node: nodes.NodeReplan, Attempt: 1}, {Node: nodes.NodeRespond, Attempt: 1}}, withoutMessageIDs(t, calls))
 	require.Equal(t, fakechat.Chunks(deliveryAnswerReply), chunks[nodes.NodeRespond], "the answer, as it arrived")
 	require.Equal(t, deliveryPlanReply, strings.Join(chunks[nodes.NodePlanner], ""))
 	require.Equal(t, deliveryAnswerReply, final.Answer())
@@ -90,7 +92,23 @@ func TestAReActStepsModelCallsAreTaggedWithItsPlanStep(t *testing.T) {
 	require.Equal(t, []nodes.ModelCall{
 		{Node: nodes.NodeExecute, StepID: "research", Attempt: 1},
 		{Node: nodes.NodeExecute, StepID: "research", Attempt: 1},
-	}, calls, "two model calls of the loop, each its own first attempt")
+	}, withoutMessageIDs(t, calls), "two model calls of the loop, each its own first attempt")
+}
+
+// withoutMessageIDs checks that every call has a message id of its own and
+// returns the calls with the ids cleared, for comparing the rest.
+func withoutMessageIDs(t *testing.T, calls []nodes.ModelCall) []nodes.ModelCall {
+	t.Helper()
+	seen := map[string]bool{}
+	out := make([]nodes.ModelCall, len(calls))
+	for i, c := range calls {
+		require.NotEmpty(t, c.MessageID, "call %d has a message id", i)
+		require.False(t, seen[c.MessageID], "call %d has a message id of its own", i)
+		seen[c.MessageID] = true
+		c.MessageID = ""
+		out[i] = c
+	}
+	return out
 }
 
 // haltingStreamer is a model for ReAct steps "Step <id>: …" that streams
