@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -27,32 +26,12 @@ func execute(t *testing.T, dir string, args ...string) result {
 
 func TestHelpPrintsTheUsageOnStdout(t *testing.T) {
 	t.Parallel()
-	for _, h := range []string{"-h", "-help", "--help"} {
-		dir := t.TempDir()
-		r := execute(t, dir, h)
-		assert.Equal(t, 0, r.Code, h)
-		assert.Empty(t, r.Stderr, h)
-		assert.Equal(t, usage, r.Stdout, h)
-		entries, err := os.ReadDir(dir)
-		require.NoError(t, err)
-		assert.Empty(t, entries, "%s runs nothing and writes no file", h)
-	}
+	clitest.CheckHelp(t, bin, usage)
 }
 
 func TestBadCommandLinesExitTwoWithTheUsage(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		args []string
-		msg  string
-	}{
-		{[]string{"-x"}, "readme: flag provided but not defined: -x\n"},
-		{[]string{"extra"}, "readme: unexpected argument \"extra\"\n"},
-	} {
-		r := execute(t, t.TempDir(), tc.args...)
-		assert.Equal(t, 2, r.Code, "%v", tc.args)
-		assert.Empty(t, r.Stdout, "%v", tc.args)
-		assert.Equal(t, tc.msg+usage, r.Stderr, "%v", tc.args)
-	}
+	clitest.CheckBadCommandLines(t, bin, usage)
 }
 
 func TestTheProgramRuns(t *testing.T) {

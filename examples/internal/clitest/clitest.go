@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -69,4 +70,42 @@ func Run(t *testing.T, bin, dir, stdin string, args ...string) Result {
 		t.Fatalf("run %s %v: %v", filepath.Base(bin), args, err)
 	}
 	return Result{stdout.String(), stderr.String(), code}
+}
+
+// CheckHelp runs bin with -h, -help and --help, each in an empty
+// directory: each prints exactly usage on stdout, nothing on stderr, exits
+// 0 and writes no file.
+func CheckHelp(t *testing.T, bin, usage string) {
+	t.Helper()
+	for _, h := range []string{"-h", "-help", "--help"} {
+		dir := t.TempDir()
+		r := Run(t, bin, dir, "", h)
+		assert.Equal(t, 0, r.Code, h)
+		assert.Empty(t, r.Stderr, h)
+		assert.Equal(t, usage, r.Stdout, h)
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		assert.Empty(t, entries, "%s runs nothing and writes no file", h)
+	}
+}
+
+// CheckBadCommandLines runs bin, a program that takes no flags and no
+// arguments, with an unknown flag and with an argument: each exits 2,
+// prints nothing on stdout, and prints the error, named after the
+// program, then usage on stderr.
+func CheckBadCommandLines(t *testing.T, bin, usage string) {
+	t.Helper()
+	name := filepath.Base(bin)
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"-x"}, name + ": flag provided but not defined: -x\n"},
+		{[]string{"extra"}, name + ": unexpected argument \"extra\"\n"},
+	} {
+		r := Run(t, bin, t.TempDir(), "", tc.args...)
+		assert.Equal(t, 2, r.Code, "%v", tc.args)
+		assert.Empty(t, r.Stdout, "%v", tc.args)
+		assert.Equal(t, tc.msg+usage, r.Stderr, "%v", tc.args)
+	}
 }
