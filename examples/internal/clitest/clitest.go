@@ -23,14 +23,25 @@ import (
 // Main builds the package of the current directory as name, sets *bin to
 // the binary, runs the tests and exits with their status, removing the
 // binary. Call it from TestMain.
-func Main(m *testing.M, name string, bin *string) {
+func Main(m *testing.M, name string, bin *string) { buildAndRun(m, name, bin, false) }
+
+// MainRace is Main building the program with the race detector when the
+// tests run with it, for examples whose tests exercise their concurrency
+// (signals, parallel tools).
+func MainRace(m *testing.M, name string, bin *string) { buildAndRun(m, name, bin, raceEnabled) }
+
+func buildAndRun(m *testing.M, name string, bin *string, race bool) {
 	dir, err := os.MkdirTemp("", name+"-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	*bin = filepath.Join(dir, name)
-	build := exec.Command("go", "build", "-o", *bin, ".")
+	args := []string{"build", "-o", *bin}
+	if race {
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, ".")...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "build %s: %v\n", name, err)
