@@ -3,15 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stategraph/stategraph/examples/internal/clitest"
 	"github.com/stategraph/stategraph/internal/fakechat"
@@ -24,50 +21,34 @@ var bin string
 
 func TestMain(m *testing.M) { clitest.MainRace(m, "chat", &bin) }
 
-type result struct {
-	stdout, stderr string
-	code           int
-}
+// result is what a run of the example printed, and its exit status.
+type result = clitest.Result
 
-// env is the environment without the variables the example reads, plus extra.
-func env(extra ...string) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "OLLAMA_") && !strings.HasPrefix(kv, "CHAT_") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, extra...)
-}
+// dropEnv are the prefixes of the variables the example reads, kept out of
+// its environment in the tests.
+var dropEnv = []string{"OPENAI_", "OLLAMA_", "CHAT_"}
 
+// env is the test's environment without the variables the example reads,
+// plus extra.
+func env(extra ...string) []string { return append(clitest.Env(dropEnv), extra...) }
+
+// command prepares the example in dir; it is killed if the test runs too long.
 func command(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	cmd.Env = env()
-	return cmd
+	return clitest.Command(t, bin, dir, dropEnv, args...)
 }
 
+// execute runs the prepared command with stdin and returns its output and exit status.
 func execute(t *testing.T, cmd *exec.Cmd, stdin string) result {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		require.NoError(t, err)
-	}
-	return result{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+	return clitest.Execute(t, cmd, stdin)
 }
 
 func TestOfflineChatCallsToolsAndRemembersTheThread(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	res := execute(t, command(t, dir), "hello\nweather in Oslo and Paris?\nwhat is 12 * 7\n\n")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, exitOK, res.Code, res.Stderr)
 	for _, want := range []string{
 		"chat on thread chat (offline: a scripted model), saved in chat.db.",
 		"assistant: I can tell you the weather in Oslo, Paris, Tokyo or Lima",
@@ -77,22 +58,22 @@ func TestOfflineChatCallsToolsAndRemembersTheThread(t *testing.T) {
 		"  ← calculate: 12 * 7 = 84\nassistant: Here is what I found: 12 * 7 = 84.\n",
 		"bye",
 	} {
-		require.Contains(t, res.stdout, want)
+		require.Contains(t, res.Stdout, want)
 	}
 	require.FileExists(t, filepath.Join(dir, defaultDB))
 
 	// The next run continues the same conversation.
 	res = execute(t, command(t, dir), "weather in Lima\n")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	require.Contains(t, res.stdout, "continuing the conversation: 11 messages, 5 model calls so far")
-	require.Contains(t, res.stdout, "Lima: fog, 18°C")
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Contains(t, res.Stdout, "continuing the conversation: 11 messages, 5 model calls so far")
+	require.Contains(t, res.Stdout, "Lima: fog, 18°C")
 }
 
 func TestReviewApprovesEditsRejectsAndWaitsAcrossRuns(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	res := execute(t, command(t, dir, "-review"), "weather in Oslo and Lima\nmaybe\ne\n{bad\n{\"city\":\"Tokyo\"}\nn\nnot now\n\n")
-	require.Equal(t, exitOK, res.code, res.stderr)
+	require.Equal(t, exitOK, res.Code, res.Stderr)
 	for _, want := range []string{
 		"review: get_weather {\"city\":\"Oslo\"}",
 		`please answer y, n or e (not "maybe")`,
@@ -101,21 +82,21 @@ func TestReviewApprovesEditsRejectsAndWaitsAcrossRuns(t *testing.T) {
 		"← get_weather: Tokyo: cloudy, 24°C",
 		"← get_weather: The reviewer rejected this call; it was not run. Reason: not now",
 	} {
-		require.Contains(t, res.stdout, want)
+		require.Contains(t, res.Stdout, want)
 	}
-	require.NotContains(t, res.stdout, "Lima: fog")
+	require.NotContains(t, res.Stdout, "Lima: fog")
 
 	// Input ends at the review: the call waits, saved, for the next run.
 	res = execute(t, command(t, dir, "-review"), "weather in Paris\n")
-	require.Equal(t, exitFailed, res.code)
-	require.Contains(t, res.stdout, "The tool call waits for your review; answer it with:\n  go run ./examples/chat -resume -thread chat -db chat.db")
+	require.Equal(t, exitFailed, res.Code)
+	require.Contains(t, res.Stdout, "The tool call waits for your review; answer it with:\n  go run ./examples/chat -resume -thread chat -db chat.db")
 	res = execute(t, command(t, dir, "-review"), "")
-	require.Equal(t, exitFailed, res.code)
-	require.Contains(t, res.stderr, "thread chat has an unfinished turn (next: tools); finish it with -resume")
+	require.Equal(t, exitFailed, res.Code)
+	require.Contains(t, res.Stderr, "thread chat has an unfinished turn (next: tools); finish it with -resume")
 	res = execute(t, command(t, dir, "-review", "-resume"), "y\n\n")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	require.Contains(t, res.stdout, "resuming the unfinished turn (next: tools)")
-	require.Contains(t, res.stdout, "assistant: Here is what I found: Paris: light rain, 16°C.")
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Contains(t, res.Stdout, "resuming the unfinished turn (next: tools)")
+	require.Contains(t, res.Stdout, "assistant: Here is what I found: Paris: light rain, 16°C.")
 }
 
 func TestCtrlCLeavesTheTurnResumable(t *testing.T) {
@@ -152,12 +133,12 @@ func TestCtrlCLeavesTheTurnResumable(t *testing.T) {
 	require.Contains(t, first.String(), "Interrupted. The thread is saved; finish the turn with:\n  go run ./examples/chat -resume -thread t-ctrl-c -db chat.db")
 
 	res := execute(t, command(t, dir, "-resume", "-thread", "t-ctrl-c"), "\n")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	require.Contains(t, res.stdout, "resuming the unfinished turn (next: tools)")
-	require.Contains(t, res.stdout, "← calculate: 2 + 3 = 5")
-	require.Contains(t, res.stdout, "assistant: Here is what I found: Oslo: sunny, 21°C; 2 + 3 = 5.")
-	require.NotContains(t, res.stdout, "→ get_weather", "the model is not asked again for the calls")
-	require.Contains(t, res.stdout, "← get_weather: Oslo: sunny, 21°C", "the tools step runs again, all of its calls")
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Contains(t, res.Stdout, "resuming the unfinished turn (next: tools)")
+	require.Contains(t, res.Stdout, "← calculate: 2 + 3 = 5")
+	require.Contains(t, res.Stdout, "assistant: Here is what I found: Oslo: sunny, 21°C; 2 + 3 = 5.")
+	require.NotContains(t, res.Stdout, "→ get_weather", "the model is not asked again for the calls")
+	require.Contains(t, res.Stdout, "← get_weather: Oslo: sunny, 21°C", "the tools step runs again, all of its calls")
 }
 
 // With -model openai, the chat goes through langchaingo's OpenAI client
@@ -172,15 +153,15 @@ func TestOpenAIModelThroughLangchaingo(t *testing.T) {
 	cmd := command(t, dir, "-model", "openai")
 	cmd.Env = env("OPENAI_API_KEY=test", "OPENAI_BASE_URL="+srv.URL+"/v1", "OPENAI_MODEL=test")
 	res := execute(t, cmd, "how is Tokyo?\n\n")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	require.Contains(t, res.stdout, "(OpenAI model test at "+srv.URL+"/v1)")
-	require.Contains(t, res.stdout, "  → get_weather {\"city\":\"Tokyo\"}\n  ← get_weather: Tokyo: cloudy, 24°C\n")
-	require.Contains(t, res.stdout, "assistant: Cloudy in Tokyo, 24 degrees.\n")
-	require.NotContains(t, res.stdout, `[{"id"`, "the streamed tool-call JSON is not printed")
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Contains(t, res.Stdout, "(OpenAI model test at "+srv.URL+"/v1)")
+	require.Contains(t, res.Stdout, "  → get_weather {\"city\":\"Tokyo\"}\n  ← get_weather: Tokyo: cloudy, 24°C\n")
+	require.Contains(t, res.Stdout, "assistant: Cloudy in Tokyo, 24 degrees.\n")
+	require.NotContains(t, res.Stdout, `[{"id"`, "the streamed tool-call JSON is not printed")
 	require.Contains(t, srv.Requests()[0], systemPrompt)
 
 	cmd = command(t, dir, "-model", "openai")
 	res = execute(t, cmd, "")
-	require.Equal(t, exitUsage, res.code)
-	require.Contains(t, res.stderr, "-model openai needs OPENAI_API_KEY")
+	require.Equal(t, exitUsage, res.Code)
+	require.Contains(t, res.Stderr, "-model openai needs OPENAI_API_KEY")
 }

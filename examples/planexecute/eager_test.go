@@ -30,8 +30,8 @@ func TestEagerRunIsResumedWithoutRerunningFinishedSteps(t *testing.T) {
 	require.NotContains(t, out1, "Recommendation")
 
 	res := execute(t, command(t, dir, "-resume", "-eager", "-thread", "t-eager", "-db", db), "")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	out2 := res.stdout
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	out2 := res.Stdout
 	requireRecommendation(t, out2)
 	require.Contains(t, out2, "✓ b_stock (saved before the interruption: not run again)")
 	require.NotContains(t, out2, "▶ planner")

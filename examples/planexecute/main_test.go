@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"errors"
 	"io"
 	"net"
 	"os"
@@ -25,47 +23,27 @@ var bin string
 
 func TestMain(m *testing.M) { clitest.MainRace(m, "planexecute", &bin) }
 
-// result is what a run of the example printed and its exit code.
-type result struct {
-	stdout, stderr string
-	code           int
-}
+// result is what a run of the example printed, and its exit status.
+type result = clitest.Result
 
-// env is the test process's environment without the variables the example
-// reads, plus extra.
-func env(extra ...string) []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "OPENAI_") && !strings.HasPrefix(kv, "OLLAMA_") && !strings.HasPrefix(kv, "PLANEXECUTE_") {
-			out = append(out, kv)
-		}
-	}
-	return append(out, extra...)
-}
+// dropEnv are the prefixes of the variables the example reads, kept out of
+// its environment in the tests.
+var dropEnv = []string{"OPENAI_", "OLLAMA_", "PLANEXECUTE_"}
+
+// env is the test's environment without the variables the example reads,
+// plus extra.
+func env(extra ...string) []string { return append(clitest.Env(dropEnv), extra...) }
 
 // command prepares the example in dir; it is killed if the test runs too long.
 func command(t *testing.T, dir string, args ...string) *exec.Cmd {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = dir
-	cmd.Env = env()
-	return cmd
+	return clitest.Command(t, bin, dir, dropEnv, args...)
 }
 
-// execute runs the prepared command with stdin and returns its output and exit code.
+// execute runs the prepared command with stdin and returns its output and exit status.
 func execute(t *testing.T, cmd *exec.Cmd, stdin string) result {
 	t.Helper()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdin = strings.NewReader(stdin)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		require.NoError(t, err)
-	}
-	return result{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+	return clitest.Execute(t, cmd, stdin)
 }
 
 // recommendation are the phrases the answer must reach.
@@ -92,8 +70,8 @@ func TestDefaultRunReachesTheRecommendation(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	res := execute(t, command(t, dir), "")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	out := res.stdout
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	out := res.Stdout
 	requireRecommendation(t, out)
 	// The progress: nodes starting and ending, the plan as a numbered
 	// list, the replan and why, the parallel round.
@@ -153,8 +131,8 @@ func TestCtrlCLeavesTheThreadResumable(t *testing.T) {
 	require.NotContains(t, out1, "Recommendation")
 
 	res := execute(t, command(t, dir, "-resume", "-thread", "t-ctrl-c", "-db", db), "")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	out2 := res.stdout
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	out2 := res.Stdout
 	requireRecommendation(t, out2)
 	require.Contains(t, out2, "Resuming after graph step 5: next: execute ×3 (1 already done)")
 	require.Contains(t, out2, "✓ execute b_stock (saved before the interruption: not run again)")
@@ -170,10 +148,10 @@ func TestCtrlCLeavesTheThreadResumable(t *testing.T) {
 
 	// Resuming a finished thread prints its answer and runs nothing.
 	res = execute(t, command(t, dir, "-resume", "-thread", "t-ctrl-c", "-db", db), "")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	require.Contains(t, res.stdout, "The thread has already finished")
-	requireRecommendation(t, res.stdout)
-	require.Empty(t, toolCalls(res.stdout))
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Contains(t, res.Stdout, "The thread has already finished")
+	requireRecommendation(t, res.Stdout)
+	require.Empty(t, toolCalls(res.Stdout))
 }
 
 // interruptAt starts cmd, reads its output until a line contains marker,
@@ -202,7 +180,7 @@ func interruptAt(t *testing.T, cmd *exec.Cmd, marker string) result {
 	if err != nil {
 		require.ErrorAs(t, err, &ee)
 	}
-	return result{out.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+	return result{Stdout: out.String(), Stderr: stderr.String(), Code: cmd.ProcessState.ExitCode()}
 }
 
 // -delay is how a person gets the time to press Ctrl-C: with an hour per
@@ -211,32 +189,32 @@ func TestDelayLeavesTimeForCtrlC(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	res := interruptAt(t, command(t, dir, "-delay", "1h", "-thread", "demo"), "→ order_lookup")
-	require.Equal(t, exitInterrupted, res.code, res.stderr)
-	require.Contains(t, res.stdout, "each tool call takes 1h0m0s (-delay)")
-	require.Contains(t, res.stdout, "Interrupted. The thread is saved and resumable")
-	require.Contains(t, res.stdout, "To finish it: go run ./examples/planexecute -resume -thread demo\n")
-	require.NotContains(t, res.stdout, "✓ execute order", "the call was cut off")
+	require.Equal(t, exitInterrupted, res.Code, res.Stderr)
+	require.Contains(t, res.Stdout, "each tool call takes 1h0m0s (-delay)")
+	require.Contains(t, res.Stdout, "Interrupted. The thread is saved and resumable")
+	require.Contains(t, res.Stdout, "To finish it: go run ./examples/planexecute -resume -thread demo\n")
+	require.NotContains(t, res.Stdout, "✓ execute order", "the call was cut off")
 
 	// The documented second command: the plan is not made again; the cut-off
 	// lookup and everything after it run, without the delay.
 	res = execute(t, command(t, dir, "-resume", "-thread", "demo"), "")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	requireRecommendation(t, res.stdout)
-	require.Contains(t, res.stdout, "Resuming after graph step 1: next: execute")
-	require.NotContains(t, res.stdout, "▶ planner")
-	require.NotContains(t, res.stdout, "-delay")
-	require.Contains(t, res.stdout, "5 tool calls (5 by this process)")
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	requireRecommendation(t, res.Stdout)
+	require.Contains(t, res.Stdout, "Resuming after graph step 1: next: execute")
+	require.NotContains(t, res.Stdout, "▶ planner")
+	require.NotContains(t, res.Stdout, "-delay")
+	require.Contains(t, res.Stdout, "5 tool calls (5 by this process)")
 }
 
 func TestDelaySlowsEachToolCall(t *testing.T) {
 	t.Parallel()
 	res := execute(t, command(t, t.TempDir(), "-delay", "100ms"), "")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	requireRecommendation(t, res.stdout)
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	requireRecommendation(t, res.Stdout)
 	// Three rounds call tools (order, stock_a, then three in parallel): at
 	// least three delays, whatever the machine.
-	m := regexp.MustCompile(`Done in ([0-9.]+)s`).FindStringSubmatch(res.stdout)
-	require.Len(t, m, 2, res.stdout)
+	m := regexp.MustCompile(`Done in ([0-9.]+)s`).FindStringSubmatch(res.Stdout)
+	require.Len(t, m, 2, res.Stdout)
 	took, err := time.ParseDuration(m[1] + "s")
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, took, 300*time.Millisecond)
@@ -259,19 +237,19 @@ func TestApproveOnStandardInput(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			res := execute(t, command(t, dir, "-approve", "-thread", "t-approve"), tc.stdin)
-			require.Equal(t, tc.code, res.code, res.stderr)
+			require.Equal(t, tc.code, res.Code, res.Stderr)
 			for _, w := range tc.want {
-				require.Contains(t, res.stdout, w)
+				require.Contains(t, res.Stdout, w)
 			}
 			// The human sees the findings before deciding: the five plan
 			// steps that called a tool, each listed.
-			require.Contains(t, res.stdout, "The agent ran 5 tool steps of its plan (5 tool calls, all read-only) and found:\n"+
+			require.Contains(t, res.Stdout, "The agent ran 5 tool steps of its plan (5 tool calls, all read-only) and found:\n"+
 				"  - order: ")
-			require.Equal(t, 5, strings.Count(res.stdout, "\n  - "))
-			require.Contains(t, res.stdout, "b_standard: candidate: arrives Friday 16:00, extra 10")
+			require.Equal(t, 5, strings.Count(res.Stdout, "\n  - "))
+			require.Contains(t, res.Stdout, "b_standard: candidate: arrives Friday 16:00, extra 10")
 			if tc.code != exitOK {
-				require.NotContains(t, res.stdout, "Recommendation")
-				require.NotContains(t, res.stdout, "▶ respond")
+				require.NotContains(t, res.Stdout, "Recommendation")
+				require.NotContains(t, res.Stdout, "▶ respond")
 			}
 		})
 	}
@@ -281,14 +259,14 @@ func TestDeclinedThreadAsksAgainOnResume(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	res := execute(t, command(t, dir, "-approve", "-thread", "t-later"), "n\n")
-	require.Equal(t, exitDeclined, res.code, res.stderr)
+	require.Equal(t, exitDeclined, res.Code, res.Stderr)
 
 	// Without -approve: the thread was started with it, so it still asks.
 	res = execute(t, command(t, dir, "-resume", "-thread", "t-later"), "y\n")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	require.Contains(t, res.stdout, "Approval needed")
-	requireRecommendation(t, res.stdout)
-	require.Empty(t, toolCalls(res.stdout), "approving does not run any step again")
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Contains(t, res.Stdout, "Approval needed")
+	requireRecommendation(t, res.Stdout)
+	require.Empty(t, toolCalls(res.Stdout), "approving does not run any step again")
 }
 
 func TestMermaidFile(t *testing.T) {
@@ -296,8 +274,8 @@ func TestMermaidFile(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "run.md")
 	res := execute(t, command(t, dir, "-thread", "t-mermaid", "-mermaid", file), "")
-	require.Equal(t, exitOK, res.code, res.stderr)
-	require.Contains(t, res.stdout, "The graph and this run's path are in "+file)
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	require.Contains(t, res.Stdout, "The graph and this run's path are in "+file)
 	b, err := os.ReadFile(file)
 	require.NoError(t, err)
 	md := string(b)
@@ -334,9 +312,9 @@ func TestBadInvocations(t *testing.T) {
 			cmd := command(t, t.TempDir(), tc.args...)
 			cmd.Env = env(tc.env...)
 			res := execute(t, cmd, "")
-			require.Equal(t, exitUsage, res.code)
-			require.Contains(t, res.stderr, tc.want)
-			require.Empty(t, toolCalls(res.stdout), "nothing ran")
+			require.Equal(t, exitUsage, res.Code)
+			require.Contains(t, res.Stderr, tc.want)
+			require.Empty(t, toolCalls(res.Stdout), "nothing ran")
 		})
 	}
 
@@ -345,9 +323,9 @@ func TestBadInvocations(t *testing.T) {
 		dir := t.TempDir()
 		md := filepath.Join(dir, "run.md")
 		res := execute(t, command(t, dir, "-resume", "-thread", "nope", "-mermaid", md), "")
-		require.Equal(t, exitUsage, res.code)
-		require.Contains(t, res.stdout, `There is no thread "nope"`)
-		require.Empty(t, toolCalls(res.stdout))
+		require.Equal(t, exitUsage, res.Code)
+		require.Contains(t, res.Stdout, `There is no thread "nope"`)
+		require.Empty(t, toolCalls(res.Stdout))
 		require.NoFileExists(t, md, "checking that -mermaid can be written leaves no file behind")
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -119,4 +120,46 @@ func CheckBadCommandLines(t *testing.T, bin, usage string) {
 		assert.Empty(t, r.Stdout, "%v", tc.args)
 		assert.Equal(t, tc.msg+usage, r.Stderr, "%v", tc.args)
 	}
+}
+
+// Command prepares bin with args in dir, in the test's environment without
+// the variables whose names start with one of drop (the settings the
+// program reads, so the developer's own cannot change a test). It is
+// killed if it runs for more than a minute. Run it with Execute, or start
+// it to signal it.
+func Command(t *testing.T, bin, dir string, drop []string, args ...string) *exec.Cmd {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = Env(drop)
+	return cmd
+}
+
+// Env is the test's environment without the variables whose names start
+// with one of drop.
+func Env(drop []string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !slices.ContainsFunc(drop, func(p string) bool { return strings.HasPrefix(kv, p) }) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// Execute runs the prepared cmd with stdin on its standard input and
+// returns what it printed and its exit status.
+func Execute(t *testing.T, cmd *exec.Cmd, stdin string) Result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		require.NoError(t, err)
+	}
+	return Result{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
 }
