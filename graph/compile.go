@@ -40,6 +40,7 @@ type Compiled[S any] struct {
 	hasReduced      bool // the schema has a merge or custom field
 	store           *store.Store
 	recursionLimit  int // a call's default (WithDefaultRecursionLimit)
+	observer        Observer
 }
 
 // Compile validates the graph and returns it ready to run. Every problem
@@ -116,6 +117,7 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 		leaseTTL:        o.leaseTTL,
 		store:           o.store,
 		recursionLimit:  o.recursionLimit,
+		observer:        o.observer,
 	}
 	if c.recursionLimit <= 0 {
 		c.recursionLimit = DefaultRecursionLimit

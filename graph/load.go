@@ -141,6 +141,9 @@ func (p *persist[S]) adopt(d *decoded[S]) {
 	r.next.copyFrom(&d.next)
 	p.sched, p.versions, p.tracks = d.sched, d.versions, d.tracks
 	p.id, p.parent = d.tup.Config.CheckpointID, d.tup.Config.CheckpointID
+	if r.obs != nil {
+		r.obsFrom, r.obsPrevious = p.id, d.tup.Metadata.Extra
+	}
 	p.markMigrated(d)
 }
 

@@ -39,7 +39,7 @@ func (c *Compiled[S]) nest(ctx context.Context, o runOptions) (context.Context, 
 		name = sc.node + ":" + checkpoint.DeriveID(sc.taskID, "nested", strconv.Itoa(int(n)))
 	}
 	pi := &parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.namespace(), checkpointID: sc.checkpointID,
-		limit: pp.limit, durability: pp.durability, lease: pp.lease, runID: pp.runID, ns: name}
+		limit: pp.limit, durability: pp.durability, lease: pp.lease, runID: pp.runID, ns: name, observer: pp.observer}
 	if ns := sc.namespace(); ns != "" {
 		pi.ns = ns + "|" + name
 	}

@@ -21,6 +21,7 @@ type compileOptions struct {
 	leaseTTL        time.Duration
 	store           *store.Store
 	recursionLimit  int
+	observer        Observer
 }
 
 // WithStore makes s the long-term store of every run: each node finds it

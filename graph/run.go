@@ -35,6 +35,7 @@ func (c *Compiled[S]) Invoke(ctx context.Context, input state.Update[S], opts ..
 		err = r.loop()
 	}
 	err = r.finish(err)
+	r.endObserved(err)
 	report(caller, err)
 	if r.output != nil {
 		return *r.output, err
@@ -95,6 +96,7 @@ func (c *Compiled[S]) Stream(ctx context.Context, input state.Update[S], opts ..
 			err = r.loop()
 		}
 		err = r.finish(err)
+		r.endObserved(err)
 		report(caller, err)
 		var ie *InterruptError
 		if errors.As(err, &ie) {
@@ -176,6 +178,12 @@ type run[S any] struct {
 	// update for those fields (see reducedWrites).
 	reduced    []state.Write[S]
 	recordsRed bool
+
+	// obs watches the run (nil: nothing is observed; see observe.go).
+	obs         Observer
+	obsEnd      func(RunEnd)
+	obsFrom     string         // RunEnd.From
+	obsPrevious map[string]any // RunEnd.Previous
 }
 
 func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S]) bool) (*run[S], error) {
@@ -191,28 +199,32 @@ func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S
 	if c.store != nil {
 		ctx = store.With(ctx, c.store)
 	}
-	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	if r.o.runID == "" {
 		r.o.runID = uuid.Must(uuid.NewV7()).String()
 	}
+	r.obs = c.observer
+	if r.obs == nil && parent != nil {
+		r.obs = parent.observer
+	}
+	if r.obs != nil {
+		ctx = r.startObserved(ctx)
+	}
+	r.ctx, r.cancel = context.WithCancelCause(ctx)
 	saver := c.saver
 	if saver == nil && parent != nil {
 		saver = parent.saver
 	}
 	if saver == nil {
 		if o.thread == "" && (o.checkpointID != "" || len(o.resume) > 0 || o.resumeByID != nil) {
-			r.close()
-			return nil, errors.New("graph: resuming or replaying needs a checkpointer (graph.WithCheckpointer)")
+			return r.abandon(errors.New("graph: resuming or replaying needs a checkpointer (graph.WithCheckpointer)"))
 		}
 	} else {
 		if o.thread == "" {
-			r.close()
-			return nil, ErrThreadRequired
+			return r.abandon(ErrThreadRequired)
 		}
 		if parent == nil {
 			if err := r.takeThread(saver); err != nil {
-				r.close()
-				return nil, err
+				return r.abandon(err)
 			}
 		} else {
 			r.lease = parent.lease // the parent run holds the thread
@@ -221,6 +233,13 @@ func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S
 	}
 	r.parent = r.parentInfo()
 	return r, nil
+}
+
+// abandon closes a run that could not start and returns its error.
+func (r *run[S]) abandon(err error) (*run[S], error) {
+	r.close()
+	r.endObserved(err)
+	return nil, err
 }
 
 func (r *run[S]) close() {
@@ -319,6 +338,9 @@ func (r *run[S]) applyInput(input state.Update[S]) error {
 		if err := r.cp.saveInput(input); err != nil {
 			return err
 		}
+		if r.obs != nil && r.obsFrom == "" {
+			r.obsFrom = r.cp.id
+		}
 	}
 	return r.startStep(input)
 }
@@ -373,11 +395,17 @@ func (r *run[S]) loop() error {
 			}
 		}
 		r.resuming = false
-		if err := r.runTasks(); err != nil {
-			return err
-		}
-		if err := r.finishStep(); err != nil {
-			return err
+		if r.obs != nil {
+			if err := r.observedStep(); err != nil {
+				return err
+			}
+		} else {
+			if err := r.runTasks(); err != nil {
+				return err
+			}
+			if err := r.finishStep(); err != nil {
+				return err
+			}
 		}
 		if ints := r.interruptsAfter(); len(ints) > 0 {
 			return &InterruptError{Interrupts: ints}

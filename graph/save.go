@@ -289,7 +289,9 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 	}
 	ctx, cancel := p.saveCtx()
 	defer cancel()
+	ctx, observed := p.observeSave(ctx, &req)
 	cfg, err := p.saver.Put(ctx, req)
+	observed(err)
 	if err != nil {
 		return p.errorf("save checkpoint at step %d: %w", step, err)
 	}
@@ -316,10 +318,12 @@ func (p *persist[S]) putAsync(req checkpoint.PutRequest, step int, md checkpoint
 	f := &inflightPut[S]{done: make(chan struct{}), id: req.Checkpoint.ID, step: step, md: md, st: p.r.st}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.r.ctx), saveTimeout)
 	p.inflight = f
+	ctx, observed := p.observeSave(ctx, &req)
 	go func() {
 		defer close(f.done)
 		defer cancel()
 		f.cfg, f.err = p.saver.Put(ctx, req)
+		observed(f.err)
 	}()
 }
 

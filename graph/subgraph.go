@@ -22,6 +22,7 @@ type parentInfo struct {
 	runID        string       // the run's id, which its subgraphs' runs share
 	store        durableStore // saves the Durable results of the run's tasks (nil without a checkpointer)
 	lease        *leaseKeeper
+	observer     Observer // the run's, for subgraphs without their own
 }
 
 type parentKey struct{}
@@ -37,7 +38,7 @@ func parentOf(ctx context.Context) *parentInfo {
 
 // parentInfo describes this run to subgraphs its tasks start.
 func (r *run[S]) parentInfo() *parentInfo {
-	p := &parentInfo{thread: r.o.thread, runID: r.o.runID, ns: r.ns, limit: r.o.limit, modes: r.o.modes, subgraphs: r.o.subgraphs, durability: r.durability, lease: r.lease}
+	p := &parentInfo{thread: r.o.thread, runID: r.o.runID, ns: r.ns, limit: r.o.limit, modes: r.o.modes, subgraphs: r.o.subgraphs, durability: r.durability, lease: r.lease, observer: r.obs}
 	if r.cp != nil {
 		p.saver, p.store = r.cp.saver, r.cp
 	}
@@ -59,7 +60,7 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		var opts []RunOption
 		if sc != nil && sc.parent != nil {
 			pp := sc.parent
-			*pi = parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.namespace(), limit: pp.limit, modes: pp.modes, subgraphs: pp.subgraphs, durability: pp.durability, lease: pp.lease, runID: pp.runID}
+			*pi = parentInfo{saver: pp.saver, thread: pp.thread, parentNS: sc.namespace(), limit: pp.limit, modes: pp.modes, subgraphs: pp.subgraphs, durability: pp.durability, lease: pp.lease, runID: pp.runID, observer: pp.observer}
 			pi.ns = name + ":" + sc.taskID
 			if ns := sc.namespace(); ns != "" {
 				pi.ns = ns + "|" + pi.ns
@@ -93,6 +94,7 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 			return state.Update[S]{}, err
 		}
 		err = r.finish(r.loop())
+		r.endObserved(err)
 		var ie *InterruptError
 		if errors.As(err, &ie) && sc != nil {
 			h := sc.hitlOf()

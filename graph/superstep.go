@@ -31,6 +31,7 @@ type task[S any] struct {
 	resumeByID map[string]any            // resume values by interrupt id (for subgraphs)
 	durable    []checkpoint.PendingWrite // Durable results saved by earlier runs
 	wire       *wiring[S]
+	obsEnd     func(TaskEnd) // ends the task's observation (nil: not observed)
 }
 
 // buildTasks turns a schedule into a step's tasks, in buf's and tasks'
@@ -111,9 +112,13 @@ func (r *run[S]) runTasks() error {
 		if t.push {
 			in = t.arg
 		}
+		if r.obs != nil {
+			r.observeTask(sc, t)
+		}
 		r.execute(sc, t, in)
 		sc.finish()
 		r.afterTask(t)
+		r.endTask(t)
 		r.emitTaskDone(t)
 	} else if len(todo) > 1 {
 		r.runConcurrently(todo)
@@ -175,10 +180,14 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 				if t.push {
 					in = t.arg
 				}
+				if r.obs != nil {
+					r.observeTask(t.scope, t)
+				}
 				r.execute(t.scope, t, in)
 				t.scope.finish()
 				r.afterTask(t)
 			}
+			r.endTask(t)
 			msgs <- taskMsg{idx: i, done: true}
 		}
 	}
