@@ -77,11 +77,20 @@ func DefaultErrorMessage(_ llms.ToolCall, err error) (string, error) {
 
 // New returns the node running the tool calls of the last message of
 // messages (see the package documentation). A last message that is not an
-// AI message fails the node; one without tool calls writes nothing.
+// AI message fails the node; one without tool calls writes nothing. Sent
+// one call by Dispatch (or ReviewNode), it runs that call alone.
 func New[S any](messages *state.Key[S, []chat.Message], ts []tools.Tool, opts ...Option) graph.NodeFunc[S] {
 	r := newRunner(ts, opts)
 	return func(ctx context.Context, s S) (state.Update[S], error) {
-		out, err := r.run(ctx, messages.Get(s))
+		msgs := messages.Get(s)
+		if t, ok := taskOf(msgs); ok {
+			m, err := r.runTask(ctx, t)
+			if err != nil {
+				return state.Update[S]{}, err
+			}
+			return state.Writes(messages.Set([]chat.Message{m})), nil
+		}
+		out, err := r.run(ctx, msgs)
 		if err != nil || len(out) == 0 {
 			return state.Update[S]{}, err
 		}
