@@ -92,7 +92,9 @@ func BenchmarkCheckpointBytesOfALongChat(b *testing.B) {
 	lookup := fn{"lookup", func(context.Context, string) (string, error) {
 		return "The facts: " + strings.Repeat("a fact, ", 10), nil
 	}}
-	question := func(turn int) chat.Message { return chat.Human(fmt.Sprintf("Question %d: what do the facts say?", turn)) }
+	question := func(turn int) chat.Message {
+		return chat.Human(fmt.Sprintf("Question %d: what do the facts say?", turn))
+	}
 	b.Run("agent", func(b *testing.B) {
 		measure(b, turns, func(saver checkpoint.Saver) (func(context.Context, int) (int, error), error) {
 			a := agent.New[agent.NoResponse](turnModel{}, []tools.Tool{lookup}, agent.WithMaxModelCalls(4))
