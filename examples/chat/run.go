@@ -38,7 +38,7 @@ type session struct {
 var errNoAnswer = errors.New("no answer to the review")
 
 func run(ctx context.Context, cfg config, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	model, label, err := chatModel(cfg.model, getenv)
+	model, label, err := chatModel(ctx, cfg.model, getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "chat:", err)
 		return exitUsage
