@@ -141,6 +141,7 @@ func TestAgentReviewResumesInAnotherProcess(t *testing.T) {
 	}
 	ctx := context.Background()
 	a, app := build()
+	assert.Contains(t, app.Mermaid(), "agent -.-> review;\n\tagent -.-> tools;\n\treview -.-> tools;\n\ttools --> agent;")
 	_, err := app.Invoke(ctx, a.Input(chat.Human("weather in Oslo?")), graph.WithThread("r"))
 	var ie *graph.InterruptError
 	require.ErrorAs(t, err, &ie)

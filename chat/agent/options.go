@@ -79,9 +79,11 @@ func WithCallOptions(opts ...llms.CallOption) Option {
 	return func(c *config) { c.callOpts = append(c.callOpts, opts...) }
 }
 
-// WithToolOptions configures the tools node (parallelism, errors, a call
-// hook). The agent sends the tools node one call per task, so review is
-// not a tool option here: use WithReview.
+// WithToolOptions configures the tools node: errors (toolnode.WithErrorHandler,
+// toolnode.PropagateErrors) and a call hook (toolnode.WithCallHook). The
+// agent sends the tools node one call per task, so toolnode.WithMaxParallel
+// has nothing to bound (bound a step's tasks with graph.WithMaxConcurrency),
+// and review is not a tool option here: use WithReview.
 func WithToolOptions(opts ...toolnode.Option) Option {
 	return func(c *config) { c.toolOpts = append(c.toolOpts, opts...) }
 }
