@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/stategraph/stategraph/chat"
+	"github.com/stategraph/stategraph/chat/toolnode"
 	"github.com/stategraph/stategraph/nodes/internal/text"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/tmc/langchaingo/llms"
@@ -58,6 +61,9 @@ type ReActExecutor struct {
 	// (the agent's WithToolTimeout when used through WithReAct and left
 	// nil).
 	ToolTimeouts map[string]time.Duration
+	// MaxParallel bounds how many tool calls of one model reply run at
+	// once (default toolnode.DefaultMaxParallel).
+	MaxParallel int
 
 	// byShare says MaxToolCalls is the step's share of the agent's total
 	// tool-call budget, which then names that budget when it runs out.
@@ -98,24 +104,10 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 		maxModel = DefaultReActModelCalls
 	}
 	allowed := r.allowedTools(step)
-	defs := make([]llms.Tool, 0, len(allowed))
-	for _, t := range allowed {
-		var params any = map[string]any{
-			"type":       "object",
-			"properties": map[string]any{"input": map[string]any{"type": "string", "description": "the tool's input"}},
-			"required":   []string{"input"},
-		}
-		if s := inputSchemaOf(t); s != nil {
-			params = s // a tool.Typed: its own fields
-		}
-		defs = append(defs, llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
-			Name: t.Name(), Description: t.Description(), Parameters: params,
-		}})
-	}
-	opts := append([]llms.CallOption{llms.WithTools(defs)}, r.Options...)
-	msgs := []llms.MessageContent{
-		llms.TextParts(llms.ChatMessageTypeSystem, "You carry out one step of a plan. Call the tools you need, then reply with the step's result in plain text, without tool calls."),
-		llms.TextParts(llms.ChatMessageTypeHuman, reactPrompt(step, results)),
+	opts := append([]llms.CallOption{llms.WithTools(toolnode.Definitions(allowed))}, r.Options...)
+	history := []chat.Message{
+		chat.System("You carry out one step of a plan. Call the tools you need, then reply with the step's result in plain text, without tool calls."),
+		chat.Human(reactPrompt(step, results)),
 	}
 	var judged []judgedCall // of the successful tool calls, in order
 	for {
@@ -134,7 +126,7 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 			}
 			return fail(plan.ErrKindOther, fmt.Errorf("step %q: per-step model budget spent (%d calls) before a final answer", step.ID, maxModel))
 		}
-		resp, calls, err := callModel(ctx, r.Model, msgs, opts...)
+		resp, calls, err := callModel(ctx, r.Model, chat.Contents(history), opts...)
 		info.ModelCalls += calls // a ResilientModel's retries included
 		info.Tokens = info.Tokens.Add(TokensOf(resp))
 		if calls == 0 && errors.Is(err, ErrModelBudget) && r.byModelShare {
@@ -162,28 +154,16 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 			}
 			return out, info
 		}
-		ai := llms.MessageContent{Role: llms.ChatMessageTypeAI}
-		if choice.Content != "" {
-			ai.Parts = append(ai.Parts, llms.TextContent{Text: choice.Content})
+		ai := chat.AI(choice.Content, choice.ToolCalls...)
+		history = append(history, ai)
+		answers, verdicts, stop := r.runCalls(ctx, step, ai, allowed, now, &out)
+		if stop != nil {
+			return fail(stop.kind, stop.err)
 		}
-		for _, tc := range choice.ToolCalls {
-			ai.Parts = append(ai.Parts, tc)
-		}
-		msgs = append(msgs, ai)
-		for _, tc := range choice.ToolCalls {
-			if r.MaxToolCalls > 0 && len(out.Audit) >= r.MaxToolCalls {
-				if r.byShare {
-					return fail(plan.ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d", step.ID, BudgetToolCalls, len(out.Audit), r.MaxToolCalls))
-				}
-				return fail(plan.ErrKindOther, fmt.Errorf("step %q: stopped by budget %s: used %d of %d", step.ID, BudgetToolCallsPerStep, len(out.Audit), r.MaxToolCalls))
-			}
-			if stop := wallSpent(ctx, now()); stop != nil {
-				return fail(plan.ErrKindOther, fmt.Errorf("step %q: %v, before tool call %d", step.ID, stop, len(out.Audit)+1))
-			}
-			msg, v := r.call(ctx, step, tc, allowed, now, &out)
-			msgs = append(msgs, msg)
+		history = append(history, answers...)
+		for i, v := range verdicts {
 			if v != nil {
-				judged = append(judged, judgedCall{Verdict: *v, tool: toolName(tc)})
+				judged = append(judged, judgedCall{Verdict: *v, tool: toolName(choice.ToolCalls[i])})
 			}
 		}
 	}
@@ -214,61 +194,163 @@ type judgedCall struct {
 	tool string
 }
 
-// call runs one tool call the model asked for among the allowed tools,
-// records it, and returns the tool message that answers it and, when the
-// call succeeded, its verdict (judgeCall). A call to a tool the guards
+// stepStop is why a batch of tool calls fails the step.
+type stepStop struct {
+	kind plan.ErrorKind
+	err  error
+}
+
+// callPlan is what runCalls decided about one call before the batch runs.
+type callPlan struct {
+	name, input string
+	refused     string // why the guards refuse it ("": they do not)
+	counted     bool   // a call of an allowed tool: audited, counted
+}
+
+// runCalls runs the tool calls of ai through toolnode.Run (concurrently,
+// at most MaxParallel at once, the answers in call order), records each
+// call made and returns the tool messages that answer them and, per call,
+// its verdict when it succeeded (judgeCall). A call to a tool the guards
 // refuse, with its input (refusal), is answered with the refusal and
-// neither made nor recorded.
-func (r *ReActExecutor) call(ctx context.Context, step plan.Step, tc llms.ToolCall, allowed []tools.Tool, now func() time.Time, out *StepOutcome) (llms.MessageContent, *Verdict) {
-	name, args := "", ""
+// neither made nor recorded; so is a call to a tool that does not exist.
+// The calls are counted in order against MaxToolCalls: the first that
+// would exceed it, and the calls after it, are not made, and the step
+// fails naming the budget, as it does when the wall-time budget is spent
+// before a call starts; the calls made are audited in call order.
+func (r *ReActExecutor) runCalls(ctx context.Context, step plan.Step, ai chat.Message, allowed []tools.Tool, now func() time.Time, out *StepOutcome) ([]chat.Message, []*Verdict, *stepStop) {
+	calls := ai.ToolCalls()
+	plans := make([]callPlan, len(calls))
+	made := len(out.Audit)
+	var over *stepStop
+	for i, tc := range calls {
+		p := &plans[i]
+		p.name = toolName(tc)
+		p.input = r.toolInput(allowed, tc)
+		// The call is checked as the one-step plan it is, with its input:
+		// a guard may refuse a tool for some inputs only.
+		p.refused = r.refusal(step, p.name, inputJSON(p.input))
+		_, known := plan.FindTool(allowed, p.name)
+		p.counted = p.refused == "" && known
+		if r.MaxToolCalls > 0 && made >= r.MaxToolCalls {
+			if r.byShare {
+				over = &stepStop{plan.ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d", step.ID, BudgetToolCalls, made, r.MaxToolCalls)}
+			} else {
+				over = &stepStop{plan.ErrKindOther, fmt.Errorf("step %q: stopped by budget %s: used %d of %d", step.ID, BudgetToolCallsPerStep, made, r.MaxToolCalls)}
+			}
+			calls = calls[:i] // this call and the later ones are not made
+			break
+		}
+		if p.counted {
+			made++
+		}
+	}
+	if stop := wallSpent(ctx, now()); stop != nil && len(calls) > 0 {
+		return nil, nil, &stepStop{plan.ErrKindOther, fmt.Errorf("step %q: %v, before tool call %d", step.ID, stop, len(out.Audit)+1)}
+	}
+	recs := make([]*AuditRecord, len(calls))
+	verdicts := make([]*Verdict, len(calls))
+	var mu sync.Mutex
+	var late *stepStop // the wall-time budget ran out before a call started
+	hook := func(ctx context.Context, tc llms.ToolCall, run func(context.Context) (string, error)) (string, error) {
+		i, _ := toolnode.CallIndex(ctx)
+		p := plans[i]
+		if p.refused != "" {
+			return "", fmt.Errorf("tool %q refused, not called: %s", p.name, p.refused)
+		}
+		if stop := wallSpent(ctx, now()); stop != nil {
+			mu.Lock()
+			late = &stepStop{plan.ErrKindOther, fmt.Errorf("step %q: %v, before tool call %d", step.ID, stop, len(out.Audit)+1)}
+			mu.Unlock()
+			return "", stop
+		}
+		rec := AuditRecord{StepID: step.ID, Tool: p.name, Input: p.input, Start: now()}
+		cctx, cancel := toolContext(ctx, p.name, r.ToolTimeouts)
+		result, err := run(cctx)
+		err = callError(cctx, err)
+		cancel()
+		rec.End = now()
+		rec.Duration = rec.End.Sub(rec.Start)
+		rec.Output, rec.Status = result, AuditOK
+		if err != nil {
+			rec.Status, rec.Error = AuditError, err.Error()
+		}
+		recs[i] = &rec
+		if err != nil {
+			return "", err
+		}
+		called := plan.Step{ID: step.ID, Description: step.Description, Tool: p.name, Input: inputJSON(p.input), DependsOn: step.DependsOn}
+		v := judgeCall(called, p.input, result, r.Checker)
+		verdicts[i] = &v
+		return result, nil
+	}
+	onError := func(tc llms.ToolCall, err error) (string, error) {
+		if errors.Is(err, toolnode.ErrUnknownTool) {
+			// Not a tool call: nothing was called, as in Executor.Run, so
+			// it is neither audited nor counted against the budgets. The
+			// guards are asked first, as for a tool that exists.
+			name := toolName(tc)
+			if why := r.refusal(step, name, inputJSON(r.toolInput(allowed, tc))); why != "" {
+				return fmt.Sprintf("error: tool %q refused, not called: %s", name, why), nil
+			}
+			return fmt.Sprintf("error: unknown tool %q (available: %s)", toolName(tc), strings.Join(plan.ToolNames(allowed), ", ")), nil
+		}
+		return "error: " + err.Error(), nil
+	}
+	msg := ai
+	if len(calls) < len(ai.ToolCalls()) {
+		msg = chat.AI("", calls...)
+	}
+	var answers []chat.Message
+	var err error
+	if len(calls) > 0 {
+		answers, err = toolnode.Run(ctx, []chat.Message{msg}, allowed,
+			toolnode.WithCallHook(hook), toolnode.WithErrorHandler(onError), toolnode.WithMaxParallel(r.maxParallel()))
+	}
+	for _, rec := range recs {
+		if rec != nil {
+			rec.Attempt = len(out.Audit) + 1
+			out.Audit = append(out.Audit, *rec)
+		}
+	}
+	out.Attempts = len(out.Audit)
+	switch {
+	case err != nil && ctx.Err() != nil: // cancelled: the loop reports the cause
+		return nil, nil, nil
+	case err != nil:
+		return nil, nil, &stepStop{plan.ErrKindOther, fmt.Errorf("step %q: %w", step.ID, err)}
+	case late != nil:
+		return nil, nil, late
+	case over != nil:
+		return nil, nil, over
+	}
+	return answers, verdicts, nil
+}
+
+// toolInput is the input a call passes to its tool: the arguments for a
+// tool.SchemaTool, else the "input" string of the arguments (or the
+// arguments themselves), as toolnode passes it.
+func (r *ReActExecutor) toolInput(allowed []tools.Tool, tc llms.ToolCall) string {
+	args := ""
 	if tc.FunctionCall != nil {
-		name, args = tc.FunctionCall.Name, tc.FunctionCall.Arguments
+		args = tc.FunctionCall.Arguments
 	}
-	answer := func(content string) llms.MessageContent {
-		return llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
-			llms.ToolCallResponse{ToolCallID: tc.ID, Name: name, Content: content},
-		}}
+	if t, ok := plan.FindTool(allowed, toolName(tc)); ok && inputSchemaOf(t) != nil {
+		return args
 	}
-	input := args
 	var a struct {
 		Input *string `json:"input"`
 	}
-	if t, ok := plan.FindTool(allowed, name); ok && inputSchemaOf(t) != nil {
-		// A tool.SchemaTool's arguments are its input.
-	} else if json.Unmarshal([]byte(args), &a) == nil && a.Input != nil {
-		input = *a.Input
+	if json.Unmarshal([]byte(args), &a) == nil && a.Input != nil {
+		return *a.Input
 	}
-	// The call is checked as the one-step plan it is, with its input: a
-	// guard may refuse a tool for some inputs only.
-	if why := r.refusal(step, name, inputJSON(input)); why != "" {
-		return answer(fmt.Sprintf("error: tool %q refused, not called: %s", name, why)), nil
+	return args
+}
+
+func (r *ReActExecutor) maxParallel() int {
+	if r.MaxParallel > 0 {
+		return r.MaxParallel
 	}
-	t, ok := plan.FindTool(allowed, name)
-	if !ok {
-		// Not a tool call: nothing was called, as in Executor.Run, so it
-		// is neither audited nor counted against the tool-call budgets.
-		return answer(fmt.Sprintf("error: unknown tool %q (available: %s)", name, strings.Join(plan.ToolNames(allowed), ", "))), nil
-	}
-	rec := AuditRecord{StepID: step.ID, Tool: name, Attempt: len(out.Audit) + 1, Input: input, Start: now()}
-	cctx, cancel := toolContext(ctx, name, r.ToolTimeouts)
-	result, err := callTool(cctx, t, input)
-	err = callError(cctx, err)
-	cancel()
-	rec.End = now()
-	rec.Duration = rec.End.Sub(rec.Start)
-	rec.Output, rec.Status = result, AuditOK
-	if err != nil {
-		rec.Status, rec.Error = AuditError, err.Error()
-		result = "error: " + err.Error()
-	}
-	out.Audit = append(out.Audit, rec)
-	out.Attempts = len(out.Audit)
-	if err != nil {
-		return answer(result), nil
-	}
-	called := plan.Step{ID: step.ID, Description: step.Description, Tool: name, Input: inputJSON(input), DependsOn: step.DependsOn}
-	v := judgeCall(called, input, result, r.Checker)
-	return answer(result), &v
+	return toolnode.DefaultMaxParallel
 }
 
 // allowedTools returns the tools step may call: those the guards do not

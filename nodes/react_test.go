@@ -276,3 +276,45 @@ func TestAReActStepIsNotBlockedByACallItResolvedLater(t *testing.T) {
 	require.False(t, out.Blocked, "the loop went on to a call of the same tool that was not blocked")
 	require.Len(t, out.Evidence, 2, "both calls are evidence")
 }
+
+// The calls of one model reply run through chat/toolnode: concurrently
+// (each waits until both have started), audited and answered in call
+// order; counted in order against the per-step budget, the call that
+// would exceed it is not made.
+func TestReActStepRunsAReplysCallsTogetherInCallOrder(t *testing.T) {
+	t.Parallel()
+	var started sync.WaitGroup
+	started.Add(2)
+	var mu sync.Mutex
+	var ran []string
+	wait := tool.Func{ToolName: "wait", ToolDescription: "waits for its sibling",
+		Fn: func(_ context.Context, in string) (string, error) {
+			started.Done()
+			started.Wait()
+			mu.Lock()
+			ran = append(ran, in)
+			mu.Unlock()
+			return "done " + in, nil
+		}}
+	both := &llms.ContentChoice{ToolCalls: append(askTool("c1", "wait", "first").ToolCalls, askTool("c2", "wait", "second").ToolCalls...)}
+	m := &toolCallingModel{replies: []*llms.ContentChoice{both, {Content: "both done"}}}
+	out, _ := (&nodes.ReActExecutor{Model: m, Tools: []tools.Tool{wait}}).Run(t.Context(), plan.Step{ID: "s", Description: "wait twice"}, nil)
+	require.Equal(t, plan.StatusCompleted, out.Status, out.Err)
+	require.Len(t, out.Audit, 2)
+	for i, in := range []string{"first", "second"} {
+		require.Equal(t, in, out.Audit[i].Input)
+		require.Equal(t, i+1, out.Audit[i].Attempt)
+		answer := m.calls[1][3+i].Parts[0].(llms.ToolCallResponse)
+		require.Equal(t, []string{"c1", "c2"}[i], answer.ToolCallID)
+		require.Equal(t, "done "+in, answer.Content)
+	}
+	require.ElementsMatch(t, []string{"first", "second"}, ran)
+
+	plain := tool.Func{ToolName: "wait", ToolDescription: "", Fn: func(_ context.Context, in string) (string, error) { return in, nil }}
+	m = &toolCallingModel{replies: []*llms.ContentChoice{both}}
+	out, _ = (&nodes.ReActExecutor{Model: m, Tools: []tools.Tool{plain}, MaxToolCalls: 1}).Run(t.Context(), plan.Step{ID: "s"}, nil)
+	require.Equal(t, plan.StatusFailed, out.Status)
+	require.Contains(t, out.Err, `step "s": stopped by budget max_tool_calls_per_step: used 1 of 1`)
+	require.Len(t, out.Audit, 1)
+	require.Equal(t, "first", out.Audit[0].Input)
+}

@@ -100,22 +100,33 @@ func Build[S, T any](schema *state.Schema[S], keys Keys[S, T], model llms.Model,
 	g.AddNode(NodeTools, toolnode.New(keys.Messages, ts, c.toolOpts...))
 	g.AddEdge(graph.Start, NodeAgent)
 	g.AddEdge(NodeTools, NodeAgent)
-	after := toolnode.Condition(keys.Messages, NodeTools)
+	// Each tool call is a task of its own (LangGraph's version 2): a
+	// resume runs only the calls that had not finished.
+	dispatch := toolnode.Dispatch(keys.Messages, NodeTools, graph.End)
 	targets := []string{NodeTools, graph.End}
+	if c.review != nil {
+		g.AddNode(NodeReview, toolnode.ReviewNode(keys.Messages, NodeTools, c.review), graph.WithDestinations(NodeTools))
+		targets = append(targets, NodeReview)
+	}
 	if keys.Response != nil {
 		g.AddNode(NodeRespond, m.respond)
 		g.AddEdge(NodeRespond, graph.End)
 		targets = append(targets, NodeRespond)
-		after = func(ctx context.Context, s S) (graph.Route[S], error) {
-			msgs := keys.Messages.Get(s)
-			if toolnode.HasToolCalls(msgs) {
-				return graph.Route[S]{To: []string{NodeTools}}, nil
-			}
-			if last, ok := chat.Last(msgs); ok && IsLimitStop(last) {
-				return graph.Route[S]{To: []string{graph.End}}, nil
-			}
-			return graph.Route[S]{To: []string{NodeRespond}}, nil
+	}
+	after := func(ctx context.Context, s S) (graph.Route[S], error) {
+		msgs := keys.Messages.Get(s)
+		switch {
+		case toolnode.NeedsReview(msgs, c.review):
+			return graph.Route[S]{To: []string{NodeReview}}, nil
+		case toolnode.HasToolCalls(msgs):
+			return dispatch(ctx, s)
+		case keys.Response == nil:
+			return graph.Route[S]{To: []string{graph.End}}, nil
 		}
+		if last, ok := chat.Last(msgs); ok && IsLimitStop(last) {
+			return graph.Route[S]{To: []string{graph.End}}, nil
+		}
+		return graph.Route[S]{To: []string{NodeRespond}}, nil
 	}
 	g.AddConditionalEdges(NodeAgent, after, targets...)
 	return g

@@ -141,10 +141,11 @@ func TestAgentReviewResumesInAnotherProcess(t *testing.T) {
 	}
 	ctx := context.Background()
 	a, app := build()
+	assert.Contains(t, app.Mermaid(), "agent -.-> review;\n\tagent -.-> tools;\n\treview -.-> tools;\n\ttools --> agent;")
 	_, err := app.Invoke(ctx, a.Input(chat.Human("weather in Oslo?")), graph.WithThread("r"))
 	var ie *graph.InterruptError
 	require.ErrorAs(t, err, &ie)
-	require.Equal(t, agent.NodeTools, ie.Interrupts[0].Node)
+	require.Equal(t, agent.NodeReview, ie.Interrupts[0].Node)
 	rev, err := graph.Payload[toolnode.Review](ie.Interrupts[0])
 	require.NoError(t, err)
 	require.Equal(t, []toolnode.ReviewCall{{ID: "call_1", Tool: "get_weather", Args: `{"city":"Osl"}`}}, rev.Calls)
@@ -249,3 +250,61 @@ func TestModelCallLimitIsPerTurn(t *testing.T) {
 		assert.False(t, agent.IsLimitStop(out.Messages[len(out.Messages)-1]))
 	}
 }
+
+// The agent sends each tool call as a task of its own: when one call's
+// tool stops for a human (graph.Interrupt inside the tool), its sibling
+// finishes, and the resume — in a fresh graph on the same database — runs
+// only the interrupted call; the model sees both answers in call order.
+func TestAgentResumeRunsOnlyTheInterruptedToolCall(t *testing.T) {
+	t.Parallel()
+	srv := fakechat.NewTurns(t,
+		fakechat.Turn{Once: true, ToolCalls: []fakechat.ToolCall{
+			{ID: "call_w", Name: "get_weather", Arguments: `{"city":"Oslo"}`},
+			{ID: "call_b", Name: "book", Arguments: `{"input":"a table"}`},
+		}},
+		fakechat.Turn{Once: true, Content: "Sunny; the table is booked."},
+	)
+	saver := chattest.Savers(t)["sqlite"]
+	var weather, book atomic.Int32
+	booking := fn{"book", func(ctx context.Context, in string) (string, error) {
+		book.Add(1)
+		ok, err := graph.Interrupt[bool](ctx, "book "+in+"?")
+		if err != nil || !ok {
+			return "not booked", err
+		}
+		return "booked " + in, nil
+	}}
+	build := func() (*agent.Agent[agent.NoResponse], *graph.Compiled[agent.State[agent.NoResponse]]) {
+		a := agent.New[agent.NoResponse](openAI(t, srv), []tools.Tool{weatherTool(&weather), booking})
+		app, err := a.Graph.Compile(graph.WithCheckpointer(saver))
+		require.NoError(t, err)
+		return a, app
+	}
+	ctx := context.Background()
+	a, app := build()
+	_, err := app.Invoke(ctx, a.Input(chat.Human("weather in Oslo, and book a table")), graph.WithThread("b"))
+	require.ErrorIs(t, err, graph.ErrInterrupted)
+	assert.Equal(t, [2]int32{1, 1}, [2]int32{weather.Load(), book.Load()})
+
+	_, app = build()
+	out, err := app.Invoke(ctx, state.Update[agent.State[agent.NoResponse]]{}, graph.WithThread("b"), graph.Resume(true))
+	require.NoError(t, err)
+	assert.Equal(t, [2]int32{1, 2}, [2]int32{weather.Load(), book.Load()}, "the weather call is not run again")
+	require.Len(t, out.Messages, 5)
+	assert.Equal(t, "sunny, 21°C in Oslo", mustResponse(t, out.Messages[2]))
+	assert.Equal(t, "booked a table", mustResponse(t, out.Messages[3]))
+	assert.Equal(t, "Sunny; the table is booked.", out.Messages[4].Text())
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	assert.Less(t, strings.Index(reqs[1], `"tool_call_id":"call_w"`), strings.Index(reqs[1], `"tool_call_id":"call_b"`))
+}
+
+// fn is a plain tool.
+type fn struct {
+	name string
+	f    func(ctx context.Context, in string) (string, error)
+}
+
+func (t fn) Name() string                                        { return t.name }
+func (t fn) Description() string                                 { return "the " + t.name + " tool" }
+func (t fn) Call(ctx context.Context, in string) (string, error) { return t.f(ctx, in) }

@@ -5,9 +5,11 @@
 //
 // The agent node calls the model with the system prompt (WithPrompt; sent
 // on every call, never stored) and the history, offering the tools; the
-// toolnode.Condition router sends its tool calls to the tools node
-// (package chat/toolnode), whose answers go back to the agent, until the
-// model replies without tool calls. When the agent was made for a
+// toolnode.Dispatch router sends each of its tool calls to the tools node
+// (package chat/toolnode) as a task of its own, as LangGraph's version 2
+// does, so a resume runs only the calls that had not finished; their
+// answers go back to the agent, until the model replies without tool
+// calls. When the agent was made for a
 // structured answer (New[T] with T other than NoResponse), the respond node
 // then asks the model once more for the answer as a T — by a forced tool
 // call whose parameters are T's JSON Schema, or in the model's JSON mode
@@ -19,7 +21,9 @@
 // when it is reached, the agent adds an AI message saying so instead of
 // calling the model, and the run ends (IsLimitStop reports it).
 // State.ModelCalls counts every model call of the thread. WithReview makes the tool calls it selects wait
-// for a human decision (toolnode.Review, answered with []toolnode.Decision).
+// for a human decision in a review node before the tools
+// (toolnode.ReviewNode: a toolnode.Review, answered with
+// []toolnode.Decision).
 //
 // New returns an Agent whose Graph is an ordinary *graph.StateGraph: add
 // nodes, compile it with a checkpointer, stream it, draw it. Build does the

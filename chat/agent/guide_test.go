@@ -57,7 +57,7 @@ func ExampleNew_review() {
 	}
 	fmt.Println("review:", review.Calls[0].Tool, review.Calls[0].Args)
 
-	// The reviewer fixes the city's name; the run goes on from the tools node.
+	// The reviewer fixes the city's name; the run goes on from the review node.
 	decisions := []toolnode.Decision{toolnode.Edit(`{"name":"Oslo"}`)}
 	out, err := app.Invoke(ctx, state.Update[agent.State[Forecast]]{}, thread, graph.Resume(decisions))
 	if err != nil {

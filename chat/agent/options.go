@@ -15,6 +15,8 @@ const (
 	NodeAgent   = "agent"
 	NodeTools   = "tools"
 	NodeRespond = "respond"
+	// NodeReview is there only with WithReview.
+	NodeReview = "review"
 )
 
 // StructuredMode is how the respond node asks for the structured answer.
@@ -43,6 +45,7 @@ type config struct {
 	mode           StructuredMode
 	callOpts       []llms.CallOption
 	toolOpts       []toolnode.Option
+	review         func(llms.ToolCall) bool
 	window         *history.Window
 }
 
@@ -76,14 +79,22 @@ func WithCallOptions(opts ...llms.CallOption) Option {
 	return func(c *config) { c.callOpts = append(c.callOpts, opts...) }
 }
 
-// WithToolOptions configures the tools node (parallelism, errors).
+// WithToolOptions configures the tools node: errors (toolnode.WithErrorHandler,
+// toolnode.PropagateErrors) and a call hook (toolnode.WithCallHook). The
+// agent sends the tools node one call per task, so toolnode.WithMaxParallel
+// has nothing to bound (bound a step's tasks with graph.WithMaxConcurrency),
+// and review is not a tool option here: use WithReview.
 func WithToolOptions(opts ...toolnode.Option) Option {
 	return func(c *config) { c.toolOpts = append(c.toolOpts, opts...) }
 }
 
 // WithReview makes the tool calls need selects wait for a human decision
-// before they run (toolnode.WithReview): toolnode.ReviewAll, or
-// toolnode.ReviewTools("send_email").
+// before they run: toolnode.ReviewAll, or toolnode.ReviewTools("send_email").
+// The agent then goes from the agent node to a review node
+// (toolnode.ReviewNode, NodeReview) when a call needs review; it stops at
+// one interrupt with a toolnode.Review, answered with
+// graph.Resume([]toolnode.Decision{…}), and sends the calls on to the
+// tools node.
 func WithReview(need func(llms.ToolCall) bool) Option {
-	return WithToolOptions(toolnode.WithReview(need))
+	return func(c *config) { c.review = need }
 }

@@ -11,6 +11,13 @@
 // and correct itself from (WithErrorHandler changes the text, or makes the
 // failure fail the node).
 //
+// Dispatch is the router of LangGraph's version 2: it sends each call of
+// the AI message to the node as a task of its own (graph.Send), so the
+// runtime saves each call's tool message when its task finishes and a
+// resume — after one call's interrupt or failure, a crash, a cancel — runs
+// only the calls that had not finished. Condition sends the whole message
+// to one task instead.
+//
 // With WithReview, the calls the review selects wait for a human: the node
 // calls graph.Interrupt once with a Review listing them, and the run stops.
 // Resume it with a []Decision, one per listed call in order: Approve runs
@@ -18,6 +25,8 @@
 // AI message, so the history shows what ran), Reject answers it with the
 // reviewer's reason instead of running it. No tool runs before every
 // listed call is decided, so a reviewed node never runs a tool twice.
+// For calls dispatched one per task, ReviewNode does the same review in a
+// node of its own before the tasks, then sends them.
 //
 // WithCallHook wraps each call (to refuse it by policy, bound it, audit it,
 // judge its result), and Run does the node's work as a plain function, for

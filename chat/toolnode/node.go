@@ -3,6 +3,7 @@ package toolnode
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -38,7 +39,8 @@ type options struct {
 type CallHook func(ctx context.Context, call llms.ToolCall, run func(ctx context.Context) (string, error)) (string, error)
 
 // WithCallHook wraps every call (see CallHook); a call of a tool that does
-// not exist is answered without it.
+// not exist is answered without it. CallIndex tells the hook which call of
+// its AI message it wraps.
 func WithCallHook(h CallHook) Option {
 	return func(o *options) { o.around = h }
 }
@@ -69,6 +71,22 @@ func WithReview(need func(llms.ToolCall) bool) Option {
 	return func(o *options) { o.review = need }
 }
 
+// ErrUnknownTool is the error (wrapped, naming the tool and listing the
+// tools) of a call of a tool the node does not have: an error handler
+// tells it from a tool's failure with errors.Is.
+var ErrUnknownTool = errors.New("not a tool")
+
+type indexKey struct{}
+
+// CallIndex returns the position of the call whose CallHook got ctx among
+// the calls run together — those of its AI message (0 for the first), or
+// only itself (0) in a task of its own (Dispatch) — and false for a ctx
+// that is not a hook's. Calls may share an id; their positions differ.
+func CallIndex(ctx context.Context) (int, bool) {
+	i, ok := ctx.Value(indexKey{}).(int)
+	return i, ok
+}
+
 // DefaultErrorMessage is the tool message a failed call gets by default: the
 // error, and a request to correct the call.
 func DefaultErrorMessage(_ llms.ToolCall, err error) (string, error) {
@@ -77,11 +95,20 @@ func DefaultErrorMessage(_ llms.ToolCall, err error) (string, error) {
 
 // New returns the node running the tool calls of the last message of
 // messages (see the package documentation). A last message that is not an
-// AI message fails the node; one without tool calls writes nothing.
+// AI message fails the node; one without tool calls writes nothing. Sent
+// one call by Dispatch (or ReviewNode), it runs that call alone.
 func New[S any](messages *state.Key[S, []chat.Message], ts []tools.Tool, opts ...Option) graph.NodeFunc[S] {
 	r := newRunner(ts, opts)
 	return func(ctx context.Context, s S) (state.Update[S], error) {
-		out, err := r.run(ctx, messages.Get(s))
+		msgs := messages.Get(s)
+		if t, ok := taskOf(msgs); ok {
+			m, err := r.runTask(ctx, t)
+			if err != nil {
+				return state.Update[S]{}, err
+			}
+			return state.Writes(messages.Set([]chat.Message{m})), nil
+		}
+		out, err := r.run(ctx, msgs)
 		if err != nil || len(out) == 0 {
 			return state.Update[S]{}, err
 		}
@@ -233,7 +260,7 @@ func (r *runner) runCalls(ctx context.Context, calls []llms.ToolCall, answers []
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i], errs[i] = r.call(ctx, c)
+			results[i], errs[i] = r.call(ctx, i, c)
 		}()
 	}
 	wg.Wait()
@@ -253,12 +280,12 @@ func (r *runner) runCalls(ctx context.Context, calls []llms.ToolCall, answers []
 	return results, nil
 }
 
-// call runs one call, a panic turned into an error.
-func (r *runner) call(ctx context.Context, c llms.ToolCall) (string, error) {
+// call runs call c, the i-th of its message, a panic turned into an error.
+func (r *runner) call(ctx context.Context, i int, c llms.ToolCall) (string, error) {
 	name := callName(c)
 	t, ok := r.tools[name]
 	if !ok {
-		return "", fmt.Errorf("%q is not a tool; the tools are: %s", name, strings.Join(r.names, ", "))
+		return "", fmt.Errorf("%q is %w; the tools are: %s", name, ErrUnknownTool, strings.Join(r.names, ", "))
 	}
 	run := func(ctx context.Context) (out string, err error) {
 		defer func() {
@@ -269,7 +296,7 @@ func (r *runner) call(ctx context.Context, c llms.ToolCall) (string, error) {
 		return t.Call(ctx, input(t, callArgs(c)))
 	}
 	if r.opts.around != nil {
-		return r.opts.around(ctx, c, run)
+		return r.opts.around(context.WithValue(ctx, indexKey{}, i), c, run)
 	}
 	return run(ctx)
 }

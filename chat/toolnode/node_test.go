@@ -237,3 +237,32 @@ func TestRunWithACallHook(t *testing.T) {
 	assert.Equal(t, "[b]", r[2].Content)
 	assert.Equal(t, int32(2), ran.Load())
 }
+
+// A hook knows each call's position, even when calls share an id, and an
+// error handler tells a call of a tool that does not exist by
+// ErrUnknownTool.
+func TestCallIndexAndErrUnknownTool(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	seen := map[int]string{}
+	echo := fn{"echo", func(_ context.Context, in string) (string, error) { return in, nil }}
+	hook := toolnode.WithCallHook(func(ctx context.Context, c llms.ToolCall, run func(context.Context) (string, error)) (string, error) {
+		i, ok := toolnode.CallIndex(ctx)
+		require.True(t, ok)
+		mu.Lock()
+		seen[i] = c.FunctionCall.Arguments
+		mu.Unlock()
+		return run(ctx)
+	})
+	handler := toolnode.WithErrorHandler(func(c llms.ToolCall, err error) (string, error) {
+		return fmt.Sprintf("unknown=%v", errors.Is(err, toolnode.ErrUnknownTool)), nil
+	})
+	out, err := toolnode.Run(context.Background(), []chat.Message{chat.AI("",
+		chat.Call("same", "echo", `{"input":"a"}`), chat.Call("same", "nope", `{}`), chat.Call("same", "echo", `{"input":"b"}`))},
+		[]tools.Tool{echo}, hook, handler)
+	require.NoError(t, err)
+	assert.Equal(t, map[int]string{0: `{"input":"a"}`, 2: `{"input":"b"}`}, seen)
+	assert.Equal(t, "unknown=true", toolReplies(t, out)[1].Content)
+	_, ok := toolnode.CallIndex(context.Background())
+	assert.False(t, ok)
+}

@@ -1,8 +1,12 @@
 package toolnode
 
 import (
+	"context"
 	"fmt"
 
+	"github.com/stategraph/stategraph/chat"
+	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/state"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -79,4 +83,65 @@ func check(rev Review, decisions []Decision) error {
 		}
 	}
 	return nil
+}
+
+// ReviewNode returns the node that puts the calls need selects before a
+// human, for calls sent one per task (Dispatch): it reads the last message
+// of messages, an AI message with tool calls, and when need selects any,
+// stops at one interrupt with a Review listing them, resumed with a
+// []Decision as WithReview's is. Then it sends every call to toolsNode as
+// a task of its own — an edited call with its new arguments, a rejected
+// one with the reviewer's reason as its answer, so that the tool messages
+// keep the order of the calls — and writes the AI message with its calls
+// edited, when an edit changed one. No tool runs before every listed call
+// is decided. Add it with its destination declared:
+//
+//	g.AddNode("review", toolnode.ReviewNode(msgs, "tools", toolnode.ReviewTools("send")), graph.WithDestinations("tools"))
+//
+// and route to it instead of Dispatch when a call needs review (package
+// chat/agent does, with agent.WithReview).
+func ReviewNode[S any](messages *state.Key[S, []chat.Message], toolsNode string, need func(llms.ToolCall) bool) graph.NodeFunc[S] {
+	r := newRunner(nil, []Option{WithReview(need)})
+	send := sender(messages, toolsNode)
+	return func(ctx context.Context, s S) (state.Update[S], error) {
+		last, ok := chat.Last(messages.Get(s))
+		if !ok || last.Role != llms.ChatMessageTypeAI {
+			return state.Update[S]{}, fmt.Errorf("toolnode: review: the last message (id %q) is not an AI message", last.ID)
+		}
+		calls := last.ToolCalls()
+		answers := make([]*string, len(calls))
+		edited, err := r.reviewCalls(ctx, last, calls, answers)
+		if err != nil {
+			return state.Update[S]{}, err
+		}
+		tasks := make([]callTask, len(calls))
+		for i, c := range calls {
+			tasks[i] = callTask{messageID: last.ID, call: c, answer: answers[i]}
+		}
+		sends, err := send(tasks)
+		if err != nil {
+			return state.Update[S]{}, err
+		}
+		upd := state.Update[S]{Sends: sends}
+		if edited != nil {
+			upd.Writes = append(upd.Writes, messages.Set([]chat.Message{*edited}))
+		}
+		return upd, nil
+	}
+}
+
+// NeedsReview reports whether need selects any call of the last of msgs
+// (an AI message with tool calls): a router sends to the ReviewNode when
+// it does, and Dispatches otherwise.
+func NeedsReview(msgs []chat.Message, need func(llms.ToolCall) bool) bool {
+	if !HasToolCalls(msgs) || need == nil {
+		return false
+	}
+	last, _ := chat.Last(msgs)
+	for _, c := range last.ToolCalls() {
+		if need(c) {
+			return true
+		}
+	}
+	return false
 }

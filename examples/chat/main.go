@@ -24,8 +24,9 @@
 //
 // Ctrl-C during a turn stops it and leaves the thread resumable; the
 // program prints the command that finishes the turn (-resume), which runs
-// only the step that was cut off: a model reply that was saved is not asked
-// for again (the tools step, one task, runs its calls again).
+// only what was cut off: a model reply that was saved is not asked for
+// again, and a tool call that had finished is not run again (each call is
+// a task of its own).
 //
 // Exit codes: 0 done, 1 a turn failed, 2 bad flags or a model not
 // configured, 130 interrupted.

@@ -53,7 +53,9 @@ func TestOfflineChatCallsToolsAndRemembersTheThread(t *testing.T) {
 		"chat on thread chat (offline: a scripted model), saved in chat.db.",
 		"assistant: I can tell you the weather in Oslo, Paris, Tokyo or Lima",
 		"  → get_weather {\"city\":\"Oslo\"}\n  → get_weather {\"city\":\"Paris\"}\n",
-		"  ← get_weather: Oslo: sunny, 21°C\n  ← get_weather: Paris: light rain, 16°C\n",
+		// Each call is a task of its own: answers print as they finish.
+		"  ← get_weather: Oslo: sunny, 21°C\n",
+		"  ← get_weather: Paris: light rain, 16°C\n",
 		"assistant: Here is what I found: Oslo: sunny, 21°C; Paris: light rain, 16°C.\n",
 		"  ← calculate: 12 * 7 = 84\nassistant: Here is what I found: 12 * 7 = 84.\n",
 		"bye",
@@ -92,10 +94,10 @@ func TestReviewApprovesEditsRejectsAndWaitsAcrossRuns(t *testing.T) {
 	require.Contains(t, res.Stdout, "The tool call waits for your review; answer it with:\n  go run ./examples/chat -resume -thread chat -db chat.db")
 	res = execute(t, command(t, dir, "-review"), "")
 	require.Equal(t, exitFailed, res.Code)
-	require.Contains(t, res.Stderr, "thread chat has an unfinished turn (next: tools); finish it with -resume")
+	require.Contains(t, res.Stderr, "thread chat has an unfinished turn (next: review); finish it with -resume")
 	res = execute(t, command(t, dir, "-review", "-resume"), "y\n\n")
 	require.Equal(t, exitOK, res.Code, res.Stderr)
-	require.Contains(t, res.Stdout, "resuming the unfinished turn (next: tools)")
+	require.Contains(t, res.Stdout, "resuming the unfinished turn (next: review)")
 	require.Contains(t, res.Stdout, "assistant: Here is what I found: Paris: light rain, 16°C.")
 }
 
@@ -115,13 +117,16 @@ func TestCtrlCLeavesTheTurnResumable(t *testing.T) {
 	require.NoError(t, err)
 	var first strings.Builder
 	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
+	// Ctrl-C once calculate blocks and get_weather, its sibling in the
+	// step, has answered (its task's writes are saved before its update is
+	// streamed).
+	blocked, answered := false, false
+	for !(blocked && answered) && sc.Scan() {
 		first.WriteString(sc.Text() + "\n")
-		if strings.Contains(sc.Text(), "(test hook) calculate blocks") {
-			break
-		}
+		blocked = blocked || strings.Contains(sc.Text(), "(test hook) calculate blocks")
+		answered = answered || strings.Contains(sc.Text(), "← get_weather: Oslo: sunny, 21°C")
 	}
-	require.Contains(t, first.String(), "(test hook) calculate blocks", "the turn never reached the tool")
+	require.True(t, blocked && answered, "the turn never reached the tools: %s", first.String())
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
 	rest, err := io.ReadAll(stdout)
 	require.NoError(t, err)
@@ -138,7 +143,7 @@ func TestCtrlCLeavesTheTurnResumable(t *testing.T) {
 	require.Contains(t, res.Stdout, "← calculate: 2 + 3 = 5")
 	require.Contains(t, res.Stdout, "assistant: Here is what I found: Oslo: sunny, 21°C; 2 + 3 = 5.")
 	require.NotContains(t, res.Stdout, "→ get_weather", "the model is not asked again for the calls")
-	require.Contains(t, res.Stdout, "← get_weather: Oslo: sunny, 21°C", "the tools step runs again, all of its calls")
+	require.Contains(t, res.Stdout, "← get_weather: Oslo: sunny, 21°C (answered before, not run again)", "the call that had finished is not run again")
 }
 
 // With -model openai, the chat goes through langchaingo's OpenAI client

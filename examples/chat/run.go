@@ -38,7 +38,7 @@ type session struct {
 var errNoAnswer = errors.New("no answer to the review")
 
 func run(ctx context.Context, cfg config, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	model, label, err := chatModel(cfg.model, getenv)
+	model, label, err := chatModel(ctx, cfg.model, getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "chat:", err)
 		return exitUsage
@@ -114,7 +114,7 @@ func (s *session) chat(ctx context.Context) error {
 func (s *session) turn(ctx context.Context, input state.Update[turnState], extra ...graph.RunOption) error {
 	for {
 		opts := append([]graph.RunOption{graph.WithThread(s.cfg.thread),
-			graph.StreamModes(graph.Custom, graph.Updates, graph.Interrupts)}, extra...)
+			graph.StreamModes(graph.Custom, graph.Tasks, graph.Interrupts)}, extra...)
 		var pending []graph.Interruption
 		for ev, err := range s.app.Stream(ctx, input, opts...) {
 			if err != nil {
@@ -126,8 +126,10 @@ func (s *session) turn(ctx context.Context, input state.Update[turnState], extra
 				if c, ok := ev.Custom.(chat.Chunk); ok {
 					s.chunk(c)
 				}
-			case graph.Updates:
-				s.update(ev.Node, ev.Update)
+			case graph.Tasks:
+				if ev.Task.Result && ev.Task.Err == nil {
+					s.update(ev.Node, ev.Update, ev.Task.Cached)
+				}
 			case graph.Interrupts:
 				pending = ev.Interrupts
 			}
@@ -169,9 +171,10 @@ func (s *session) endLine() {
 	}
 }
 
-// update prints the tool calls the agent asked for, a reply that was not
-// streamed, and the tools' answers.
-func (s *session) update(node string, u state.Update[turnState]) {
+// update prints what a finished task wrote: the tool calls the agent asked
+// for, a reply that was not streamed, and the tools' answers — marked when
+// the answer was saved before a resume and not run again (cached).
+func (s *session) update(node string, u state.Update[turnState], cached bool) {
 	streamed := s.shown
 	s.endLine()
 	for _, w := range u.Writes {
@@ -190,7 +193,11 @@ func (s *session) update(node string, u state.Update[turnState]) {
 				}
 			case m.Role == llms.ChatMessageTypeTool:
 				if r, ok := m.ToolResponse(); ok {
-					fmt.Fprintf(s.out, "  ← %s: %s\n", r.Name, strings.ReplaceAll(r.Content, "\n", " "))
+					saved := ""
+					if cached {
+						saved = " (answered before, not run again)"
+					}
+					fmt.Fprintf(s.out, "  ← %s: %s%s\n", r.Name, strings.ReplaceAll(r.Content, "\n", " "), saved)
 				}
 			}
 		}
