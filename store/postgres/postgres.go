@@ -42,6 +42,11 @@ CREATE TABLE IF NOT EXISTS {vectors} (
 	FOREIGN KEY (ns, key) REFERENCES {items} (ns, key) ON DELETE CASCADE
 );
 `,
+	// 2: a GIN index on the values, which answers the containment test a
+	// filter's equality with a string, boolean or null adds (see query.go).
+	`
+CREATE INDEX IF NOT EXISTS {items_value_idx} ON {items} USING gin (value jsonb_path_ops);
+`,
 }
 
 // Driver is a store.Driver on PostgreSQL.
@@ -99,6 +104,7 @@ func newDriver(pool *pgxpool.Pool, cfg Config) *Driver {
 		"{items}", d.items, "{vectors}", d.vecs,
 		"{items_updated_idx}", pgx.Identifier{"stategraph_store_items_updated_idx"}.Sanitize(),
 		"{items_expires_idx}", pgx.Identifier{"stategraph_store_items_expires_idx"}.Sanitize(),
+		"{items_value_idx}", pgx.Identifier{"stategraph_store_items_value_idx"}.Sanitize(),
 	)
 	d.set = migrate.Set{
 		Table:  name("stategraph_store_migrations"),
@@ -245,6 +251,12 @@ func (d *Driver) readVectors(ctx context.Context, tx pgx.Tx, prefix string, now 
 	rows, err := tx.Query(ctx, `SELECT v.ns, v.key, v.field, v.seq, v.embedding FROM `+d.vecs+` v
 JOIN `+d.items+` i ON i.ns = v.ns AND i.key = v.key
 WHERE (i.expires_at IS NULL OR i.expires_at > $1) AND ($2 = '' OR v.ns = $2 OR (v.ns >= $2 || '.' AND v.ns < $2 || '/'))`, now, prefix)
+	return collectVectors(rows, err)
+}
+
+// collectVectors reads rows of (ns, key, field, seq, embedding) into
+// each item's vectors.
+func collectVectors(rows pgx.Rows, err error) (map[[2]string][]store.Vector, error) {
 	if err != nil {
 		return nil, err
 	}

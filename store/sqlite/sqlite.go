@@ -237,9 +237,14 @@ ORDER BY updated_at DESC, ns, key`, nanos(now), prefix)
 }
 
 func readVectors(ctx context.Context, tx *sql.Tx, prefix string, now time.Time) (map[[2]string][]store.Vector, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT v.ns, v.key, v.field, v.seq, v.embedding FROM store_vectors v
+	return collectVectors(tx.QueryContext(ctx, `SELECT v.ns, v.key, v.field, v.seq, v.embedding FROM store_vectors v
 JOIN store_items i ON i.ns = v.ns AND i.key = v.key
-WHERE (i.expires_at IS NULL OR i.expires_at > ?1) AND (?2 = '' OR v.ns = ?2 OR (v.ns >= ?2 || '.' AND v.ns < ?2 || '/'))`, nanos(now), prefix)
+WHERE (i.expires_at IS NULL OR i.expires_at > ?1) AND (?2 = '' OR v.ns = ?2 OR (v.ns >= ?2 || '.' AND v.ns < ?2 || '/'))`, nanos(now), prefix))
+}
+
+// collectVectors reads rows of (ns, key, field, seq, embedding) into
+// each item's vectors.
+func collectVectors(rows *sql.Rows, err error) (map[[2]string][]store.Vector, error) {
 	if err != nil {
 		return nil, err
 	}
