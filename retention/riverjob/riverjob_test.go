@@ -17,6 +17,8 @@ import (
 	"github.com/stategraph/stategraph/retention"
 	"github.com/stategraph/stategraph/retention/retentiontest"
 	"github.com/stategraph/stategraph/retention/riverjob"
+	"github.com/stategraph/stategraph/store"
+	storemem "github.com/stategraph/stategraph/store/memory"
 	"github.com/stategraph/stategraph/worker"
 )
 
@@ -145,8 +147,12 @@ func TestTwoWorkersSweepOncePerPeriod(t *testing.T) {
 	clock := retentiontest.NewClock(t0)
 	sw, err := retention.New(saver, retention.Policy{TTL: 30 * day}, retention.WithClock(clock), retention.WithBatchSize(1))
 	require.NoError(t, err)
+	mem, err := storemem.New(store.WithClock(clock.Now))
+	require.NoError(t, err)
+	require.NoError(t, mem.Put(ctx, []string{"u"}, "for-a-day", map[string]any{}, store.WithTTL(day)))
+	require.NoError(t, mem.Put(ctx, []string{"u"}, "for-ever", map[string]any{}))
 	results := make(chan sweep, 8)
-	job, err := riverjob.New(sw, riverjob.OnSweep(func(r riverjob.Result, err error) { results <- sweep{r, err} }))
+	job, err := riverjob.New(sw, riverjob.WithStore(mem, 0), riverjob.OnSweep(func(r riverjob.Result, err error) { results <- sweep{r, err} }))
 	require.NoError(t, err)
 	rclock := &riverClock{now: time.Now().UTC().Truncate(time.Hour).Add(30 * time.Minute)}
 
@@ -154,6 +160,7 @@ func TestTwoWorkersSweepOncePerPeriod(t *testing.T) {
 	r := next(t, results)
 	require.Equal(t, []string{"old-1", "old-2"}, r.Threads.Deleted)
 	require.Equal(t, 2, r.Threads.Batches, "batches of one thread")
+	require.Zero(t, r.StoreItems, "no store item has expired yet")
 	require.Equal(t, []string{"young", "fresh"}, threads(t, saver, all...))
 	rc, err := worker.New(pool, nil, worker.WithSchema(schema), worker.WithRiverConfig(func(cfg *river.Config) {
 		job.Configure(cfg)
@@ -170,6 +177,7 @@ func TestTwoWorkersSweepOncePerPeriod(t *testing.T) {
 	stop = startWorkers(t, pool, schema, job, rclock, 2)
 	r = next(t, results)
 	require.Equal(t, []string{"young"}, r.Threads.Deleted)
+	require.Equal(t, 1, r.StoreItems, "the store's expired item went too")
 	require.Equal(t, []string{"fresh"}, threads(t, saver, all...))
 	res, err = job.Enqueue(ctx, rc.River())
 	require.NoError(t, err)
