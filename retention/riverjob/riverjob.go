@@ -46,6 +46,7 @@ type Result struct {
 type Job struct {
 	sweeper    *retention.Sweeper
 	interval   time.Duration
+	timeout    time.Duration
 	queue      string
 	store      *store.Store
 	storeBatch int
@@ -59,6 +60,13 @@ type Option func(*Job)
 // River's smallest unique period). Periods are aligned to multiples of d
 // in UTC: with an hour, one sweep per clock hour.
 func Every(d time.Duration) Option { return func(j *Job) { j.interval = d } }
+
+// WithTimeout sets how long one sweep may run before its context is
+// cancelled (the interval by default). A sweep cut short, or lost with
+// its process, is retried by River — the rescuer finds a lost one an hour
+// (River's RescueStuckJobsAfter) after the timeout — and carries on where
+// the committed batches left off.
+func WithTimeout(d time.Duration) Option { return func(j *Job) { j.timeout = d } }
 
 // WithQueue sets the River queue of the sweeps (Queue by default).
 func WithQueue(name string) Option { return func(j *Job) { j.queue = name } }
@@ -85,6 +93,12 @@ func New(sw *retention.Sweeper, opts ...Option) (*Job, error) {
 	}
 	if j.interval < time.Second {
 		return nil, fmt.Errorf("retention/riverjob: interval %v, want at least 1s (River's smallest unique period)", j.interval)
+	}
+	if j.timeout == 0 {
+		j.timeout = j.interval
+	}
+	if j.timeout < 0 {
+		return nil, fmt.Errorf("retention/riverjob: negative timeout %v", j.timeout)
 	}
 	if j.queue == "" {
 		return nil, errors.New("retention/riverjob: empty queue name")
@@ -154,6 +168,10 @@ type sweepWorker struct {
 	river.WorkerDefaults[Args]
 	j *Job
 }
+
+// Timeout implements river.Worker: a sweep has one, unlike runs, so that
+// River's rescuer retries a sweep whose process died.
+func (w *sweepWorker) Timeout(*river.Job[Args]) time.Duration { return w.j.timeout }
 
 // Work runs one sweep: the threads, then the store's items.
 func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[Args]) error {

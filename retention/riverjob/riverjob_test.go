@@ -200,4 +200,49 @@ func TestNewRefusesAnIntervalRiverCannotMakeUnique(t *testing.T) {
 	require.ErrorContains(t, err, "nil Sweeper")
 	_, err = riverjob.New(sw, riverjob.WithQueue(""))
 	require.ErrorContains(t, err, "empty queue")
+	_, err = riverjob.New(sw, riverjob.WithTimeout(-time.Second))
+	require.ErrorContains(t, err, "negative timeout")
+}
+
+// stuckSaver is a saver whose listing of expired threads waits until its
+// context ends: a sweep that cannot finish.
+type stuckSaver struct {
+	checkpoint.Saver
+}
+
+func (stuckSaver) StaleThreads(ctx context.Context, _ time.Time, _ string, _ int) ([]retention.Thread, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (stuckSaver) DeleteStaleThreads(context.Context, time.Time, []string) ([]string, error) {
+	return nil, nil
+}
+
+// TestASweepEndsAtItsTimeout pins that a sweep's job has a timeout of its
+// own (runs have none), so that a stuck sweep is cut off and, were its
+// process gone, rescued by River.
+func TestASweepEndsAtItsTimeout(t *testing.T) {
+	pool := pgtest.Pool(t, nil)
+	schema := pgtest.Schema(t)
+	mig, err := worker.New(pool, nil, worker.WithSchema(schema))
+	require.NoError(t, err)
+	require.NoError(t, mig.Migrate(context.Background()))
+	sw, err := retention.New(stuckSaver{postgres.New(pool, postgres.WithSchema(schema))}, retention.Policy{TTL: day})
+	require.NoError(t, err)
+	results := make(chan sweep, 1)
+	job, err := riverjob.New(sw, riverjob.WithTimeout(time.Second), riverjob.OnSweep(func(r riverjob.Result, err error) {
+		select {
+		case results <- sweep{r, err}:
+		default: // a retry's
+		}
+	}))
+	require.NoError(t, err)
+	startWorkers(t, pool, schema, job, &riverClock{now: time.Now()}, 1)
+	select {
+	case s := <-results:
+		require.ErrorIs(t, s.err, context.DeadlineExceeded)
+	case <-time.After(60 * time.Second):
+		t.Fatal("the sweep did not end within 60s")
+	}
 }
