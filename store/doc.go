@@ -28,7 +28,11 @@
 //
 // A Store is the part written once; a Driver is the part each database
 // writes (see store/memory, store/sqlite and store/postgres, and
-// store/storetest, the conformance suite every driver passes). Nodes of a
+// store/storetest, the conformance suite every driver passes). A driver
+// that implements Searcher filters and pages a Search in its database,
+// and one that implements NamespaceLister lists namespaces there; the
+// Store uses them when they are there, and does the same work in Go over
+// Scan and Namespaces when they are not, with the same results. Nodes of a
 // graph reach the store of their run through the context: With puts a
 // store in a context, From takes it out.
 package store
