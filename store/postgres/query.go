@@ -122,24 +122,18 @@ func condition(c *cond, fc store.Condition, value string) bool {
 			return true
 		}
 	}
-	_, compound := fc.Value.([]any)
-	if _, ok := fc.Value.(map[string]any); ok {
-		compound = true
-	}
-	if fc.Op == "$ne" && compound && hasNumber(fc.Value) {
+	kind := loose(fc.Value)
+	if fc.Op == "$ne" && kind != "" {
 		c.add("true")
 		return false
 	}
 	f := field(c, fc, value)
 	eq := func() (string, bool) {
-		switch v := fc.Value.(type) {
-		case float64:
+		if kind != "" {
+			return "jsonb_typeof(" + f + ") = '" + kind + "'", false
+		}
+		if v, ok := fc.Value.(float64); ok {
 			return "(CASE WHEN jsonb_typeof(" + f + ") = 'number' THEN " + f + "::float8 = " + c.arg(v) + "::float8 ELSE false END)", true
-		case []any, map[string]any:
-			kind := map[bool]string{true: "array", false: "object"}[isArray(v)]
-			if hasNumber(v) {
-				return "jsonb_typeof(" + f + ") = '" + kind + "'", false
-			}
 		}
 		b, _ := json.Marshal(fc.Value) // decoded JSON: always encodes
 		return "(" + f + " = " + c.arg(string(b)) + "::jsonb)", true
@@ -169,9 +163,20 @@ func condition(c *cond, fc store.Condition, value string) bool {
 	return true
 }
 
-func isArray(v any) bool {
-	_, ok := v.([]any)
-	return ok
+// loose returns the jsonb type of v ("array" or "object") when SQL
+// cannot decide an equality with v exactly: v holds a number. It returns
+// "" otherwise.
+func loose(v any) string {
+	if !hasNumber(v) {
+		return ""
+	}
+	switch v.(type) {
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return ""
 }
 
 // Search implements store.Searcher: the conditions, the order and, when
