@@ -19,7 +19,8 @@
 // satisfies it) and stores the vectors beside the item; Search with a
 // Query embeds the query and ranks the items under the prefix by the
 // cosine similarity of their closest field, exactly (every stored vector
-// is compared; there is no approximate index).
+// of the items that match the filter is compared; there is no
+// approximate index).
 //
 // An item may expire: WithTTL on a Put, or WithDefaultTTL on the store.
 // An expired item is invisible to every read at once, and Sweep deletes
