@@ -66,25 +66,6 @@ func field(c *cond, fc store.Condition, value string) string {
 	return "(CASE WHEN " + value + " ? " + lit + "::text THEN " + value + " -> " + lit + "::text ELSE " + nested + " END)"
 }
 
-// contains returns, for an equality with a string, a boolean or null, a
-// containment test that the GIN index on value answers, true of every
-// item the equality keeps: {"a":{"b":v}} for the path a.b, or
-// {"a.b":v} for the field of that name.
-func contains(c *cond, fc store.Condition, value string) string {
-	doc := func(path []string) string {
-		var v any = fc.Value
-		for i := len(path) - 1; i >= 0; i-- {
-			v = map[string]any{path[i]: v}
-		}
-		b, _ := json.Marshal(v) // decoded JSON: always encodes
-		return value + " @> " + c.arg(string(b)) + "::jsonb"
-	}
-	if len(fc.Path) == 1 {
-		return doc(fc.Path)
-	}
-	return "(" + doc(fc.Path) + " OR " + doc([]string{fc.Key}) + ")"
-}
-
 // hasNumber reports whether the JSON value v holds a number.
 func hasNumber(v any) bool {
 	switch v := v.(type) {
@@ -140,11 +121,13 @@ func condition(c *cond, fc store.Condition, value string) bool {
 	}
 	switch {
 	case fc.Op == "$eq":
+		// No containment test (value @> '{"kind":"note"}') that a GIN
+		// index could answer: PostgreSQL guesses its selectivity, and the
+		// guess — a handful of rows — makes it read every match through
+		// the GIN index and sort them, where walking the updated_at index
+		// stops at the page (15.6 ms against 0.07 ms for the newest ten of
+		// 4,000 matches among 10,000 items).
 		e, exact := eq()
-		switch fc.Value.(type) {
-		case nil, bool, string:
-			e = "(" + contains(c, fc, value) + " AND " + e + ")"
-		}
 		c.add(e)
 		return exact
 	case fc.Op == "$ne":
