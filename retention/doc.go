@@ -13,6 +13,8 @@
 // Sweep runs one pass; it is what a scheduled job (a cron, a River
 // periodic job) calls. Run sweeps at every tick of a Clock's ticker until
 // its context ends, for a process that keeps its own retention.
+// Package retention/riverjob runs Sweep as a River periodic job, once a
+// period among many worker processes.
 //
 // A saver takes part by implementing Expirer: checkpoint/memory,
 // checkpoint/sqlite and checkpoint/postgres do. `stategraph prune

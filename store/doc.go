@@ -19,7 +19,8 @@
 // satisfies it) and stores the vectors beside the item; Search with a
 // Query embeds the query and ranks the items under the prefix by the
 // cosine similarity of their closest field, exactly (every stored vector
-// is compared; there is no approximate index).
+// of the items that match the filter is compared; there is no
+// approximate index).
 //
 // An item may expire: WithTTL on a Put, or WithDefaultTTL on the store.
 // An expired item is invisible to every read at once, and Sweep deletes
@@ -28,7 +29,11 @@
 //
 // A Store is the part written once; a Driver is the part each database
 // writes (see store/memory, store/sqlite and store/postgres, and
-// store/storetest, the conformance suite every driver passes). Nodes of a
+// store/storetest, the conformance suite every driver passes). A driver
+// that implements Searcher filters and pages a Search in its database,
+// and one that implements NamespaceLister lists namespaces there; the
+// Store uses them when they are there, and does the same work in Go over
+// Scan and Namespaces when they are not, with the same results. Nodes of a
 // graph reach the store of their run through the context: With puts a
 // store in a context, From takes it out.
 package store

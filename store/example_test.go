@@ -76,3 +76,20 @@ func ExampleStore_Search_filter() {
 	// Output:
 	// o2 80
 }
+
+// A driver that filters in its database reads a Filter as conditions,
+// sorted by key and operator.
+func ExampleFilter_Conditions() {
+	conds, err := store.Filter{"kind": "note", "score": map[string]any{"$gte": 2, "$lt": 5}, "profile.city": "Oslo"}.Conditions()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range conds {
+		fmt.Println(c.Key, c.Path, c.Op, c.Value)
+	}
+	// Output:
+	// kind [kind] $eq note
+	// profile.city [profile city] $eq Oslo
+	// score [score] $gte 2
+	// score [score] $lt 5
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 )
 
@@ -53,11 +54,15 @@ func (s *Store) Search(ctx context.Context, prefix []string, opts SearchOptions)
 	if query != nil {
 		return s.rank(ctx, where, prefix, query, filter, opts)
 	}
-	var out []Item
-	var recs []*Record
-	skip := opts.Offset
 	now := s.clock()
-	for rec, err := range s.d.Scan(ctx, EncodeNamespace(prefix), now, false) {
+	recs, exact := s.records(ctx, Query{Prefix: EncodeNamespace(prefix), Now: now, Conditions: filter.conditions(), Limit: opts.Limit, Offset: opts.Offset})
+	if exact {
+		filter, opts.Offset = nil, 0
+	}
+	var out []Item
+	var page []*Record
+	skip := opts.Offset
+	for rec, err := range recs {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
@@ -73,18 +78,27 @@ func (s *Store) Search(ctx context.Context, prefix []string, opts SearchOptions)
 			continue
 		}
 		out = append(out, *it)
-		recs = append(recs, rec)
+		page = append(page, rec)
 		if len(out) == opts.Limit {
 			break
 		}
 	}
-	if err := s.refreshed(ctx, now, recs...); err != nil {
+	if err := s.refreshed(ctx, now, page...); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	for i := range out {
-		out[i].ExpiresAt = recs[i].ExpiresAt
+		out[i].ExpiresAt = page[i].ExpiresAt
 	}
 	return out, nil
+}
+
+// records runs q through the driver's Searcher, or through Scan (which
+// is exact only without conditions and paging).
+func (s *Store) records(ctx context.Context, q Query) (iter.Seq2[*Record, error], bool) {
+	if sr, ok := s.d.(Searcher); ok {
+		return sr.Search(ctx, q)
+	}
+	return s.d.Scan(ctx, q.Prefix, q.Now, q.Vectors), len(q.Conditions) == 0 && q.Offset == 0
 }
 
 // scored is a candidate of a semantic search.
@@ -100,7 +114,11 @@ type scored struct {
 func (s *Store) rank(ctx context.Context, where string, prefix []string, query []float32, filter Filter, opts SearchOptions) ([]Item, error) {
 	var cands []scored
 	now := s.clock()
-	for rec, err := range s.d.Scan(ctx, EncodeNamespace(prefix), now, true) {
+	recs, exact := s.records(ctx, Query{Prefix: EncodeNamespace(prefix), Now: now, Conditions: filter.conditions(), Vectors: true})
+	if exact {
+		filter = nil
+	}
+	for rec, err := range recs {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", where, err)
 		}
@@ -128,11 +146,11 @@ func (s *Store) rank(ctx context.Context, where string, prefix []string, query [
 	}
 	cands = cands[opts.Offset:]
 	cands = cands[:min(len(cands), opts.Limit)]
-	recs := make([]*Record, len(cands))
+	page := make([]*Record, len(cands))
 	for i, c := range cands {
-		recs[i] = c.rec
+		page[i] = c.rec
 	}
-	if err := s.refreshed(ctx, now, recs...); err != nil {
+	if err := s.refreshed(ctx, now, page...); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	out := make([]Item, len(cands))
@@ -185,26 +203,17 @@ func (s *Store) ListNamespaces(ctx context.Context, opts ListNamespacesOptions) 
 	if opts.Limit == 0 {
 		opts.Limit = 100
 	}
-	all, err := s.d.Namespaces(ctx, s.clock())
+	q := NamespaceQuery{Now: s.clock(), Prefix: opts.Prefix, Suffix: opts.Suffix, MaxDepth: opts.MaxDepth, Limit: opts.Limit, Offset: opts.Offset}
+	if nl, ok := s.d.(NamespaceLister); ok {
+		out, err := nl.ListNamespaces(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("store: list namespaces: %w", err)
+		}
+		return out, nil
+	}
+	all, err := s.d.Namespaces(ctx, q.Now)
 	if err != nil {
 		return nil, fmt.Errorf("store: list namespaces: %w", err)
 	}
-	var out [][]string
-	for _, enc := range all {
-		ns := DecodeNamespace(enc)
-		if !matchLabels(ns, opts.Prefix) || !matchSuffix(ns, opts.Suffix) {
-			continue
-		}
-		if opts.MaxDepth > 0 && len(ns) > opts.MaxDepth {
-			ns = ns[:opts.MaxDepth]
-		}
-		out = append(out, ns)
-	}
-	slices.SortFunc(out, slices.Compare)
-	out = slices.CompactFunc(out, slices.Equal)
-	if opts.Offset >= len(out) {
-		return nil, nil
-	}
-	out = out[opts.Offset:]
-	return out[:min(len(out), opts.Limit)], nil
+	return q.Apply(all), nil
 }

@@ -245,6 +245,12 @@ func (d *Driver) readVectors(ctx context.Context, tx pgx.Tx, prefix string, now 
 	rows, err := tx.Query(ctx, `SELECT v.ns, v.key, v.field, v.seq, v.embedding FROM `+d.vecs+` v
 JOIN `+d.items+` i ON i.ns = v.ns AND i.key = v.key
 WHERE (i.expires_at IS NULL OR i.expires_at > $1) AND ($2 = '' OR v.ns = $2 OR (v.ns >= $2 || '.' AND v.ns < $2 || '/'))`, now, prefix)
+	return collectVectors(rows, err)
+}
+
+// collectVectors reads rows of (ns, key, field, seq, embedding) into
+// each item's vectors.
+func collectVectors(rows pgx.Rows, err error) (map[[2]string][]store.Vector, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -298,4 +304,12 @@ func (d *Driver) DeleteExpired(ctx context.Context, now time.Time, limit int) (i
 		return 0, err
 	}
 	return int(tag.RowsAffected()), nil
+}
+
+// Analyze refreshes the planner's statistics of the store's tables
+// (ANALYZE). Autovacuum does it as tables grow; call it after a bulk load
+// so that the first searches already pick their indexes well.
+func (d *Driver) Analyze(ctx context.Context) error {
+	_, err := d.pool.Exec(ctx, `ANALYZE `+d.items+`; ANALYZE `+d.vecs)
+	return err
 }

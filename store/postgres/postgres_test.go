@@ -49,3 +49,12 @@ func BenchmarkStore(b *testing.B) {
 		return s
 	})
 }
+
+func TestFiltersRunInPostgreSQL(t *testing.T) {
+	t.Parallel()
+	s, err := postgres.New(context.Background(), pgtest.Pool(t, nil), postgres.Config{Schema: pgtest.Schema(t)})
+	require.NoError(t, err)
+	storetest.Pushdown(t, s,
+		[]store.Filter{{"kind": "note"}, {"i": map[string]any{"$gte": 3, "$lt": 20}}, {"done": true}, {"kind": map[string]any{"$ne": "task"}}, {"meta.n": 1}, {"tags": []any{"a"}}, {"kind": "note", "i": map[string]any{"$gt": 1}}},
+		[]store.Filter{{"meta": map[string]any{"n": 1}}})
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"net/url"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -49,7 +50,13 @@ CREATE TABLE store_vectors (
 type Driver struct {
 	db  *sql.DB
 	own bool
+	// puts counts this process's Puts; at analyzeAt (1,000, then each
+	// doubling) a Put refreshes the planner's statistics (see analyze).
+	puts, analyzeAt atomic.Int64
 }
+
+// firstAnalyze is the Put after which the statistics are first gathered.
+const firstAnalyze = 1000
 
 var _ store.Driver = (*Driver)(nil)
 
@@ -94,7 +101,21 @@ func newDriver(ctx context.Context, db *sql.DB) (*Driver, error) {
 	if err := set.Up(ctx, db); err != nil {
 		return nil, err
 	}
-	return &Driver{db: db}, nil
+	d := &Driver{db: db}
+	d.analyzeAt.Store(firstAnalyze)
+	return d, nil
+}
+
+// Analyze gathers the statistics SQLite's planner chooses indexes by
+// (ANALYZE). Without them it cannot tell a prefix that holds every item
+// from one that holds a few, and sorts the whole prefix to return the
+// newest ten; with them it walks the updated_at index when the prefix is
+// broad. Put calls it after this process's 1,000th Put and at each
+// doubling; call it after a bulk load, or on a database filled by another
+// program.
+func (d *Driver) Analyze(ctx context.Context) error {
+	_, err := d.db.ExecContext(ctx, `ANALYZE store_items`)
+	return err
 }
 
 // Close closes the database if Open opened it.
@@ -150,7 +171,16 @@ ON CONFLICT (ns, key) DO UPDATE SET
 			return err
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	if n := d.puts.Add(1); n == d.analyzeAt.Load() {
+		d.analyzeAt.Store(2 * n)
+		// Statistics are an optimisation: an error leaves the old ones,
+		// and is not the Put's.
+		d.Analyze(ctx) //nolint:errcheck // see above
+	}
+	return nil
 }
 
 const columns = `ns, key, value, created_at, updated_at, expires_at, ttl`
@@ -237,9 +267,14 @@ ORDER BY updated_at DESC, ns, key`, nanos(now), prefix)
 }
 
 func readVectors(ctx context.Context, tx *sql.Tx, prefix string, now time.Time) (map[[2]string][]store.Vector, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT v.ns, v.key, v.field, v.seq, v.embedding FROM store_vectors v
+	return collectVectors(tx.QueryContext(ctx, `SELECT v.ns, v.key, v.field, v.seq, v.embedding FROM store_vectors v
 JOIN store_items i ON i.ns = v.ns AND i.key = v.key
-WHERE (i.expires_at IS NULL OR i.expires_at > ?1) AND (?2 = '' OR v.ns = ?2 OR (v.ns >= ?2 || '.' AND v.ns < ?2 || '/'))`, nanos(now), prefix)
+WHERE (i.expires_at IS NULL OR i.expires_at > ?1) AND (?2 = '' OR v.ns = ?2 OR (v.ns >= ?2 || '.' AND v.ns < ?2 || '/'))`, nanos(now), prefix))
+}
+
+// collectVectors reads rows of (ns, key, field, seq, embedding) into
+// each item's vectors.
+func collectVectors(rows *sql.Rows, err error) (map[[2]string][]store.Vector, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -82,3 +82,11 @@ func BenchmarkStore(b *testing.B) {
 		return open(tb, filepath.Join(tb.TempDir(), "bench.db"), opts...)
 	})
 }
+
+func TestFiltersRunInSQLite(t *testing.T) {
+	t.Parallel()
+	s := open(t, filepath.Join(t.TempDir(), "store.db"))
+	storetest.Pushdown(t, s,
+		[]store.Filter{{"kind": "note"}, {"i": map[string]any{"$gte": 3, "$lt": 20}}, {"done": true}, {"kind": map[string]any{"$ne": "task"}}, {"meta.n": 1}, {"kind": "note", "i": map[string]any{"$gt": 1}}},
+		[]store.Filter{{"tags": []any{"a"}}, {"meta": map[string]any{"n": 1}}})
+}

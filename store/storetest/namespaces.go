@@ -41,4 +41,18 @@ var namespaceTests = []test{
 		require.NoError(t, err)
 		require.Equal(t, [][]string{{"kept"}}, out)
 	}},
+	{name: "LabelsSortBeforeLongerLabelsWhateverTheirBytes", fn: func(t *testing.T, e *env) {
+		for _, ns := range [][]string{{"a-b"}, {"a", "b"}, {"a"}, {"a", "b-c"}, {"a", "b", "c"}, {"a!"}, {"b"}} {
+			require.NoError(t, e.s.Put(e.ctx, ns, "k", obj{}))
+		}
+		out, err := e.s.ListNamespaces(e.ctx, store.ListNamespacesOptions{})
+		require.NoError(t, err)
+		require.Equal(t, [][]string{{"a"}, {"a", "b"}, {"a", "b", "c"}, {"a", "b-c"}, {"a!"}, {"a-b"}, {"b"}}, out)
+		out, err = e.s.ListNamespaces(e.ctx, store.ListNamespacesOptions{Prefix: []string{"a"}, MaxDepth: 2, Offset: 1})
+		require.NoError(t, err)
+		require.Equal(t, [][]string{{"a", "b"}, {"a", "b-c"}}, out, "truncations once, the prefix by whole labels")
+		out, err = e.s.ListNamespaces(e.ctx, store.ListNamespacesOptions{Prefix: []string{store.Wildcard, "b"}, Suffix: []string{"b"}})
+		require.NoError(t, err)
+		require.Equal(t, [][]string{{"a", "b"}}, out)
+	}},
 }

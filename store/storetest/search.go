@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -98,5 +99,77 @@ var searchTests = []test{
 		require.Equal(t, []string{"a"}, search(t, e, ns, store.SearchOptions{Filter: store.Filter{"kind": "note"}, Offset: 1}), "the offset counts matches")
 		_, err := e.s.Search(e.ctx, ns, store.SearchOptions{Filter: store.Filter{"score": obj{"$near": 1}}})
 		require.ErrorContains(t, err, `unknown operator "$near"`)
+	}},
+	{name: "AFilterKeepsJSONTypesApart", fn: func(t *testing.T, e *env) {
+		ns := []string{"types"}
+		putAll(t, e, ns,
+			"true", obj{"v": true},
+			"one", obj{"v": 1},
+			"one-point-five", obj{"v": 1.5},
+			"null", obj{"v": nil},
+			"absent", obj{},
+			"str-one", obj{"v": "1"},
+			"upper", obj{"v": "B"},
+			"lower", obj{"v": "a"},
+			"accent", obj{"v": "é"},
+			"obj", obj{"v": obj{"x": 1.0, "y": []any{1, "two"}}},
+			"arr", obj{"v": []any{1, 2}},
+			"arr-obj", obj{"v": []any{obj{"x": 1}}},
+		)
+		for _, c := range []struct {
+			name   string
+			filter store.Filter
+			want   []string
+		}{
+			{"true is not 1", store.Filter{"v": true}, []string{"true"}},
+			{"1 is not true nor \"1\"", store.Filter{"v": 1}, []string{"one"}},
+			{"1.0 is 1", store.Filter{"v": 1.0}, []string{"one"}},
+			{"null matches a present null only", store.Filter{"v": nil}, []string{"null"}},
+			{"$ne null keeps the absent", store.Filter{"v": obj{"$ne": nil}}, []string{"arr-obj", "arr", "obj", "accent", "lower", "upper", "str-one", "absent", "one-point-five", "one", "true"}},
+			{"numbers order with numbers", store.Filter{"v": obj{"$gte": 1}}, []string{"one-point-five", "one"}},
+			{"$gt true matches nothing", store.Filter{"v": obj{"$gt": false}}, []string{}},
+			{"strings order byte by byte", store.Filter{"v": obj{"$gt": "B"}}, []string{"accent", "lower"}},
+			{"$lt a string", store.Filter{"v": obj{"$lt": "a"}}, []string{"upper", "str-one"}},
+			{"an object compares whole, in any key order", store.Filter{"v": obj{"y": []any{1.0, "two"}, "x": 1}}, []string{"obj"}},
+			{"a part of an object is not the object", store.Filter{"v": obj{"x": 1}}, []string{}},
+			{"an array compares whole", store.Filter{"v": []any{1, 2}}, []string{"arr"}},
+			{"an element is not the array", store.Filter{"v": 1.0, "absent": obj{"$ne": 1}}, []string{"one"}},
+			{"$ne an object", store.Filter{"v": obj{"$ne": []any{1, 2}}, "v.x": obj{"$ne": 7}}, []string{"arr-obj", "obj", "accent", "lower", "upper", "str-one", "absent", "null", "one-point-five", "one", "true"}},
+			{"a path does not index arrays", store.Filter{"v.0": 1}, []string{}},
+			{"a path does not enter an array's objects", store.Filter{"v.x": 1}, []string{"obj"}},
+		} {
+			got := search(t, e, ns, store.SearchOptions{Filter: c.filter, Limit: 20})
+			if len(c.want) == 0 {
+				require.Empty(t, got, c.name)
+				continue
+			}
+			require.Equal(t, c.want, got, c.name)
+		}
+	}},
+	{name: "ADottedKeyPrefersAFieldOfThatName", fn: func(t *testing.T, e *env) {
+		ns := []string{"dots"}
+		putAll(t, e, ns,
+			"literal", obj{"a.b": "x", "a": obj{"b": "y"}},
+			"nested", obj{"a": obj{"b": "x"}},
+			"odd keys", obj{`say "hi"`: 1, "": obj{"": 2}, "ünï": obj{"k y": 3}, `back\slash<&>`: true},
+		)
+		require.Equal(t, []string{"nested", "literal"}, search(t, e, ns, store.SearchOptions{Filter: store.Filter{"a.b": "x"}}))
+		require.Empty(t, search(t, e, ns, store.SearchOptions{Filter: store.Filter{"a.b": "y"}}), "the field named a.b hides the path")
+		require.Equal(t, []string{"odd keys"}, search(t, e, ns, store.SearchOptions{Filter: store.Filter{`say "hi"`: 1}}))
+		require.Equal(t, []string{"odd keys"}, search(t, e, ns, store.SearchOptions{Filter: store.Filter{".": 2}}), "an empty key, nested in an empty key")
+		require.Equal(t, []string{"odd keys"}, search(t, e, ns, store.SearchOptions{Filter: store.Filter{"ünï.k y": obj{"$gt": 2}}}))
+		require.Equal(t, []string{"odd keys"}, search(t, e, ns, store.SearchOptions{Filter: store.Filter{`back\slash<&>`: true}}))
+	}},
+	{name: "AFilterPagesItsMatchesAmongMany", fn: func(t *testing.T, e *env) {
+		ns := []string{"many"}
+		for i := range 60 {
+			putAll(t, e, []string{"many", fmt.Sprint(i % 4)}, fmt.Sprintf("k%02d", i), obj{"i": i, "third": i%3 == 0})
+		}
+		putAll(t, e, []string{"many-other"}, "outside", obj{"i": 3, "third": true})
+		got := search(t, e, ns, store.SearchOptions{Filter: store.Filter{"third": true, "i": obj{"$lt": 40}}, Limit: 4, Offset: 3})
+		require.Equal(t, []string{"k30", "k27", "k24", "k21"}, got)
+		got = search(t, e, []string{"many", "1"}, store.SearchOptions{Filter: store.Filter{"third": true}, Limit: 3})
+		require.Equal(t, []string{"k57", "k45", "k33"}, got, "a deeper prefix")
+		require.Empty(t, search(t, e, ns, store.SearchOptions{Filter: store.Filter{"third": true}, Offset: 20}))
 	}},
 }

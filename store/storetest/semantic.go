@@ -62,6 +62,21 @@ var semanticTests = []test{
 		require.NoError(t, err)
 		require.Equal(t, []string{"pasta"}, keys(items), "the offset skips the best")
 	}},
+	{name: "AQueryWithAFilterOnAnObjectRanksOnlyTheMatches", index: true, fn: func(t *testing.T, e *env) {
+		ns := []string{"mem"}
+		putAll(t, e, ns,
+			"pizza", obj{"text": "I love pizza with extra cheese", "meta": obj{"n": 1, "tags": []any{"a"}}},
+			"pasta", obj{"text": "pasta with cheese and tomato sauce", "meta": obj{"n": 2}},
+			"pizza-too", obj{"text": "pizza with cheese", "meta": obj{"n": 1.0, "tags": []any{"a"}}},
+			"pizza-deep", obj{"text": "cheese pizza", "deep": obj{"meta": obj{"tags": []any{"a"}, "n": 1}}},
+		)
+		items, err := e.s.Search(e.ctx, ns, store.SearchOptions{Query: "cheese pizza", Filter: store.Filter{"meta": obj{"tags": []any{"a"}, "n": 1}}})
+		require.NoError(t, err)
+		require.Equal(t, []string{"pizza-too", "pizza"}, keys(items))
+		items, err = e.s.Search(e.ctx, ns, store.SearchOptions{Query: "cheese pizza", Filter: store.Filter{"meta": obj{"$ne": obj{"n": 2}}}, Limit: 2, Offset: 1})
+		require.NoError(t, err)
+		require.Equal(t, []string{"pizza-too", "pizza"}, keys(items), "ranked among the three that match, the best skipped")
+	}},
 	{name: "AnItemPutWithoutIndexTakesNoPartInAQuery", index: true, fn: func(t *testing.T, e *env) {
 		ns := []string{"mem"}
 		require.NoError(t, e.s.Put(e.ctx, ns, "plain", obj{"text": "cheese pizza"}, store.NoIndex()))
