@@ -158,6 +158,9 @@ func runOn(ctx context.Context, term terminal, args []string, stdout, stderr io.
 	st.Saver = g.keys.wrap(st.Saver)
 	e.store = st
 	err = cmd.run(ctx, e, pos)
+	if err != nil && g.keys.ring == nil && sealed(ctx, st) {
+		err = fmt.Errorf("%w (%s is encrypted by checkpoint/encrypt: give its keys with -key-file PATH or $%s)", err, st.Name, keyFileEnv)
+	}
 	if cerr := st.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close %s: %w", st.Name, cerr)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/encrypt"
+	"github.com/stategraph/stategraph/cmd/stategraph/internal/store"
 )
 
 // keyFileEnv names the key file when -key-file is not given.
@@ -93,4 +95,20 @@ func readKeyFile(path string) (*encrypt.Keyring, error) {
 		return nil, fmt.Errorf("key file %s: %w", path, err)
 	}
 	return ring, nil
+}
+
+// sealed reports whether the newest thread of the database was written
+// through checkpoint/encrypt, whose checkpoints carry a seal channel: the
+// hint for an error met without -key-file.
+func sealed(ctx context.Context, st *store.Store) bool {
+	threads, err := st.Lister.Threads(ctx)
+	if err != nil || len(threads) == 0 {
+		return false
+	}
+	head, err := st.Saver.Get(ctx, checkpoint.Config{ThreadID: threads[0].ID})
+	if err != nil {
+		return false
+	}
+	_, ok := head.Checkpoint.Versions[encrypt.SealChannel]
+	return ok
 }
