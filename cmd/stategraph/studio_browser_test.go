@@ -213,7 +213,7 @@ func TestStudioWatchesAnswersAndForksTheDeliveryThreads(t *testing.T) {
 		textContains(`button[data-thread="ask"] .badge`, "interrupted"),
 	)
 
-	replan := `#timeline li[data-step="5"][data-nodes="replan"]`
+	replan := `#timeline[data-thread="done"] li[data-step="5"][data-nodes="replan"]`
 	run("the finished thread's replan step shows the blocked route",
 		chromedp.Click(chromedp.CSS(`button[data-thread="done"]`)),
 		chromedp.WaitVisible(chromedp.CSS(replan)),
@@ -225,7 +225,10 @@ func TestStudioWatchesAnswersAndForksTheDeliveryThreads(t *testing.T) {
 		textContains("#checkpoint-title", "step 5 (replan)"),
 		until(`document.querySelector('#graph g.node.current[data-node="replan"]') !== null`),
 		until(`document.querySelector('#graph g.edge.taken[data-source="replan"][data-target="execute"]') !== null`),
+		shot(t, "studio-threads.png"),
+		until(`(document.querySelector('#checkpoint-title').scrollIntoView(), true)`),
 		shot(t, "studio-diff.png"),
+		until(`(window.scrollTo(0, 0), true)`),
 	)
 
 	run("the arrow keys walk the timeline",
@@ -250,7 +253,7 @@ func TestStudioWatchesAnswersAndForksTheDeliveryThreads(t *testing.T) {
 		shot(t, "studio-interrupt.png"),
 		chromedp.Click(chromedp.CSS(`#continue`)),
 		until(`document.querySelector('#run-bar').dataset.status === "success"`),
-		chromedp.WaitVisible(chromedp.CSS(`#timeline li[data-nodes="respond"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#timeline[data-thread="ask"] li[data-nodes="respond"]`)),
 		textContains("#thread-status", "idle"),
 		until(`document.querySelector('#pending').hidden`),
 	)
@@ -259,7 +262,7 @@ func TestStudioWatchesAnswersAndForksTheDeliveryThreads(t *testing.T) {
 	response, _ := values["response"].(map[string]any)
 	assert.Contains(t, response["text"], "warehouse B", "the answer the resumed run wrote")
 
-	planner := `#timeline li[data-step="1"][data-nodes="planner"]`
+	planner := `#timeline[data-thread="done"] li[data-step="1"][data-nodes="planner"]`
 	before := len(apiHistory(t, base, "done"))
 	run("invalid JSON in a state edit is refused and changes nothing",
 		chromedp.Click(chromedp.CSS(`button[data-thread="done"]`)),
@@ -286,6 +289,7 @@ func TestStudioWatchesAnswersAndForksTheDeliveryThreads(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#timeline li[aria-selected="true"] .mark.fork`)),
 		until(`document.querySelector('#timeline li[aria-selected="true"]').dataset.lane !== "0"`),
 		textContains("#diff", goal),
+		until(`(document.querySelector('#timeline li[aria-selected="true"]').scrollIntoView({block: "center"}), true)`),
 		shot(t, "studio-fork.png"),
 	)
 	hist := apiHistory(t, base, "done")
@@ -315,12 +319,4 @@ func TestStudioWatchesAnswersAndForksTheDeliveryThreads(t *testing.T) {
 	assert.Equal(t, "moved on", latest["goal"])
 	assert.NotEqual(t, checkpointID(fork), checkpointID(hist[0]))
 
-	run("the screenshot of the threads and the timeline",
-		chromedp.Click(chromedp.CSS(`button[data-thread="done"]`)),
-		chromedp.WaitVisible(chromedp.CSS(replan)),
-		chromedp.Click(chromedp.CSS(replan)),
-		textContains("#diff", "route is blocked"),
-		chromedp.ScrollIntoView(chromedp.CSS(`#thread-title`)),
-		shot(t, "studio-threads.png"),
-	)
 }

@@ -86,7 +86,7 @@ function renderThreads() {
         onclick: () => openThread(t.thread_id),
       },
       el("span", { class: "tid" }, t.thread_id),
-      el("span", { class: "badge " + t.status }, st),
+      el("span", { class: "badge " + (st === "paused" ? "interrupted" : t.status) }, st),
       el("span", { class: "sub" }, `step ${t.step ?? "–"} · ${t.metadata?.graph_id || ""} · ${updated}`))),
       update: (li) => li.firstChild.setAttribute("aria-current", t.thread_id === S.tid ? "true" : "false"),
     };
@@ -109,7 +109,17 @@ async function drawingOf(graphID) {
 
 async function openThread(tid, checkpointID) {
   quiet();
-  if (S.tid !== tid) { S.selected = null; S.want = null; }
+  if (S.tid !== tid) {
+    // Another thread: nothing of the last one stays on screen while this one loads.
+    S.selected = null; S.want = null; S.thread = null; S.head = null;
+    S.tl = { entries: [], byID: new Map() };
+    rendered = "";
+    clear($("timeline"));
+    delete $("timeline").dataset.thread;
+    $("pending").hidden = true;
+    if (!S.run || S.run.tid !== tid) $("run-bar").hidden = true;
+    $("thread-pane").setAttribute("aria-busy", "true");
+  }
   S.tid = tid;
   if (checkpointID) S.want = checkpointID;
   renderThreads();
@@ -169,11 +179,13 @@ function renderThread() {
   const st = statusOf({ ...th, next: S.head?.next });
   const badge = $("thread-status");
   badge.hidden = false;
-  badge.className = "badge " + th.status;
+  badge.className = "badge " + (st === "paused" ? "interrupted" : th.status);
   badge.textContent = st;
   $("thread-graph").textContent = S.graphID ? `graph ${S.graphID}` : "no graph yet";
   renderPending();
   timeline.render($("timeline"), S.tl.entries, S.head?.checkpoint?.checkpoint_id, S.selected, select);
+  $("timeline").dataset.thread = th.thread_id;
+  $("thread-pane").removeAttribute("aria-busy");
   renderCheckpoint();
 }
 
@@ -298,6 +310,7 @@ async function startRun(tid, body) {
   S.run = run;
   renderThread();
   runBar("Starting a run…", false);
+  $("run-bar").dataset.status = "pending";
   const req = { assistant_id: graphID, stream_mode: ["values", "updates", "tasks", "checkpoints"], ...body };
   delete req.graph;
   try {
