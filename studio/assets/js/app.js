@@ -154,6 +154,8 @@ async function readThread() {
     return;
   }
   if (S.tid !== tid) return;
+  // Following the head (it was selected) goes on following it as the thread grows.
+  const following = !S.selected || S.selected === S.head?.checkpoint?.checkpoint_id;
   S.thread = thread;
   S.graphID = graphOf(thread);
   S.head = head;
@@ -162,6 +164,7 @@ async function readThread() {
   // A checkpoint asked for (a fork just written) is selected once a read
   // has it; a read that began before it was written keeps the selection.
   if (S.want && S.tl.byID.has(S.want)) { S.selected = S.want; S.want = null; }
+  else if (following && !S.want) S.selected = headID;
   if (!S.selected || !S.tl.byID.has(S.selected)) S.selected = headID;
   const t = S.threads.find((x) => x.thread_id === tid);
   if (t) { t.status = thread.status; t.step = head.metadata?.step ?? null; t.next = head.next || []; t.updated_at = thread.updated_at; renderThreads(); }
