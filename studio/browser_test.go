@@ -147,3 +147,64 @@ func TestTheGraphShowsTheRunningNodeLiveAndCancelStopsTheRun(t *testing.T) {
 		until(`document.querySelector('#graph g.edge.taken[data-source="slow"][data-target="__end__"]') !== null`),
 	)
 }
+
+type ticket struct {
+	Request string
+	Answer  string
+}
+
+// A node's graph.Interrupt shows its question on the page; an answer
+// that is not valid JSON in JSON mode is refused; a text answer resumes
+// the run, which ends with the node's writes.
+func TestAnInterruptIsAnsweredFromThePage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	ctx := chromium(t)
+	request := state.Value("request", func(tk *ticket) *string { return &tk.Request })
+	answer := state.Value("answer", func(tk *ticket) *string { return &tk.Answer })
+	app, err := graph.New(state.NewSchema(request, answer)).
+		AddNode("ask", func(ctx context.Context, tk ticket) (state.Update[ticket], error) {
+			reply, err := graph.Interrupt[string](ctx, map[string]any{"question": "Refund " + tk.Request + "?"})
+			if err != nil {
+				return state.Update[ticket]{}, err
+			}
+			return state.Writes(answer.Set(reply)), nil
+		}).
+		AddEdge(graph.Start, "ask").
+		AddEdge("ask", graph.End).
+		Compile(graph.WithCheckpointer(memory.New()))
+	require.NoError(t, err)
+	srv, err := server.New([]server.Graph{server.Register("tickets", app)})
+	require.NoError(t, err)
+	web := httptest.NewServer(studio.Beside(srv))
+	t.Cleanup(func() {
+		web.Close()
+		srv.Close()
+	})
+	step, cancel := context.WithTimeout(ctx, time.Minute) // a guard, not an assertion
+	defer cancel()
+	require.NoError(t, chromedp.Do(step,
+		chromedp.Navigate(web.URL+"/studio/"),
+		until(`document.querySelector('#run-graph').value === "tickets"`),
+		until(`document.querySelector('#run-input').value.includes('"request"')`),
+		chromedp.SetValue(chromedp.CSS(`#run-input`), `{"request": "order O1001"}`),
+		chromedp.Click(chromedp.CSS(`#run-new`)),
+		until(`document.querySelector('#run-bar').dataset.status === "interrupted"`),
+		chromedp.WaitVisible(chromedp.CSS(`#pending .answer`)),
+		until(`document.querySelector('#pending').textContent.includes('Refund order O1001?')`),
+		until(`document.querySelector('#thread-status').textContent === "interrupted"`),
+		chromedp.SetValue(chromedp.CSS(`#pending .answer`), `{"not": json`),
+		chromedp.SetValue(chromedp.CSS(`#pending .answer-kind`), "json"),
+		chromedp.Click(chromedp.CSS(`#answer-submit`)),
+		until(`document.querySelector('#message').textContent.includes('not valid JSON') && document.querySelector('#message').textContent.includes('Nothing was sent')`),
+		until(`document.querySelector('#run-bar').dataset.status === "interrupted"`),
+		chromedp.SetValue(chromedp.CSS(`#pending .answer-kind`), "text"),
+		chromedp.SetValue(chromedp.CSS(`#pending .answer`), "yes, in full"),
+		chromedp.Click(chromedp.CSS(`#answer-submit`)),
+		until(`document.querySelector('#run-bar').dataset.status === "success"`),
+		until(`document.querySelector('#pending').hidden`),
+		until(`document.querySelector('#state-tree').textContent.includes('"yes, in full"')`),
+		until(`document.querySelector('#thread-status').textContent === "idle"`),
+	))
+}
