@@ -146,6 +146,18 @@ func TestTheGraphShowsTheRunningNodeLiveAndCancelStopsTheRun(t *testing.T) {
 		until(`document.querySelector('#state-tree').textContent.includes('prepared report, done')`),
 		until(`document.querySelector('#graph g.edge.taken[data-source="slow"][data-target="__end__"]') !== null`),
 	)
+	do("Replay from an earlier checkpoint runs on a branch of its own",
+		chromedp.Click(chromedp.CSS(`#timeline li[data-nodes="prepare"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#timeline li[data-nodes="prepare"][aria-selected="true"]`)),
+		chromedp.Click(chromedp.CSS(`#replay`)),
+		until(running),
+	)
+	gate <- struct{}{}
+	do("the replay ends on the new branch",
+		until(`document.querySelector('#run-bar').dataset.status === "success"`),
+		until(`document.querySelectorAll('#timeline li[data-nodes="slow"]').length === 2`),
+		until(`[...document.querySelectorAll('#timeline li')].some((li) => li.dataset.lane !== "0")`),
+	)
 }
 
 type ticket struct {
