@@ -34,6 +34,7 @@ type env struct {
 // globals are the database flags, accepted before or after the command.
 type globals struct {
 	db, dsn, schema string
+	keys            keyFlags
 }
 
 // register adds the database flags and -json to fs, keeping the values
@@ -43,6 +44,7 @@ func (g *globals) register(fs *flag.FlagSet, e *env) {
 	fs.StringVar(&g.dsn, "dsn", g.dsn, "a PostgreSQL `DSN` (default: $"+dsnEnv+")")
 	fs.StringVar(&g.schema, "schema", g.schema, "the PostgreSQL schema `NAME` of the stategraph tables")
 	fs.BoolVar(&e.json, "json", e.json, "print JSON instead of tables")
+	g.keys.register(fs)
 }
 
 // command is one subcommand.
@@ -112,6 +114,9 @@ func runOn(ctx context.Context, term terminal, args []string, stdout, stderr io.
 	if rest[0] == "help" {
 		return help(stdout, stderr, rest[1:])
 	}
+	if rest[0] == "studio" {
+		return runStudio(ctx, rest[1:], studioConfig{serveConfig: serveConfig{db: g.db, dsn: g.dsn, schema: g.schema}, keys: g.keys}, stdout, stderr, getenv)
+	}
 	if rest[0] == "serve" {
 		return runServe(ctx, rest[1:], serveConfig{db: g.db, dsn: g.dsn, schema: g.schema}, stdout, stderr)
 	}
@@ -138,6 +143,9 @@ func runOn(ctx context.Context, term terminal, args []string, stdout, stderr io.
 	if dbPath == "" && dsn == "" {
 		return report(stderr, usagef(nil, "no database: give -db PATH (SQLite) or -dsn DSN (PostgreSQL), or set %s", dsnEnv))
 	}
+	if err := g.keys.resolve(getenv); err != nil {
+		return report(stderr, err)
+	}
 	var st *store.Store
 	if dbPath != "" {
 		st, err = store.OpenSQLite(ctx, dbPath)
@@ -147,8 +155,12 @@ func runOn(ctx context.Context, term terminal, args []string, stdout, stderr io.
 	if err != nil {
 		return report(stderr, err)
 	}
+	st.Saver = g.keys.wrap(st.Saver)
 	e.store = st
 	err = cmd.run(ctx, e, pos)
+	if err != nil && g.keys.ring == nil && sealed(ctx, st) {
+		err = fmt.Errorf("%w (%s is encrypted by checkpoint/encrypt: give its keys with -key-file PATH or $%s)", err, st.Name, keyFileEnv)
+	}
 	if cerr := st.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("close %s: %w", st.Name, cerr)
 	}

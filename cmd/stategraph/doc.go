@@ -8,7 +8,7 @@
 //
 // Usage:
 //
-//	stategraph [-db PATH | -dsn DSN [-schema NAME]] [-json] COMMAND [ARGS]
+//	stategraph [-db PATH | -dsn DSN [-schema NAME]] [-key-file PATH] [-json] COMMAND [ARGS]
 //
 // The database is a SQLite file (-db PATH, which must exist) or a
 // PostgreSQL database (-dsn DSN, or the environment variable
@@ -26,8 +26,19 @@
 //	diff THREAD A B [-ns NS]                          what changed from checkpoint A to B, path by path
 //	mermaid THREAD [CHECKPOINT] [-ns NS]              the path the thread took, as a Mermaid flowchart
 //	delete THREAD [-yes]                              delete every checkpoint of the thread (asks first)
-//	prune THREAD --keep N                             keep the newest N checkpoints of the thread
+//	prune THREAD --keep N | --older-than D [--keep N] keep the newest N checkpoints of the thread, or sweep old threads
 //	verify [THREAD...]                                check every row and link of the threads (default: all)
+//	serve [-addr HOST:PORT]                           serve the example graphs over LangGraph's Agent Server API
+//	studio [-addr HOST:PORT]                          a local web page to watch, inspect, fork and resume threads
+//
+// studio serves LangGraph's Agent Server API at / and a page over it at
+// /studio/ (package studio; docs/studio.md), on the example graphs, over
+// the database given; the threads already in it are listed under the
+// served graph whose fields they have.
+//
+// -key-file PATH (or $STATEGRAPH_KEY_FILE) reads a database that
+// checkpoint/encrypt wrote: one key a line, "ID BASE64", the active key
+// first.
 //
 // "stategraph COMMAND -h" (or --help, or "stategraph help COMMAND")
 // prints a command's usage and flags on standard output and exits 0.

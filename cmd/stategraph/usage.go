@@ -22,6 +22,9 @@ Database (one of), before or after the command:
   -db PATH       a SQLite checkpoint file (it must exist)
   -dsn DSN       a PostgreSQL database (default: $STATEGRAPH_POSTGRES_DSN)
   -schema NAME   the PostgreSQL schema of the stategraph tables (default: search_path)
+Encrypted databases (checkpoint/encrypt):
+  -key-file PATH the keys, one "ID BASE64" a line, the active key first
+                 (default: $STATEGRAPH_KEY_FILE)
 Output:
   -json          print JSON instead of tables
                  (tables fit the terminal's width, or $COLUMNS when it is set)
@@ -30,6 +33,7 @@ Commands:
 `
 	usageFooter = `
   serve [-addr HOST:PORT]  serve the example graphs over LangGraph's Agent Server API (serve -h)
+  studio [-addr HOST:PORT] a local web page to watch, inspect, fork and resume threads (studio -h)
 
 CHECKPOINT is an id from history, or a part of one (a suffix, or any
 chunk) that no other checkpoint of the thread has.
@@ -82,6 +86,7 @@ Database and output flags, before or after the command:
   -db PATH       a SQLite checkpoint file (it must exist)
   -dsn DSN       a PostgreSQL database (default: $STATEGRAPH_POSTGRES_DSN)
   -schema NAME   the PostgreSQL schema of the stategraph tables
+  -key-file PATH the keys of an encrypted database (default: $STATEGRAPH_KEY_FILE)
   -json          print JSON instead of tables
 `)
 }

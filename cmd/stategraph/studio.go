@@ -1,0 +1,325 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/postgres"
+	"github.com/stategraph/stategraph/checkpoint/sqlite"
+	"github.com/stategraph/stategraph/cmd/stategraph/internal/inspect"
+	"github.com/stategraph/stategraph/cmd/stategraph/internal/servegraphs"
+	"github.com/stategraph/stategraph/cmd/stategraph/internal/store"
+	"github.com/stategraph/stategraph/server"
+	"github.com/stategraph/stategraph/studio"
+)
+
+const studioUsage = `usage: stategraph studio [-db PATH [-store PATH] | -dsn DSN [-schema NAME]] [-addr HOST:PORT] [-allow-remote]
+
+Open a local web page to watch, inspect, fork and resume threads: the
+threads, each thread's timeline of checkpoints with its forks, a
+checkpoint's state and what changed, the graph with the path taken and the
+running node, pending interrupts. The page is served at /studio/ beside
+LangGraph's Agent Server API at / on one port, over the example graphs
+(planexecute, support, essay) as stategraph serve serves them; everything
+it loads is in this binary. Threads already in the database (those the
+examples write, such as go run ./examples/planexecute) are listed too:
+each gets a thread record naming the served graph whose fields it has.
+
+  -db PATH        the SQLite checkpoint file (default stategraph.db; created if missing)
+  -store PATH     the SQLite file of thread and run records (default: PATH of -db with .server.db)
+  -dsn DSN        keep checkpoints and records in this PostgreSQL database instead
+  -schema NAME    the PostgreSQL schema of their tables (default: search_path)
+  -addr HOST:PORT where to listen (default 127.0.0.1:2024)
+  -allow-remote   listen on a non-loopback address (anyone who reaches it can run the graphs)
+` + keyFlagsUsage
+
+// studioConfig is what studio runs with: serve's settings and the keys.
+type studioConfig struct {
+	serveConfig
+	keys keyFlags
+}
+
+// parseStudio parses studio's flags over the database flags given before
+// the command.
+func parseStudio(args []string, c studioConfig, getenv func(string) string) (studioConfig, error) {
+	fs := flag.NewFlagSet("studio", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.db, "db", c.db, "")
+	fs.StringVar(&c.dsn, "dsn", c.dsn, "")
+	fs.StringVar(&c.schema, "schema", c.schema, "")
+	fs.StringVar(&c.store, "store", "", "")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:2024", "")
+	fs.BoolVar(&c.allowRemote, "allow-remote", false, "")
+	c.keys.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("studio: unexpected argument %q", fs.Arg(0))
+	}
+	if c.dsn != "" {
+		if c.db != "" || c.store != "" {
+			return c, errors.New("studio: give either -db (SQLite) or -dsn (PostgreSQL), not both")
+		}
+	} else {
+		if c.schema != "" {
+			return c, errors.New("studio: -schema needs -dsn")
+		}
+		if c.db == "" {
+			c.db = "stategraph.db"
+		}
+		if c.store == "" {
+			c.store = strings.TrimSuffix(c.db, ".db") + ".server.db"
+		}
+	}
+	host, _, err := net.SplitHostPort(c.addr)
+	if err != nil {
+		return c, fmt.Errorf("studio: -addr %q: %v", c.addr, err)
+	}
+	if !c.allowRemote && !isLoopback(host) {
+		return c, fmt.Errorf("studio: -addr %q is not a loopback address and the studio has no authentication: give -allow-remote to serve it anyway", c.addr)
+	}
+	if err := c.keys.resolve(getenv); err != nil {
+		return c, fmt.Errorf("studio: %w", err)
+	}
+	return c, nil
+}
+
+// runStudio runs `stategraph studio` until ctx is done.
+func runStudio(ctx context.Context, args []string, global studioConfig, stdout, stderr io.Writer, getenv func(string) string) int {
+	c, err := parseStudio(args, global, getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, studioUsage)
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprint(stderr, studioUsage)
+		return report(stderr, usagef(nil, "%v", err))
+	}
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return report(stderr, fmt.Errorf("studio: %w", err))
+	}
+	if err := serveStudio(ctx, c, ln, stdout); err != nil {
+		return report(stderr, err)
+	}
+	return exitOK
+}
+
+// studioBackend is the open databases studio serves from.
+type studioBackend struct {
+	inspect *store.Store // the checkpoint saver and its thread lister
+	saver   checkpoint.Saver
+	records server.Store
+	where   string
+	closers []func() error
+}
+
+func (b *studioBackend) Close() error {
+	var errs []error
+	for i := len(b.closers) - 1; i >= 0; i-- {
+		errs = append(errs, b.closers[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// openStudio opens (creating when missing) the checkpoint database and
+// the thread records.
+func openStudio(ctx context.Context, c studioConfig) (b *studioBackend, err error) {
+	b = &studioBackend{}
+	defer func() {
+		if err != nil {
+			b.Close()
+		}
+	}()
+	if c.dsn != "" {
+		pool, err := pgxpool.New(ctx, c.dsn)
+		if err != nil {
+			return nil, fmt.Errorf("studio: %w", err)
+		}
+		b.closers = append(b.closers, func() error { pool.Close(); return nil })
+		var opts []postgres.Option
+		if c.schema != "" {
+			opts = append(opts, postgres.WithSchema(c.schema))
+		}
+		if err := postgres.New(pool, opts...).Migrate(ctx); err != nil {
+			return nil, fmt.Errorf("studio: %w", err)
+		}
+		if b.records, err = server.OpenPostgresStore(ctx, pool, c.schema); err != nil {
+			return nil, fmt.Errorf("studio: %w", err)
+		}
+		if b.inspect, err = store.OpenPostgres(ctx, c.dsn, c.schema); err != nil {
+			return nil, fmt.Errorf("studio: %w", err)
+		}
+		b.where = "checkpoints and records in PostgreSQL"
+	} else {
+		if _, err := os.Stat(c.db); errors.Is(err, fs.ErrNotExist) {
+			created, err := sqlite.Open(c.db) // a new, empty checkpoint database
+			if err != nil {
+				return nil, fmt.Errorf("studio: %w", err)
+			}
+			if err := created.Close(); err != nil {
+				return nil, fmt.Errorf("studio: %w", err)
+			}
+		}
+		if b.inspect, err = store.OpenSQLite(ctx, c.db); err != nil {
+			return nil, fmt.Errorf("studio: %w", err)
+		}
+		records, err := server.OpenSQLiteStore(c.store)
+		if err != nil {
+			b.inspect.Close()
+			return nil, fmt.Errorf("studio: %w", err)
+		}
+		b.records = records
+		b.closers = append(b.closers, records.Close)
+		b.where = fmt.Sprintf("checkpoints %s, records %s", c.db, c.store)
+	}
+	b.closers = append(b.closers, b.inspect.Close)
+	b.saver = c.keys.wrap(b.inspect.Saver)
+	return b, nil
+}
+
+// serveStudio serves the page and the API on ln until ctx is done, then
+// stops the runs in progress (their threads keep their checkpoints) and
+// closes the databases.
+func serveStudio(ctx context.Context, c studioConfig, ln net.Listener, stdout io.Writer) (err error) {
+	defer func() {
+		if err != nil {
+			ln.Close()
+		}
+	}()
+	b, err := openStudio(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := b.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("studio: close: %w", cerr)
+		}
+	}()
+	graphs, err := servegraphs.Graphs(b.saver)
+	if err != nil {
+		return fmt.Errorf("studio: %w", err)
+	}
+	adopted, err := adoptThreads(ctx, b.inspect.Lister, b.saver, b.records, graphs)
+	if err != nil {
+		return fmt.Errorf("studio: %w", err)
+	}
+	srv, err := server.New(graphs, server.WithStore(b.records))
+	if err != nil {
+		return fmt.Errorf("studio: %w", err)
+	}
+	hs := &http.Server{Handler: studio.Beside(srv), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "stategraph studio: http://%s/studio/ (API at http://%s/; graphs planexecute, support, essay; %s)\n", ln.Addr(), ln.Addr(), b.where)
+	for _, a := range adopted {
+		fmt.Fprintf(stdout, "  %s\n", a)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = hs.Shutdown(shutdown)
+		<-errc
+	}
+	srv.Close()
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// adoptThreads gives each thread of the checkpoint database that has no
+// thread record one, naming the served graph whose state fields hold all
+// the thread's channels (the examples write checkpoints without the
+// server, so it would not know them). It returns a line for each thread
+// adopted or left out.
+func adoptThreads(ctx context.Context, lister store.ThreadLister, saver checkpoint.Saver, records server.Store, graphs []server.Graph) ([]string, error) {
+	threads, err := lister.Threads(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fields := make([][]string, len(graphs))
+	for i, g := range graphs {
+		var sch struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(g.Schemas().State, &sch); err != nil {
+			return nil, fmt.Errorf("graph %q: state schema: %w", g.ID(), err)
+		}
+		for f := range sch.Properties {
+			fields[i] = append(fields[i], f)
+		}
+	}
+	var lines []string
+	for _, t := range threads {
+		_, err := records.GetThread(ctx, t.ID)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, server.ErrNotFound) {
+			return nil, fmt.Errorf("thread %q: %w", t.ID, err)
+		}
+		head, err := saver.Get(ctx, checkpoint.Config{ThreadID: t.ID})
+		if err != nil {
+			return nil, fmt.Errorf("thread %q: %w", t.ID, err)
+		}
+		var channels []string
+		for ch := range head.Checkpoint.Versions {
+			if !strings.HasPrefix(ch, "__") {
+				channels = append(channels, ch)
+			}
+		}
+		slices.Sort(channels)
+		g := graphFor(channels, graphs, fields)
+		if g == nil {
+			lines = append(lines, fmt.Sprintf("thread %s: not listed, no served graph has the fields %s", t.ID, strings.Join(channels, ", ")))
+			continue
+		}
+		rec := server.ThreadRecord{ThreadID: t.ID, GraphID: g.ID(), Metadata: map[string]any{"graph_id": g.ID()},
+			Status: server.StatusIdle, CreatedAt: t.Updated, UpdatedAt: t.Updated}
+		if st, err := inspect.StatusOf(head); err == nil && st.State == inspect.StateError {
+			rec.Status, rec.Error = server.StatusError, st.Error
+		}
+		if err := records.CreateThread(ctx, rec); err != nil && !errors.Is(err, server.ErrExists) {
+			return nil, fmt.Errorf("thread %q: %w", t.ID, err)
+		}
+		lines = append(lines, fmt.Sprintf("thread %s: listed as a thread of graph %s", t.ID, g.ID()))
+	}
+	return lines, nil
+}
+
+// graphFor returns the graph whose fields hold every channel, the one
+// with the fewest fields when several do; nil when none does.
+func graphFor(channels []string, graphs []server.Graph, fields [][]string) server.Graph {
+	var best server.Graph
+	bestN := 0
+	for i, g := range graphs {
+		ok := len(channels) > 0
+		for _, ch := range channels {
+			if !slices.Contains(fields[i], ch) {
+				ok = false
+				break
+			}
+		}
+		if ok && (best == nil || len(fields[i]) < bestN) {
+			best, bestN = g, len(fields[i])
+		}
+	}
+	return best
+}

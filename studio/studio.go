@@ -1,0 +1,87 @@
+package studio
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Prefix is where Beside serves the page.
+const Prefix = "/studio/"
+
+var index = template.Must(template.ParseFS(assets, "assets/index.html"))
+
+// Handler returns the page and its assets, for mounting at a path that
+// ends in "/" (with http.StripPrefix when the path is not "/"): the page
+// names its assets relative to itself. The page sends its API requests
+// to apiBase followed by the API path ("/threads/search", …): "" for
+// the root of the page's own origin, a path such as "/api" when the API
+// is mounted under one, or an absolute URL ("http://127.0.0.1:2024"),
+// which only works when that server allows the page's origin (package
+// server sends no CORS headers: serve both on one origin). An apiBase
+// that is none of these is an error.
+func Handler(apiBase string) (http.Handler, error) {
+	apiBase = strings.TrimSuffix(apiBase, "/")
+	connect := "'self'"
+	if apiBase != "" && !strings.HasPrefix(apiBase, "/") {
+		u, err := url.Parse(apiBase)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("studio: API base %q is neither a path starting with / nor an http(s) URL", apiBase)
+		}
+		connect += " " + u.Scheme + "://" + u.Host
+	}
+	var page bytes.Buffer
+	if err := index.Execute(&page, map[string]string{"API": apiBase}); err != nil {
+		return nil, fmt.Errorf("studio: %w", err)
+	}
+	static, err := fs.Sub(assets, "assets")
+	if err != nil {
+		return nil, fmt.Errorf("studio: %w", err)
+	}
+	files := http.FileServerFS(static)
+	// Everything the page loads comes from this handler: no other host,
+	// no inline script.
+	csp := "default-src 'self'; connect-src " + connect + "; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "studio: the page is read with GET", http.StatusMethodNotAllowed)
+			return
+		}
+		h := w.Header()
+		h.Set("Content-Security-Policy", csp)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Cache-Control", "no-cache")
+		p := path.Clean("/" + r.URL.Path)
+		if p == "/" || p == "/index.html" {
+			h.Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write(page.Bytes())
+			return
+		}
+		files.ServeHTTP(w, r)
+	}), nil
+}
+
+// Beside returns a handler serving the page at Prefix (/studio/) and api
+// at every other path; GET / redirects to the page. The page calls the
+// API on the same origin, so api is typically a *server.Server.
+func Beside(api http.Handler) http.Handler {
+	page, err := Handler("")
+	if err != nil {
+		panic(err) // "" is always a valid API base
+	}
+	mux := http.NewServeMux()
+	mux.Handle(Prefix, http.StripPrefix(strings.TrimSuffix(Prefix, "/"), page))
+	mux.Handle("GET /{$}", http.RedirectHandler(Prefix, http.StatusFound))
+	mux.Handle("/", api)
+	return mux
+}
