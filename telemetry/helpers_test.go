@@ -178,3 +178,5 @@ func hasAll(set attribute.Set, want []attribute.KeyValue) bool {
 }
 
 func attributeKey(k string) attribute.Key { return attribute.Key(k) }
+
+func attrKV(k, v string) attribute.KeyValue { return attribute.String(k, v) }
