@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// spanNames are the span names the offline run must show: the
+// invocation, the run, a step, each node's task, a checkpoint, and the
+// tool calls of the plan.
+var spanNames = []string{
+	"planexecute", "run planexecute", "step", "task planner", "task execute", "task replan", "task respond",
+	"checkpoint input", "checkpoint loop", "execute_tool order_lookup", "execute_tool stock_check", "execute_tool shipping_quote",
+}
+
+func TestTraceFlagPrintsTheRunsSpans(t *testing.T) {
+	t.Parallel()
+	res := execute(t, command(t, t.TempDir(), "-trace"), "")
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	requireRecommendation(t, res.Stdout)
+	assert.Contains(t, res.Stdout, "The spans went to standard output")
+	names := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\t"Name": (".*"),$`).FindAllStringSubmatch(res.Stdout, -1) {
+		var name string
+		require.NoError(t, json.Unmarshal([]byte(m[1]), &name))
+		names[name] = true
+	}
+	for _, want := range spanNames {
+		assert.True(t, names[want], "no span %q in the output", want)
+	}
+	assert.Contains(t, res.Stdout, `"stategraph.replan"`, "the replan is an event")
+}
+
+// collector is an OTLP/HTTP trace receiver keeping the spans it is sent.
+type collector struct {
+	mu    sync.Mutex
+	spans []*tracepb.Span
+}
+
+func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req collectortrace.ExportTraceServiceRequest
+	if r.URL.Path != "/v1/traces" || proto.Unmarshal(body, &req) != nil {
+		http.Error(w, "want an OTLP/HTTP protobuf export on /v1/traces", http.StatusBadRequest)
+		return
+	}
+	c.mu.Lock()
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			c.spans = append(c.spans, ss.Spans...)
+		}
+	}
+	c.mu.Unlock()
+	out, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{})
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	_, _ = w.Write(out)
+}
+
+func TestTraceFlagSendsOTLPWhenTheEnvironmentNamesACollector(t *testing.T) {
+	t.Parallel()
+	col := &collector{}
+	srv := httptest.NewServer(col)
+	defer srv.Close()
+	cmd := command(t, t.TempDir(), "-trace", "-thread", "traced")
+	cmd.Env = env("OTEL_EXPORTER_OTLP_ENDPOINT="+srv.URL, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf")
+	res := execute(t, cmd, "")
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	assert.Contains(t, res.Stdout, "The spans went to the OTLP/HTTP endpoint "+srv.URL)
+	assert.NotContains(t, res.Stdout, `"Name":`, "nothing printed when a collector takes the spans")
+
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	names := map[string]*tracepb.Span{}
+	for _, s := range col.spans {
+		names[s.Name] = s
+	}
+	for _, want := range spanNames {
+		assert.Contains(t, names, want)
+	}
+	run := names["run planexecute"]
+	require.NotNil(t, run)
+	assert.Equal(t, names["planexecute"].SpanId, run.ParentSpanId, "the run is a child of the invocation's span")
+	thread := ""
+	for _, kv := range run.Attributes {
+		if kv.Key == "stategraph.thread.id" {
+			thread = kv.GetValue().GetStringValue()
+		}
+	}
+	assert.Equal(t, "traced", thread)
+}
