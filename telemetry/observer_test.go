@@ -216,3 +216,10 @@ func TestOffWithoutProvidersMakesNoSpansAndNoMetadata(t *testing.T) {
 	assert.NotContains(t, snap.Metadata.Extra, "traceparent")
 	assert.Nil(t, tel.CheckpointMetadata(t.Context()))
 }
+
+func TestObserverIsNilWhenOff(t *testing.T) {
+	t.Parallel()
+	assert.Nil(t, telemetry.New().Observer())
+	tr := newTraced(t)
+	assert.NotNil(t, tr.Observer())
+}

@@ -86,3 +86,14 @@ func (t *Telemetry) Propagator() propagation.TextMapPropagator { return t.prop }
 
 // Tracing reports whether spans are made.
 func (t *Telemetry) Tracing() bool { return t.tracing }
+
+// Observer returns t as a graph.Observer, or nil when tracing and
+// metrics are both off, so that graph.WithObserver(t.Observer()) costs a
+// run nothing then (the runtime skips its observer calls altogether,
+// whereas t itself, off, is still called at every step and task).
+func (t *Telemetry) Observer() graph.Observer {
+	if !t.tracing && !t.metered {
+		return nil
+	}
+	return t
+}
