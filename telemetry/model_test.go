@@ -123,3 +123,16 @@ func TestWrappersAreTheOriginalsWhenOff(t *testing.T) {
 	tl := tool.Func{ToolName: "x"}
 	assert.Equal(t, tl, tel.Tool(tl))
 }
+
+// cannedModel answers every call with its reply, reporting 12 input and 5
+// output tokens as OpenAI's client does.
+type cannedModel struct{ reply string }
+
+func (c cannedModel) GenerateContent(context.Context, []llms.MessageContent, ...llms.CallOption) (*llms.ContentResponse, error) {
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: c.reply,
+		GenerationInfo: map[string]any{"PromptTokens": 12, "CompletionTokens": 5}}}}, nil
+}
+
+func (c cannedModel) Call(ctx context.Context, p string, o ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, c, p, o...)
+}
