@@ -7,5 +7,4 @@ import (
 )
 
 // TestMain checks that no goroutine the agent starts outlives the examples.
-// exporters, test servers, async saves) outlives the tests.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
