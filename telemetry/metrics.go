@@ -1,6 +1,9 @@
 package telemetry
 
 import (
+	"sync"
+
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
 
@@ -54,4 +57,49 @@ func newInstruments(m metric.Meter) instruments {
 	in.toolCalls, _ = m.Int64Counter(MetricToolCalls, metric.WithUnit("{call}"), metric.WithDescription("Tool calls, by tool and outcome (success, error)."))
 	in.toolDur, _ = m.Float64Histogram(MetricToolDuration, metric.WithUnit("s"), metric.WithDescription("How long tool calls took."), latency)
 	return in
+}
+
+// maxCached bounds each attribute cache; past it, sets are built per
+// measurement (graph, node, saver and source names are few, so it is
+// only a guard against names made per run).
+const maxCached = 4096
+
+// attrCache keeps the measurement option of each attribute combination,
+// so that recording a step's or a task's metrics builds no attribute set.
+type attrCache[K comparable] struct {
+	mu sync.RWMutex
+	m  map[K]metric.MeasurementOption
+}
+
+// get returns the option for k, made from attrs the first time.
+func (c *attrCache[K]) get(k K, attrs func() []attribute.KeyValue) metric.MeasurementOption {
+	c.mu.RLock()
+	o, ok := c.m[k]
+	c.mu.RUnlock()
+	if ok {
+		return o
+	}
+	o = metric.WithAttributeSet(attribute.NewSet(attrs()...))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[K]metric.MeasurementOption{}
+	}
+	if len(c.m) < maxCached {
+		c.m[k] = o
+	}
+	return o
+}
+
+type nodeKey struct{ graph, node, outcome string }
+
+type saveKey struct{ saver, source string }
+
+// caches are the attribute caches of a Telemetry's metrics.
+type caches struct {
+	step    attrCache[string]
+	task    attrCache[nodeKey]
+	retries attrCache[nodeKey]
+	save    attrCache[saveKey]
+	size    attrCache[string]
 }

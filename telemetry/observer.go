@@ -116,7 +116,9 @@ func (t *Telemetry) StartStep(ctx context.Context, ss graph.StepStart) (context.
 	}
 	return ctx, func(e graph.StepEnd) {
 		if t.metered {
-			t.m.stepDur.Record(context.Background(), time.Since(began).Seconds(), metric.WithAttributes(KeyGraph.String(graphOf(ctx))))
+			g := graphOf(ctx)
+			t.m.stepDur.Record(context.Background(), time.Since(began).Seconds(),
+				t.c.step.get(g, func() []attribute.KeyValue { return []attribute.KeyValue{KeyGraph.String(g)} }))
 		}
 		if t.tracing {
 			endSpan(span, outcome(e.Err), e.Err)
@@ -156,11 +158,12 @@ func (t *Telemetry) StartTask(ctx context.Context, in graph.Info) (context.Conte
 			out = OutcomeInterrupted
 		}
 		if t.metered {
-			nattrs := []attribute.KeyValue{KeyGraph.String(graphOf(ctx)), KeyNode.String(in.Node)}
+			k := nodeKey{graphOf(ctx), in.Node, out}
 			if e.Attempts > 1 {
-				t.m.taskRetries.Add(context.Background(), int64(e.Attempts-1), metric.WithAttributes(nattrs...))
+				k := nodeKey{k.graph, k.node, ""}
+				t.m.taskRetries.Add(context.Background(), int64(e.Attempts-1), t.c.retries.get(k, k.attrs))
 			}
-			t.m.taskDur.Record(context.Background(), time.Since(began).Seconds(), metric.WithAttributes(append(nattrs, KeyOutcome.String(out))...))
+			t.m.taskDur.Record(context.Background(), time.Since(began).Seconds(), t.c.task.get(k, k.attrs))
 		}
 		if !t.tracing {
 			return
@@ -194,9 +197,13 @@ func (t *Telemetry) StartSave(ctx context.Context, ss graph.SaveStart) (context.
 	}
 	return ctx, func(e graph.SaveEnd) {
 		if t.metered {
-			sattr := KeySaver.String(saver)
-			t.m.saveDur.Record(context.Background(), e.Duration.Seconds(), metric.WithAttributes(sattr, KeySource.String(string(ss.Source))))
-			t.m.saveSize.Record(context.Background(), int64(ss.Bytes), metric.WithAttributes(sattr))
+			k := saveKey{saver, string(ss.Source)}
+			t.m.saveDur.Record(context.Background(), e.Duration.Seconds(), t.c.save.get(k, func() []attribute.KeyValue {
+				return []attribute.KeyValue{KeySaver.String(k.saver), KeySource.String(k.source)}
+			}))
+			t.m.saveSize.Record(context.Background(), int64(ss.Bytes), t.c.size.get(saver, func() []attribute.KeyValue {
+				return []attribute.KeyValue{KeySaver.String(saver)}
+			}))
 		}
 		if t.tracing {
 			out := OutcomeSuccess
@@ -206,6 +213,16 @@ func (t *Telemetry) StartSave(ctx context.Context, ss graph.SaveStart) (context.
 			endSpan(span, out, e.Err)
 		}
 	}
+}
+
+// attrs are the metric attributes of a task (graph, node, and outcome
+// when set).
+func (k nodeKey) attrs() []attribute.KeyValue {
+	a := []attribute.KeyValue{KeyGraph.String(k.graph), KeyNode.String(k.node)}
+	if k.outcome != "" {
+		a = append(a, KeyOutcome.String(k.outcome))
+	}
+	return a
 }
 
 // outcome names how a run, step or task ended.

@@ -27,6 +27,7 @@ type Telemetry struct {
 	metered bool
 	prop    propagation.TextMapPropagator
 	m       instruments
+	c       caches
 }
 
 var _ graph.MetadataObserver = (*Telemetry)(nil)
