@@ -59,7 +59,7 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 		var span trace.Span
 		ctx, span = tr.tp.Tracer("planexecute").Start(ctx, "planexecute", trace.WithAttributes(telemetry.KeyThread.String(cfg.thread)))
 		defer span.End()
-		acfg = agenttrace.Instrument(tr.tel, acfg) // model, tools and replanner
+		acfg = agenttrace.Instrument(tr.tel, acfg, telemetry.WithModelName(modelName(cfg.model, os.Getenv))) // model, tools and replanner
 		compileOpts = append(compileOpts, graph.WithObserver(tr.tel))
 	}
 	saver, err := sqlite.Open(cfg.db)

@@ -60,3 +60,15 @@ func newTracing(ctx context.Context, stdout io.Writer, getenv func(string) strin
 func (t *tracing) shutdown(ctx context.Context) error {
 	return t.tp.Shutdown(context.WithoutCancel(ctx))
 }
+
+// modelName is the model -model names through the environment, for the
+// model spans' gen_ai.request.model ("" offline).
+func modelName(kind string, getenv func(string) string) string {
+	switch kind {
+	case "openai":
+		return orDefault(getenv("OPENAI_MODEL"), defaultOpenAIModel)
+	case "ollama":
+		return orDefault(getenv("OLLAMA_MODEL"), defaultOllamaModel)
+	}
+	return ""
+}

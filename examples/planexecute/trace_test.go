@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"sync"
 	"testing"
 
+	"github.com/stategraph/stategraph/internal/fakechat"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -98,4 +100,42 @@ func TestTraceFlagSendsOTLPWhenTheEnvironmentNamesACollector(t *testing.T) {
 		}
 	}
 	assert.Equal(t, "traced", thread)
+}
+
+func TestTraceFlagShowsModelCallsUnderTheirTasks(t *testing.T) {
+	t.Parallel()
+	chat := fakechat.NewWith(t, fakechat.Options{Key: "test"},
+		fakechat.Rule{Marker: "You are a planner", Reply: planReply},
+		fakechat.Rule{Marker: "You are revising a plan", Reply: replanReply},
+		fakechat.Rule{Marker: "Answer the user's request", Reply: answerReply},
+	)
+	col := &collector{}
+	srv := httptest.NewServer(col)
+	defer srv.Close()
+	cmd := command(t, t.TempDir(), "-model", "openai", "-trace")
+	cmd.Env = env("OPENAI_API_KEY=test", "OPENAI_BASE_URL="+chat.URL, "OPENAI_MODEL=test", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="+srv.URL+"/v1/traces")
+	res := execute(t, cmd, "")
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	byID := map[string]*tracepb.Span{}
+	for _, s := range col.spans {
+		byID[string(s.SpanId)] = s
+	}
+	var parents []string
+	for _, s := range col.spans {
+		if s.Name != "chat test" {
+			continue
+		}
+		parents = append(parents, byID[string(s.ParentSpanId)].GetName())
+		attrs := map[string]int64{}
+		for _, kv := range s.Attributes {
+			attrs[kv.Key] = kv.GetValue().GetIntValue()
+		}
+		assert.Equal(t, int64(100), attrs["gen_ai.usage.input_tokens"])
+		assert.Equal(t, int64(20), attrs["gen_ai.usage.output_tokens"])
+	}
+	slices.Sort(parents)
+	assert.Equal(t, []string{"task planner", "task replan", "task respond"}, parents, "each model call nests under the node that made it")
 }

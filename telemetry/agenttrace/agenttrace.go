@@ -44,13 +44,13 @@ const (
 	KeyError = attribute.Key("stategraph.replan.error")
 )
 
-// Instrument returns cfg with its Model (when set), Tools and Replanner
-// (when set) traced by t. A Replanner left nil is made by nodes.NewAgent
-// and is not traced: set one (nodes.AdaptiveReplanner{…}) to see its
-// revisions.
-func Instrument(t *telemetry.Telemetry, cfg nodes.AgentConfig) nodes.AgentConfig {
+// Instrument returns cfg with its Model (when set; opts configure its
+// spans), Tools and Replanner (when set) traced by t. A Replanner left
+// nil is made by nodes.NewAgent and is not traced: set one
+// (nodes.AdaptiveReplanner{…}) to see its revisions.
+func Instrument(t *telemetry.Telemetry, cfg nodes.AgentConfig, opts ...telemetry.ModelOption) nodes.AgentConfig {
 	if cfg.Model != nil {
-		cfg.Model = t.Model(cfg.Model)
+		cfg.Model = t.Model(cfg.Model, opts...)
 	}
 	cfg.Tools = t.Tools(cfg.Tools)
 	if cfg.Replanner != nil {
