@@ -139,3 +139,44 @@ func TestTraceFlagShowsModelCallsUnderTheirTasks(t *testing.T) {
 	slices.Sort(parents)
 	assert.Equal(t, []string{"task planner", "task replan", "task respond"}, parents, "each model call nests under the node that made it")
 }
+
+func TestTraceOfAResumedThreadLinksToTheRunItContinues(t *testing.T) {
+	t.Parallel()
+	col := &collector{}
+	srv := httptest.NewServer(col)
+	defer srv.Close()
+	dir := t.TempDir()
+	run := func(stdin string, code int, args ...string) {
+		t.Helper()
+		cmd := command(t, dir, append([]string{"-trace", "-thread", "t-linked"}, args...)...)
+		cmd.Env = env("OTEL_EXPORTER_OTLP_ENDPOINT=" + srv.URL)
+		res := execute(t, cmd, stdin)
+		require.Equal(t, code, res.Code, res.Stderr)
+	}
+	run("n\n", exitDeclined, "-approve") // pauses before respond
+	col.mu.Lock()
+	var first *tracepb.Span
+	for _, s := range col.spans {
+		if s.Name == "run planexecute" {
+			first = s
+		}
+	}
+	col.spans = nil
+	col.mu.Unlock()
+	require.NotNil(t, first)
+
+	run("y\n", exitOK, "-resume")
+	col.mu.Lock()
+	defer col.mu.Unlock()
+	var resumed []*tracepb.Span
+	for _, s := range col.spans {
+		if s.Name == "run planexecute" {
+			resumed = append(resumed, s)
+		}
+	}
+	require.Len(t, resumed, 1, "the approved resume is one run")
+	require.Len(t, resumed[0].Links, 1)
+	assert.Equal(t, first.SpanId, resumed[0].Links[0].SpanId, "the resumed run links to the run that paused")
+	assert.Equal(t, first.TraceId, resumed[0].Links[0].TraceId)
+	assert.NotEqual(t, first.TraceId, resumed[0].TraceId, "each invocation is a trace of its own")
+}
