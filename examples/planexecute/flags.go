@@ -32,6 +32,7 @@ type config struct {
 	mermaid string
 	delay   time.Duration // how long each simulated tool call takes
 	eager   bool          // start each step as soon as its dependencies complete
+	trace   bool          // export OpenTelemetry spans
 }
 
 // parseFlags reads the command line. It returns a code >= 0 when the
@@ -47,6 +48,7 @@ func parseFlags(args []string, stderr io.Writer) (config, int) {
 	fs.StringVar(&cfg.db, "db", defaultDB, "the SQLite checkpoint database `PATH`")
 	fs.StringVar(&cfg.mermaid, "mermaid", "", "write the graph and the path this run took to `FILE` (Markdown with Mermaid blocks)")
 	fs.BoolVar(&cfg.eager, "eager", false, "start each step of the plan as soon as the steps it depends on complete (one execute task per round) instead of round by round")
+	fs.BoolVar(&cfg.trace, "trace", false, "export OpenTelemetry spans of the run, its steps, tasks, checkpoint writes, model and tool calls:\nto standard output, or over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set")
 	fs.DurationVar(&cfg.delay, "delay", 0, "make each simulated tool call take `DURATION` (such as 2s; default 0, no delay), time enough to press Ctrl-C and try -resume;\nthe case's time budget is one minute of running time, so keep it under 15s")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: go run ./examples/planexecute [flags]")
@@ -116,6 +118,9 @@ func (c config) resumeCommand() string {
 	}
 	if c.eager {
 		cmd += " -eager"
+	}
+	if c.trace {
+		cmd += " -trace"
 	}
 	return cmd
 }

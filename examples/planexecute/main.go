@@ -25,6 +25,10 @@
 //	-mermaid FILE         write the graph and this run's path as Markdown
 //	-delay DURATION       make each simulated tool call take that long
 //	                      (default 0), time enough to press Ctrl-C
+//	-trace                export OpenTelemetry spans (run, steps, tasks,
+//	                      checkpoint writes, model and tool calls) to
+//	                      standard output, or over OTLP/HTTP when
+//	                      OTEL_EXPORTER_OTLP_ENDPOINT is set
 //
 // Ctrl-C stops the run and leaves the thread resumable; the program prints
 // the command that finishes it. The offline run takes milliseconds, so to

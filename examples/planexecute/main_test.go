@@ -28,7 +28,7 @@ type result = clitest.Result
 
 // dropEnv are the prefixes of the variables the example reads, kept out of
 // its environment in the tests.
-var dropEnv = []string{"OPENAI_", "OLLAMA_", "PLANEXECUTE_"}
+var dropEnv = []string{"OPENAI_", "OLLAMA_", "PLANEXECUTE_", "OTEL_"}
 
 // env is the test's environment without the variables the example reads,
 // plus extra.

@@ -16,6 +16,9 @@ import (
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/state"
+	"github.com/stategraph/stategraph/telemetry"
+	"github.com/stategraph/stategraph/telemetry/agenttrace"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // app is the compiled agent.
@@ -38,6 +41,27 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 		return fail(exitFailed, "%v", err)
 	}
 	acfg.Tools = watchTools(acfg.Tools, slowTools(), cfg.delay)
+	var compileOpts []graph.CompileOption
+	if cfg.trace {
+		tr, err := newTracing(ctx, stdout, os.Getenv)
+		if err != nil {
+			return fail(exitUsage, "%v", err)
+		}
+		defer func() {
+			if err := tr.shutdown(ctx); err != nil {
+				fmt.Fprintf(stderr, "planexecute: -trace: %v\n", err)
+				return
+			}
+			fmt.Fprintf(stdout, "The spans went to %s.\n", tr.where)
+		}()
+		// One trace for this invocation: the runs (a resume after the
+		// approval prompt among them) are its children.
+		var span trace.Span
+		ctx, span = tr.tp.Tracer("planexecute").Start(ctx, "planexecute", trace.WithAttributes(telemetry.KeyThread.String(cfg.thread)))
+		defer span.End()
+		acfg = agenttrace.Instrument(tr.tel, acfg, telemetry.WithModelName(modelName(cfg.model, os.Getenv))) // model, tools and replanner
+		compileOpts = append(compileOpts, graph.WithObserver(tr.tel))
+	}
 	saver, err := sqlite.Open(cfg.db)
 	if err != nil {
 		return fail(exitFailed, "open the checkpoint database: %v", err)
@@ -53,7 +77,7 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 	if err != nil {
 		return fail(exitFailed, "%v", err)
 	}
-	a, err := agent.Compile(graph.WithCheckpointer(saver), graph.WithName("planexecute"))
+	a, err := agent.Compile(append(compileOpts, graph.WithCheckpointer(saver), graph.WithName("planexecute"))...)
 	if err != nil {
 		return fail(exitFailed, "%v", err)
 	}
