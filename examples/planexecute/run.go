@@ -12,6 +12,7 @@ import (
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
+	"github.com/stategraph/stategraph/examples/internal/models"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
@@ -34,7 +35,7 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 	c := delivery.New()
 	acfg, setup, err := agentConfig(ctx, cfg.model, c, os.Getenv)
 	if err != nil {
-		var se *setupError
+		var se *models.SetupError
 		if errors.As(err, &se) {
 			return fail(exitUsage, "%v", err)
 		}

@@ -11,6 +11,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 
+	"github.com/stategraph/stategraph/examples/internal/models"
 	"github.com/stategraph/stategraph/telemetry"
 )
 
@@ -66,9 +67,9 @@ func (t *tracing) shutdown(ctx context.Context) error {
 func modelName(kind string, getenv func(string) string) string {
 	switch kind {
 	case "openai":
-		return orDefault(getenv("OPENAI_MODEL"), defaultOpenAIModel)
+		return orDefault(getenv("OPENAI_MODEL"), models.DefaultOpenAIModel)
 	case "ollama":
-		return orDefault(getenv("OLLAMA_MODEL"), defaultOllamaModel)
+		return orDefault(getenv("OLLAMA_MODEL"), models.DefaultOllamaModel)
 	}
 	return ""
 }
