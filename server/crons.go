@@ -114,7 +114,13 @@ func (s *Server) fireCrons(now time.Time) {
 		if f.owner != "" {
 			ctx = context.WithValue(ctx, userKey{}, f.owner) // its runs are its owner's
 		}
-		if _, _, err := s.startRun(ctx, f.tid, f.body); err != nil && s.opts.logf != nil {
+		var err error
+		if s.cl != nil {
+			_, err = s.enqueueRun(ctx, f.tid, f.body)
+		} else {
+			_, _, err = s.startRun(ctx, f.tid, f.body)
+		}
+		if err != nil && s.opts.logf != nil {
 			s.opts.logf("server: cron %q: %v", f.id, err)
 		}
 	}

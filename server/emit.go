@@ -50,7 +50,7 @@ func (c *converter) emit(name, ns string, data any) {
 		b, _ = json.Marshal(errorJSON(err))
 		name = "error"
 	}
-	c.run.log.append(name, b)
+	c.run.sink().append(name, b)
 }
 
 func (c *converter) event(ctx context.Context, ev Event) {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/worker"
 )
 
 // Server is an http.Handler speaking LangGraph's Agent Server API over the
@@ -35,6 +36,8 @@ type Server struct {
 	finished []string               // ids of finished runs still in runs, oldest first
 	crons    map[string]*cron
 	closed   bool
+
+	cl *cluster // with WithWorkers: runs are worker jobs on PostgreSQL
 }
 
 type options struct {
@@ -47,6 +50,10 @@ type options struct {
 	cronTicks <-chan time.Time
 	logf      func(format string, args ...any)
 	auth      func(r *http.Request) (string, error)
+
+	workers    *int // WithWorkers
+	workerOpts []worker.Option
+	poll       time.Duration
 }
 
 // Option configures a Server.
@@ -97,6 +104,13 @@ func New(graphs []Graph, opts ...Option) (*Server, error) {
 		s.byID[a.ID], s.byID[g.ID()] = a, a
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if o.workers != nil {
+		if err := s.newCluster(); err != nil {
+			s.cancel()
+			s.wg.Wait()
+			return nil, err
+		}
+	}
 	s.routes()
 	s.wg.Add(1)
 	go s.cronLoop()
@@ -127,6 +141,9 @@ func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+	if s.cl != nil {
+		s.cl.close()
+	}
 	s.cancel()
 	s.wg.Wait()
 	return nil
@@ -207,7 +224,7 @@ func fail(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusUnprocessableEntity, err.Error())
 	case errors.Is(err, ErrNotFound), errors.Is(err, checkpoint.ErrNotFound):
 		writeError(w, http.StatusNotFound, err.Error())
-	case errors.Is(err, ErrExists), errors.Is(err, checkpoint.ErrBusy), errors.Is(err, errThreadBusy), errors.Is(err, checkpoint.ErrConflict):
+	case errors.Is(err, ErrExists), errors.Is(err, checkpoint.ErrBusy), errors.Is(err, worker.ErrQueueFull), errors.Is(err, errThreadBusy), errors.Is(err, checkpoint.ErrConflict):
 		writeError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, graph.ErrNothingToResume), errors.Is(err, graph.ErrAmbiguousResume), errors.Is(err, graph.ErrInvalidUpdate):
 		writeError(w, http.StatusUnprocessableEntity, err.Error())
