@@ -94,6 +94,7 @@ func (s *Server) newCluster() error {
 	sum := sha256.Sum256([]byte(pg.schema))
 	s.cl = &cluster{st: pg, c: wc, saver: saver, poll: s.opts.poll, worker: n > 0,
 		hub: newHub(pg.pool, "stategraph_server_events_"+hex.EncodeToString(sum[:8]))}
+	s.crons = pgCrons{st: pg}
 	if s.cl.poll <= 0 {
 		s.cl.poll = 500 * time.Millisecond
 	}

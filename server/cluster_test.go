@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/assert"
@@ -23,22 +26,31 @@ import (
 // so a test releases a gate whichever replica executes the run. It skips
 // without STATEGRAPH_POSTGRES_DSN.
 func newReplicas(t testing.TB, workers ...int) []*harness {
+	return newReplicasWith(t, workers, nil)
+}
+
+// newReplicasWith is newReplicas with replica i given opts(i) too.
+func newReplicasWith(t testing.TB, workers []int, opts func(i int) []server.Option) []*harness {
 	schema := pgtest.Schema(t)
 	gs := newGates()
 	var out []*harness
-	for _, n := range workers {
+	for i, n := range workers {
 		pool := pgtest.Pool(t, nil)
 		saver := postgres.New(pool, postgres.WithSchema(schema))
 		require.NoError(t, saver.Migrate(context.Background()))
 		st, err := server.OpenPostgresStore(context.Background(), pool, schema)
 		require.NoError(t, err)
+		o := []server.Option{server.WithStore(st), server.WithWorkers(n, worker.WithRiverConfig(func(c *river.Config) {
+			c.Logger = slog.New(slog.DiscardHandler)
+		}))}
+		if opts != nil {
+			o = append(o, opts(i)...)
+		}
 		srv, err := server.New([]server.Graph{
 			server.Register("echo", echoGraph(t, saver)),
 			server.Register("review", reviewGraph(t, saver)),
 			server.Register("gate", gs.graph(t, saver)),
-		}, server.WithStore(st), server.WithWorkers(n, worker.WithRiverConfig(func(c *river.Config) {
-			c.Logger = slog.New(slog.DiscardHandler)
-		})))
+		}, o...)
 		require.NoError(t, err)
 		h := &harness{t: t, srv: srv, http: httptest.NewServer(srv), gates: gs}
 		t.Cleanup(func() {
@@ -48,6 +60,47 @@ func newReplicas(t testing.TB, workers ...int) []*harness {
 		out = append(out, h)
 	}
 	return out
+}
+
+// hookSink receives webhooks.
+type hookSink struct {
+	url  string
+	mu   sync.Mutex
+	got  map[string]map[string]any // by run id
+	cond *sync.Cond
+}
+
+func newHookSink(t testing.TB) *hookSink {
+	h := &hookSink{got: map[string]map[string]any{}}
+	h.cond = sync.NewCond(&h.mu)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err == nil {
+			h.mu.Lock()
+			rid, _ := body["run_id"].(string)
+			h.got[rid] = body
+			h.cond.Broadcast()
+			h.mu.Unlock()
+		}
+	}))
+	t.Cleanup(srv.Close)
+	h.url = srv.URL
+	return h
+}
+
+// wait returns the webhook of a run once it arrived.
+func (h *hookSink) wait(t testing.TB, runID string) map[string]any {
+	t.Helper()
+	timer := time.AfterFunc(10*time.Second, func() { h.mu.Lock(); h.cond.Broadcast(); h.mu.Unlock() })
+	defer timer.Stop()
+	deadline := time.Now().Add(10 * time.Second)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for h.got[runID] == nil && time.Now().Before(deadline) {
+		h.cond.Wait()
+	}
+	require.NotNil(t, h.got[runID], "no webhook for run %s", runID)
+	return h.got[runID]
 }
 
 func TestReplicaStreamsARunAnotherExecutes(t *testing.T) {
@@ -150,4 +203,34 @@ func eachRuntimeNamed(t *testing.T, prefix string, f func(t *testing.T, h *harne
 		t.Parallel()
 		f(t, newReplicas(t, 0, 4)[0])
 	})
+}
+
+func TestCronFiresOnceWhicheverReplicasAreDue(t *testing.T) {
+	t.Parallel()
+	ticks := []chan time.Time{make(chan time.Time), make(chan time.Time)}
+	hooks := newHookSink(t)
+	hs := newReplicasWith(t, []int{2, 2}, func(i int) []server.Option { return []server.Option{server.WithCronTicks(ticks[i])} })
+	a, b := hs[0], hs[1]
+	a.json("POST", "/threads", map[string]any{"thread_id": "t"}, 200)
+	c := a.json("POST", "/threads/t/runs/crons", map[string]any{"assistant_id": "echo", "schedule": "*/5 * * * *",
+		"input": map[string]any{"input": "tick"}, "webhook": hooks.url}, 200)
+	found := b.list("POST", "/runs/crons/search", map[string]any{"thread_id": "t"})
+	require.Len(t, found, 1, "every replica sees every cron")
+	next, err := time.Parse(time.RFC3339Nano, c["next_run_date"].(string))
+	require.NoError(t, err)
+	tick(ticks[0], next)
+	tick(ticks[1], next)
+	runs := b.list("GET", "/threads/t/runs", nil)
+	require.Len(t, runs, 1, "one replica fired it")
+	rid := runs[0]["run_id"].(string)
+	out := b.json("GET", "/threads/t/runs/"+rid+"/join", nil, 200)
+	assert.Equal(t, []any{"echo: tick"}, out["replies"])
+	hook := hooks.wait(t, rid)
+	assert.Equal(t, "success", hook["status"], "the process that finished the run posted its webhook")
+	assert.Equal(t, []any{"echo: tick"}, hook["values"].(map[string]any)["replies"])
+	moved := b.list("POST", "/runs/crons/search", map[string]any{"thread_id": "t"})[0]
+	assert.NotEqual(t, c["next_run_date"], moved["next_run_date"], "the next run moved on for every replica")
+	code, _ := b.do("DELETE", "/runs/crons/"+c["cron_id"].(string), nil)
+	assert.Equal(t, 204, code)
+	assert.Empty(t, a.list("POST", "/runs/crons/search", map[string]any{}))
 }

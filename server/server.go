@@ -34,7 +34,7 @@ type Server struct {
 	threads  map[string]*threadRuns // threads with a live or queued run
 	runs     map[string]*liveRun    // live and recently finished runs
 	finished []string               // ids of finished runs still in runs, oldest first
-	crons    map[string]*cron
+	crons    cronStore
 	closed   bool
 
 	cl *cluster // with WithWorkers: runs are worker jobs on PostgreSQL
@@ -90,7 +90,7 @@ func New(graphs []Graph, opts ...Option) (*Server, error) {
 	if o.store == nil {
 		o.store = NewMemoryStore()
 	}
-	s := &Server{store: o.store, byID: map[string]*assistant{}, opts: o, threads: map[string]*threadRuns{}, runs: map[string]*liveRun{}, crons: map[string]*cron{}}
+	s := &Server{store: o.store, byID: map[string]*assistant{}, opts: o, threads: map[string]*threadRuns{}, runs: map[string]*liveRun{}, crons: &memoryCrons{crons: map[string]*cron{}}}
 	created := o.now().UTC()
 	for _, g := range graphs {
 		if g.Saver() == nil {
