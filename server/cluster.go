@@ -142,6 +142,12 @@ func (s *Server) busy(ctx context.Context, tid string) bool {
 	if busy || s.cl == nil {
 		return busy
 	}
+	return s.clusterBusy(ctx, tid)
+}
+
+// clusterBusy reports whether a thread has a worker run pending or
+// running, in any process.
+func (s *Server) clusterBusy(ctx context.Context, tid string) bool {
 	busy, err := s.cl.c.Busy(ctx, tid)
 	return err == nil && busy
 }

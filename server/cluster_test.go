@@ -73,7 +73,9 @@ type hookSink struct {
 func newHookSink(t testing.TB) *hookSink {
 	h := &hookSink{got: map[string]map[string]any{}}
 	h.cond = sync.NewCond(&h.mu)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux := http.NewServeMux()
+	mux.Handle("GET /wait", h.waiter())
+	mux.HandleFunc("POST /", func(w http.ResponseWriter, r *http.Request) {
 		var body map[string]any
 		if err := json.NewDecoder(r.Body).Decode(&body); err == nil {
 			h.mu.Lock()
@@ -82,7 +84,8 @@ func newHookSink(t testing.TB) *hookSink {
 			h.cond.Broadcast()
 			h.mu.Unlock()
 		}
-	}))
+	})
+	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	h.url = srv.URL
 	return h
@@ -147,6 +150,7 @@ func TestReplicaSeesAnotherReplicasRunBusyAndRejects(t *testing.T) {
 	assert.Equal(t, "success", b.json("GET", "/threads/t/runs/"+first["run_id"].(string), nil, 200)["status"])
 	assert.Len(t, b.list("GET", "/threads/t/runs", nil), 1, "the rejected run stored nothing")
 	assert.Equal(t, "idle", a.json("GET", "/threads/t", nil, 200)["status"])
+	b.json("POST", "/threads/t/state", map[string]any{"values": map[string]any{"steps": []string{"x"}}}, 200)
 }
 
 func TestReplicaCancelsARunAnotherExecutes(t *testing.T) {

@@ -177,7 +177,7 @@ func (s *Server) updateState(w http.ResponseWriter, r *http.Request) {
 		req.CheckpointID = req.Checkpoint.ID
 	}
 	release, err := s.holdThread(t.ThreadID)
-	if err == nil && s.cl != nil && s.busy(r.Context(), t.ThreadID) {
+	if err == nil && s.cl != nil && s.clusterBusy(r.Context(), t.ThreadID) {
 		release()
 		err = fmt.Errorf("thread %q: %w: a run is in progress", t.ThreadID, errThreadBusy)
 	}
