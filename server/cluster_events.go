@@ -131,9 +131,10 @@ type pgLog struct {
 	thread, runID string
 	logf          func(string, ...any)
 
-	mu   sync.Mutex
-	next int
-	buf  []sseEvent
+	mu       sync.Mutex
+	next     int
+	buf      []sseEvent
+	detached bool
 	kick chan struct{}
 	stop chan struct{}
 	done chan struct{}
@@ -177,6 +178,21 @@ func (l *pgLog) close() {
 	<-l.done
 }
 
+// detach stops the writer once it has written what it was writing, and
+// returns what it had not: the caller writes it (in the transaction that
+// records the run's end).
+func (l *pgLog) detach() []sseEvent {
+	l.mu.Lock()
+	l.detached = true
+	l.mu.Unlock()
+	l.close()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	evs := l.buf
+	l.buf = nil
+	return evs
+}
+
 func (l *pgLog) loop() {
 	defer close(l.done)
 	for {
@@ -184,7 +200,12 @@ func (l *pgLog) loop() {
 		case <-l.kick:
 			l.flush()
 		case <-l.stop:
-			l.flush()
+			l.mu.Lock()
+			detached := l.detached
+			l.mu.Unlock()
+			if !detached {
+				l.flush()
+			}
 			return
 		}
 	}
@@ -198,21 +219,10 @@ func (l *pgLog) flush() {
 	if len(evs) == 0 {
 		return
 	}
-	seqs := make([]int32, len(evs))
-	names := make([]string, len(evs))
-	datas := make([]string, len(evs))
-	for i, ev := range evs {
-		seqs[i], names[i], datas[i] = int32(ev.ID), ev.Event, string(ev.Data)
-	}
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err = l.cl.st.pool.Exec(ctx, `WITH ins AS (
-	INSERT INTO `+l.cl.st.events+` (run_id, thread_id, seq, event, data)
-	SELECT $1, $2, u.s, u.e, u.d FROM unnest($3::int[], $4::text[], $5::text[]) AS u(s, e, d)
-	ON CONFLICT (run_id, seq) DO UPDATE SET event = excluded.event, data = excluded.data
-)
-SELECT pg_notify($6, $1)`, l.runID, l.thread, seqs, names, datas, l.cl.hub.channel)
+		err = l.write(ctx, l.cl.st.pool, evs)
 		cancel()
 		if err == nil {
 			return
@@ -222,6 +232,26 @@ SELECT pg_notify($6, $1)`, l.runID, l.thread, seqs, names, datas, l.cl.hub.chann
 	if l.logf != nil {
 		l.logf("server: run %q: %d events lost: %v", l.runID, len(evs), err)
 	}
+}
+
+// write inserts events and notifies the replicas.
+func (l *pgLog) write(ctx context.Context, db execer, evs []sseEvent) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	seqs := make([]int32, len(evs))
+	names := make([]string, len(evs))
+	datas := make([]string, len(evs))
+	for i, ev := range evs {
+		seqs[i], names[i], datas[i] = int32(ev.ID), ev.Event, string(ev.Data)
+	}
+	_, err := db.Exec(ctx, `WITH ins AS (
+	INSERT INTO `+l.cl.st.events+` (run_id, thread_id, seq, event, data)
+	SELECT $1, $2, u.s, u.e, u.d FROM unnest($3::int[], $4::text[], $5::text[]) AS u(s, e, d)
+	ON CONFLICT (run_id, seq) DO UPDATE SET event = excluded.event, data = excluded.data
+)
+SELECT pg_notify($6, $1)`, l.runID, l.thread, seqs, names, datas, l.cl.hub.channel)
+	return err
 }
 
 // endGrace is how long after a run's end its stream waits for the end

@@ -234,7 +234,9 @@ func (s *Server) work(ctx context.Context, ex worker.Execution) (worker.Outcome,
 			run.in.CheckpointID = *ex.From
 		}
 	}
-	_ = s.store.PutRun(ctx, s.setStatus(run, RunRunning))
+	// The record stays pending: its reader takes running from the
+	// worker's record (overlay), one commit fewer on the run's path.
+	run.rec.Status = RunRunning
 	conv := newConverter(s, run)
 	conv.emit("metadata", "", map[string]any{"run_id": ex.RunID, "thread_id": ex.Thread, "attempt": ex.Attempt})
 	runErr := s.runGraph(ctx, run, conv)
@@ -297,26 +299,51 @@ func (s *Server) ended(ctx context.Context, run *liveRun, conv *converter, st wo
 	}
 	tid := run.rec.ThreadID
 	rec := s.setStatus(run, status)
-	_ = s.store.PutRun(ctx, rec)
-	if t, err := s.store.GetThread(ctx, tid); err == nil {
-		t.UpdatedAt = s.opts.now().UTC()
-		t.Status, t.Error = StatusIdle, ""
-		switch {
-		case status == RunError:
-			t.Status, t.Error = StatusError, runErr.Error()
-		case status == RunInterrupted && action == "":
-			t.Status = StatusInterrupted
-		}
-		_ = s.store.PutThread(ctx, t)
-	}
 	if run.temporary && !run.keep {
 		_ = run.g.Saver().DeleteThread(ctx, tid)
-		_ = s.cl.st.deleteThreadRecords(ctx, tid)
 	}
 	result := conv.result(runErr)
 	log.result(result)
 	conv.emit("end", "", map[string]any{"run_id": rec.RunID, "status": status})
-	log.close()
+	// The records, the result and the events left, in one commit.
+	evs := log.detach()
+	pg := s.cl.st
+	err := pgx.BeginFunc(ctx, pg.pool, func(tx pgx.Tx) error {
+		if run.temporary && !run.keep {
+			if err := pg.deleteThreadRecords(ctx, tx, tid); err != nil {
+				return err
+			}
+		} else {
+			if err := pg.putRun(ctx, tx, rec); err != nil {
+				return err
+			}
+			t, err := pg.getThread(ctx, tx, tid, true)
+			if err == nil {
+				t.UpdatedAt = s.opts.now().UTC()
+				t.Status, t.Error = StatusIdle, ""
+				switch {
+				case status == RunError:
+					t.Status, t.Error = StatusError, runErr.Error()
+				case status == RunInterrupted && action == "":
+					t.Status = StatusInterrupted
+				}
+				if err := pg.putThread(ctx, tx, t); err != nil {
+					return err
+				}
+			} else if !errors.Is(err, ErrNotFound) {
+				return err
+			}
+		}
+		return log.write(ctx, tx, evs)
+	})
+	if err != nil {
+		if s.opts.logf != nil {
+			s.opts.logf("server: run %q: record its end: %v", rec.RunID, err)
+		}
+		for attempt := 0; attempt < 3 && log.write(ctx, pg.pool, evs) != nil; attempt++ {
+			time.Sleep(100 * time.Millisecond) // the end event at least
+		}
+	}
 	run.result, run.status = result, status
 	if run.webhook != "" {
 		s.postWebhook(run)

@@ -140,6 +140,8 @@ func TestReplicaSeesAnotherReplicasRunBusyAndRejects(t *testing.T) {
 	first := a.json("POST", "/threads/t/runs", gateRun("a"), 200)
 	release := a.gate()
 	assert.Equal(t, "busy", b.json("GET", "/threads/t", nil, 200)["status"])
+	assert.Len(t, b.list("GET", "/threads/t/runs?status=running", nil), 1, "running, as the worker's record says")
+	assert.Equal(t, "running", b.json("GET", "/threads/t/runs/"+first["run_id"].(string), nil, 200)["status"])
 	code, body := b.do("POST", "/threads/t/runs", gateRun("b"))
 	assert.Equal(t, 409, code, "%s", body)
 	code, _ = b.do("POST", "/threads/t/state", map[string]any{"values": map[string]any{"steps": []string{"x"}}})

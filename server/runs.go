@@ -310,7 +310,27 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	runs, err := s.store.ListRuns(r.Context(), t.ThreadID, q.Get("status"), limit, offset)
+	status := q.Get("status")
+	if s.cl != nil && status != "" {
+		// A worker run's status is the worker's (overlay): filter after.
+		runs, err := s.store.ListRuns(r.Context(), t.ThreadID, "", 0, 0)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		out := []map[string]any{}
+		for _, rec := range runs {
+			if rec = s.overlay(r.Context(), rec); rec.Status == status {
+				out = append(out, runJSON(rec))
+			}
+		}
+		if out = page(out, limit, offset); out == nil {
+			out = []map[string]any{}
+		}
+		writeJSON(w, 200, out)
+		return
+	}
+	runs, err := s.store.ListRuns(r.Context(), t.ThreadID, status, limit, offset)
 	if err != nil {
 		fail(w, err)
 		return

@@ -165,12 +165,25 @@ func (s *PostgresStore) DeleteThread(ctx context.Context, id string) error {
 
 // deleteThreadRecords removes a thread and its runs, and keeps their
 // events (for the streams still reading a stateless run's).
-func (s *PostgresStore) deleteThreadRecords(ctx context.Context, id string) error {
-	if _, err := s.pool.Exec(ctx, `DELETE FROM `+s.threads+` WHERE thread_id = $1`, id); err != nil {
+func (s *PostgresStore) deleteThreadRecords(ctx context.Context, db execer, id string) error {
+	if _, err := db.Exec(ctx, `DELETE FROM `+s.threads+` WHERE thread_id = $1`, id); err != nil {
 		return err
 	}
-	_, err := s.pool.Exec(ctx, `DELETE FROM `+s.runs+` WHERE thread_id = $1`, id)
+	_, err := db.Exec(ctx, `DELETE FROM `+s.runs+` WHERE thread_id = $1`, id)
 	return err
+}
+
+// getThread reads a thread in tx, locking its row when forUpdate.
+func (s *PostgresStore) getThread(ctx context.Context, tx pgx.Tx, id string, forUpdate bool) (ThreadRecord, error) {
+	q := `SELECT ` + threadColumns + ` FROM ` + s.threads + ` WHERE thread_id = $1`
+	if forUpdate {
+		q += ` FOR UPDATE`
+	}
+	t, err := scanPGThread(tx.QueryRow(ctx, q, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, fmt.Errorf("thread %q: %w", id, ErrNotFound)
+	}
+	return t, err
 }
 
 // SearchThreads returns the threads the query selects; metadata and status
