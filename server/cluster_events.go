@@ -135,10 +135,10 @@ type pgLog struct {
 	next     int
 	buf      []sseEvent
 	detached bool
-	kick chan struct{}
-	stop chan struct{}
-	done chan struct{}
-	once sync.Once
+	kick     chan struct{}
+	stop     chan struct{}
+	done     chan struct{}
+	once     sync.Once
 }
 
 // openLog starts the event writer of a run, numbering after the events an
