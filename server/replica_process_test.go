@@ -26,6 +26,7 @@ import (
 	"github.com/stategraph/stategraph/internal/pgtest"
 	"github.com/stategraph/stategraph/server"
 	"github.com/stategraph/stategraph/state"
+	storepostgres "github.com/stategraph/stategraph/store/postgres"
 	"github.com/stategraph/stategraph/worker"
 )
 
@@ -49,13 +50,15 @@ func TestServerReplicaProcess(t *testing.T) {
 	require.NoError(t, saver.Migrate(ctx))
 	st, err := server.OpenPostgresStore(ctx, pool, schema)
 	require.NoError(t, err)
+	items, err := storepostgres.New(ctx, pool, storepostgres.Config{Schema: schema})
+	require.NoError(t, err)
 	gates := &threadGates{open: map[string]chan struct{}{}}
 	ticks := make(chan time.Time)
 	srv, err := server.New([]server.Graph{
 		server.Register("echo", echoGraph(t, saver)),
 		server.Register("review", reviewGraph(t, saver)),
 		server.Register("gate", gates.graph(t, saver)),
-	}, server.WithStore(st), server.WithCronTicks(ticks), server.WithWorkers(4, worker.WithRiverConfig(func(c *river.Config) {
+	}, server.WithStore(st), server.WithItemStore(items), server.WithCronTicks(ticks), server.WithWorkers(4, worker.WithRiverConfig(func(c *river.Config) {
 		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	})))
 	require.NoError(t, err)

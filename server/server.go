@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/store"
 	"github.com/stategraph/stategraph/worker"
 )
 
@@ -51,7 +52,8 @@ type options struct {
 	logf      func(format string, args ...any)
 	auth      func(r *http.Request) (string, error)
 
-	workers    *int // WithWorkers
+	items      *store.Store // WithItemStore
+	workers    *int         // WithWorkers
 	workerOpts []worker.Option
 	poll       time.Duration
 }
@@ -191,6 +193,7 @@ func (s *Server) routes() {
 	m.HandleFunc("DELETE /runs/crons/{cid}", s.deleteCron)
 	m.HandleFunc("POST /runs/crons/search", s.searchCrons)
 	m.HandleFunc("POST /runs/crons/count", s.countCrons)
+	s.itemRoutes(m)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("%s %s is not served by stategraph (see docs/server.md)", r.Method, r.URL.Path))
 	})
@@ -198,7 +201,7 @@ func (s *Server) routes() {
 }
 
 func (s *Server) info(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, 200, map[string]any{"version": "stategraph", "flags": map[string]bool{"assistants": true, "crons": true}})
+	writeJSON(w, 200, map[string]any{"version": "stategraph", "flags": map[string]bool{"assistants": true, "crons": true, "store": s.opts.items != nil}})
 }
 
 // writeJSON writes v with status code.

@@ -175,6 +175,25 @@ await client.crons.delete(hourly.cron_id);
 assert.deepEqual(await client.crons.search(), []);
 step("crons");
 
+// The store: items put, read, searched by namespace prefix and filter,
+// namespaces listed, an item deleted.
+await client.store.putItem(["users", "ann", "prefs"], "theme", { color: "green", size: 3 });
+await client.store.putItem(["users", "ann", "prefs"], "lang", { code: "go", size: 1 });
+await client.store.putItem(["users", "bob"], "theme", { color: "red" }, { ttl: 60 });
+const item = await client.store.getItem(["users", "ann", "prefs"], "theme");
+assert.deepEqual(item.value, { color: "green", size: 3 });
+assert.deepEqual(item.namespace, ["users", "ann", "prefs"]);
+assert.ok(item.createdAt && item.updatedAt);
+const inAnn = await client.store.searchItems(["users", "ann"]);
+assert.deepEqual(inAnn.items.map((i) => i.key).sort(), ["lang", "theme"]);
+const big = await client.store.searchItems(["users"], { filter: { size: { $gte: 2 } } });
+assert.deepEqual(big.items.map((i) => i.key), ["theme"]);
+const nss = await client.store.listNamespaces({ prefix: ["users"], maxDepth: 2 });
+assert.deepEqual(nss.namespaces, [["users", "ann"], ["users", "bob"]]);
+await client.store.deleteItem(["users", "ann", "prefs"], "theme");
+await assert.rejects(client.store.getItem(["users", "ann", "prefs"], "theme"), (err) => err.status === 404 || /404/.test(String(err)));
+step("store");
+
 // Two replicas on one PostgreSQL database, whose workers execute the runs
 // (server/sdk_test.go starts them; each serves every thread and run).
 const replicaB = process.env.STATEGRAPH_REPLICA_B;
