@@ -19,6 +19,8 @@ import (
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/servegraphs"
 	"github.com/stategraph/stategraph/server"
+	storepostgres "github.com/stategraph/stategraph/store/postgres"
+	storesqlite "github.com/stategraph/stategraph/store/sqlite"
 	"github.com/stategraph/stategraph/worker"
 )
 
@@ -34,7 +36,8 @@ as many replicas as you like, each serves every thread and run. There is
 no authentication: the server listens on loopback only unless
 -allow-remote is given.
 
-  -db PATH        the SQLite checkpoint file (default stategraph.db)
+  -db PATH        the SQLite checkpoint file (default stategraph.db); the store API's items go
+                  beside it (PATH with .items.db)
   -store PATH     the SQLite file of thread and run records (default: PATH of -db with .server.db)
   -dsn DSN        keep checkpoints, records and run events in this PostgreSQL database instead
   -schema NAME    the PostgreSQL schema of their tables (default: search_path)
@@ -174,6 +177,11 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		if st, err = server.OpenPostgresStore(ctx, pool, c.schema); err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
+		items, ierr := storepostgres.New(ctx, pool, storepostgres.Config{Schema: c.schema})
+		if ierr != nil {
+			return fmt.Errorf("serve: %w", ierr)
+		}
+		srvOpts = append(srvOpts, server.WithItemStore(items))
 		where = fmt.Sprintf("PostgreSQL, %d workers", c.workers)
 		if c.workers == 0 {
 			where = "PostgreSQL, API only: runs executed by other processes"
@@ -198,6 +206,12 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		}
 		defer records.Close()
 		st = records
+		items, ierr := storesqlite.Open(ctx, strings.TrimSuffix(c.db, ".db")+".items.db")
+		if ierr != nil {
+			return fmt.Errorf("serve: %w", ierr)
+		}
+		defer items.Close()
+		srvOpts = append(srvOpts, server.WithItemStore(items))
 	}
 	graphs, err := servegraphs.Graphs(saver)
 	if err != nil {

@@ -114,6 +114,9 @@ func testServe(t *testing.T, c serveConfig) {
 	res = post("/runs/wait", map[string]any{"assistant_id": "essay", "input": map[string]any{"topic": "Go"}})
 	assert.Equal(t, []any{"Go, draft 1", "Go, draft 2", "Go, draft 3"}, res["drafts"])
 
+	res = post("/store/items/search", map[string]any{"namespace_prefix": []string{"notes"}})
+	assert.Equal(t, []any{}, res["items"], "the store API is served")
+
 	cancel()
 	require.NoError(t, <-done)
 	assert.True(t, strings.HasPrefix(out.String(), "stategraph serve: http://127.0.0.1:"), out.String())
