@@ -16,7 +16,8 @@ type converter struct {
 	want       map[string]bool
 	subgraphs  bool
 	values     map[string]json.RawMessage // last values by namespace
-	messages   map[string]*message        // streamed messages by task id
+	messages   map[string]*message        // streamed messages by task id and message id
+	order      map[string][]string        // keys of messages by task id, in order
 	interrupts []graph.Interruption
 	// interrupted: the run stopped at interrupts.
 	interrupted bool
@@ -29,7 +30,7 @@ type message struct {
 
 func newConverter(s *Server, run *liveRun) *converter {
 	c := &converter{s: s, run: run, want: map[string]bool{}, subgraphs: run.in.Subgraphs,
-		values: map[string]json.RawMessage{}, messages: map[string]*message{}}
+		values: map[string]json.RawMessage{}, messages: map[string]*message{}, order: map[string][]string{}}
 	for _, m := range run.modes {
 		c.want[m] = true
 	}
@@ -118,11 +119,17 @@ func aiMessage(id, content, kind string) map[string]any {
 // message sends an LLM chunk: as a [chunk, metadata] tuple for
 // messages-tuple, and as metadata, then the message so far, for messages.
 func (c *converter) message(ev Event) {
-	m := c.messages[ev.TaskID]
+	key := ev.TaskID + "\x00" + ev.MessageID
+	m := c.messages[key]
 	first := m == nil
 	if first {
-		m = &message{id: "run-" + c.run.rec.RunID + "-" + ev.TaskID}
-		c.messages[ev.TaskID] = m
+		id := ev.MessageID
+		if id == "" {
+			id = "run-" + c.run.rec.RunID + "-" + ev.TaskID
+		}
+		m = &message{id: id}
+		c.messages[key] = m
+		c.order[ev.TaskID] = append(c.order[ev.TaskID], key)
 	}
 	chunk := string(ev.Chunk)
 	m.content += chunk
@@ -153,12 +160,13 @@ func (c *converter) task(ev Event) {
 		return
 	}
 	if ev.Task.Result {
-		if m := c.messages[ev.TaskID]; m != nil {
-			if c.want["messages"] {
+		for _, key := range c.order[ev.TaskID] {
+			if m := c.messages[key]; m != nil && c.want["messages"] {
 				c.emit("messages/complete", ev.Namespace, []any{aiMessage(m.id, m.content, "ai")})
 			}
-			delete(c.messages, ev.TaskID)
+			delete(c.messages, key)
 		}
+		delete(c.order, ev.TaskID)
 	}
 	var payload map[string]any
 	kind := "task"

@@ -41,6 +41,14 @@ func metadataJSON(md checkpoint.Metadata) map[string]any {
 	return out
 }
 
+// resultJSON is a task's result (its writes by field name), or null.
+func resultJSON(r map[string]any) any {
+	if r == nil {
+		return nil
+	}
+	return r
+}
+
 // stateJSON is a snapshot as LangGraph's ThreadState.
 func stateJSON(st *State) map[string]any {
 	tasks := make([]map[string]any, 0, len(st.Tasks))
@@ -51,7 +59,7 @@ func stateJSON(st *State) map[string]any {
 		}
 		tasks = append(tasks, map[string]any{
 			"id": t.ID, "name": t.Node, "error": errv, "interrupts": interruptsJSON(t.Interrupts),
-			"checkpoint": nil, "state": nil, "result": nil,
+			"checkpoint": nil, "state": nil, "result": resultJSON(t.Result),
 		})
 	}
 	next := st.Next
