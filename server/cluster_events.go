@@ -259,6 +259,10 @@ SELECT pg_notify($6, $1)`, l.runID, l.thread, seqs, names, datas, l.cl.hub.chann
 // (that process died between recording the end and writing the event).
 const endGrace = 10 * time.Second
 
+// settleEvery is how many polls of a stream go by between two reads of
+// its run that settle a run orphaned by its job (worker.Client.Run).
+const settleEvery = 20
+
 // follow calls emit for each event of a run after id, waiting for new
 // ones until the end event, ctx is done, or emit fails; at each tick while
 // it waits it calls emit(nil). A run that ended without an end event (it
@@ -268,6 +272,7 @@ func (cl *cluster) follow(ctx context.Context, runID string, id int, tick <-chan
 	defer stop()
 	poll := time.NewTicker(cl.poll)
 	defer poll.Stop()
+	polls := 0
 	for {
 		evs, err := cl.events(ctx, runID, id)
 		if err != nil {
@@ -295,7 +300,13 @@ func (cl *cluster) follow(ctx context.Context, runID string, id int, tick <-chan
 				return err
 			}
 		case <-poll.C:
-			r, err := cl.c.Run(ctx, runID)
+			// A cheap read at each poll; now and then one that also
+			// closes a run whose job ended without finishing it.
+			peek := cl.c.Peek
+			if polls++; polls%settleEvery == 0 {
+				peek = cl.c.Run
+			}
+			r, err := peek(ctx, runID)
 			if errors.Is(err, worker.ErrNotFound) {
 				return nil // rolled back
 			}

@@ -240,3 +240,23 @@ func TestCronFiresOnceWhicheverReplicasAreDue(t *testing.T) {
 	assert.Equal(t, 204, code)
 	assert.Empty(t, a.list("POST", "/runs/crons/search", map[string]any{}))
 }
+
+func TestReplicaEndsTheStreamOfARunCancelledBeforeItStarted(t *testing.T) {
+	t.Parallel()
+	hs := newReplicas(t, 0, 2)
+	api := hs[0]
+	api.json("POST", "/threads", map[string]any{"thread_id": "t"}, 200)
+	api.json("POST", "/threads/t/runs", gateRun("a"), 200)
+	release := api.gate()
+	queued := api.json("POST", "/threads/t/runs", withStrategy(gateRun("b"), "enqueue"), 200)
+	rid := queued["run_id"].(string)
+	code, _ := api.do("POST", "/threads/t/runs/"+rid+"/cancel", nil)
+	require.Equal(t, 204, code)
+	_, evs := api.stream("/threads/t/runs/"+rid+"/stream", nil)
+	require.Equal(t, []string{"end"}, names(evs), "no execution wrote its events: the stream makes up its end")
+	assert.Equal(t, "interrupted", decode[map[string]any](t, evs[0].Data)["status"])
+	code, body := api.do("GET", "/threads/t/runs/"+rid+"/join", nil)
+	assert.Equal(t, 200, code)
+	assert.JSONEq(t, "null", string(body))
+	close(release)
+}
