@@ -30,7 +30,7 @@ type message struct {
 
 func newConverter(s *Server, run *liveRun) *converter {
 	c := &converter{s: s, run: run, want: map[string]bool{}, subgraphs: run.in.Subgraphs,
-		values: map[string]json.RawMessage{}, messages: map[string]*message{}, order: map[string][]string{}}
+		values: map[string]json.RawMessage{}, messages: map[string]*message{}}
 	for _, m := range run.modes {
 		c.want[m] = true
 	}
@@ -129,6 +129,9 @@ func (c *converter) message(ev Event) {
 		}
 		m = &message{id: id}
 		c.messages[key] = m
+		if c.order == nil {
+			c.order = map[string][]string{}
+		}
 		c.order[ev.TaskID] = append(c.order[ev.TaskID], key)
 	}
 	chunk := string(ev.Chunk)
