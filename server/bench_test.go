@@ -73,3 +73,28 @@ func BenchmarkStreamFirstValues(b *testing.B) {
 var epoch = time.Now()
 
 func nanotime() int64 { return int64(time.Since(epoch)) }
+
+// BenchmarkRunWaitOnPostgres is BenchmarkRunWaitThroughAPI with
+// checkpoints and records in PostgreSQL (loopback): runs executed by the
+// serving process, and runs executed as worker jobs by another replica
+// (the request goes to an API-only replica, the run is a River job a
+// second replica works, its events and result come back through the
+// events table).
+func BenchmarkRunWaitOnPostgres(b *testing.B) {
+	b.Run("in-process", func(b *testing.B) { benchRunWait(b, newPostgresHarness(b)) })
+	b.Run("workers", func(b *testing.B) { benchRunWait(b, newReplicas(b, 0, 8)[0]) })
+}
+
+// BenchmarkRunWaitOnSQLite is BenchmarkRunWaitThroughAPI on the embedded
+// default: SQLite checkpoints and records.
+func BenchmarkRunWaitOnSQLite(b *testing.B) { benchRunWait(b, newSQLiteHarness(b)) }
+
+func benchRunWait(b *testing.B, h *harness) {
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		code, body := h.do("POST", "/threads/t"+strconv.Itoa(i)+"/runs/wait", `{"assistant_id":"echo","if_not_exists":"create","input":{"input":"hi"}}`)
+		if code != 200 {
+			b.Fatalf("%d %s", code, body)
+		}
+	}
+}

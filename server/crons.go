@@ -14,7 +14,8 @@ import (
 )
 
 // cron is a schedule that starts runs, on a thread or on a new thread each
-// time. Crons are kept in the server's memory.
+// time. Crons are kept in the server's memory, or with WithWorkers in
+// PostgreSQL (see cronStore).
 type cron struct {
 	ID             string
 	AssistantID    string
@@ -87,14 +88,26 @@ func (s *Server) fireCrons(now time.Time) {
 		owner string
 	}
 	var due []firing
-	s.mu.Lock()
-	for _, c := range s.crons {
+	cs, err := s.crons.all(s.ctx)
+	if err != nil {
+		if s.opts.logf != nil {
+			s.opts.logf("server: crons: %v", err)
+		}
+		return
+	}
+	for _, c := range cs {
 		if !c.Enabled || c.Next.IsZero() || c.Next.After(now) {
 			continue
 		}
+		prev := c.Next
 		if !c.EndTime.IsZero() && now.After(c.EndTime) {
 			c.Enabled, c.Next = false, time.Time{}
+			_, _ = s.crons.advance(s.ctx, c, prev)
 			continue
+		}
+		c.Next = c.sched.next(now.In(c.loc))
+		if won, err := s.crons.advance(s.ctx, c, prev); err != nil || !won {
+			continue // another replica fired it, or it changed meanwhile
 		}
 		body := maps.Clone(c.Payload)
 		body["assistant_id"], _ = json.Marshal(c.AssistantID)
@@ -106,15 +119,19 @@ func (s *Server) fireCrons(now time.Time) {
 		}
 		data, _ := json.Marshal(body)
 		due = append(due, firing{tid: c.ThreadID, body: data, id: c.ID, owner: c.Owner})
-		c.Next = c.sched.next(now.In(c.loc))
 	}
-	s.mu.Unlock()
 	for _, f := range due {
 		ctx := s.ctx
 		if f.owner != "" {
 			ctx = context.WithValue(ctx, userKey{}, f.owner) // its runs are its owner's
 		}
-		if _, _, err := s.startRun(ctx, f.tid, f.body); err != nil && s.opts.logf != nil {
+		var err error
+		if s.cl != nil {
+			_, err = s.enqueueRun(ctx, f.tid, f.body)
+		} else {
+			_, _, err = s.startRun(ctx, f.tid, f.body)
+		}
+		if err != nil && s.opts.logf != nil {
 			s.opts.logf("server: cron %q: %v", f.id, err)
 		}
 	}
@@ -236,11 +253,11 @@ func (s *Server) createCron(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	s.mu.Lock()
-	s.crons[c.ID] = c
-	out := c.json()
-	s.mu.Unlock()
-	writeJSON(w, 200, out)
+	if err := s.crons.put(r.Context(), c); err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, 200, c.json())
 }
 
 func (s *Server) patchCron(w http.ResponseWriter, r *http.Request) {
@@ -255,39 +272,37 @@ func (s *Server) patchCron(w http.ResponseWriter, r *http.Request) {
 		fail(w, &InputError{Err: err})
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, ok := s.crons[r.PathValue("cid")]
-	if ok && !cronVisible(r, c) {
-		ok = false
+	c, err := s.crons.get(r.Context(), r.PathValue("cid"))
+	if err == nil && !cronVisible(r, c) {
+		err = fmt.Errorf("cron %q: %w", r.PathValue("cid"), ErrNotFound)
 	}
-	if !ok {
-		fail(w, fmt.Errorf("cron %q: %w", r.PathValue("cid"), ErrNotFound))
-		return
-	}
-	next := *c
-	next.Payload = maps.Clone(c.Payload)
-	delete(raw, "assistant_id")
-	if err := s.applyCron(&next, req, raw); err != nil {
+	if err != nil {
 		fail(w, err)
 		return
 	}
-	next.UpdatedAt = s.opts.now().UTC()
-	*c = next
+	delete(raw, "assistant_id")
+	if err := s.applyCron(c, req, raw); err != nil {
+		fail(w, err)
+		return
+	}
+	c.UpdatedAt = s.opts.now().UTC()
+	if err := s.crons.put(r.Context(), c); err != nil {
+		fail(w, err)
+		return
+	}
 	writeJSON(w, 200, c.json())
 }
 
 func (s *Server) deleteCron(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	c, ok := s.crons[r.PathValue("cid")]
-	if ok && cronVisible(r, c) {
-		delete(s.crons, r.PathValue("cid"))
-	} else {
-		ok = false
+	c, err := s.crons.get(r.Context(), r.PathValue("cid"))
+	if err == nil && !cronVisible(r, c) {
+		err = fmt.Errorf("cron %q: %w", r.PathValue("cid"), ErrNotFound)
 	}
-	s.mu.Unlock()
-	if !ok {
-		fail(w, fmt.Errorf("cron %q: %w", r.PathValue("cid"), ErrNotFound))
+	if err == nil {
+		err = s.crons.del(r.Context(), c.ID)
+	}
+	if err != nil {
+		fail(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -310,9 +325,12 @@ func (s *Server) matchCrons(r *http.Request) ([]map[string]any, int, int, error)
 			q.AssistantID = a.ID
 		}
 	}
-	s.mu.Lock()
+	all, err := s.crons.all(r.Context())
+	if err != nil {
+		return nil, 0, 0, err
+	}
 	var cs []*cron
-	for _, c := range s.crons {
+	for _, c := range all {
 		if (q.AssistantID != "" && c.AssistantID != q.AssistantID) || (q.ThreadID != "" && c.ThreadID != q.ThreadID) ||
 			(q.Enabled != nil && c.Enabled != *q.Enabled) || !matchMetadata(c.Metadata, q.Metadata) || !cronVisible(r, c) {
 			continue
@@ -326,7 +344,6 @@ func (s *Server) matchCrons(r *http.Request) ([]map[string]any, int, int, error)
 	for _, c := range cs {
 		out = append(out, c.json())
 	}
-	s.mu.Unlock()
 	return out, q.Limit, q.Offset, nil
 }
 

@@ -28,6 +28,22 @@
 // stream and in the thread's state and are answered with a run whose
 // command resumes them, by value or by interrupt id.
 //
+// # Many replicas
+//
+// On PostgreSQL (a PostgresStore and checkpoint/postgres), WithWorkers
+// makes the server one replica of many: runs are River jobs of package
+// worker, executed by any process on the database that has workers; each
+// run's events are kept in the database and streamed by any replica; a
+// thread is busy, and the multitask strategies and cancels act, across
+// replicas; crons are in the database and fire once, from whichever
+// replica finds them due first. WithWorkers(0) is an API-only replica.
+//
+// # The store
+//
+// WithItemStore serves LangGraph's store API (/store/items…,
+// /store/namespaces) over a store.Store, as the SDKs' client.store uses
+// it.
+//
 // The state of a graph over S travels as a JSON object keyed by the
 // schema's field names; a run's input is an object of field writes,
 // applied through the fields' reducers. An unknown field or a value of the

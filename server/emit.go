@@ -16,7 +16,8 @@ type converter struct {
 	want       map[string]bool
 	subgraphs  bool
 	values     map[string]json.RawMessage // last values by namespace
-	messages   map[string]*message        // streamed messages by task id
+	messages   map[string]*message        // streamed messages by task id and message id
+	order      map[string][]string        // keys of messages by task id, in order
 	interrupts []graph.Interruption
 	// interrupted: the run stopped at interrupts.
 	interrupted bool
@@ -50,7 +51,7 @@ func (c *converter) emit(name, ns string, data any) {
 		b, _ = json.Marshal(errorJSON(err))
 		name = "error"
 	}
-	c.run.log.append(name, b)
+	c.run.sink().append(name, b)
 }
 
 func (c *converter) event(ctx context.Context, ev Event) {
@@ -118,11 +119,20 @@ func aiMessage(id, content, kind string) map[string]any {
 // message sends an LLM chunk: as a [chunk, metadata] tuple for
 // messages-tuple, and as metadata, then the message so far, for messages.
 func (c *converter) message(ev Event) {
-	m := c.messages[ev.TaskID]
+	key := ev.TaskID + "\x00" + ev.MessageID
+	m := c.messages[key]
 	first := m == nil
 	if first {
-		m = &message{id: "run-" + c.run.rec.RunID + "-" + ev.TaskID}
-		c.messages[ev.TaskID] = m
+		id := ev.MessageID
+		if id == "" {
+			id = "run-" + c.run.rec.RunID + "-" + ev.TaskID
+		}
+		m = &message{id: id}
+		c.messages[key] = m
+		if c.order == nil {
+			c.order = map[string][]string{}
+		}
+		c.order[ev.TaskID] = append(c.order[ev.TaskID], key)
 	}
 	chunk := string(ev.Chunk)
 	m.content += chunk
@@ -153,12 +163,13 @@ func (c *converter) task(ev Event) {
 		return
 	}
 	if ev.Task.Result {
-		if m := c.messages[ev.TaskID]; m != nil {
-			if c.want["messages"] {
+		for _, key := range c.order[ev.TaskID] {
+			if m := c.messages[key]; m != nil && c.want["messages"] {
 				c.emit("messages/complete", ev.Namespace, []any{aiMessage(m.id, m.content, "ai")})
 			}
-			delete(c.messages, ev.TaskID)
+			delete(c.messages, key)
 		}
+		delete(c.order, ev.TaskID)
 	}
 	var payload map[string]any
 	kind := "task"

@@ -7,9 +7,13 @@ import (
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/stategraph/stategraph/checkpoint/memory"
+	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/server"
@@ -93,4 +97,39 @@ func Example_mount() {
 	mux := http.NewServeMux()
 	mux.Handle("/", srv)
 	log.Fatal(http.ListenAndServe("127.0.0.1:2024", mux))
+}
+
+// A replica of many on one PostgreSQL database: its runs are worker jobs
+// that any replica with workers executes, and it serves every thread,
+// run, stream and cron of the database. Start as many as you like;
+// WithWorkers(0) makes one that only serves the API.
+func Example_replicas() {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+	saver := postgres.New(pool, postgres.WithSchema("agents"))
+	if err := saver.Migrate(ctx); err != nil {
+		log.Fatal(err)
+	}
+	records, err := server.OpenPostgresStore(ctx, pool, "agents")
+	if err != nil {
+		log.Fatal(err)
+	}
+	app, err := graph.New(state.NewSchema(greetName, greetLines)).
+		AddNode("greet", greet).
+		AddEdge(graph.Start, "greet").
+		AddEdge("greet", graph.End).
+		Compile(graph.WithCheckpointer(saver))
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv, err := server.New([]server.Graph{server.Register("greeter", app)}, server.WithStore(records), server.WithWorkers(10))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer srv.Close() // this process's runs are taken over by the other replicas
+	log.Fatal(http.ListenAndServe("127.0.0.1:2024", srv))
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/stategraph/stategraph/internal/pgtest"
 	"github.com/stategraph/stategraph/server"
 	"github.com/stategraph/stategraph/state"
+	storepostgres "github.com/stategraph/stategraph/store/postgres"
+	storesqlite "github.com/stategraph/stategraph/store/sqlite"
 	"github.com/stretchr/testify/require"
 )
 
@@ -154,7 +156,10 @@ func newSQLiteHarness(t testing.TB) *harness {
 	st, err := server.OpenSQLiteStore(filepath.Join(dir, "server.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	return newHarnessOn(t, saver, server.WithStore(st))
+	items, err := storesqlite.Open(context.Background(), filepath.Join(dir, "items.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { items.Close() })
+	return newHarnessOn(t, saver, server.WithStore(st), server.WithItemStore(items))
 }
 
 // newPostgresHarness is a harness on PostgreSQL: checkpoints and records
@@ -166,7 +171,9 @@ func newPostgresHarness(t testing.TB) *harness {
 	require.NoError(t, saver.Migrate(context.Background()))
 	st, err := server.OpenPostgresStore(context.Background(), pool, schema)
 	require.NoError(t, err)
-	return newHarnessOn(t, saver, server.WithStore(st))
+	items, err := storepostgres.New(context.Background(), pool, storepostgres.Config{Schema: schema})
+	require.NoError(t, err)
+	return newHarnessOn(t, saver, server.WithStore(st), server.WithItemStore(items))
 }
 
 func newHarnessOn(t testing.TB, saver checkpoint.Saver, opts ...server.Option) *harness {

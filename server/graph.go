@@ -84,10 +84,13 @@ type Event struct {
 	Values json.RawMessage
 	// Update is the task's writes as a JSON object (Updates, Tasks
 	// results).
-	Update     json.RawMessage
-	Task       *graph.TaskEvent
-	Custom     any
-	Chunk      []byte
+	Update json.RawMessage
+	Task   *graph.TaskEvent
+	Custom any
+	Chunk  []byte
+	// MessageID is the id of the message a Messages chunk belongs to,
+	// when the node gave one (graph.StreamingFuncFor).
+	MessageID  string
 	Checkpoint *checkpoint.Config
 	Metadata   *checkpoint.Metadata
 	Interrupts []graph.Interruption
@@ -254,7 +257,7 @@ func (t *typed[S]) Run(ctx context.Context, in RunInput) iter.Seq2[Event, error]
 			}
 			out := Event{
 				Mode: ev.Mode, Namespace: ev.Namespace, Step: ev.Step, Node: ev.Node, TaskID: ev.TaskID,
-				Task: ev.Task, Custom: ev.Custom, Chunk: ev.Chunk, Checkpoint: ev.Checkpoint,
+				Task: ev.Task, Custom: ev.Custom, Chunk: ev.Chunk, MessageID: ev.MessageID, Checkpoint: ev.Checkpoint,
 				Metadata: ev.Metadata, Interrupts: ev.Interrupts,
 			}
 			switch ev.Mode {

@@ -32,6 +32,7 @@ type liveRun struct {
 	webhook   string
 
 	log    *eventLog
+	pg     *pgLog // instead of log, for a run executed as a worker job
 	ctx    context.Context
 	cancel context.CancelFunc
 	stored chan struct{} // closed once the creating request stored the record
@@ -42,6 +43,18 @@ type liveRun struct {
 	// Set before done is closed.
 	result json.RawMessage
 	status string
+}
+
+// appender is where a run's events go.
+type appender interface {
+	append(event string, data []byte)
+}
+
+func (run *liveRun) sink() appender {
+	if run.pg != nil {
+		return run.pg
+	}
+	return run.log
 }
 
 // enqueue registers run on its thread under the strategy and returns the
@@ -129,22 +142,7 @@ func (s *Server) execute(run *liveRun) {
 	conv := newConverter(s, run)
 	conv.emit("metadata", "", map[string]any{"run_id": run.rec.RunID, "thread_id": run.rec.ThreadID, "attempt": 1})
 
-	var runErr error
-	if !isNull(run.update) {
-		_, runErr = run.g.UpdateState(ctx, run.rec.ThreadID, "", run.update, "")
-	}
-	if runErr == nil {
-		runErr = s.resolveResume(ctx, run)
-	}
-	if runErr == nil && ctx.Err() == nil {
-		for ev, err := range run.g.Run(ctx, run.in) {
-			if err != nil {
-				runErr = err
-				break
-			}
-			conv.event(ctx, ev)
-		}
-	}
+	runErr := s.runGraph(ctx, run, conv)
 	s.mu.Lock()
 	action := run.action
 	s.mu.Unlock()
@@ -160,6 +158,29 @@ func (s *Server) execute(run *liveRun) {
 		status = RunInterrupted
 	}
 	s.finish(run, status, action, runErr, conv.result(runErr))
+}
+
+// runGraph applies the run's command update, then runs its graph,
+// converting its events.
+func (s *Server) runGraph(ctx context.Context, run *liveRun, conv *converter) error {
+	if !isNull(run.update) {
+		if _, err := run.g.UpdateState(ctx, run.rec.ThreadID, "", run.update, ""); err != nil {
+			return err
+		}
+	}
+	if err := s.resolveResume(ctx, run); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return nil // cancelled before it began: the caller knows why
+	}
+	for ev, err := range run.g.Run(ctx, run.in) {
+		if err != nil {
+			return err
+		}
+		conv.event(ctx, ev)
+	}
+	return nil
 }
 
 // resolveResume turns a command's resume value into Resume or ResumeByID:

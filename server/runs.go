@@ -141,10 +141,7 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 // resumable reports whether a resume command can be taken for thread t:
 // it has pending interrupts, or a run in progress that may stop at one.
 func (s *Server) resumable(ctx context.Context, t ThreadRecord, g Graph) bool {
-	s.mu.Lock()
-	_, busy := s.threads[t.ThreadID]
-	s.mu.Unlock()
-	if busy {
+	if s.busy(ctx, t.ThreadID) {
 		return true
 	}
 	if t.GraphID == "" {
@@ -223,6 +220,10 @@ func (s *Server) createRun(mode runMode) http.HandlerFunc {
 		if isNull(body) {
 			body = json.RawMessage("{}")
 		}
+		if s.cl != nil {
+			s.createClusterRun(w, r, mode, body)
+			return
+		}
 		run, rec, err := s.startRun(r.Context(), r.PathValue("tid"), body)
 		if err != nil {
 			fail(w, err)
@@ -280,7 +281,7 @@ func (s *Server) runOf(w http.ResponseWriter, r *http.Request) (*liveRun, RunRec
 	if err != nil {
 		rec = s.record(run)
 	}
-	return run, rec, true
+	return run, s.overlay(r.Context(), rec), true
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
@@ -309,14 +310,34 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	runs, err := s.store.ListRuns(r.Context(), t.ThreadID, q.Get("status"), limit, offset)
+	status := q.Get("status")
+	if s.cl != nil && status != "" {
+		// A worker run's status is the worker's (overlay): filter after.
+		runs, err := s.store.ListRuns(r.Context(), t.ThreadID, "", 0, 0)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		out := []map[string]any{}
+		for _, rec := range runs {
+			if rec = s.overlay(r.Context(), rec); rec.Status == status {
+				out = append(out, runJSON(rec))
+			}
+		}
+		if out = page(out, limit, offset); out == nil {
+			out = []map[string]any{}
+		}
+		writeJSON(w, 200, out)
+		return
+	}
+	runs, err := s.store.ListRuns(r.Context(), t.ThreadID, status, limit, offset)
 	if err != nil {
 		fail(w, err)
 		return
 	}
 	out := []map[string]any{}
 	for _, rec := range runs {
-		out = append(out, runJSON(rec))
+		out = append(out, runJSON(s.overlay(r.Context(), rec)))
 	}
 	writeJSON(w, 200, out)
 }
@@ -326,7 +347,7 @@ func (s *Server) deleteRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if run != nil && !isClosed(run.done) {
+	if (run != nil && !isClosed(run.done)) || (s.cl != nil && (rec.Status == RunPending || rec.Status == RunRunning)) {
 		writeError(w, http.StatusConflict, fmt.Sprintf("run %q of thread %q is %s: cancel it first", rec.RunID, rec.ThreadID, rec.Status))
 		return
 	}
@@ -364,6 +385,10 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 		fail(w, &InputError{Field: "action", Err: fmt.Errorf("%q is not interrupt or rollback", action)})
 		return
 	}
+	if s.cl != nil {
+		s.clusterCancel(w, r, rec, action, q.Get("wait") == "1" || q.Get("wait") == "true")
+		return
+	}
 	if run == nil || isClosed(run.done) {
 		writeError(w, http.StatusConflict, fmt.Sprintf("run %q of thread %q is %s, not pending or running", rec.RunID, rec.ThreadID, rec.Status))
 		return
@@ -388,6 +413,10 @@ func (s *Server) joinRun(w http.ResponseWriter, r *http.Request) {
 		s.wait(w, r, run, r.URL.Query().Get("cancel_on_disconnect") == "1")
 		return
 	}
+	if s.cl != nil {
+		s.clusterWait(w, r, rec, r.URL.Query().Get("cancel_on_disconnect") == "1")
+		return
+	}
 	// Finished long ago: its thread's values are its result.
 	t, err := s.threadFor(r.Context(), rec.ThreadID)
 	if err != nil {
@@ -407,8 +436,12 @@ func (s *Server) joinRun(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) joinRunStream(w http.ResponseWriter, r *http.Request) {
-	run, _, ok := s.runOf(w, r)
+	run, rec, ok := s.runOf(w, r)
 	if !ok {
+		return
+	}
+	if s.cl != nil {
+		s.clusterStream(w, r, rec, parseEventID(r.Header.Get("Last-Event-ID")), r.URL.Query().Get("cancel_on_disconnect") == "1")
 		return
 	}
 	if run == nil {

@@ -13,6 +13,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/store"
+	"github.com/stategraph/stategraph/worker"
 )
 
 // Server is an http.Handler speaking LangGraph's Agent Server API over the
@@ -33,8 +35,10 @@ type Server struct {
 	threads  map[string]*threadRuns // threads with a live or queued run
 	runs     map[string]*liveRun    // live and recently finished runs
 	finished []string               // ids of finished runs still in runs, oldest first
-	crons    map[string]*cron
+	crons    cronStore
 	closed   bool
+
+	cl *cluster // with WithWorkers: runs are worker jobs on PostgreSQL
 }
 
 type options struct {
@@ -47,6 +51,11 @@ type options struct {
 	cronTicks <-chan time.Time
 	logf      func(format string, args ...any)
 	auth      func(r *http.Request) (string, error)
+
+	items      *store.Store // WithItemStore
+	workers    *int         // WithWorkers
+	workerOpts []worker.Option
+	poll       time.Duration
 }
 
 // Option configures a Server.
@@ -83,7 +92,7 @@ func New(graphs []Graph, opts ...Option) (*Server, error) {
 	if o.store == nil {
 		o.store = NewMemoryStore()
 	}
-	s := &Server{store: o.store, byID: map[string]*assistant{}, opts: o, threads: map[string]*threadRuns{}, runs: map[string]*liveRun{}, crons: map[string]*cron{}}
+	s := &Server{store: o.store, byID: map[string]*assistant{}, opts: o, threads: map[string]*threadRuns{}, runs: map[string]*liveRun{}, crons: &memoryCrons{crons: map[string]*cron{}}}
 	created := o.now().UTC()
 	for _, g := range graphs {
 		if g.Saver() == nil {
@@ -97,6 +106,13 @@ func New(graphs []Graph, opts ...Option) (*Server, error) {
 		s.byID[a.ID], s.byID[g.ID()] = a, a
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if o.workers != nil {
+		if err := s.newCluster(); err != nil {
+			s.cancel()
+			s.wg.Wait()
+			return nil, err
+		}
+	}
 	s.routes()
 	s.wg.Add(1)
 	go s.cronLoop()
@@ -127,6 +143,9 @@ func (s *Server) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
+	if s.cl != nil {
+		s.cl.close()
+	}
 	s.cancel()
 	s.wg.Wait()
 	return nil
@@ -174,6 +193,7 @@ func (s *Server) routes() {
 	m.HandleFunc("DELETE /runs/crons/{cid}", s.deleteCron)
 	m.HandleFunc("POST /runs/crons/search", s.searchCrons)
 	m.HandleFunc("POST /runs/crons/count", s.countCrons)
+	s.itemRoutes(m)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("%s %s is not served by stategraph (see docs/server.md)", r.Method, r.URL.Path))
 	})
@@ -181,7 +201,7 @@ func (s *Server) routes() {
 }
 
 func (s *Server) info(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, 200, map[string]any{"version": "stategraph", "flags": map[string]bool{"assistants": true, "crons": true}})
+	writeJSON(w, 200, map[string]any{"version": "stategraph", "flags": map[string]bool{"assistants": true, "crons": true, "store": s.opts.items != nil}})
 }
 
 // writeJSON writes v with status code.
@@ -207,7 +227,7 @@ func fail(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusUnprocessableEntity, err.Error())
 	case errors.Is(err, ErrNotFound), errors.Is(err, checkpoint.ErrNotFound):
 		writeError(w, http.StatusNotFound, err.Error())
-	case errors.Is(err, ErrExists), errors.Is(err, checkpoint.ErrBusy), errors.Is(err, errThreadBusy), errors.Is(err, checkpoint.ErrConflict):
+	case errors.Is(err, ErrExists), errors.Is(err, checkpoint.ErrBusy), errors.Is(err, worker.ErrQueueFull), errors.Is(err, errThreadBusy), errors.Is(err, checkpoint.ErrConflict):
 		writeError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, graph.ErrNothingToResume), errors.Is(err, graph.ErrAmbiguousResume), errors.Is(err, graph.ErrInvalidUpdate):
 		writeError(w, http.StatusUnprocessableEntity, err.Error())

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"time"
@@ -21,6 +22,18 @@ func writeSSEHeaders(w http.ResponseWriter) {
 // the run ends or the client leaves; with cancelOnDisconnect a client
 // that leaves first cancels the run.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, run *liveRun, from int, cancelOnDisconnect bool) {
+	err := s.writeStream(w, r, func(ctx context.Context, tick <-chan time.Time, emit func(*sseEvent) error) error {
+		return run.log.follow(ctx, from, tick, emit)
+	})
+	if err != nil && cancelOnDisconnect && !isClosed(run.done) {
+		s.cancelLive(run, strategyInterrupt)
+	}
+}
+
+// writeStream writes the events follow yields as server-sent events, with
+// a heartbeat comment at each tick; it returns follow's error (a client
+// that left, or a failed read).
+func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, follow func(ctx context.Context, tick <-chan time.Time, emit func(*sseEvent) error) error) error {
 	writeSSEHeaders(w)
 	flusher, _ := w.(http.Flusher)
 	rc := http.NewResponseController(w)
@@ -30,7 +43,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, run *liveRun, fr
 		defer t.Stop()
 		tick = t.C
 	}
-	err := run.log.follow(r.Context(), from, tick, func(ev *sseEvent) error {
+	return follow(r.Context(), tick, func(ev *sseEvent) error {
 		if ev == nil {
 			_, err := fmt.Fprint(w, ": heartbeat\n\n")
 			if err == nil {
@@ -46,7 +59,4 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, run *liveRun, fr
 		}
 		return nil
 	})
-	if err != nil && cancelOnDisconnect && !isClosed(run.done) {
-		s.cancelLive(run, strategyInterrupt)
-	}
 }

@@ -41,6 +41,14 @@ func metadataJSON(md checkpoint.Metadata) map[string]any {
 	return out
 }
 
+// resultJSON is a task's result (its writes by field name), or null.
+func resultJSON(r map[string]any) any {
+	if r == nil {
+		return nil
+	}
+	return r
+}
+
 // stateJSON is a snapshot as LangGraph's ThreadState.
 func stateJSON(st *State) map[string]any {
 	tasks := make([]map[string]any, 0, len(st.Tasks))
@@ -51,7 +59,7 @@ func stateJSON(st *State) map[string]any {
 		}
 		tasks = append(tasks, map[string]any{
 			"id": t.ID, "name": t.Node, "error": errv, "interrupts": interruptsJSON(t.Interrupts),
-			"checkpoint": nil, "state": nil, "result": nil,
+			"checkpoint": nil, "state": nil, "result": resultJSON(t.Result),
 		})
 	}
 	next := st.Next
@@ -177,6 +185,10 @@ func (s *Server) updateState(w http.ResponseWriter, r *http.Request) {
 		req.CheckpointID = req.Checkpoint.ID
 	}
 	release, err := s.holdThread(t.ThreadID)
+	if err == nil && s.cl != nil && s.clusterBusy(r.Context(), t.ThreadID) {
+		release()
+		err = fmt.Errorf("thread %q: %w: a run is in progress", t.ThreadID, errThreadBusy)
+	}
 	if err != nil {
 		fail(w, err)
 		return

@@ -7,16 +7,26 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // PostgresStore keeps thread and run records in PostgreSQL, beside
 // checkpoint/postgres's tables, for a server whose checkpoints are there.
-// Runs still execute in the serving process.
+// With WithWorkers, it also keeps the runs' events, and the runs execute
+// as River jobs of package worker in any process on the database.
 type PostgresStore struct {
 	pool    *pgxpool.Pool
+	schema  string
 	threads string // qualified table names
 	runs    string
+	events  string
+	crons   string
+}
+
+// execer is what a pool and a transaction share.
+type execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
 // OpenPostgresStore creates the store's tables if needed, in schema (""
@@ -30,7 +40,8 @@ func OpenPostgresStore(ctx context.Context, pool *pgxpool.Pool, schema string) (
 			return nil, fmt.Errorf("server: create schema %s: %w", schema, err)
 		}
 	}
-	s := &PostgresStore{pool: pool, threads: prefix + "stategraph_server_threads", runs: prefix + "stategraph_server_runs"}
+	s := &PostgresStore{pool: pool, schema: schema, threads: prefix + "stategraph_server_threads", runs: prefix + "stategraph_server_runs",
+		events: prefix + "stategraph_server_events", crons: prefix + "stategraph_server_crons"}
 	_, err := pool.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+s.threads+` (
 	thread_id  TEXT PRIMARY KEY,
 	graph_id   TEXT NOT NULL DEFAULT '',
@@ -47,6 +58,21 @@ CREATE TABLE IF NOT EXISTS `+s.runs+` (
 	status     TEXT NOT NULL,
 	created_at TIMESTAMPTZ NOT NULL,
 	PRIMARY KEY (thread_id, run_id)
+);
+CREATE TABLE IF NOT EXISTS `+s.events+` (
+	run_id    TEXT NOT NULL,
+	seq       INTEGER NOT NULL,
+	thread_id TEXT NOT NULL,
+	event     TEXT NOT NULL,
+	data      TEXT NOT NULL,
+	PRIMARY KEY (run_id, seq)
+);
+CREATE INDEX IF NOT EXISTS `+pgx.Identifier{"stategraph_server_events_thread"}.Sanitize()+` ON `+s.events+` (thread_id);
+CREATE TABLE IF NOT EXISTS `+s.crons+` (
+	cron_id    TEXT PRIMARY KEY,
+	record     JSONB NOT NULL,
+	next_run   TIMESTAMPTZ,
+	created_at TIMESTAMPTZ NOT NULL
 )`)
 	if err != nil {
 		return nil, fmt.Errorf("server: create store tables: %w", err)
@@ -81,11 +107,15 @@ func (s *PostgresStore) CreateThread(ctx context.Context, t ThreadRecord) error 
 
 // PutThread stores a thread, replacing the record of its id.
 func (s *PostgresStore) PutThread(ctx context.Context, t ThreadRecord) error {
+	return s.putThread(ctx, s.pool, t)
+}
+
+func (s *PostgresStore) putThread(ctx context.Context, db execer, t ThreadRecord) error {
 	md, err := metadataJSONB(t.Metadata)
 	if err != nil {
 		return fmt.Errorf("thread %q: metadata: %w", t.ThreadID, err)
 	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO `+s.threads+` (thread_id, graph_id, metadata, status, error, created_at, updated_at)
+	_, err = db.Exec(ctx, `INSERT INTO `+s.threads+` (thread_id, graph_id, metadata, status, error, created_at, updated_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (thread_id) DO UPDATE SET graph_id = excluded.graph_id,
 		metadata = excluded.metadata, status = excluded.status, error = excluded.error, updated_at = excluded.updated_at`,
 		t.ThreadID, t.GraphID, md, t.Status, t.Error, t.CreatedAt, t.UpdatedAt)
@@ -126,8 +156,34 @@ func (s *PostgresStore) DeleteThread(ctx context.Context, id string) error {
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("thread %q: %w", id, ErrNotFound)
 	}
-	_, err = s.pool.Exec(ctx, `DELETE FROM `+s.runs+` WHERE thread_id = $1`, id)
+	if _, err = s.pool.Exec(ctx, `DELETE FROM `+s.runs+` WHERE thread_id = $1`, id); err != nil {
+		return err
+	}
+	_, err = s.pool.Exec(ctx, `DELETE FROM `+s.events+` WHERE thread_id = $1`, id)
 	return err
+}
+
+// deleteThreadRecords removes a thread and its runs, and keeps their
+// events (for the streams still reading a stateless run's).
+func (s *PostgresStore) deleteThreadRecords(ctx context.Context, db execer, id string) error {
+	if _, err := db.Exec(ctx, `DELETE FROM `+s.threads+` WHERE thread_id = $1`, id); err != nil {
+		return err
+	}
+	_, err := db.Exec(ctx, `DELETE FROM `+s.runs+` WHERE thread_id = $1`, id)
+	return err
+}
+
+// getThread reads a thread in tx, locking its row when forUpdate.
+func (s *PostgresStore) getThread(ctx context.Context, tx pgx.Tx, id string, forUpdate bool) (ThreadRecord, error) {
+	q := `SELECT ` + threadColumns + ` FROM ` + s.threads + ` WHERE thread_id = $1`
+	if forUpdate {
+		q += ` FOR UPDATE`
+	}
+	t, err := scanPGThread(tx.QueryRow(ctx, q, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, fmt.Errorf("thread %q: %w", id, ErrNotFound)
+	}
+	return t, err
 }
 
 // SearchThreads returns the threads the query selects; metadata and status
@@ -159,11 +215,15 @@ func (s *PostgresStore) SearchThreads(ctx context.Context, q ThreadQuery) ([]Thr
 
 // PutRun stores a run, replacing the record of its id.
 func (s *PostgresStore) PutRun(ctx context.Context, r RunRecord) error {
+	return s.putRun(ctx, s.pool, r)
+}
+
+func (s *PostgresStore) putRun(ctx context.Context, db execer, r RunRecord) error {
 	data, err := json.Marshal(r)
 	if err != nil {
 		return fmt.Errorf("run %q: %w", r.RunID, err)
 	}
-	_, err = s.pool.Exec(ctx, `INSERT INTO `+s.runs+` (thread_id, run_id, record, status, created_at) VALUES ($1, $2, $3, $4, $5)
+	_, err = db.Exec(ctx, `INSERT INTO `+s.runs+` (thread_id, run_id, record, status, created_at) VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (thread_id, run_id) DO UPDATE SET record = excluded.record, status = excluded.status`,
 		r.ThreadID, r.RunID, data, r.Status, r.CreatedAt)
 	if err != nil {
@@ -221,5 +281,6 @@ func (s *PostgresStore) DeleteRun(ctx context.Context, threadID, runID string) e
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("run %q of thread %q: %w", runID, threadID, ErrNotFound)
 	}
-	return nil
+	_, err = s.pool.Exec(ctx, `DELETE FROM `+s.events+` WHERE run_id = $1`, runID)
+	return err
 }

@@ -34,15 +34,12 @@ func (s *Server) latest(ctx context.Context, t ThreadRecord) (*State, error) {
 	return st, err
 }
 
-// statusOf computes a thread's status: busy while a run of this server is
+// statusOf computes a thread's status: busy while a run (of any replica, with WithWorkers) is
 // live or queued on it, interrupted when its latest checkpoint has pending
 // interrupts, error when its last run failed, idle otherwise.
-func (s *Server) statusOf(t ThreadRecord, st *State) string {
-	s.mu.Lock()
-	_, busy := s.threads[t.ThreadID]
-	s.mu.Unlock()
+func (s *Server) statusOf(ctx context.Context, t ThreadRecord, st *State) string {
 	switch {
-	case busy:
+	case s.busy(ctx, t.ThreadID):
 		return StatusBusy
 	case st != nil && len(st.Interrupts) > 0:
 		return StatusInterrupted
@@ -81,7 +78,7 @@ func (s *Server) threadJSON(ctx context.Context, t ThreadRecord) (map[string]any
 		"updated_at":       timeJSON(t.UpdatedAt),
 		"state_updated_at": timeJSON(t.UpdatedAt),
 		"metadata":         md,
-		"status":           s.statusOf(t, st),
+		"status":           s.statusOf(ctx, t, st),
 		"values":           values,
 		"interrupts":       interrupts,
 		"config":           map[string]any{"configurable": map[string]any{}},
@@ -198,6 +195,12 @@ func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		fail(w, err)
 		return
+	}
+	if s.cl != nil {
+		if err := s.cancelClusterThread(r.Context(), t.ThreadID); err != nil {
+			fail(w, err)
+			return
+		}
 	}
 	s.cancelThreadRuns(t.ThreadID, true)
 	if g := s.graphOf(t); g != nil {

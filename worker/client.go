@@ -239,6 +239,21 @@ func (c *Client) Stop(ctx context.Context) error {
 	return nil
 }
 
+// StopAndCancel stops fetching runs and cancels the running ones, then
+// waits for them to stop, or until ctx is done. A run cut short is
+// retried (by another worker, or by this one once started again) and
+// resumes from its last checkpoint.
+func (c *Client) StopAndCancel(ctx context.Context) error {
+	err := c.river.StopAndCancel(ctx)
+	if err == nil {
+		c.stopHeartbeat()
+	}
+	if err != nil {
+		return fmt.Errorf("worker: stop: %w", err)
+	}
+	return nil
+}
+
 // River returns the underlying River client, for what this package does
 // not wrap (subscriptions, queue pausing, job listing).
 func (c *Client) River() *river.Client[pgx.Tx] { return c.river }

@@ -44,6 +44,10 @@ type Request struct {
 	// RunID names the run; empty gives a new UUIDv7. It is recorded in
 	// the metadata of the run's checkpoints.
 	RunID string
+	// Payload is encoded as JSON and handed to the graph's RunFunc (see
+	// RegisterFunc) as Execution.Payload; graphs registered with
+	// Register ignore it.
+	Payload any
 }
 
 // RunArgs are the arguments of the River job that executes a run. The
@@ -59,6 +63,7 @@ type RunArgs struct {
 	Strategy       Strategy                   `json:"multitask_strategy"`
 	Metadata       map[string]any             `json:"metadata,omitempty"`
 	RecursionLimit int                        `json:"recursion_limit,omitempty"`
+	Payload        json.RawMessage            `json:"payload,omitempty"`
 }
 
 // Kind is the River job kind of runs.
@@ -172,6 +177,9 @@ func (c *Client) args(req Request) (RunArgs, error) {
 		return a, err
 	}
 	if a.Resume, err = enc("resume value", req.Resume); err != nil {
+		return a, err
+	}
+	if a.Payload, err = enc("payload", req.Payload); err != nil {
 		return a, err
 	}
 	if len(req.ResumeByID) > 0 {

@@ -130,12 +130,18 @@ type runRequest struct {
 	// checkpoint id, or "" to delete the thread and start afresh.
 	from  *string
 	saver checkpoint.Saver
+	// payload is the request's Payload, for a RunFunc.
+	payload json.RawMessage
+	attempt int
 }
 
 // runResult is how an execution ended without error.
 type runResult struct {
 	output     json.RawMessage
 	interrupts []graph.Interruption
+	// ended, when set, is called once the worker recorded how the
+	// execution ended (even with an error).
+	ended func(context.Context, Status)
 }
 
 // errInput marks an input the graph's InputFunc refused: permanent.

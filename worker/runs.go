@@ -54,6 +54,21 @@ func (c *Client) Run(ctx context.Context, runID string) (*Run, error) {
 	return r, nil
 }
 
+// Peek returns the run with the given id as stored, in one read: unlike
+// Run, it does not close a run whose River job ended without finishing
+// it, so it suits frequent polling (call Run now and then to settle
+// such runs). An unknown id is ErrNotFound.
+func (c *Client) Peek(ctx context.Context, runID string) (*Run, error) {
+	r, err := scanRun(c.pool.QueryRow(ctx, `SELECT `+runColumns+` FROM `+c.t.runs+` WHERE run_id = $1`, runID))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, runID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("worker: run %s: %w", runID, err)
+	}
+	return r, nil
+}
+
 // closeIfOrphaned ends an active run whose River job is over (or gone)
 // without having recorded how the run ended — its worker died on the last
 // attempt, or River's rescuer cancelled the job of a dead worker — so that

@@ -93,9 +93,17 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 		checkpoint: n.send,
 		from:       cl.from,
 		saver:      c.saver,
+		payload:    a.Payload,
+		attempt:    cl.attempt,
 	})
 	n.close()
-	return c.finish(ctx, job, cl, res, runErr)
+	recorded, err := c.finish(ctx, job, cl, res, runErr)
+	if res.ended != nil {
+		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		res.ended(ectx, recorded)
+		cancel()
+	}
+	return err
 }
 
 // action is what claim decided.
@@ -340,8 +348,9 @@ func (c *Client) failPending(ctx context.Context, runID string, cause error) err
 // the job: complete it, retry it (a transient failure: the next attempt
 // resumes from the last checkpoint), snooze it (a conflict while waiting
 // is allowed), or cancel it (a permanent failure, a rejection, a
-// cancellation).
-func (c *Client) finish(ctx context.Context, job *river.Job[RunArgs], cl claimed, res runResult, runErr error) error {
+// cancellation). It returns the status it recorded: "" when it recorded
+// none (another execution took the run over, or the write failed).
+func (c *Client) finish(ctx context.Context, job *river.Job[RunArgs], cl claimed, res runResult, runErr error) (Status, error) {
 	a := job.Args
 	var (
 		st   Status
@@ -404,7 +413,7 @@ SELECT status, CASE WHEN `+c.followedSQL("$1")+` THEN pg_notify($8, json_build_o
 		a.RunID, cl.attempt, string(st), result, interrupts, msg, string(code), c.channel(a.RunID), c.schema).Scan(&recorded, nil, nil)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
-		return nil // another execution took the run over
+		return "", nil // another execution took the run over
 	case err == nil && recorded == StatusCancelled && st != StatusCancelled:
 		ret = river.JobCancel(runErr)
 	}
@@ -412,14 +421,14 @@ SELECT status, CASE WHEN `+c.followedSQL("$1")+` THEN pg_notify($8, json_build_o
 		// The run stays "running" with this attempt; River retries the
 		// job, whose next attempt takes the run over and resumes it.
 		if runErr != nil {
-			return fmt.Errorf("worker: run %s on thread %q: %w (and recording it failed: %w)", a.RunID, a.Thread, runErr, err)
+			return "", fmt.Errorf("worker: run %s on thread %q: %w (and recording it failed: %w)", a.RunID, a.Thread, runErr, err)
 		}
-		return fmt.Errorf("worker: run %s on thread %q: record the result: %w", a.RunID, a.Thread, err)
+		return "", fmt.Errorf("worker: run %s on thread %q: record the result: %w", a.RunID, a.Thread, err)
 	}
 	if ret != nil && runErr != nil && ret == runErr {
-		return fmt.Errorf("worker: run %s on thread %q: %w", a.RunID, a.Thread, runErr)
+		return recorded, fmt.Errorf("worker: run %s on thread %q: %w", a.RunID, a.Thread, runErr)
 	}
-	return ret
+	return recorded, ret
 }
 
 // transient reports whether an execution's error may go away on another

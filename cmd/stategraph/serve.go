@@ -6,40 +6,55 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/servegraphs"
 	"github.com/stategraph/stategraph/server"
+	storepostgres "github.com/stategraph/stategraph/store/postgres"
+	storesqlite "github.com/stategraph/stategraph/store/sqlite"
+	"github.com/stategraph/stategraph/worker"
 )
 
-const serveUsage = `usage: stategraph serve [-db PATH [-store PATH] | -dsn DSN [-schema NAME]] [-addr HOST:PORT] [-allow-remote]
+const serveUsage = `usage: stategraph serve [-db PATH [-store PATH] | -dsn DSN [-schema NAME] [-workers N]] [-addr HOST:PORT] [-allow-remote]
 
 Serve the example graphs (planexecute, support, essay) over LangGraph's
 Agent Server API, for @langchain/langgraph-sdk, langgraph-sdk and
-useStream clients (see docs/server.md). Runs execute in this process;
-checkpoints and thread records are kept in SQLite files, created if
-missing, or in PostgreSQL. There is no authentication: the server listens
-on loopback only unless -allow-remote is given.
+useStream clients (see docs/server.md). By default runs execute in this
+process and checkpoints and thread records are kept in SQLite files,
+created if missing. With -dsn everything is kept in PostgreSQL and runs
+are River jobs that any serve process on the database executes: start
+as many replicas as you like, each serves every thread and run. There is
+no authentication: the server listens on loopback only unless
+-allow-remote is given.
 
-  -db PATH        the SQLite checkpoint file (default stategraph.db)
+  -db PATH        the SQLite checkpoint file (default stategraph.db); the store API's items go
+                  beside it (PATH with .items.db)
   -store PATH     the SQLite file of thread and run records (default: PATH of -db with .server.db)
-  -dsn DSN        keep checkpoints and records in this PostgreSQL database instead
+  -dsn DSN        keep checkpoints, records and run events in this PostgreSQL database instead
   -schema NAME    the PostgreSQL schema of their tables (default: search_path)
+  -workers N      with -dsn: how many runs this process executes at once (default 10; 0: API only,
+                  other processes execute the runs)
   -addr HOST:PORT where to listen (default 127.0.0.1:2024)
   -allow-remote   listen on a non-loopback address (anyone who reaches it can run the graphs)
 `
+
+// defaultServeWorkers is -workers with -dsn when not given.
+const defaultServeWorkers = 10
 
 // serveConfig is what serve runs with.
 type serveConfig struct {
 	db, store, addr string
 	dsn, schema     string
+	workers         int // with dsn
 	allowRemote     bool
 }
 
@@ -54,9 +69,12 @@ func parseServe(args []string, c serveConfig) (serveConfig, error) {
 	fs.StringVar(&c.store, "store", "", "")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:2024", "")
 	fs.BoolVar(&c.allowRemote, "allow-remote", false, "")
+	fs.IntVar(&c.workers, "workers", defaultServeWorkers, "")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	workersSet := false
+	fs.Visit(func(f *flag.Flag) { workersSet = workersSet || f.Name == "workers" })
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
@@ -64,7 +82,14 @@ func parseServe(args []string, c serveConfig) (serveConfig, error) {
 		if c.db != "" || c.store != "" {
 			return c, errors.New("serve: give either -db (SQLite) or -dsn (PostgreSQL), not both")
 		}
+		if c.workers < 0 {
+			return c, fmt.Errorf("serve: -workers %d: want 0 (API only) or more", c.workers)
+		}
 	} else {
+		if workersSet {
+			return c, errors.New("serve: -workers needs -dsn (on SQLite, runs execute in this process)")
+		}
+		c.workers = 0
 		if c.schema != "" {
 			return c, errors.New("serve: -schema needs -dsn")
 		}
@@ -124,9 +149,18 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	}()
 	var saver checkpoint.Saver
 	var st server.Store
+	var srvOpts []server.Option
 	where := fmt.Sprintf("checkpoints %s, records %s", c.db, c.store)
 	if c.dsn != "" {
-		pool, perr := pgxpool.New(ctx, c.dsn)
+		cfg, perr := pgxpool.ParseConfig(c.dsn)
+		if perr != nil {
+			return fmt.Errorf("serve: %w", perr)
+		}
+		if !strings.Contains(c.dsn, "pool_max_conns") {
+			// The workers, River, the event listener and the requests.
+			cfg.MaxConns = worker.PoolSize(c.workers) + 8
+		}
+		pool, perr := pgxpool.NewWithConfig(ctx, cfg)
 		if perr != nil {
 			return fmt.Errorf("serve: %w", perr)
 		}
@@ -143,7 +177,18 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		if st, err = server.OpenPostgresStore(ctx, pool, c.schema); err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
-		where = "checkpoints and records in PostgreSQL"
+		items, ierr := storepostgres.New(ctx, pool, storepostgres.Config{Schema: c.schema})
+		if ierr != nil {
+			return fmt.Errorf("serve: %w", ierr)
+		}
+		srvOpts = append(srvOpts, server.WithItemStore(items))
+		where = fmt.Sprintf("PostgreSQL, %d workers", c.workers)
+		if c.workers == 0 {
+			where = "PostgreSQL, API only: runs executed by other processes"
+		}
+		srvOpts = append(srvOpts, server.WithWorkers(c.workers, worker.WithRiverConfig(func(rc *river.Config) {
+			rc.Logger = slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		})))
 	} else {
 		sq, oerr := sqlite.Open(c.db)
 		if oerr != nil {
@@ -161,12 +206,18 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		}
 		defer records.Close()
 		st = records
+		items, ierr := storesqlite.Open(ctx, strings.TrimSuffix(c.db, ".db")+".items.db")
+		if ierr != nil {
+			return fmt.Errorf("serve: %w", ierr)
+		}
+		defer items.Close()
+		srvOpts = append(srvOpts, server.WithItemStore(items))
 	}
 	graphs, err := servegraphs.Graphs(saver)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	srv, err := server.New(graphs, server.WithStore(st))
+	srv, err := server.New(graphs, append([]server.Option{server.WithStore(st)}, srvOpts...)...)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

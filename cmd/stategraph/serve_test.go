@@ -33,7 +33,10 @@ func TestParseServeFlags(t *testing.T) {
 		{"remote allowed", []string{"-addr", "0.0.0.0:2024", "-allow-remote"}, "", serveConfig{db: "stategraph.db", store: "stategraph.server.db", addr: "0.0.0.0:2024", allowRemote: true}, ""},
 		{"bad addr", []string{"-addr", "nope"}, "", serveConfig{}, "-addr"},
 		{"argument", []string{"extra"}, "", serveConfig{}, `unexpected argument "extra"`},
-		{"postgres", []string{"-dsn", "postgres://x", "-schema", "s"}, "", serveConfig{dsn: "postgres://x", schema: "s", addr: "127.0.0.1:2024"}, ""},
+		{"postgres", []string{"-dsn", "postgres://x", "-schema", "s"}, "", serveConfig{dsn: "postgres://x", schema: "s", addr: "127.0.0.1:2024", workers: defaultServeWorkers}, ""},
+		{"api only", []string{"-dsn", "postgres://x", "-workers", "0"}, "", serveConfig{dsn: "postgres://x", addr: "127.0.0.1:2024"}, ""},
+		{"negative workers", []string{"-dsn", "postgres://x", "-workers", "-1"}, "", serveConfig{}, "-workers -1"},
+		{"workers without dsn", []string{"-workers", "2"}, "", serveConfig{}, "-workers needs -dsn"},
 		{"both", []string{"-dsn", "postgres://x"}, "a.db", serveConfig{}, "not both"},
 		{"schema without dsn", []string{"-schema", "s"}, "", serveConfig{}, "-schema needs -dsn"},
 	}
@@ -67,7 +70,7 @@ func TestServeRunsTheExampleGraphsOnAFreshDatabase(t *testing.T) {
 }
 
 func TestServeRunsTheExampleGraphsOnPostgres(t *testing.T) {
-	testServe(t, serveConfig{dsn: pgtest.DSN(t), schema: pgtest.Schema(t)})
+	testServe(t, serveConfig{dsn: pgtest.DSN(t), schema: pgtest.Schema(t), workers: 2})
 }
 
 func testServe(t *testing.T, c serveConfig) {
@@ -110,6 +113,9 @@ func testServe(t *testing.T, c serveConfig) {
 
 	res = post("/runs/wait", map[string]any{"assistant_id": "essay", "input": map[string]any{"topic": "Go"}})
 	assert.Equal(t, []any{"Go, draft 1", "Go, draft 2", "Go, draft 3"}, res["drafts"])
+
+	res = post("/store/items/search", map[string]any{"namespace_prefix": []string{"notes"}})
+	assert.Equal(t, []any{}, res["items"], "the store API is served")
 
 	cancel()
 	require.NoError(t, <-done)

@@ -175,4 +175,157 @@ await client.crons.delete(hourly.cron_id);
 assert.deepEqual(await client.crons.search(), []);
 step("crons");
 
+// The store: items put, read, searched by namespace prefix and filter,
+// namespaces listed, an item deleted.
+await client.store.putItem(["users", "ann", "prefs"], "theme", { color: "green", size: 3 });
+await client.store.putItem(["users", "ann", "prefs"], "lang", { code: "go", size: 1 });
+await client.store.putItem(["users", "bob"], "theme", { color: "red" }, { ttl: 60 });
+const item = await client.store.getItem(["users", "ann", "prefs"], "theme");
+assert.deepEqual(item.value, { color: "green", size: 3 });
+assert.deepEqual(item.namespace, ["users", "ann", "prefs"]);
+assert.ok(item.createdAt && item.updatedAt);
+const inAnn = await client.store.searchItems(["users", "ann"]);
+assert.deepEqual(inAnn.items.map((i) => i.key).sort(), ["lang", "theme"]);
+const big = await client.store.searchItems(["users"], { filter: { size: { $gte: 2 } } });
+assert.deepEqual(big.items.map((i) => i.key), ["theme"]);
+const nss = await client.store.listNamespaces({ prefix: ["users"], maxDepth: 2 });
+assert.deepEqual(nss.namespaces, [["users", "ann"], ["users", "bob"]]);
+await client.store.deleteItem(["users", "ann", "prefs"], "theme");
+await assert.rejects(client.store.getItem(["users", "ann", "prefs"], "theme"), (err) => err.status === 404 || /404/.test(String(err)));
+step("store");
+
+// Two replicas on one PostgreSQL database, whose workers execute the runs
+// (server/sdk_test.go starts them; each serves every thread and run).
+const replicaB = process.env.STATEGRAPH_REPLICA_B;
+if (replicaB) {
+  const other = new Client({ apiUrl: replicaB, callerOptions: { maxRetries: 0 } });
+  const hooks = process.env.STATEGRAPH_HOOKS;
+  const post = async (base, path) => {
+    const res = await fetch(base + path, { method: "POST" });
+    assert.ok(res.ok, `${path}: ${res.status}`);
+  };
+  // The gate graph's wait node passes once its thread's gate is open in
+  // the process that executes it: open it in both.
+  const open = async (threadId) => {
+    await post(apiUrl, `/__test/open/${threadId}`);
+    await post(replicaB, `/__test/open/${threadId}`);
+  };
+  // Reads a run's stream from the other replica until its first node's
+  // update: the run has reached the gate's wait node.
+  const reachGate = async (threadId, runId) => {
+    for await (const chunk of other.runs.joinStream(threadId, runId)) {
+      if (chunk.event === "updates" && chunk.data.first) return;
+      assert.notEqual(chunk.event, "end", "the run ended before its gate");
+    }
+    assert.fail("the stream ended before the gate");
+  };
+  const gateRun = (c, threadId, step, strategy) =>
+    c.runs.create(threadId, "gate", { input: { steps: [step] }, streamMode: ["updates"], multitaskStrategy: strategy });
+
+  // Stream on A in several modes; join the same stream from B, whole and
+  // after an event id.
+  const rt = await client.threads.create();
+  const streamed = await collect(
+    client.runs.stream(rt.thread_id, "echo", {
+      input: { input: "far" },
+      streamMode: ["values", "updates", "messages-tuple", "custom", "debug"],
+    }),
+  );
+  const kinds = new Set(streamed.map((c) => c.event));
+  for (const k of ["metadata", "values", "updates", "messages", "custom", "debug"]) assert.ok(kinds.has(k), `${k} in ${[...kinds]}`);
+  const runId = streamed[0].data.run_id;
+  const fromB = await collect(other.runs.joinStream(rt.thread_id, runId));
+  assert.deepEqual(fromB.map((c) => c.event), streamed.map((c) => c.event));
+  assert.deepEqual(fromB.at(-1).data, streamed.at(-1).data);
+  const tail = await collect(other.runs.joinStream(rt.thread_id, runId, { lastEventId: "3" }));
+  assert.equal(tail.length, streamed.length - 3);
+  step("replicas: stream on one, join from the other");
+
+  // An interrupt waited for on A, answered by id on B; history, update
+  // and fork on B.
+  const ri = await client.threads.create();
+  const asked = await client.runs.wait(ri.thread_id, "review", { input: { topic: "replicas" } });
+  const askedId = asked.__interrupt__[0].id;
+  assert.equal((await other.threads.get(ri.thread_id)).status, "interrupted");
+  const answered = await other.runs.wait(ri.thread_id, "review", { command: { resume: { [askedId]: "yes" } } });
+  assert.equal(answered.approved, true);
+  const riHistory = await other.threads.getHistory(ri.thread_id, { limit: 20 });
+  assert.ok(riHistory.length >= 4, `history of ${riHistory.length}`);
+  const beforeReview = riHistory.find((s) => s.next.includes("review"));
+  await other.threads.updateState(ri.thread_id, { values: { topic: "forked" }, checkpointId: beforeReview.checkpoint.checkpoint_id });
+  const riForked = await client.threads.getState(ri.thread_id);
+  assert.equal(riForked.values.topic, "forked");
+  assert.equal(riForked.parent_checkpoint.checkpoint_id, beforeReview.checkpoint.checkpoint_id);
+  step("replicas: interrupt on one, resume by id, history, update and fork on the other");
+
+  // Cancel from B a run one of the workers holds at its gate.
+  const rc = await client.threads.create();
+  const held = await gateRun(client, rc.thread_id, "c");
+  await reachGate(rc.thread_id, held.run_id);
+  assert.equal((await other.threads.get(rc.thread_id)).status, "busy");
+  await other.runs.cancel(rc.thread_id, held.run_id, true);
+  assert.equal((await client.runs.get(rc.thread_id, held.run_id)).status, "interrupted");
+  assert.equal((await client.threads.get(rc.thread_id)).status, "idle");
+  assert.deepEqual((await client.threads.getState(rc.thread_id)).values.steps, ["c", "first"]);
+  step("replicas: cancel");
+
+  // reject and enqueue.
+  const rq = await client.threads.create();
+  const r1 = await gateRun(client, rq.thread_id, "a");
+  await reachGate(rq.thread_id, r1.run_id);
+  await assert.rejects(gateRun(other, rq.thread_id, "b", "reject"), (err) => err.status === 409 || /409/.test(String(err)));
+  const r2 = await gateRun(other, rq.thread_id, "b", "enqueue");
+  assert.equal((await client.runs.get(rq.thread_id, r2.run_id)).status, "pending");
+  await open(rq.thread_id);
+  const queued = await client.runs.join(rq.thread_id, r2.run_id);
+  assert.deepEqual(queued.steps, ["a", "first", "waited", "b", "first", "waited"]);
+  assert.equal((await other.runs.get(rq.thread_id, r1.run_id)).status, "success");
+  assert.equal((await client.runs.list(rq.thread_id)).length, 2, "the rejected run stored nothing");
+  step("replicas: multitask reject and enqueue");
+
+  // interrupt: the running run is stopped, its finished steps stay.
+  const rn = await client.threads.create();
+  const n1 = await gateRun(client, rn.thread_id, "a");
+  await reachGate(rn.thread_id, n1.run_id);
+  const n2 = await gateRun(other, rn.thread_id, "b", "interrupt");
+  await reachGate(rn.thread_id, n2.run_id);
+  await open(rn.thread_id);
+  const interruptedOut = await other.runs.join(rn.thread_id, n2.run_id);
+  assert.deepEqual(interruptedOut.steps, ["a", "first", "b", "first", "waited"]);
+  assert.equal((await client.runs.get(rn.thread_id, n1.run_id)).status, "interrupted");
+  step("replicas: multitask interrupt");
+
+  // rollback: the running run is undone and deleted.
+  const rb = await client.threads.create();
+  const b1 = await gateRun(client, rb.thread_id, "a");
+  await reachGate(rb.thread_id, b1.run_id);
+  const b2 = await gateRun(other, rb.thread_id, "b", "rollback");
+  await reachGate(rb.thread_id, b2.run_id);
+  await open(rb.thread_id);
+  const rolledOut = await client.runs.join(rb.thread_id, b2.run_id);
+  assert.deepEqual(rolledOut.steps, ["b", "first", "waited"]);
+  await assert.rejects(other.runs.get(rb.thread_id, b1.run_id), (err) => err.status === 404 || /404/.test(String(err)));
+  step("replicas: multitask rollback");
+
+  // A cron that both replicas find due fires once.
+  const rr = await client.threads.create();
+  const tick = await client.crons.createForThread(rr.thread_id, "echo", { schedule: "*/5 * * * *", input: { input: "cron" } });
+  const at = encodeURIComponent(tick.next_run_date);
+  await post(apiUrl, `/__test/tick?at=${at}`);
+  await post(replicaB, `/__test/tick?at=${at}`);
+  const fired = await other.runs.list(rr.thread_id);
+  assert.equal(fired.length, 1, "fired once");
+  const cronOut = await client.runs.join(rr.thread_id, fired[0].run_id);
+  assert.deepEqual(cronOut.replies, ["echo: cron"]);
+  await other.crons.delete(tick.cron_id);
+  step("replicas: a cron fires once");
+
+  // A webhook, posted by whichever process finished the run.
+  const hooked = await other.runs.create(null, "echo", { input: { input: "hook" }, webhook: hooks });
+  const hook = await (await fetch(`${hooks}/wait?run_id=${hooked.run_id}`)).json();
+  assert.equal(hook.status, "success");
+  assert.deepEqual(hook.values.replies, ["echo: hook"]);
+  step("replicas: webhook");
+}
+
 console.log("all ok");
