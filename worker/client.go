@@ -38,7 +38,7 @@ type Client struct {
 	snooze   time.Duration
 	poll     time.Duration
 	timeout  time.Duration
-	riverCfg func(*river.Config)
+	riverCfg []func(*river.Config)
 
 	id        string // the worker's id: River's client id, and its row in stategraph_workers
 	beat      time.Duration
@@ -139,8 +139,12 @@ func WithRunTimeout(d time.Duration) Option { return func(c *Client) { c.timeout
 // WithRiverConfig adjusts the River configuration before the River client
 // is made (retry policy, logger, fetch intervals, …). The Client sets
 // Schema, Queues, Workers, ID, FetchCooldown (DefaultFetchCooldown) and
-// JobTimeout (-1: runs time out by WithRunTimeout alone) first.
-func WithRiverConfig(f func(*river.Config)) Option { return func(c *Client) { c.riverCfg = f } }
+// JobTimeout (-1: runs time out by WithRunTimeout alone) first. Several
+// WithRiverConfig options all apply, in the order given (River middleware
+// for tracing and a periodic job for retention, say).
+func WithRiverConfig(f func(*river.Config)) Option {
+	return func(c *Client) { c.riverCfg = append(c.riverCfg, f) }
+}
 
 // PoolSize is the pgxpool MaxConns this package advises for a process
 // that executes workers runs at once: a run holds a connection only while
@@ -192,8 +196,8 @@ func New(pool *pgxpool.Pool, reg *Registry, opts ...Option) (*Client, error) {
 	if reg != nil {
 		cfg.Queues = map[string]river.QueueConfig{c.queue: {MaxWorkers: c.workers}}
 	}
-	if c.riverCfg != nil {
-		c.riverCfg(cfg)
+	for _, f := range c.riverCfg {
+		f(cfg)
 	}
 	rc, err := river.NewClient(riverpgxv5.New(pool), cfg)
 	if err != nil {

@@ -107,10 +107,8 @@ func New(sw *retention.Sweeper, opts ...Option) (*Job, error) {
 }
 
 // Option returns the worker.Option that adds the job to a Client's River
-// configuration (Configure). It uses worker.WithRiverConfig, which holds
-// one function: a Client that needs its own River settings too passes
-// worker.WithRiverConfig(func(c *river.Config) { j.Configure(c); … })
-// instead.
+// configuration (Configure), through worker.WithRiverConfig: it combines
+// with the Client's other WithRiverConfig options.
 func (j *Job) Option() worker.Option { return worker.WithRiverConfig(j.Configure) }
 
 // Configure adds to cfg the sweep worker, the sweep queue (one worker)

@@ -52,7 +52,7 @@ func New(t *telemetry.Telemetry) *Middleware {
 }
 
 // WorkerOption is worker.WithRiverConfig adding New(t) to River's
-// middleware. It replaces any other WithRiverConfig given before it.
+// middleware; it combines with the Client's other WithRiverConfig options.
 func WorkerOption(t *telemetry.Telemetry) worker.Option {
 	mw := New(t)
 	return worker.WithRiverConfig(func(c *river.Config) { c.Middleware = append(c.Middleware, mw) })
