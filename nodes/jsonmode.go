@@ -20,12 +20,19 @@ func inputSchemaOf(t tools.Tool) json.RawMessage {
 	return nil
 }
 
-// SupportsJSONMode reports whether m (or the model a ResilientModel wraps)
-// is one of langchaingo's clients known to honour llms.WithJSONMode:
-// OpenAI's (and any OpenAI-compatible server's) and Ollama's.
+// SupportsJSONMode reports whether m is one of langchaingo's clients known
+// to honour llms.WithJSONMode: OpenAI's (and any OpenAI-compatible
+// server's) and Ollama's. It looks through a ResilientModel and through any
+// wrapper with an Unwrap() llms.Model method (telemetry.Model's, say).
 func SupportsJSONMode(m llms.Model) bool {
-	if r, ok := m.(*ResilientModel); ok {
-		m = r.Model
+	for range 16 { // wrappers of wrappers, but never a cycle forever
+		if r, ok := m.(*ResilientModel); ok {
+			m = r.Model
+		} else if w, ok := m.(interface{ Unwrap() llms.Model }); ok {
+			m = w.Unwrap()
+		} else {
+			break
+		}
 	}
 	switch m.(type) {
 	case *openai.LLM, *ollama.LLM:

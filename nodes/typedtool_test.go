@@ -71,3 +71,18 @@ func TestTheAgentAsksForJSONModeWhereTheModelHasOne(t *testing.T) {
 	require.True(t, nodes.SupportsJSONMode(openaiModel(t, srv)))
 	require.False(t, nodes.SupportsJSONMode(&scriptedModel{}))
 }
+
+// unwrapping is a model wrapper that says what it wraps (as telemetry's
+// does).
+type unwrapping struct{ llms.Model }
+
+func (u unwrapping) Unwrap() llms.Model { return u.Model }
+
+func TestJSONModeSeesThroughWrappers(t *testing.T) {
+	t.Parallel()
+	srv := fakechat.New(t)
+	m := openaiModel(t, srv)
+	require.True(t, nodes.SupportsJSONMode(unwrapping{m}))
+	require.True(t, nodes.SupportsJSONMode(unwrapping{&nodes.ResilientModel{Model: unwrapping{m}}}))
+	require.False(t, nodes.SupportsJSONMode(unwrapping{&scriptedModel{}}))
+}
