@@ -41,11 +41,16 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	}
 
 	created := encodeTime(cp.CreatedAt)
+	// The rest of the row: its text columns and about 30 bytes of
+	// integers and record header.
+	rowSize := len(thread) + len(ns) + len(cp.ID) + len(cfg.CheckpointID) + len(req.ExpectHead) + len(versions) + len(md) + 30
+	var scratch [4]inlineBlob
+	inline, inlined := chooseInline(cp.ID, rowSize, cp.New, cp.Versions, scratch[:0], nil)
 	row := putRow{
 		thread: thread, ns: ns, id: cp.ID, parent: cfg.CheckpointID, expectHead: req.ExpectHead,
-		created: created, versions: versions, md: md,
-		crc:   cpChecksum(thread, ns, cp.ID, cfg.CheckpointID, created, versions, md, req.ExpectHead),
-		blobs: cp.New, cpVersions: cp.Versions,
+		created: created, versions: versions, md: md, inline: inline,
+		crc:   cpChecksum(thread, ns, cp.ID, cfg.CheckpointID, created, versions, md, req.ExpectHead, inline),
+		blobs: cp.New, inlined: inlined, cpVersions: cp.Versions,
 	}
 	if s.own {
 		err = s.putDirect(ctx, row)
@@ -67,8 +72,23 @@ type putRow struct {
 	created                            any
 	versions, md                       []byte
 	crc                                int64
-	blobs                              map[string]checkpoint.Blob
-	cpVersions                         map[string]string
+	// inline is the inline column (nil: none); inlined are the blobs it
+	// holds, the blobs of the map that are not stored as rows.
+	inline     []byte
+	inlined    []inlineBlob
+	blobs      map[string]checkpoint.Blob
+	cpVersions map[string]string
+}
+
+// isInlined reports whether the new blob of channel ch is in the row's
+// inline column.
+func (r *putRow) isInlined(ch string) bool {
+	for i := range r.inlined {
+		if r.inlined[i].channel == ch {
+			return true
+		}
+	}
+	return false
 }
 
 // mismatch is the error of a Put whose insert stored nothing, given the
@@ -85,7 +105,7 @@ func (r putRow) mismatch(head string) error {
 // putTx inserts the checkpoint and its blobs in tx, through database/sql:
 // Put's way on a handle the caller opened (New).
 func (s *Saver) putTx(ctx context.Context, tx *sql.Tx, r putRow) error {
-	args := checkpointArgs(r.thread, r.ns, r.id, r.parent, r.created, r.versions, r.md, r.expectHead, r.crc)
+	args := checkpointArgs(r.thread, r.ns, r.id, r.parent, r.created, r.versions, r.md, r.expectHead, r.crc, inlineArg(r.inline))
 	res, err := tx.StmtContext(ctx, s.st.insertCheckpoint).ExecContext(ctx, args[:]...)
 	if err != nil {
 		return err
@@ -100,10 +120,10 @@ func (s *Saver) putTx(ctx context.Context, tx *sql.Tx, r putRow) error {
 		}
 		return r.mismatch(head)
 	}
-	if len(r.blobs) == 0 {
+	if len(r.blobs) == len(r.inlined) {
 		return nil
 	}
-	blobArgs := make([]any, 0, 8*min(len(r.blobs), maxBlobRows))
+	blobArgs := make([]any, 0, 8*min(len(r.blobs)-len(r.inlined), maxBlobRows))
 	flush := func() error {
 		if len(blobArgs) == 0 {
 			return nil
@@ -113,6 +133,9 @@ func (s *Saver) putTx(ctx context.Context, tx *sql.Tx, r putRow) error {
 		return err
 	}
 	for ch, b := range r.blobs {
+		if r.isInlined(ch) {
+			continue
+		}
 		v := blobVersion(ch, b, r.cpVersions)
 		blobArgs = append(blobArgs, r.thread, r.ns, ch, v, b.Delta, b.Base, blobChecksum(r.thread, r.ns, ch, v, b.Delta, b.Base, b.Data), b.Data)
 		if len(blobArgs) == 8*maxBlobRows {
