@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/stategraph/stategraph/checkpoint"
 )
 
 // FuzzDecode feeds arbitrary bytes to what List and Get decode from rows:
@@ -38,5 +40,47 @@ func FuzzDecode(f *testing.F) {
 			require.Equal(t, md.RunID, again.RunID)
 			_ = md.Matches(map[string]any{"step": 1, "k": "v"})
 		}
+	})
+}
+
+// TestInlineSizeIsWhatAppendInlineWrites: chooseInline allocates the
+// column once, of the size inlineSize says.
+func TestInlineSizeIsWhatAppendInlineWrites(t *testing.T) {
+	id := "019ada00-0000-7000-8000-000000000001"
+	long := string(make([]byte, 300))
+	for _, c := range []inlineBlob{
+		{channel: "n", version: id, blob: checkpoint.Blob{Data: []byte("1")}},
+		{channel: long[:130], version: id + "." + long[:200], blob: checkpoint.Blob{Data: []byte(long), Delta: true, Base: long[:129]}},
+		{channel: "", version: id, blob: checkpoint.Blob{}},
+	} {
+		if got, want := len(appendInline(nil, id, c)), inlineSize(id, c); got != want {
+			t.Errorf("channel of %d bytes: appendInline wrote %d bytes, inlineSize says %d", len(c.channel), got, want)
+		}
+	}
+}
+
+// FuzzInline feeds arbitrary bytes to the decoder of the inline column:
+// it never panics, and a column chooseInline wrote decodes to its blobs.
+func FuzzInline(f *testing.F) {
+	id := "019ada00-0000-7000-8000-000000000001"
+	col, _ := chooseInline(id, 0, map[string]checkpoint.Blob{
+		"a": {Version: id, Data: []byte("1")},
+		"b": {Version: id + ".2d", Data: []byte(`["x"]`), Delta: true, Base: "old.1s"},
+		"c": {Version: id},
+	}, nil, nil)
+	f.Add(col)
+	f.Add([]byte{inlineFormat, 0x80})
+	f.Add([]byte{inlineFormat, 1, 'a', 0, 9})
+	got := map[string]checkpoint.Blob{}
+	require.NoError(f, eachInline(col, id, func(ch, v string, delta bool, base string, data []byte) {
+		got[ch] = checkpoint.Blob{Version: v, Data: data, Delta: delta, Base: base}
+	}))
+	require.Equal(f, map[string]checkpoint.Blob{
+		"a": {Version: id, Data: []byte("1")},
+		"b": {Version: id + ".2d", Data: []byte(`["x"]`), Delta: true, Base: "old.1s"},
+		"c": {Version: id},
+	}, got)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_ = eachInline(b, id, func(string, string, bool, string, []byte) {})
 	})
 }

@@ -66,11 +66,10 @@ type inlineBlob struct {
 }
 
 // chooseInline returns, encoded, the new blobs of checkpoint id that go
-// inline, and marks them in inline (by channel) for the caller, which
-// stores the others as blob rows. rowSize is the size of the rest of the
-// row. scratch is reused for the candidates. It returns nil when none
-// goes inline.
-func chooseInline(id string, rowSize int, blobs map[string]checkpoint.Blob, versions map[string]string, scratch []inlineBlob, buf []byte) ([]byte, []inlineBlob) {
+// inline, and the blobs it holds (the caller stores the others as blob
+// rows). rowSize is the size of the rest of the row. scratch is reused
+// for the candidates. It returns nil when none goes inline.
+func chooseInline(id string, rowSize int, blobs map[string]checkpoint.Blob, versions map[string]string, scratch []inlineBlob) ([]byte, []inlineBlob) {
 	cands := scratch[:0]
 	for ch, b := range blobs {
 		v := blobVersion(ch, b, versions)
@@ -83,25 +82,39 @@ func chooseInline(id string, rowSize int, blobs map[string]checkpoint.Blob, vers
 		return nil, cands
 	}
 	slices.SortFunc(cands, func(a, b inlineBlob) int { return strings.Compare(a.channel, b.channel) })
-	out := append(buf[:0], inlineFormat)
+	size := 1
 	kept := cands[:0]
 	for _, c := range cands {
-		n := inlineSize(id, c)
-		if rowSize+len(out)+n > maxInlineRow {
-			continue
+		if n := inlineSize(id, c); rowSize+size+n <= maxInlineRow {
+			size += n
+			kept = append(kept, c)
 		}
-		out = appendInline(out, id, c)
-		kept = append(kept, c)
 	}
 	if len(kept) == 0 {
 		return nil, kept
 	}
+	out := make([]byte, 1, size)
+	out[0] = inlineFormat
+	for _, c := range kept {
+		out = appendInline(out, id, c)
+	}
 	return out, kept
 }
 
-// inlineSize is what appendInline adds for c, at most.
+// uvarintLen is the length of n as a uvarint.
+func uvarintLen(n int) int {
+	k := 1
+	for ; n >= 0x80; n >>= 7 {
+		k++
+	}
+	return k
+}
+
+// inlineSize is what appendInline adds for c.
 func inlineSize(id string, c inlineBlob) int {
-	return 1 + 4*binary.MaxVarintLen32 + len(c.channel) + len(c.version) - len(id) + len(c.blob.Base) + len(c.blob.Data)
+	suffix := len(c.version) - len(id)
+	return uvarintLen(len(c.channel)) + len(c.channel) + uvarintLen(suffix) + suffix + 1 +
+		uvarintLen(len(c.blob.Base)) + len(c.blob.Base) + uvarintLen(len(c.blob.Data)) + len(c.blob.Data)
 }
 
 func appendString(b []byte, s string) []byte {

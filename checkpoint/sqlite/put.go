@@ -26,13 +26,9 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	if cp.ID == "" {
 		return checkpoint.Config{}, fmt.Errorf("sqlite: put on thread %q namespace %q: empty checkpoint id", thread, ns)
 	}
-	versions, err := encodeVersions(cp.Versions)
+	versions, md, err := encodeColumns(cp.Versions, req.Metadata, true)
 	if err != nil {
-		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q: versions: %w", cp.ID, thread, err)
-	}
-	md, err := encodeMetadata(req.Metadata)
-	if err != nil {
-		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q: metadata: %w", cp.ID, thread, err)
+		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q: versions or metadata: %w", cp.ID, thread, err)
 	}
 	for ch, b := range cp.New {
 		if blobVersion(ch, b, cp.Versions) == "" {
@@ -45,7 +41,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	// integers and record header.
 	rowSize := len(thread) + len(ns) + len(cp.ID) + len(cfg.CheckpointID) + len(req.ExpectHead) + len(versions) + len(md) + 30
 	var scratch [4]inlineBlob
-	inline, inlined := chooseInline(cp.ID, rowSize, cp.New, cp.Versions, scratch[:0], nil)
+	inline, inlined := chooseInline(cp.ID, rowSize, cp.New, cp.Versions, scratch[:0])
 	row := putRow{
 		thread: thread, ns: ns, id: cp.ID, parent: cfg.CheckpointID, expectHead: req.ExpectHead,
 		created: created, versions: versions, md: md, inline: inline,
