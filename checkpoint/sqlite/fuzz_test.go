@@ -63,11 +63,11 @@ func TestInlineSizeIsWhatAppendInlineWrites(t *testing.T) {
 // it never panics, and a column chooseInline wrote decodes to its blobs.
 func FuzzInline(f *testing.F) {
 	id := "019ada00-0000-7000-8000-000000000001"
-	col, _ := chooseInline(id, 0, map[string]checkpoint.Blob{
+	col, _, _ := chooseInline(id, 0, map[string]checkpoint.Blob{
 		"a": {Version: id, Data: []byte("1")},
 		"b": {Version: id + ".2d", Data: []byte(`["x"]`), Delta: true, Base: "old.1s"},
 		"c": {Version: id},
-	}, nil, nil)
+	}, nil)
 	f.Add(col)
 	f.Add([]byte{inlineFormat, 0x80})
 	f.Add([]byte{inlineFormat, 1, 'a', 0, 9})

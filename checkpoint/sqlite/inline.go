@@ -65,24 +65,49 @@ type inlineBlob struct {
 	blob             checkpoint.Blob
 }
 
+// inlineCandidate reports whether the new blob b of channel ch of
+// checkpoint id may go inline: its version belongs to the checkpoint and
+// it is small.
+func inlineCandidate(id, ch string, b checkpoint.Blob, versions map[string]string) bool {
+	return len(b.Data) <= maxInlineBlob && versionOwner(blobVersion(ch, b, versions)) == id
+}
+
 // chooseInline returns, encoded, the new blobs of checkpoint id that go
-// inline, and the blobs it holds (the caller stores the others as blob
-// rows). rowSize is the size of the rest of the row. scratch is reused
-// for the candidates. It returns nil when none goes inline.
-func chooseInline(id string, rowSize int, blobs map[string]checkpoint.Blob, versions map[string]string, scratch []inlineBlob) ([]byte, []inlineBlob) {
-	cands := scratch[:0]
+// inline (nil when none does); the caller stores the others as blob
+// rows. rowSize is the size of the rest of the row. When every candidate
+// fits, all is set (a blob is inline if it is a candidate); otherwise
+// some holds the blobs inline, the candidates that fit in channel order.
+func chooseInline(id string, rowSize int, blobs map[string]checkpoint.Blob, versions map[string]string) (out []byte, all bool, some []inlineBlob) {
+	size, n := 1, 0
 	for ch, b := range blobs {
-		v := blobVersion(ch, b, versions)
-		if len(b.Data) > maxInlineBlob || versionOwner(v) != id {
-			continue
+		if inlineCandidate(id, ch, b, versions) {
+			size += inlineSize(id, inlineBlob{channel: ch, version: blobVersion(ch, b, versions), blob: b})
+			n++
 		}
-		cands = append(cands, inlineBlob{channel: ch, version: v, blob: b})
 	}
-	if len(cands) == 0 {
-		return nil, cands
+	if n == 0 {
+		return nil, false, nil
+	}
+	if rowSize+size <= maxInlineRow {
+		// The usual case: no list, no sort (the order of the blobs in
+		// the column does not matter to a reader).
+		out = make([]byte, 1, size)
+		out[0] = inlineFormat
+		for ch, b := range blobs {
+			if inlineCandidate(id, ch, b, versions) {
+				out = appendInline(out, id, inlineBlob{channel: ch, version: blobVersion(ch, b, versions), blob: b})
+			}
+		}
+		return out, true, nil
+	}
+	cands := make([]inlineBlob, 0, n)
+	for ch, b := range blobs {
+		if inlineCandidate(id, ch, b, versions) {
+			cands = append(cands, inlineBlob{channel: ch, version: blobVersion(ch, b, versions), blob: b})
+		}
 	}
 	slices.SortFunc(cands, func(a, b inlineBlob) int { return strings.Compare(a.channel, b.channel) })
-	size := 1
+	size = 1
 	kept := cands[:0]
 	for _, c := range cands {
 		if n := inlineSize(id, c); rowSize+size+n <= maxInlineRow {
@@ -91,14 +116,14 @@ func chooseInline(id string, rowSize int, blobs map[string]checkpoint.Blob, vers
 		}
 	}
 	if len(kept) == 0 {
-		return nil, kept
+		return nil, false, nil
 	}
-	out := make([]byte, 1, size)
+	out = make([]byte, 1, size)
 	out[0] = inlineFormat
 	for _, c := range kept {
 		out = appendInline(out, id, c)
 	}
-	return out, kept
+	return out, false, kept
 }
 
 // uvarintLen is the length of n as a uvarint.

@@ -128,3 +128,42 @@ func TestPruneKeepsTheInlineValuesTheKeptCheckpointsRead(t *testing.T) {
 	require.NoError(t, rawDB(t, path).QueryRow(`SELECT count(*) FROM blobs`).Scan(&blobRows))
 	require.Equal(t, 4, blobRows, "name, the snapshot and the first delta of items moved; big stays")
 }
+
+// TestValuesBeyondTheRowsRoomAreBlobRows: small values that do not all
+// fit in the row go inline in channel order while they fit, the rest as
+// blob rows, and all read back.
+func TestValuesBeyondTheRowsRoomAreBlobRows(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "room.db")
+	s, err := sqlite.Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+	id := checkpoint.NewID()
+	versions := map[string]string{}
+	blobs := map[string]checkpoint.Blob{}
+	for _, ch := range []string{"a", "b", "c", "d", "e"} {
+		versions[ch] = id + "." + ch
+		blobs[ch] = full(id+"."+ch, `"`+strings.Repeat(ch, 300)+`"`)
+	}
+	putOwned(t, s, id, "", versions, blobs)
+
+	var rows []string
+	q, err := rawDB(t, path).Query(`SELECT channel FROM blobs ORDER BY channel`)
+	require.NoError(t, err)
+	for q.Next() {
+		var ch string
+		require.NoError(t, q.Scan(&ch))
+		rows = append(rows, ch)
+	}
+	require.NoError(t, q.Err())
+	require.NotEmpty(t, rows, "not all fit in the row")
+	require.Less(t, len(rows), 5, "the first ones are inline")
+	require.Equal(t, "e", rows[len(rows)-1], "inline in channel order")
+
+	tup, err := s.Get(context.Background(), checkpoint.Config{ThreadID: "t"})
+	require.NoError(t, err)
+	for ch, b := range blobs {
+		require.Equal(t, b.Data, tup.Checkpoint.Values[ch].Snapshot, "channel %q", ch)
+	}
+	require.NoError(t, s.Verify(context.Background(), "t"))
+}

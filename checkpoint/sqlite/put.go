@@ -40,13 +40,12 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	// The rest of the row: its text columns and about 30 bytes of
 	// integers and record header.
 	rowSize := len(thread) + len(ns) + len(cp.ID) + len(cfg.CheckpointID) + len(req.ExpectHead) + len(versions) + len(md) + 30
-	var scratch [4]inlineBlob
-	inline, inlined := chooseInline(cp.ID, rowSize, cp.New, cp.Versions, scratch[:0])
+	inline, all, some := chooseInline(cp.ID, rowSize, cp.New, cp.Versions)
 	row := putRow{
 		thread: thread, ns: ns, id: cp.ID, parent: cfg.CheckpointID, expectHead: req.ExpectHead,
-		created: created, versions: versions, md: md, inline: inline,
+		created: created, versions: versions, md: md, inline: inline, inlineAll: all, inlined: some,
 		crc:   cpChecksum(thread, ns, cp.ID, cfg.CheckpointID, created, versions, md, req.ExpectHead, inline),
-		blobs: cp.New, inlined: inlined, cpVersions: cp.Versions,
+		blobs: cp.New, cpVersions: cp.Versions,
 	}
 	if s.own {
 		err = s.putDirect(ctx, row)
@@ -68,9 +67,11 @@ type putRow struct {
 	created                            any
 	versions, md                       []byte
 	crc                                int64
-	// inline is the inline column (nil: none); inlined are the blobs it
-	// holds, the blobs of the map that are not stored as rows.
+	// inline is the inline column (nil: none), which holds every
+	// candidate (inlineAll) or the blobs in inlined (see chooseInline):
+	// those of blobs that are not stored as rows.
 	inline     []byte
+	inlineAll  bool
 	inlined    []inlineBlob
 	blobs      map[string]checkpoint.Blob
 	cpVersions map[string]string
@@ -79,12 +80,29 @@ type putRow struct {
 // isInlined reports whether the new blob of channel ch is in the row's
 // inline column.
 func (r *putRow) isInlined(ch string) bool {
+	if r.inline == nil {
+		return false
+	}
+	if r.inlineAll {
+		return inlineCandidate(r.id, ch, r.blobs[ch], r.cpVersions)
+	}
 	for i := range r.inlined {
 		if r.inlined[i].channel == ch {
 			return true
 		}
 	}
 	return false
+}
+
+// rowBlobs is the number of new blobs stored as rows.
+func (r *putRow) rowBlobs() int {
+	n := 0
+	for ch := range r.blobs {
+		if !r.isInlined(ch) {
+			n++
+		}
+	}
+	return n
 }
 
 // mismatch is the error of a Put whose insert stored nothing, given the
@@ -116,10 +134,11 @@ func (s *Saver) putTx(ctx context.Context, tx *sql.Tx, r putRow) error {
 		}
 		return r.mismatch(head)
 	}
-	if len(r.blobs) == len(r.inlined) {
+	rows := r.rowBlobs()
+	if rows == 0 {
 		return nil
 	}
-	blobArgs := make([]any, 0, 8*min(len(r.blobs)-len(r.inlined), maxBlobRows))
+	blobArgs := make([]any, 0, 8*min(rows, maxBlobRows))
 	flush := func() error {
 		if len(blobArgs) == 0 {
 			return nil
