@@ -17,10 +17,25 @@ func FuzzDecode(f *testing.F) {
 		`{}`, `{"a":"1","b":"2"}`, `null`, `[]`, `{"a":1}`, ``, `{`, "\x00\xff",
 		`{"source":"loop","step":3,"run_id":"r","nodes":["a"],"parents":{"":"x"},"extra":{"k":[1,{"z":null}]}}`,
 		`{"step":"three"}`, `{"step":1e400}`, `{"extra":{"k":"\ud800"}}`,
+		`{"source":"loop","step":-3,"parents":{"":"x"},"run_id":"r","nodes":["a","b"]}`,
+		`{"source":"loop","step":3,"nodes":[]}`, `{"source":"loop","step":03}`, `{"a":"1","a":"2"}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		// The hand-written readers agree with encoding/json on what they
+		// accept.
+		var in interner
+		if v, ok := readVersions(b, &in); ok {
+			var want map[string]string
+			require.NoError(t, json.Unmarshal(b, &want), "%q", b)
+			require.Equal(t, want, v, "%q", b)
+		}
+		if md, ok := readMetadata(b, &in); ok {
+			var want checkpoint.Metadata
+			require.NoError(t, json.Unmarshal(b, &want), "%q", b)
+			require.Equal(t, want, md, "%q", b)
+		}
 		if v, err := decodeVersions(b); err == nil {
 			enc, err := encodeVersions(v)
 			require.NoError(t, err)

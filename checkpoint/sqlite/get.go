@@ -39,8 +39,9 @@ type blobRow struct {
 	bad   bool // the data does not match its checksum
 }
 
-// scanCheckpoint scans and decodes a row of checkpointCols.
-func scanCheckpoint(scan func(...any) error, thread, ns string) (cpRow, error) {
+// scanCheckpoint scans and decodes a row of checkpointCols, with the
+// strings of its JSON columns from in (nil: fresh ones).
+func scanCheckpoint(scan func(...any) error, thread, ns string, in *interner) (cpRow, error) {
 	var r cpRow
 	var versions, md []byte
 	var created any
@@ -58,10 +59,10 @@ func scanCheckpoint(scan func(...any) error, thread, ns string) (cpRow, error) {
 	if r.created, err = decodeTime(created); err != nil {
 		return r, corruptError(thread, ns, r.id, "%v", err)
 	}
-	if r.versions, err = decodeVersions(versions); err != nil {
+	if r.versions, err = decodeVersionsIn(versions, in); err != nil {
 		return r, corruptError(thread, ns, r.id, "%v", err)
 	}
-	if r.md, err = decodeMetadata(md); err != nil {
+	if r.md, err = decodeMetadataIn(md, in); err != nil {
 		return r, corruptError(thread, ns, r.id, "%v", err)
 	}
 	return r, nil
@@ -82,7 +83,7 @@ func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tup
 		} else {
 			row = tx.StmtContext(ctx, s.st.getByID).QueryRowContext(ctx, thread, ns, cfg.CheckpointID)
 		}
-		r, err := scanCheckpoint(row.Scan, thread, ns)
+		r, err := scanCheckpoint(row.Scan, thread, ns, nil)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFoundError(cfg)
 		}
