@@ -75,14 +75,19 @@ func TestInlineSizeIsWhatAppendInlineWrites(t *testing.T) {
 }
 
 // FuzzInline feeds arbitrary bytes to the decoder of the inline column:
-// it never panics, and a column chooseInline wrote decodes to its blobs.
+// it never panics, and a column appendInline wrote decodes to its blobs.
 func FuzzInline(f *testing.F) {
 	id := "019ada00-0000-7000-8000-000000000001"
-	col, _, _ := chooseInline(id, 0, map[string]checkpoint.Blob{
-		"a": {Version: id, Data: []byte("1")},
-		"b": {Version: id + ".2d", Data: []byte(`["x"]`), Delta: true, Base: "old.1s"},
-		"c": {Version: id},
-	}, nil)
+	// The format holds deltas too (a column chooseInline writes has
+	// none; see inlineCandidate).
+	col := []byte{inlineFormat}
+	for _, c := range []inlineBlob{
+		{channel: "a", version: id, blob: checkpoint.Blob{Version: id, Data: []byte("1")}},
+		{channel: "b", version: id + ".2d", blob: checkpoint.Blob{Version: id + ".2d", Data: []byte(`["x"]`), Delta: true, Base: "old.1s"}},
+		{channel: "c", version: id, blob: checkpoint.Blob{Version: id}},
+	} {
+		col = appendInline(col, id, c)
+	}
 	f.Add(col)
 	f.Add([]byte{inlineFormat, 0x80})
 	f.Add([]byte{inlineFormat, 1, 'a', 0, 9})

@@ -17,9 +17,10 @@ import (
 // A blob goes into the inline column of the checkpoint that stores it when
 // its version belongs to that checkpoint — the version is the checkpoint's
 // id, or the id followed by "." and anything (the runtime names every
-// version so) — and when it is small enough to keep the row on one page
-// (see chooseInline). Every other blob, and every blob of a row written
-// before migration 5, is a row of the blobs table as before. A reader
+// version so) — when it is not a delta (see inlineCandidate), and when it
+// is small enough to keep the row on one page (see chooseInline). Every
+// other blob, and every blob of a row written before migration 5, is a
+// row of the blobs table as before. A reader
 // looking for the blob of (channel, version) therefore looks first in the
 // inline column of the checkpoint the version's owner names, then in the
 // blobs table: versions are unique within a thread and namespace, so the
@@ -66,10 +67,14 @@ type inlineBlob struct {
 }
 
 // inlineCandidate reports whether the new blob b of channel ch of
-// checkpoint id may go inline: its version belongs to the checkpoint and
-// it is small.
+// checkpoint id may go inline: its version belongs to the checkpoint, it
+// is small, and it is not a delta. Deltas stay blob rows because a read
+// follows a delta chain link by link: through blob rows that is one
+// recursive query for the whole chain, through inline columns one query
+// a link (an append field's newest value has a chain of some twenty
+// links), which made the latest state of a long history slower to read.
 func inlineCandidate(id, ch string, b checkpoint.Blob, versions map[string]string) bool {
-	return len(b.Data) <= maxInlineBlob && versionOwner(blobVersion(ch, b, versions)) == id
+	return !b.Delta && len(b.Data) <= maxInlineBlob && versionOwner(blobVersion(ch, b, versions)) == id
 }
 
 // chooseInline returns, encoded, the new blobs of checkpoint id that go

@@ -43,9 +43,10 @@ func ownedHistory(t *testing.T, s checkpoint.Saver) (c1, c2, c3 string) {
 }
 
 // TestSmallValuesAreStoredInTheirCheckpointsRow: a value whose version
-// belongs to its checkpoint and that is small is stored in the
-// checkpoint's row, not as a blob row; a large one is a blob row; and
-// both read back from later checkpoints, through the delta chain.
+// belongs to its checkpoint, that is small and not a delta is stored in
+// the checkpoint's row, not as a blob row; a large one and a delta are
+// blob rows; and all read back from later checkpoints, through a delta
+// chain whose snapshot is inline.
 func TestSmallValuesAreStoredInTheirCheckpointsRow(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "inline.db")
@@ -58,8 +59,8 @@ func TestSmallValuesAreStoredInTheirCheckpointsRow(t *testing.T) {
 	var blobRows, inlineRows int
 	require.NoError(t, db.QueryRow(`SELECT count(*) FROM blobs`).Scan(&blobRows))
 	require.NoError(t, db.QueryRow(`SELECT count(*) FROM checkpoints WHERE inline IS NOT NULL`).Scan(&inlineRows))
-	require.Equal(t, 1, blobRows, "only the large value is a blob row")
-	require.Equal(t, 3, inlineRows)
+	require.Equal(t, 3, blobRows, "the large value and the two deltas are blob rows")
+	require.Equal(t, 1, inlineRows, "the first checkpoint's small snapshots are inline")
 
 	tup, err := s.Get(context.Background(), checkpoint.Config{ThreadID: "t"})
 	require.NoError(t, err)
@@ -77,10 +78,10 @@ func TestDamagedInlineValuesAreErrCorrupt(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		name, damage string
-		row          int // the checkpoint damaged: 0 or 1
+		row          int // the checkpoint damaged
 	}{
 		{"one byte changed", `UPDATE checkpoints SET inline = CAST(replace(CAST(inline AS TEXT), 'x', 'y') AS BLOB) WHERE id = ?`, 0},
-		{"truncated", `UPDATE checkpoints SET inline = substr(inline, 1, length(inline) - 1) WHERE id = ?`, 1},
+		{"truncated", `UPDATE checkpoints SET inline = substr(inline, 1, length(inline) - 1) WHERE id = ?`, 0},
 		{"removed", `UPDATE checkpoints SET inline = NULL WHERE id = ?`, 0},
 	}
 	for _, c := range cases {
@@ -126,7 +127,7 @@ func TestPruneKeepsTheInlineValuesTheKeptCheckpointsRead(t *testing.T) {
 	require.NoError(t, s.Verify(ctx, "t"))
 	var blobRows int
 	require.NoError(t, rawDB(t, path).QueryRow(`SELECT count(*) FROM blobs`).Scan(&blobRows))
-	require.Equal(t, 4, blobRows, "name, the snapshot and the first delta of items moved; big stays")
+	require.Equal(t, 5, blobRows, "name and the snapshot of items moved; big and the deltas stay")
 }
 
 // TestValuesBeyondTheRowsRoomAreBlobRows: small values that do not all
