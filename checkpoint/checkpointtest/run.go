@@ -61,6 +61,7 @@ func groups() []group {
 		{"DeleteThread", deleteTests},
 		{"CopyThread", copyTests},
 		{"Prune", pruneTests},
+		{"OwnedVersions", ownedTests},
 		{"Context", contextTests},
 		{"Identifiers", identifierTests},
 		{"Metadata", metadataTests},

@@ -90,6 +90,7 @@ func TestGraphRunsAndResumesThroughTheWrapper(t *testing.T) {
 		`SELECT group_concat(data, '') FROM blobs`,
 		`SELECT group_concat(value, '') FROM writes`,
 		`SELECT group_concat(metadata || versions, '') FROM checkpoints`,
+		`SELECT group_concat(inline, '') FROM checkpoints`, // small values (sqlite.inline.go)
 	} {
 		var all string
 		require.NoError(t, db.QueryRow(q).Scan(&all))

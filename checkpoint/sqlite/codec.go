@@ -52,7 +52,13 @@ func parseTime(s string) (time.Time, error) {
 }
 
 // decodeVersions parses the versions column. It never panics.
-func decodeVersions(b []byte) (map[string]string, error) {
+func decodeVersions(b []byte) (map[string]string, error) { return decodeVersionsIn(b, nil) }
+
+// decodeVersionsIn is decodeVersions with its strings from in.
+func decodeVersionsIn(b []byte, in *interner) (map[string]string, error) {
+	if v, ok := readVersions(b, in); ok {
+		return v, nil
+	}
 	var v map[string]string
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, fmt.Errorf("versions: %w", err)
@@ -64,7 +70,13 @@ func decodeVersions(b []byte) (map[string]string, error) {
 }
 
 // decodeMetadata parses the metadata column. It never panics.
-func decodeMetadata(b []byte) (checkpoint.Metadata, error) {
+func decodeMetadata(b []byte) (checkpoint.Metadata, error) { return decodeMetadataIn(b, nil) }
+
+// decodeMetadataIn is decodeMetadata with its strings from in.
+func decodeMetadataIn(b []byte, in *interner) (checkpoint.Metadata, error) {
+	if md, ok := readMetadata(b, in); ok {
+		return md, nil
+	}
 	var md checkpoint.Metadata
 	if len(b) == 0 || b[0] != '{' {
 		return md, fmt.Errorf("metadata: %q is not a JSON object", truncate(b))

@@ -17,7 +17,7 @@ import (
 // keep their checksum.
 func copyRows(ctx context.Context, tx *sql.Tx, src, dst string) (int, error) {
 	n := 0
-	rs, err := tx.QueryContext(ctx, `SELECT ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc
+	rs, err := tx.QueryContext(ctx, `SELECT ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline
 FROM checkpoints WHERE thread_id = ? ORDER BY ns, id`, src)
 	if err != nil {
 		return 0, err
@@ -28,11 +28,12 @@ FROM checkpoints WHERE thread_id = ? ORDER BY ns, id`, src)
 		versions, md   []byte
 		prev           sql.NullString
 		nwrites, crc   sql.NullInt64
+		inline         []byte
 	}
 	var cps []cp
 	for rs.Next() {
 		var c cp
-		if err := rs.Scan(&c.ns, &c.id, &c.parent, &c.created, &c.versions, &c.md, &c.prev, &c.nwrites, &c.crc); err != nil {
+		if err := rs.Scan(&c.ns, &c.id, &c.parent, &c.created, &c.versions, &c.md, &c.prev, &c.nwrites, &c.crc, &c.inline); err != nil {
 			rs.Close()
 			return 0, err
 		}
@@ -42,21 +43,21 @@ FROM checkpoints WHERE thread_id = ? ORDER BY ns, id`, src)
 	if err := rs.Err(); err != nil {
 		return 0, err
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return 0, err
 	}
 	defer ins.Close()
 	for _, c := range cps {
-		row := cpRow{id: c.id, parent: c.parent, prev: c.prev, nwrites: c.nwrites}
+		row := cpRow{id: c.id, parent: c.parent, prev: c.prev, nwrites: c.nwrites, inline: c.inline}
 		if err := checkRow(src, c.ns, &row, c.created, c.versions, c.md, c.crc); err != nil {
 			return 0, err
 		}
 		if !row.legacy {
-			c.crc.Int64 = cpChecksum(dst, c.ns, c.id, c.parent, c.created, c.versions, c.md, c.prev.String)
+			c.crc.Int64 = cpChecksum(dst, c.ns, c.id, c.parent, c.created, c.versions, c.md, c.prev.String, c.inline)
 		}
-		if _, err := ins.ExecContext(ctx, dst, c.ns, c.id, c.parent, c.created, c.versions, c.md, c.prev, c.nwrites, c.crc); err != nil {
+		if _, err := ins.ExecContext(ctx, dst, c.ns, c.id, c.parent, c.created, c.versions, c.md, c.prev, c.nwrites, c.crc, inlineArg(c.inline)); err != nil {
 			return 0, err
 		}
 		n++
@@ -122,7 +123,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 // that does not match its checksum is left as it is: Prune does not
 // launder damage.
 func resealOldest(ctx context.Context, tx *sql.Tx, thread string) error {
-	rs, err := tx.QueryContext(ctx, `SELECT ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc
+	rs, err := tx.QueryContext(ctx, `SELECT ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline
 FROM checkpoints c WHERE thread_id = ?1 AND prev <> ''
 	AND id = (SELECT min(id) FROM checkpoints WHERE thread_id = ?1 AND ns = c.ns)`, thread)
 	if err != nil {
@@ -139,14 +140,14 @@ FROM checkpoints c WHERE thread_id = ?1 AND prev <> ''
 		var created any
 		var versions, md []byte
 		var crc sql.NullInt64
-		if err := rs.Scan(&ns, &r.id, &r.parent, &created, &versions, &md, &r.prev, &r.nwrites, &crc); err != nil {
+		if err := rs.Scan(&ns, &r.id, &r.parent, &created, &versions, &md, &r.prev, &r.nwrites, &crc, &r.inline); err != nil {
 			rs.Close()
 			return err
 		}
 		if checkRow(thread, ns, &r, created, versions, md, crc) != nil {
 			continue // damaged: left for a read to report
 		}
-		todo = append(todo, reseal{ns, r.id, cpChecksum(thread, ns, r.id, r.parent, created, versions, md, "")})
+		todo = append(todo, reseal{ns, r.id, cpChecksum(thread, ns, r.id, r.parent, created, versions, md, "", r.inline)})
 	}
 	rs.Close()
 	if err := rs.Err(); err != nil {

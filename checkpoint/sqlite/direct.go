@@ -234,7 +234,7 @@ func (s *Saver) putRows(ctx context.Context, d *direct, r putRow) error {
 	bg := context.Background()
 	thread, ns, head := d.box(r.thread), d.box(r.ns), d.box(r.expectHead)
 	id := any(r.id)
-	args := checkpointArgs(thread, ns, id, d.box(r.parent), r.created, r.versions, r.md, head, r.crc)
+	args := checkpointArgs(thread, ns, id, d.box(r.parent), r.created, r.versions, r.md, head, r.crc, inlineArg(r.inline))
 	d.setArgs(args[:])
 	n, err := d.exec(bg, d.insertCp)
 	if err != nil {
@@ -269,6 +269,9 @@ func (s *Saver) putRows(ctx context.Context, d *direct, r putRow) error {
 	d.args = d.args[:0]
 	rows := 0
 	for ch, b := range r.blobs {
+		if r.isInlined(ch) {
+			continue
+		}
 		v := blobVersion(ch, b, r.cpVersions)
 		d.args = append(d.args,
 			driver.NamedValue{Ordinal: len(d.args) + 1, Value: thread},

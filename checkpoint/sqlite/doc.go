@@ -62,9 +62,15 @@
 // checkpoint.Leaser, and version 4 keys blobs by
 // (thread_id, ns, version, channel): the runtime names a version after the
 // checkpoint that made it, so a step's new blobs are neighbours and a
-// commit writes one page of blobs, not one per changed channel. A
-// database of an older version is migrated when Open (or New) opens it
-// for writing, and reads as before;
+// commit writes one page of blobs, not one per changed channel. Version
+// 5 adds inline to checkpoints: a small value whose version belongs to
+// the checkpoint (its id, or its id, "." and a suffix, as the runtime
+// names them) is stored in the checkpoint's row, covered by its checksum,
+// so a step of small values writes one row of one B-tree; larger values,
+// values named otherwise and those of rows written before stay in blobs.
+// A read looks for a value in the row its version belongs to, then in
+// blobs. A database of an older version is migrated when Open (or New)
+// opens it for writing, and reads as before;
 //
 // all WITHOUT ROWID, so a thread's rows sit together in key order and the
 // head of a thread is the last key of its range.
@@ -92,14 +98,16 @@
 // error, never with a silent fork.
 //
 // List reads a page of checkpoints at a time (growing from 8 to 512
-// rows), then the blobs and pending writes of the whole page in one query
-// each. Filters on "source", "step", "run_id" and string values of
+// rows), then the values and pending writes of the whole page: the values
+// inline in the page's rows, then, a query a round, the rows and blobs
+// that the delta chains behind them need. Filters on "source", "step", "run_id" and string values of
 // Metadata.Extra run in SQL (json_extract); others are matched in Go with
 // checkpoint.Metadata.Matches.
 //
 // The Saver implements checkpoint.Copier, checkpoint.Pruner and
 // checkpoint.Verifier. Prune keeps every blob that a kept checkpoint
-// names and the whole delta chain behind it, and makes the oldest kept
-// checkpoint name none before it. CopyThread checks each row and stores
+// names and the whole delta chain behind it (values inline in a row it
+// deletes move to blobs), and makes the oldest kept checkpoint name none
+// before it. CopyThread checks each row and stores
 // it with its checksum under the new thread.
 package sqlite

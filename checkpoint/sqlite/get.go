@@ -23,6 +23,9 @@ type cpRow struct {
 	prev    sql.NullString
 	nwrites sql.NullInt64
 	legacy  bool
+	// inline is the inline column: the values stored in the row (nil for
+	// none, and in rows written before migration 5).
+	inline []byte
 }
 
 // blobKey names a blob within a thread and namespace.
@@ -36,13 +39,14 @@ type blobRow struct {
 	bad   bool // the data does not match its checksum
 }
 
-// scanCheckpoint scans and decodes a row of checkpointCols.
-func scanCheckpoint(scan func(...any) error, thread, ns string) (cpRow, error) {
+// scanCheckpoint scans and decodes a row of checkpointCols, with the
+// strings of its JSON columns from in (nil: fresh ones).
+func scanCheckpoint(scan func(...any) error, thread, ns string, in *interner) (cpRow, error) {
 	var r cpRow
 	var versions, md []byte
 	var created any
 	var crc sql.NullInt64
-	if err := scan(&r.id, &r.parent, &created, &versions, &md, &r.prev, &r.nwrites, &crc); err != nil {
+	if err := scan(&r.id, &r.parent, &created, &versions, &md, &r.prev, &r.nwrites, &crc, &r.inline); err != nil {
 		if r.id != "" {
 			return r, corruptError(thread, ns, r.id, "%v", err)
 		}
@@ -55,10 +59,10 @@ func scanCheckpoint(scan func(...any) error, thread, ns string) (cpRow, error) {
 	if r.created, err = decodeTime(created); err != nil {
 		return r, corruptError(thread, ns, r.id, "%v", err)
 	}
-	if r.versions, err = decodeVersions(versions); err != nil {
+	if r.versions, err = decodeVersionsIn(versions, in); err != nil {
 		return r, corruptError(thread, ns, r.id, "%v", err)
 	}
-	if r.md, err = decodeMetadata(md); err != nil {
+	if r.md, err = decodeMetadataIn(md, in); err != nil {
 		return r, corruptError(thread, ns, r.id, "%v", err)
 	}
 	return r, nil
@@ -79,7 +83,7 @@ func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tup
 		} else {
 			row = tx.StmtContext(ctx, s.st.getByID).QueryRowContext(ctx, thread, ns, cfg.CheckpointID)
 		}
-		r, err := scanCheckpoint(row.Scan, thread, ns)
+		r, err := scanCheckpoint(row.Scan, thread, ns, nil)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFoundError(cfg)
 		}
@@ -171,46 +175,6 @@ func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []
 	return out, nil
 }
 
-// loadBlobs fetches every blob the rows' versions name, with the delta
-// chains behind them.
-func (s *Saver) loadBlobs(ctx context.Context, tx *sql.Tx, thread, ns string, rows []cpRow) (map[blobKey]*blobRow, error) {
-	var keys []blobKey
-	seen := make(map[blobKey]struct{})
-	for _, r := range rows {
-		for ch, v := range r.versions {
-			k := blobKey{ch, v}
-			if _, ok := seen[k]; !ok {
-				seen[k] = struct{}{}
-				keys = append(keys, k)
-			}
-		}
-	}
-	blobs := make(map[blobKey]*blobRow, len(keys))
-	if len(keys) == 0 {
-		return blobs, nil
-	}
-	rs, err := tx.StmtContext(ctx, s.st.chain).QueryContext(ctx, thread, ns, seedsJSON(keys))
-	if err != nil {
-		return nil, err
-	}
-	defer rs.Close()
-	for rs.Next() {
-		var k blobKey
-		var b blobRow
-		var crc int64
-		if err := rs.Scan(&k.channel, &k.version, &b.delta, &b.base, &crc, &b.data); err != nil {
-			if k.channel == "" || k.version == "" {
-				return nil, corruptError(thread, ns, rows[0].id, "a blob cannot be read: %v", err)
-			}
-			// Reported by rebuild, naming the checkpoint that needs it.
-			b = blobRow{bad: true}
-		}
-		b.bad = b.bad || !blobChecksumOK(crc, thread, ns, k.channel, k.version, b.delta, b.base, b.data)
-		blobs[k] = &b
-	}
-	return blobs, rs.Err()
-}
-
 // loadWrites fetches the pending writes of the rows, by checkpoint id,
 // ordered by task id then index.
 func (s *Saver) loadWrites(ctx context.Context, tx *sql.Tx, thread, ns string, rows []cpRow) (map[string][]checkpoint.PendingWrite, error) {
@@ -248,7 +212,7 @@ func (s *Saver) loadWrites(ctx context.Context, tx *sql.Tx, thread, ns string, r
 // rebuild returns the value of channel ch at version v: the newest full
 // snapshot at or behind v and the deltas after it, oldest first. A delta
 // with no base extends the empty value.
-func rebuild(blobs map[blobKey]*blobRow, ch, v string) (checkpoint.Value, error) {
+func rebuild(blobs map[blobKey]blobRow, ch, v string) (checkpoint.Value, error) {
 	out := checkpoint.Value{Version: v}
 	cur := v
 	for n := 0; ; n++ {

@@ -14,7 +14,8 @@ import (
 //   - checkpoints (crc added by migration 2): cpSumKind over thread_id,
 //     ns, id, parent_id, created_at (with its SQLite type), versions,
 //     metadata and prev. NULL in rows written before migration 2, which
-//     are read unchecked. nwrites is not covered: it changes with every
+//     are read unchecked. A row with values inline (migration 5) has
+//     cpInlineKind, over the same columns and the inline column. nwrites is not covered: it changes with every
 //     PutWrites, and is checked against the write rows instead.
 //   - blobs: the CRC-32C of data alone (below 2^32, the first version),
 //     blobSumKind over delta, base and data, or blobRowKind over every
@@ -32,6 +33,7 @@ const (
 	blobSumKind  = int64(1) << 32
 	blobRowKind  = int64(2) << 32
 	cpSumKind    = int64(1) << 32
+	cpInlineKind = int64(2) << 32
 	writeRowKind = int64(1) << 32
 )
 
@@ -87,8 +89,9 @@ func writeChecksumOK(crc int64, thread, ns, id, task string, idx int64, channel 
 }
 
 // cpChecksum is the crc column of a checkpoint row. created is the
-// created_at column as encodeTime returns it or as it is read back.
-func cpChecksum(thread, ns, id, parent string, created any, versions, md []byte, prev string) int64 {
+// created_at column as encodeTime returns it or as it is read back;
+// inline is the inline column (empty: none).
+func cpChecksum(thread, ns, id, parent string, created any, versions, md []byte, prev string, inline []byte) int64 {
 	var s rowsum.Sum
 	s.String(thread).String(ns).String(id).String(parent)
 	switch c := created.(type) {
@@ -102,6 +105,10 @@ func cpChecksum(thread, ns, id, parent string, created any, versions, md []byte,
 		s.Bytes(nil)
 	}
 	s.Bytes(versions).Bytes(md).String(prev)
+	if len(inline) > 0 {
+		s.Bytes(inline)
+		return cpInlineKind | int64(s.Value())
+	}
 	return cpSumKind | int64(s.Value())
 }
 
@@ -116,7 +123,7 @@ func checkRow(thread, ns string, r *cpRow, created any, versions, md []byte, crc
 	if !crc.Valid || !r.prev.Valid || !r.nwrites.Valid {
 		return corruptError(thread, ns, r.id, "crc, prev and nwrites are neither all set nor all NULL")
 	}
-	if crc.Int64 != cpChecksum(thread, ns, r.id, r.parent, created, versions, md, r.prev.String) {
+	if crc.Int64 != cpChecksum(thread, ns, r.id, r.parent, created, versions, md, r.prev.String, r.inline) {
 		return corruptError(thread, ns, r.id, "the checkpoint row does not match its checksum")
 	}
 	return nil

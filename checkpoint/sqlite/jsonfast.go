@@ -35,21 +35,55 @@ func appendQuoted(b []byte, s string) []byte {
 // encodeVersions returns the versions column: a JSON object from channel
 // to version, keys in order, as json.Marshal writes it ("{}" for nil).
 func encodeVersions(v map[string]string) ([]byte, error) {
+	b, _, err := encodeColumns(v, checkpoint.Metadata{}, false)
+	return b, err
+}
+
+// encodeMetadata returns the metadata column, as json.Marshal writes md.
+func encodeMetadata(md checkpoint.Metadata) ([]byte, error) {
+	if n, ok := metadataSize(md); ok {
+		return appendMetadata(make([]byte, 0, n), md), nil
+	}
+	return json.Marshal(md)
+}
+
+// encodeColumns returns the versions column for v and, with withMD, the
+// metadata column for md: in one allocation when both take the fast path.
+func encodeColumns(v map[string]string, md checkpoint.Metadata, withMD bool) (versions, meta []byte, err error) {
+	mdSize, mdFast := 0, false
+	if withMD {
+		mdSize, mdFast = metadataSize(md)
+	}
+	defer func() {
+		if withMD && err == nil && meta == nil {
+			meta, err = json.Marshal(md)
+		}
+	}()
 	if v == nil {
-		return []byte("{}"), nil
+		if mdFast {
+			return []byte("{}"), appendMetadata(make([]byte, 0, mdSize), md), nil
+		}
+		return []byte("{}"), nil, nil
 	}
 	var stack [16]string
 	keys := stack[:0]
 	n := 2
 	for k, val := range v {
 		if !plainJSON(k) || !plainJSON(val) {
-			return json.Marshal(v)
+			versions, err = json.Marshal(v)
+			if err == nil && mdFast {
+				meta = appendMetadata(make([]byte, 0, mdSize), md)
+			}
+			return versions, meta, err
 		}
 		keys = append(keys, k)
 		n += len(k) + len(val) + 6
 	}
 	slices.Sort(keys)
-	b := make([]byte, 0, n)
+	if !mdFast {
+		mdSize = 0
+	}
+	b := make([]byte, 0, n+mdSize)
 	b = append(b, '{')
 	for i, k := range keys {
 		if i > 0 {
@@ -59,28 +93,39 @@ func encodeVersions(v map[string]string) ([]byte, error) {
 		b = append(b, ':')
 		b = appendQuoted(b, v[k])
 	}
-	return append(b, '}'), nil
+	b = append(b, '}')
+	versions = b[:len(b):len(b)]
+	if mdFast {
+		meta = appendMetadata(b[len(b):len(b)], md)
+	}
+	return versions, meta, nil
 }
 
-// encodeMetadata returns the metadata column, as json.Marshal writes md.
-func encodeMetadata(md checkpoint.Metadata) ([]byte, error) {
+// metadataSize returns an upper bound of the size of md's column as
+// appendMetadata writes it, and false when md needs json.Marshal.
+func metadataSize(md checkpoint.Metadata) (int, bool) {
 	if md.Extra != nil || len(md.Parents) > 1 || !plainJSON(string(md.Source)) || !plainJSON(md.RunID) {
-		return json.Marshal(md)
+		return 0, false
 	}
-	n := 40 + len(md.Source) + len(md.RunID)
+	// {"source":"","step":-9223372036854775808,"parents":{},"run_id":"","nodes":[]}
+	n := 80 + len(md.Source) + len(md.RunID)
 	for k, v := range md.Parents {
 		if !plainJSON(k) || !plainJSON(v) {
-			return json.Marshal(md)
+			return 0, false
 		}
-		n += len(k) + len(v) + 20
+		n += len(k) + len(v) + 5
 	}
 	for _, node := range md.Nodes {
 		if !plainJSON(node) {
-			return json.Marshal(md)
+			return 0, false
 		}
 		n += len(node) + 3
 	}
-	b := make([]byte, 0, n)
+	return n, true
+}
+
+// appendMetadata appends md's column, for md that metadataSize accepts.
+func appendMetadata(b []byte, md checkpoint.Metadata) []byte {
 	b = append(b, `{"source":`...)
 	b = appendQuoted(b, string(md.Source))
 	b = append(b, `,"step":`...)
@@ -108,5 +153,5 @@ func encodeMetadata(md checkpoint.Metadata) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
-	return append(b, '}'), nil
+	return append(b, '}')
 }

@@ -47,4 +47,24 @@ func TestHandWrittenJSONIsWhatJSONMarshalWrites(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, string(want), string(got), "metadata %+v", md)
 	}
+	// Both columns in one buffer are the same bytes, and the metadata's
+	// size bound holds (no growth, which would be a second allocation).
+	for _, v := range versions {
+		for _, md := range metadata {
+			wantV, err := encodeVersions(v)
+			require.NoError(t, err)
+			wantMD, err := encodeMetadata(md)
+			require.NoError(t, err)
+			gotV, gotMD, err := encodeColumns(v, md, true)
+			require.NoError(t, err)
+			require.Equal(t, string(wantV), string(gotV))
+			require.Equal(t, string(wantMD), string(gotMD))
+			if n, ok := metadataSize(md); ok {
+				require.LessOrEqual(t, len(gotMD), n, "metadata %+v", md)
+			}
+		}
+	}
+	long := checkpoint.Metadata{Source: checkpoint.SourceInput, Step: -1 << 62, RunID: "r", Parents: map[string]string{"p": "q"}, Nodes: []string{"a", "b", "c"}}
+	n, _ := metadataSize(long)
+	require.LessOrEqual(t, len(appendMetadata(nil, long)), n)
 }

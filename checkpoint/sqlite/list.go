@@ -39,6 +39,7 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 		// and that the oldest names none: a missing row is ErrCorrupt.
 		chained := len(opts.Filter) == 0 && cfg.CheckpointID == ""
 		var newer *cpRow
+		var in interner
 		for {
 			n := size
 			if q.exact && remaining > 0 && remaining < n {
@@ -65,7 +66,7 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 				defer rs.Close()
 				for rs.Next() {
 					fetched++
-					r, err := scanCheckpoint(rs.Scan, thread, ns)
+					r, err := scanCheckpoint(rs.Scan, thread, ns, &in)
 					if err != nil {
 						return err
 					}

@@ -26,13 +26,9 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	if cp.ID == "" {
 		return checkpoint.Config{}, fmt.Errorf("sqlite: put on thread %q namespace %q: empty checkpoint id", thread, ns)
 	}
-	versions, err := encodeVersions(cp.Versions)
+	versions, md, err := encodeColumns(cp.Versions, req.Metadata, true)
 	if err != nil {
-		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q: versions: %w", cp.ID, thread, err)
-	}
-	md, err := encodeMetadata(req.Metadata)
-	if err != nil {
-		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q: metadata: %w", cp.ID, thread, err)
+		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q: versions or metadata: %w", cp.ID, thread, err)
 	}
 	for ch, b := range cp.New {
 		if blobVersion(ch, b, cp.Versions) == "" {
@@ -41,10 +37,14 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	}
 
 	created := encodeTime(cp.CreatedAt)
+	// The rest of the row: its text columns and about 30 bytes of
+	// integers and record header.
+	rowSize := len(thread) + len(ns) + len(cp.ID) + len(cfg.CheckpointID) + len(req.ExpectHead) + len(versions) + len(md) + 30
+	inline, all, some := chooseInline(cp.ID, rowSize, cp.New, cp.Versions)
 	row := putRow{
 		thread: thread, ns: ns, id: cp.ID, parent: cfg.CheckpointID, expectHead: req.ExpectHead,
-		created: created, versions: versions, md: md,
-		crc:   cpChecksum(thread, ns, cp.ID, cfg.CheckpointID, created, versions, md, req.ExpectHead),
+		created: created, versions: versions, md: md, inline: inline, inlineAll: all, inlined: some,
+		crc:   cpChecksum(thread, ns, cp.ID, cfg.CheckpointID, created, versions, md, req.ExpectHead, inline),
 		blobs: cp.New, cpVersions: cp.Versions,
 	}
 	if s.own {
@@ -67,8 +67,42 @@ type putRow struct {
 	created                            any
 	versions, md                       []byte
 	crc                                int64
-	blobs                              map[string]checkpoint.Blob
-	cpVersions                         map[string]string
+	// inline is the inline column (nil: none), which holds every
+	// candidate (inlineAll) or the blobs in inlined (see chooseInline):
+	// those of blobs that are not stored as rows.
+	inline     []byte
+	inlineAll  bool
+	inlined    []inlineBlob
+	blobs      map[string]checkpoint.Blob
+	cpVersions map[string]string
+}
+
+// isInlined reports whether the new blob of channel ch is in the row's
+// inline column.
+func (r *putRow) isInlined(ch string) bool {
+	if r.inline == nil {
+		return false
+	}
+	if r.inlineAll {
+		return inlineCandidate(r.id, ch, r.blobs[ch], r.cpVersions)
+	}
+	for i := range r.inlined {
+		if r.inlined[i].channel == ch {
+			return true
+		}
+	}
+	return false
+}
+
+// rowBlobs is the number of new blobs stored as rows.
+func (r *putRow) rowBlobs() int {
+	n := 0
+	for ch := range r.blobs {
+		if !r.isInlined(ch) {
+			n++
+		}
+	}
+	return n
 }
 
 // mismatch is the error of a Put whose insert stored nothing, given the
@@ -85,7 +119,7 @@ func (r putRow) mismatch(head string) error {
 // putTx inserts the checkpoint and its blobs in tx, through database/sql:
 // Put's way on a handle the caller opened (New).
 func (s *Saver) putTx(ctx context.Context, tx *sql.Tx, r putRow) error {
-	args := checkpointArgs(r.thread, r.ns, r.id, r.parent, r.created, r.versions, r.md, r.expectHead, r.crc)
+	args := checkpointArgs(r.thread, r.ns, r.id, r.parent, r.created, r.versions, r.md, r.expectHead, r.crc, inlineArg(r.inline))
 	res, err := tx.StmtContext(ctx, s.st.insertCheckpoint).ExecContext(ctx, args[:]...)
 	if err != nil {
 		return err
@@ -100,10 +134,11 @@ func (s *Saver) putTx(ctx context.Context, tx *sql.Tx, r putRow) error {
 		}
 		return r.mismatch(head)
 	}
-	if len(r.blobs) == 0 {
+	rows := r.rowBlobs()
+	if rows == 0 {
 		return nil
 	}
-	blobArgs := make([]any, 0, 8*min(len(r.blobs), maxBlobRows))
+	blobArgs := make([]any, 0, 8*min(rows, maxBlobRows))
 	flush := func() error {
 		if len(blobArgs) == 0 {
 			return nil
@@ -113,6 +148,9 @@ func (s *Saver) putTx(ctx context.Context, tx *sql.Tx, r putRow) error {
 		return err
 	}
 	for ch, b := range r.blobs {
+		if r.isInlined(ch) {
+			continue
+		}
 		v := blobVersion(ch, b, r.cpVersions)
 		blobArgs = append(blobArgs, r.thread, r.ns, ch, v, b.Delta, b.Base, blobChecksum(r.thread, r.ns, ch, v, b.Delta, b.Base, b.Data), b.Data)
 		if len(blobArgs) == 8*maxBlobRows {

@@ -94,6 +94,12 @@ INSERT INTO blobs_v4 (thread_id, ns, channel, version, delta, base, crc, data)
 DROP TABLE blobs;
 ALTER TABLE blobs_v4 RENAME TO blobs;
 `,
+	// 5: small values in their checkpoint's row (see inline.go): a step
+	// that changes small values writes one row of one B-tree. Rows
+	// written before keep NULL, and their values stay in blobs.
+	`
+ALTER TABLE checkpoints ADD COLUMN inline BLOB;
+`,
 }
 
 // migrate applies the migrations db has not recorded in

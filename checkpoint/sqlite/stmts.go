@@ -26,8 +26,8 @@ const (
 	// driver makes a string of the name of each numbered one, at every
 	// execution), so the thread, namespace, id and head come again for
 	// the condition: see checkpointArgs.
-	sqlInsertCheckpoint = `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc)
-SELECT ?, ?, ?, ?, ?, ?, ?, ?, 0, ?
+	sqlInsertCheckpoint = `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline)
+SELECT ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?
 WHERE coalesce((SELECT id FROM checkpoints WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1), '') = ?
 	AND ? > ?`
 
@@ -48,7 +48,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlReplaceWrite = `UPDATE writes SET channel = ?6, crc = ?7, value = ?8
 WHERE thread_id = ?1 AND ns = ?2 AND checkpoint_id = ?3 AND task_id = ?4 AND idx = ?5`
 
-	checkpointCols = `id, parent_id, created_at, versions, metadata, prev, nwrites, crc`
+	checkpointCols = `id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline`
 
 	sqlGetLatest = `SELECT ` + checkpointCols + ` FROM checkpoints
 WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1`
@@ -91,15 +91,15 @@ ORDER BY checkpoint_id, task_id, idx`
 )
 
 // checkpointArgs are the arguments of sqlInsertCheckpoint, in order.
-func checkpointArgs(thread, ns, id, parent, created, versions, md, head, crc any) [14]any {
-	return [14]any{thread, ns, id, parent, created, versions, md, head, crc, thread, ns, head, id, head}
+func checkpointArgs(thread, ns, id, parent, created, versions, md, head, crc, inline any) [15]any {
+	return [15]any{thread, ns, id, parent, created, versions, md, head, crc, inline, thread, ns, head, id, head}
 }
 
 // stmts holds the prepared statements. Write statements are prepared on
 // the write handle, the others on the read handle.
 type stmts struct {
 	lock, head, insertCheckpoint, insertBlob, countWrites, insertWrite, replaceWrite *sql.Stmt
-	getLatest, getByID, chain, writesOne, writesPage                                 *sql.Stmt
+	getLatest, getByID, chain, inlineOf, writesOne, writesPage                       *sql.Stmt
 	all                                                                              []*sql.Stmt
 
 	// listMu guards list, the statements of List queries by SQL text,
@@ -172,6 +172,7 @@ func (st *stmts) prepare(ctx context.Context, rdb, wdb *sql.DB) error {
 		{&st.getLatest, rdb, sqlGetLatest},
 		{&st.getByID, rdb, sqlGetByID},
 		{&st.chain, rdb, sqlChain},
+		{&st.inlineOf, rdb, sqlInlineOf},
 		{&st.writesOne, rdb, sqlWritesOne},
 		{&st.writesPage, rdb, sqlWritesPage},
 	}

@@ -63,19 +63,6 @@ func (s *Saver) CopyThread(ctx context.Context, src, dst string) error {
 	return err
 }
 
-// sqlPruneBlobs deletes the blobs of thread ?1 that no checkpoint left
-// needs: those its versions name and the delta chains behind them.
-const sqlPruneBlobs = `WITH RECURSIVE need (ns, channel, version) AS (
-	SELECT c.ns, j.key, j.value FROM checkpoints c, json_each(c.versions) j WHERE c.thread_id = ?1
-	UNION
-	SELECT b.ns, b.channel, b.base
-	FROM need n JOIN blobs b
-		ON b.thread_id = ?1 AND b.ns = n.ns AND b.channel = n.channel AND b.version = n.version
-	WHERE b.delta <> 0 AND b.base <> ''
-)
-DELETE FROM blobs
-WHERE thread_id = ?1 AND (ns, channel, version) NOT IN (SELECT ns, channel, version FROM need)`
-
 // Prune keeps the newest keep checkpoints of each namespace of the thread
 // and deletes the others, with their pending writes and every blob that
 // no kept checkpoint needs (a kept checkpoint needs the blobs its
@@ -87,6 +74,10 @@ func (s *Saver) Prune(ctx context.Context, threadID string, keep int) error {
 		return fmt.Errorf("sqlite: prune thread %q: negative keep %d", threadID, keep)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		drop, err := planPrune(ctx, tx, threadID, keep)
+		if err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM checkpoints WHERE thread_id = ?1 AND (ns, id) IN (
 	SELECT ns, id FROM (
 		SELECT ns, id, row_number() OVER (PARTITION BY ns ORDER BY id DESC) AS rn
@@ -99,13 +90,13 @@ func (s *Saver) Prune(ctx context.Context, threadID string, keep int) error {
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return err
 		}
+		if err := dropBlobs(ctx, tx, threadID, drop); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM writes WHERE thread_id = ?1 AND NOT EXISTS (
 	SELECT 1 FROM checkpoints c
 	WHERE c.thread_id = ?1 AND c.ns = writes.ns AND c.id = writes.checkpoint_id
 )`, threadID); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, sqlPruneBlobs, threadID); err != nil {
 			return err
 		}
 		return resealOldest(ctx, tx, threadID)

@@ -1,7 +1,6 @@
 package rowsum
 
 import (
-	"encoding/binary"
 	"hash/crc32"
 	"slices"
 	"unsafe"
@@ -20,13 +19,21 @@ const (
 // Sum accumulates the checksum of one row. The zero Sum is ready to use.
 type Sum struct {
 	crc uint32
-	buf [1 + binary.MaxVarintLen64]byte
 }
 
+// head adds a column's frame: its kind and n as a uvarint. It folds the
+// few bytes in byte by byte (the table loop crc32.Update runs for short
+// input) rather than through crc32.Update, whose argument escapes: a
+// frame in a buffer of the Sum would move every Sum to the heap.
 func (s *Sum) head(kind byte, n uint64) {
-	s.buf[0] = kind
-	k := binary.PutUvarint(s.buf[1:], n)
-	s.crc = crc32.Update(s.crc, castagnoli, s.buf[:1+k])
+	crc := ^s.crc
+	crc = castagnoli[byte(crc)^kind] ^ (crc >> 8)
+	for n >= 0x80 {
+		crc = castagnoli[byte(crc)^(byte(n)|0x80)] ^ (crc >> 8)
+		n >>= 7
+	}
+	crc = castagnoli[byte(crc)^byte(n)] ^ (crc >> 8)
+	s.crc = ^crc
 }
 
 // String adds a text column.

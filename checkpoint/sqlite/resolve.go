@@ -1,0 +1,171 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+)
+
+// sqlInlineOf returns the rows, with values inline, of the checkpoints
+// whose ids are in ?3 (a JSON array), with what checkRow needs to check
+// them.
+const sqlInlineOf = `SELECT id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline FROM checkpoints
+WHERE thread_id = ?1 AND ns = ?2 AND id IN (SELECT value FROM json_each(?3)) AND inline IS NOT NULL`
+
+// loadBlobs returns every blob the rows' versions name, with the delta
+// chains behind them. It reads the inline values of the rows themselves
+// first, then, round by round, those of the checkpoints the missing
+// versions belong to (one query a round) and the blobs table (one query
+// a round, which follows chains within the table itself), until no delta
+// has a base it has not looked for. A blob that cannot be read, or whose
+// row does not match its checksum, is there marked bad; one that is
+// nowhere is absent: rebuild reports both, naming the checkpoint that
+// needs it.
+func (s *Saver) loadBlobs(ctx context.Context, tx *sql.Tx, thread, ns string, rows []cpRow) (map[blobKey]blobRow, error) {
+	n := 0
+	for i := range rows {
+		n += len(rows[i].versions)
+	}
+	blobs := make(map[blobKey]blobRow, n)
+	// owners holds the checkpoints whose inline values are in blobs (or
+	// that have none): their ids are not asked for again.
+	owners := make(map[string]bool, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		owners[r.id] = true
+		if err := addInline(blobs, r.id, r.inline); err != nil {
+			return nil, corruptError(thread, ns, r.id, "%v", err)
+		}
+	}
+	// looked holds the keys looked for beyond the rows; want those to
+	// look for in the next round.
+	looked := make(map[blobKey]bool)
+	var want []blobKey
+	// need follows the chain of k through the blobs found so far and
+	// wants the first key of it that is missing, unless it was looked
+	// for already.
+	need := func(k blobKey) {
+		for range len(blobs) + 1 {
+			b, ok := blobs[k]
+			if !ok {
+				if !looked[k] {
+					looked[k] = true
+					want = append(want, k)
+				}
+				return
+			}
+			if !b.delta || b.base == "" {
+				return
+			}
+			k = blobKey{k.channel, b.base}
+		}
+		// A loop: rebuild reports it.
+	}
+	for i := range rows {
+		for ch, v := range rows[i].versions {
+			need(blobKey{ch, v})
+		}
+	}
+	for len(want) > 0 {
+		var ids []string
+		for _, k := range want {
+			if o := versionOwner(k.version); !owners[o] {
+				owners[o] = true
+				ids = append(ids, o)
+			}
+		}
+		if len(ids) > 0 {
+			if err := s.inlineOf(ctx, tx, thread, ns, ids, blobs); err != nil {
+				return nil, err
+			}
+		}
+		var table []blobKey
+		for _, k := range want {
+			if _, ok := blobs[k]; !ok {
+				table = append(table, k)
+			}
+		}
+		if len(table) > 0 {
+			if err := s.tableBlobs(ctx, tx, thread, ns, rows[0].id, table, blobs); err != nil {
+				return nil, err
+			}
+		}
+		// The next round: what is still missing behind the keys of this
+		// one, found inline or in the table.
+		round := want
+		want = nil
+		for _, k := range round {
+			if _, ok := blobs[k]; ok {
+				need(k)
+			}
+		}
+	}
+	return blobs, nil
+}
+
+// addInline adds the inline values of checkpoint id to blobs, unless a
+// blob of the same key is there already.
+func addInline(blobs map[blobKey]blobRow, id string, inline []byte) error {
+	return eachInline(inline, id, func(channel, version string, delta bool, base string, data []byte) {
+		k := blobKey{channel, version}
+		if _, ok := blobs[k]; !ok {
+			blobs[k] = blobRow{delta: delta, base: base, data: data}
+		}
+	})
+}
+
+// inlineOf adds to blobs the inline values of the checkpoints ids names
+// (those that have any). A row that does not match its checksum adds
+// nothing: the blobs a checkpoint needs from it are then missing, which
+// rebuild reports.
+func (s *Saver) inlineOf(ctx context.Context, tx *sql.Tx, thread, ns string, ids []string, blobs map[blobKey]blobRow) error {
+	rs, err := tx.StmtContext(ctx, s.st.inlineOf).QueryContext(ctx, thread, ns, idsJSON(ids))
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var r cpRow
+		var versions, md []byte
+		var created any
+		var crc sql.NullInt64
+		if err := rs.Scan(&r.id, &r.parent, &created, &versions, &md, &r.prev, &r.nwrites, &crc, &r.inline); err != nil {
+			continue
+		}
+		if checkRow(thread, ns, &r, created, versions, md, crc) != nil {
+			continue
+		}
+		if err := addInline(blobs, r.id, r.inline); err != nil {
+			return corruptError(thread, ns, r.id, "%v", err)
+		}
+	}
+	return rs.Err()
+}
+
+// tableBlobs adds to blobs the rows of the blobs table that keys name,
+// with the delta chains behind them within the table, and returns the
+// reader names the checkpoint in an error.
+func (s *Saver) tableBlobs(ctx context.Context, tx *sql.Tx, thread, ns, reader string, keys []blobKey, blobs map[blobKey]blobRow) error {
+	rs, err := tx.StmtContext(ctx, s.st.chain).QueryContext(ctx, thread, ns, seedsJSON(keys))
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var k blobKey
+		var b blobRow
+		var crc int64
+		if err := rs.Scan(&k.channel, &k.version, &b.delta, &b.base, &crc, &b.data); err != nil {
+			if k.channel == "" || k.version == "" {
+				return corruptError(thread, ns, reader, "a blob cannot be read: %v", err)
+			}
+			// Reported by rebuild, naming the checkpoint that needs it.
+			b = blobRow{bad: true}
+		}
+		b.bad = b.bad || !blobChecksumOK(crc, thread, ns, k.channel, k.version, b.delta, b.base, b.data)
+		if old, ok := blobs[k]; ok && !old.bad {
+			continue // inline in its owner's row, which reads first
+		}
+		blobs[k] = b
+	}
+	return rs.Err()
+}
