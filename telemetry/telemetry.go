@@ -21,6 +21,7 @@ const ScopeName = "github.com/stategraph/stategraph/telemetry"
 // Tracing is on only with WithTracerProvider, metrics only with
 // WithMeterProvider; with neither, every method is a no-op.
 type Telemetry struct {
+	mp      metric.MeterProvider
 	tp      trace.TracerProvider
 	tracer  trace.Tracer
 	tracing bool
@@ -51,7 +52,7 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 	return func(t *Telemetry) {
 		if mp != nil {
 			t.m = newInstruments(mp.Meter(ScopeName))
-			t.metered = true
+			t.mp, t.metered = mp, true
 		}
 	}
 }
@@ -69,7 +70,7 @@ func WithPropagator(p propagation.TextMapPropagator) Option {
 
 // New returns a Telemetry. With no options it does nothing.
 func New(opts ...Option) *Telemetry {
-	t := &Telemetry{tp: tracenoop.NewTracerProvider(), prop: propagation.TraceContext{}}
+	t := &Telemetry{tp: tracenoop.NewTracerProvider(), mp: metricnoop.NewMeterProvider(), prop: propagation.TraceContext{}}
 	t.m = newInstruments(metricnoop.NewMeterProvider().Meter(ScopeName))
 	for _, o := range opts {
 		o(t)
@@ -81,6 +82,14 @@ func New(opts ...Option) *Telemetry {
 // TracerProvider returns the provider spans go to (a no-op one when
 // tracing is off), for integrations such as package telemetry/rivertrace.
 func (t *Telemetry) TracerProvider() trace.TracerProvider { return t.tp }
+
+// MeterProvider returns the provider metrics go to (a no-op one when
+// metrics are off), for integrations such as package
+// telemetry/workermetrics.
+func (t *Telemetry) MeterProvider() metric.MeterProvider { return t.mp }
+
+// Metered reports whether metrics are recorded.
+func (t *Telemetry) Metered() bool { return t.metered }
 
 // Propagator returns the propagator of WithPropagator.
 func (t *Telemetry) Propagator() propagation.TextMapPropagator { return t.prop }

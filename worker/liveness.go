@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,7 +29,8 @@ var errSilent = errors.New("worker: this worker was silent for longer than its d
 
 // liveness is a Client's heartbeat state.
 type liveness struct {
-	mu       sync.Mutex
+	takeovers atomic.Int64 // runs this Client re-queued from silent workers
+	mu        sync.Mutex
 	inflight map[int64]inflight // by River job id
 	followed map[string]bool    // runs someone follows, as of the last heartbeat
 	stop     chan struct{}
@@ -240,6 +242,9 @@ WHERE state = 'running' AND kind = $1 AND attempted_by[array_upper(attempted_by,
 		_, err = tx.Exec(ctx, `DELETE FROM `+c.t.workers+` WHERE worker_id = ANY($1)`, dead)
 		return err
 	})
+	if err == nil {
+		c.live.takeovers.Add(int64(n))
+	}
 	return n, err
 }
 
