@@ -168,6 +168,7 @@ type run[S any] struct {
 	durability Durability
 
 	cp   *persist[S] // nil without a checkpointer
+	trig triggerLog  // what scheduled the next step's tasks (triggers.go)
 	bufs *buffers[S]
 	// lease keeps the thread's lease (nil without a Leaser); a subgraph's
 	// run shares its parent's, which only the parent ends (ownLease).
@@ -230,6 +231,7 @@ func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S
 			r.lease = parent.lease // the parent run holds the thread
 		}
 		r.cp = newPersist(r, saver)
+		r.trig.on = true
 	}
 	r.parent = r.parentInfo()
 	return r, nil
@@ -358,6 +360,7 @@ func (r *run[S]) startStep(input state.Update[S]) error {
 		return fmt.Errorf("graph: input: %w", err)
 	}
 	r.next.reset()
+	r.trig.reset()
 	t := &task[S]{name: Start, update: input, wire: &r.c.start}
 	if err := r.route(t, &r.st); err != nil {
 		return err

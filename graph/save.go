@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -207,11 +206,14 @@ func (p *persist[S]) markDirty(touched []int) {
 // save writes the checkpoint after a step (or the input).
 func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, overwritten []bool) error {
 	p.markDirty(touched)
-	p.nodes = nil
-	for _, t := range p.r.tasks {
-		if source == checkpoint.SourceLoop && t.name != Start && !slices.Contains(p.nodes, t.name) {
-			p.nodes = append(p.nodes, t.name)
+	p.nodes, p.trig = nil, nil
+	if source == checkpoint.SourceLoop {
+		for _, t := range p.r.tasks {
+			if t.name != Start { // one per task: Sends to one node repeat it
+				p.nodes = append(p.nodes, t.name)
+			}
 		}
+		p.trig = p.r.triggers()
 	}
 	if p.r.durability == DurabilityExit && (source == checkpoint.SourceLoop || source == checkpoint.SourceInput) && !p.r.next.empty() {
 		// Not stored until the run ends (flush). It gets its id now, so the
@@ -271,7 +273,8 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 		blobs[checkpoint.NextChannel] = checkpoint.Blob{Version: id, Data: sched}
 		p.sched = sched
 	}
-	md := checkpoint.Metadata{Source: source, Step: step, RunID: r.o.runID, Parents: p.parents, Extra: r.c.withSchemaVersion(r.o.metadata)}
+	md := checkpoint.Metadata{Source: source, Step: step, RunID: r.o.runID, Parents: p.parents, Extra: withTriggers(r.c.withSchemaVersion(r.o.metadata), p.trig)}
+	p.trig = nil
 	if len(p.nodes) > 0 {
 		md.Nodes = p.nodes
 		p.nodes = nil // the saver keeps it

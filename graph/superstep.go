@@ -329,7 +329,9 @@ func (r *run[S]) finishStep() error {
 		r.cp.markDirty(touched)
 	}
 	r.next.reset()
-	for _, t := range r.tasks {
+	r.trig.reset()
+	for i, t := range r.tasks {
+		r.trig.cur = i
 		view := &r.st
 		if needView && len(t.wire.branches) > 0 {
 			r.view = r.pre
