@@ -20,11 +20,11 @@ import (
 // triggerLog is what the routing of one step scheduled, and from which
 // task.
 type triggerLog struct {
-	on    bool        // the run records triggers (it has a checkpointer)
-	cur   int         // the position, among the step's tasks, of the task being routed
-	nodes []trigNode  // nodes scheduled by edges, routers and gotos, by task
-	sends []int       // per Send of the next step, the task that sent it
-	joins []int       // the joins the step completed
+	on    bool       // the run records triggers (it has a checkpointer)
+	cur   int        // the position, among the step's tasks, of the task being routed
+	nodes []trigNode // nodes scheduled by edges, routers and gotos, by task
+	sends []int      // per Send of the next step, the task that sent it
+	joins []int      // the joins the step completed
 }
 
 type trigNode struct{ from, ord int }
