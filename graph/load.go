@@ -120,6 +120,11 @@ func (p *persist[S]) restore(tup *checkpoint.Tuple) error {
 		return err
 	}
 	p.adopt(d)
+	if p.r.recordsRed {
+		if err := p.r.restoreReduced(tup); err != nil {
+			return err
+		}
+	}
 	if d.next.start {
 		// Stopped between the input checkpoint and the next: the Start task
 		// applies the input saved as its writes.
