@@ -53,10 +53,13 @@ func (r *run[S]) emitCheckpoint(cfg checkpoint.Config, md checkpoint.Metadata) {
 func (r *run[S]) forward(t *task[S], ev eventOut) {
 	switch {
 	case ev.sub != nil:
-		if sub, ok := ev.sub.(Event[S]); ok {
+		switch sub := ev.sub.(type) {
+		case Event[S]:
 			r.send(sub)
-		} else if f, ok := ev.sub.(func() bool); ok {
-			f()
+		case foreign: // a nested graph's, over another state type
+			r.send(eventOf[S](sub))
+		case func() bool:
+			sub()
 		}
 	case ev.mode == Custom:
 		r.send(Event[S]{Mode: Custom, Step: r.step, Node: t.name, TaskID: t.id, Custom: ev.custom})
