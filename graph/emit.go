@@ -32,11 +32,11 @@ func (r *run[S]) emitTaskStart(t *task[S]) {
 
 func (r *run[S]) emitTaskDone(t *task[S]) {
 	if r.wants(Updates) && t.err == nil {
-		r.send(Event[S]{Mode: Updates, Step: r.step, Node: t.name, TaskID: t.id, Update: t.update})
+		r.send(Event[S]{Mode: Updates, Step: r.step, Node: t.name, TaskID: t.id, Update: t.update, FromCache: t.fromCache})
 	}
 	if r.wants(Tasks) {
 		r.send(Event[S]{Mode: Tasks, Step: r.step, Node: t.name, TaskID: t.id, Update: t.update,
-			Task: &TaskEvent{Send: sendIndex(t), Result: true, Err: t.err, Attempts: t.attempts, Cached: t.cached}})
+			Task: &TaskEvent{Send: sendIndex(t), Result: true, Err: t.err, Attempts: t.attempts, Cached: t.cached, FromCache: t.fromCache}})
 	}
 }
 

@@ -35,13 +35,14 @@ type inflightPut[S any] struct {
 //
 // A step's only task that succeeded saves nothing here: the step's
 // checkpoint, stored right after it, records its writes, so a durable
-// sequential step costs one commit. A crash in between re-runs the task,
+// sequential step costs one commit. (A task that took its writes from the
+// node cache saves them, marked, so History shows where they came from.) A crash in between re-runs the task,
 // exactly as a crash before its writes were saved would.
 func (p *persist[S]) saveTask(t *task[S]) error {
 	if p.id == "" {
 		return nil
 	}
-	if t.err == nil && len(p.r.tasks) == 1 {
+	if t.err == nil && len(p.r.tasks) == 1 && !t.fromCache {
 		return nil
 	}
 	if t.err != nil && p.r.stoppedBy(t.err) {
@@ -85,35 +86,18 @@ func (p *persist[S]) saveTask(t *task[S]) error {
 // successWrites encodes the update of task t, which succeeded, as its
 // pending writes.
 func (p *persist[S]) successWrites(t *task[S]) ([]checkpoint.PendingWrite, error) {
-	var ws []checkpoint.PendingWrite
-	add := func(idx int, ch string, v []byte) {
-		ws = append(ws, checkpoint.PendingWrite{TaskID: t.id, Index: idx, Channel: ch, Value: v})
-	}
-	sc := p.r.c.schema
-	for i, w := range t.update.Writes {
-		ch, data, err := sc.EncodeWrite(w, p.r.c.ser)
-		if err != nil {
-			return nil, &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
-		}
-		add(i, ch, data)
-	}
-	if len(t.update.Goto) > 0 {
-		data, _ := json.Marshal(t.update.Goto)
-		add(len(ws), checkpoint.GotoChannel, data)
-	}
-	for _, s := range t.update.Sends {
-		ss, err := p.r.c.encodeSend(s)
-		if err != nil {
-			return nil, &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
-		}
-		data, err := json.Marshal(ss)
-		if err != nil {
-			return nil, &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
-		}
-		add(len(ws), checkpoint.SendChannel, data)
+	ws, err := encodeUpdate(p.r.c, t.update)
+	if err != nil {
+		return nil, &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
 	}
 	if len(ws) == 0 {
-		add(0, checkpoint.DoneChannel, []byte(checkpoint.DoneValue))
+		ws = append(ws, checkpoint.PendingWrite{Index: 0, Channel: checkpoint.DoneChannel, Value: []byte(checkpoint.DoneValue)})
+	}
+	if t.fromCache {
+		ws = append(ws, checkpoint.PendingWrite{Index: len(ws), Channel: cachedChannel, Value: []byte(checkpoint.DoneValue)})
+	}
+	for i := range ws {
+		ws[i].TaskID = t.id
 	}
 	return ws, nil
 }

@@ -79,6 +79,10 @@ type Event[S any] struct {
 	// Metadata its metadata.
 	Checkpoint *checkpoint.Config
 	Metadata   *checkpoint.Metadata
+	// FromCache says that the task of an Updates event did not run: its
+	// update came from the node cache (WithCache; LangGraph's
+	// {"__metadata__": {"cached": True}}).
+	FromCache bool
 	// Interrupts are the pending interrupts (Interrupts; and the last
 	// Updates or Values event of a stream stopped by interrupts that did
 	// not ask for Interrupts, see InterruptNode).
@@ -138,6 +142,9 @@ type TaskEvent struct {
 	Err      error // the task's error, on a result
 	Attempts int   // attempts made, on a result
 	Cached   bool  // the result came from saved writes (a resumed step)
+	// FromCache: the node did not run, its result came from the node
+	// cache (WithCache), on a result.
+	FromCache bool
 }
 
 // taskScope is what a running task carries in its context. It is the

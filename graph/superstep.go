@@ -26,6 +26,7 @@ type task[S any] struct {
 	err        error
 	attempts   int
 	cached     bool // restored from saved writes, not run
+	fromCache  bool // its update came from the node cache (WithCache), not from running it
 	resume     []any
 	scope      *taskScope
 	resumeByID map[string]any            // resume values by interrupt id (for subgraphs)

@@ -35,9 +35,12 @@ type Snapshot[S any] struct {
 
 // TaskInfo is a task of the pending step of a checkpoint.
 type TaskInfo struct {
-	ID         string
-	Node       string
-	Done       bool   // its writes are saved; resuming will not run it
+	ID   string
+	Node string
+	Done bool // its writes are saved; resuming will not run it
+	// FromCache says its saved writes came from the node cache
+	// (WithCache): the node did not run.
+	FromCache  bool
 	Error      string // the error it failed with, if it failed
 	Interrupts []Interruption
 	// Result is what the task wrote, by field name (LangGraph's
@@ -183,7 +186,7 @@ func (c *Compiled[S]) snapshot(d *decoded[S], applyPending bool) (*Snapshot[S], 
 		}
 	}
 	for _, t := range c.pendingTasks(d, pending) {
-		info := TaskInfo{ID: t.id, Node: t.name, Done: t.cached}
+		info := TaskInfo{ID: t.id, Node: t.name, Done: t.cached, FromCache: t.fromCache}
 		if t.cached {
 			info.Result = resultOf(t.update.Writes)
 		}
