@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -29,7 +30,9 @@ type Snapshot[S any] struct {
 	// Tasks are the tasks of the pending step, with their errors and
 	// interrupts.
 	Tasks []TaskInfo
-	// Interrupts are the pending interrupts of all tasks.
+	// Interrupts are the pending interrupts of all tasks; in a past
+	// snapshot (History, or State pinned to a checkpoint) also those its
+	// finished tasks were resumed from, as LangGraph's history shows them.
 	Interrupts []Interruption
 }
 
@@ -42,6 +45,8 @@ type TaskInfo struct {
 	// (WithCache): the node did not run.
 	FromCache  bool
 	Error      string // the error it failed with, if it failed
+	// Interrupts are the task's pending interrupts (in a past snapshot,
+	// also those it was resumed from).
 	Interrupts []Interruption
 	// Result is what the task wrote, by field name (LangGraph's
 	// PregelTask.result), once it finished: its saved writes, or, in
@@ -180,6 +185,17 @@ func (c *Compiled[S]) snapshot(d *decoded[S], applyPending bool) (*Snapshot[S], 
 		applier = c.schema.NewApplier()
 	}
 	pending := groupPending(tup.PendingWrites)
+	var answered map[string][]checkpoint.PendingWrite
+	if !applyPending {
+		// A past checkpoint shows the interrupts its tasks were resumed
+		// from, as LangGraph's history does, beside their results.
+		answered = map[string][]checkpoint.PendingWrite{}
+		for _, w := range tup.PendingWrites {
+			if w.Channel == checkpoint.InterruptChannel {
+				answered[w.TaskID] = append(answered[w.TaskID], w)
+			}
+		}
+	}
 	if applyPending && len(pending) > 0 {
 		if err := c.applyResumeInput(d, pending, applier); err != nil {
 			return nil, err
@@ -190,7 +206,11 @@ func (c *Compiled[S]) snapshot(d *decoded[S], applyPending bool) (*Snapshot[S], 
 		if t.cached {
 			info.Result = resultOf(t.update.Writes)
 		}
-		for _, w := range pending[t.id] {
+		ws := pending[t.id]
+		if t.cached && answered != nil {
+			ws = append(slices.Clip(ws), answered[t.id]...)
+		}
+		for _, w := range ws {
 			switch w.Channel {
 			case checkpoint.ErrorChannel:
 				var te checkpoint.TaskError
