@@ -43,8 +43,8 @@ type TaskInfo struct {
 	Done bool // its writes are saved; resuming will not run it
 	// FromCache says its saved writes came from the node cache
 	// (WithCache): the node did not run.
-	FromCache  bool
-	Error      string // the error it failed with, if it failed
+	FromCache bool
+	Error     string // the error it failed with, if it failed
 	// Interrupts are the task's pending interrupts (in a past snapshot,
 	// also those it was resumed from).
 	Interrupts []Interruption
@@ -189,9 +189,11 @@ func (c *Compiled[S]) snapshot(d *decoded[S], applyPending bool) (*Snapshot[S], 
 	if !applyPending {
 		// A past checkpoint shows the interrupts its tasks were resumed
 		// from, as LangGraph's history does, beside their results.
-		answered = map[string][]checkpoint.PendingWrite{}
 		for _, w := range tup.PendingWrites {
 			if w.Channel == checkpoint.InterruptChannel {
+				if answered == nil {
+					answered = map[string][]checkpoint.PendingWrite{}
+				}
 				answered[w.TaskID] = append(answered[w.TaskID], w)
 			}
 		}
