@@ -69,7 +69,7 @@ func resultOf[S any](ws []state.Write[S]) map[string]any {
 
 // fillResult sets the Result of the only task of snap's step from child,
 // the next checkpoint, when child applied that task's writes alone.
-func (c *Compiled[S]) fillResult(snap, child *Snapshot[S]) {
+func (c *Compiled[S]) fillResult(snap, child *Snapshot[S], scratch *[]state.Write[S]) {
 	if child == nil || child.Parent == nil || child.Parent.CheckpointID != snap.Config.CheckpointID || len(snap.Tasks) != 1 {
 		return
 	}
@@ -78,7 +78,9 @@ func (c *Compiled[S]) fillResult(snap, child *Snapshot[S]) {
 		child.Metadata.Source != checkpoint.SourceLoop || len(child.Metadata.Nodes) != 1 || child.Metadata.Nodes[0] != t.Node {
 		return
 	}
-	t.Result = resultOf(c.schema.Diff(&snap.Values, &child.Values))
+	*scratch = c.schema.AppendDiff((*scratch)[:0], &snap.Values, &child.Values)
+	t.Result = resultOf(*scratch)
+	clear(*scratch)
 }
 
 // State returns the thread's latest snapshot, or the one pinned with
@@ -122,6 +124,7 @@ func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.S
 		lo := checkpoint.ListOptions{Filter: o.filter, Before: o.before, Limit: o.limit}
 		var prev *Snapshot[S]
 		var prevVersions map[string]string
+		var diff []state.Write[S] // fillResult's memory
 		for tup, err := range c.saver.List(ctx, checkpoint.Config{ThreadID: o.thread}, lo) {
 			if err != nil {
 				yield(nil, fmt.Errorf("graph: thread %q: history: %w", o.thread, err))
@@ -137,7 +140,7 @@ func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.S
 				snap, err = c.snapshot(d, false)
 			}
 			if err == nil {
-				c.fillResult(snap, prev)
+				c.fillResult(snap, prev, &diff)
 			}
 			if !yield(snap, err) || err != nil {
 				return
