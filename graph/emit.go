@@ -32,7 +32,7 @@ func (r *run[S]) emitTaskStart(t *task[S]) {
 
 func (r *run[S]) emitTaskDone(t *task[S]) {
 	if r.wants(Updates) && t.err == nil {
-		r.send(Event[S]{Mode: Updates, Step: r.step, Node: t.name, TaskID: t.id, Update: t.update, FromCache: t.fromCache})
+		r.send(Event[S]{Mode: Updates, Step: r.step, Node: t.name, TaskID: t.id, Update: t.update, Cached: t.cached || t.fromCache})
 	}
 	if r.wants(Tasks) {
 		r.send(Event[S]{Mode: Tasks, Step: r.step, Node: t.name, TaskID: t.id, Update: t.update,

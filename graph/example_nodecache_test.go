@@ -35,12 +35,12 @@ func ExampleWithCache() {
 			if err != nil {
 				panic(err)
 			}
-			fmt.Println(ev.Node, ev.Update.Writes[0].Value(), "from cache:", ev.FromCache)
+			fmt.Println(ev.Node, ev.Update.Writes[0].Value(), "cached:", ev.Cached)
 		}
 	}
 	fmt.Println("calls:", calls)
 	// Output:
-	// expensive 42 from cache: false
-	// expensive 42 from cache: true
+	// expensive 42 cached: false
+	// expensive 42 cached: true
 	// calls: 1
 }

@@ -21,7 +21,7 @@ import (
 // graph compiled WithNodeCache, is not run when the cache holds a result
 // for its input that has not expired; its writes (and Goto and Sends) come
 // from the cache, and the task is marked as such (TaskEvent.FromCache,
-// Event.FromCache, TaskInfo.FromCache, TaskEnd.FromCache). A node that
+// Event.Cached, TaskInfo.FromCache, TaskEnd.FromCache). A node that
 // fails or interrupts stores nothing. The cache is shared across threads:
 // a node that interrupts and was answered once stores its result, and a
 // later task with the same input takes it without interrupting, as

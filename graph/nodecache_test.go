@@ -177,7 +177,7 @@ func TestCacheHitIsMarkedInTheStreamTheHistoryAndToTheObserver(t *testing.T) {
 		updates = append(updates, ev)
 	}
 	require.Len(t, updates, 1)
-	assert.True(t, updates[0].FromCache)
+	assert.True(t, updates[0].Cached)
 	assert.Equal(t, 10, updates[0].Update.Writes[0].Value())
 	require.EqualValues(t, 1, calls.Load())
 

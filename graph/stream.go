@@ -79,10 +79,12 @@ type Event[S any] struct {
 	// Metadata its metadata.
 	Checkpoint *checkpoint.Config
 	Metadata   *checkpoint.Metadata
-	// FromCache says that the task of an Updates event did not run: its
-	// update came from the node cache (WithCache; LangGraph's
-	// {"__metadata__": {"cached": True}}).
-	FromCache bool
+	// Cached says that the task of an Updates event did not run in this
+	// call, LangGraph's {"__metadata__": {"cached": True}}: its update was
+	// restored from the writes an earlier call saved (a resumed step), or
+	// taken from the node cache (WithCache). The Tasks result event tells
+	// which (TaskEvent.Cached, TaskEvent.FromCache).
+	Cached bool
 	// Interrupts are the pending interrupts (Interrupts; and the last
 	// Updates or Values event of a stream stopped by interrupts that did
 	// not ask for Interrupts, see InterruptNode).
