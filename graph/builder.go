@@ -32,10 +32,11 @@ type node[S any] struct {
 	fn           NodeFunc[S]
 	retry        *RetryPolicy
 	timeout      time.Duration
-	destinations []string  // declared goto/Send targets, for validation and drawing
-	sub          subgraph  // set when the node is a compiled graph
-	wire         wiring[S] // set by Compile
-	ord          int       // rank of the name among the graph's nodes, set by Compile
+	destinations []string        // declared goto/Send targets, for validation and drawing
+	cache        *CachePolicy[S] // WithCache
+	sub          subgraph        // set when the node is a compiled graph
+	wire         wiring[S]       // set by Compile
+	ord          int             // rank of the name among the graph's nodes, set by Compile
 }
 
 type edge struct{ src, dst string }
@@ -68,6 +69,7 @@ type nodeOptions struct {
 	retry        *RetryPolicy
 	timeout      time.Duration
 	destinations []string
+	cache        any // a *CachePolicy[S] (WithCache)
 }
 
 // WithRetry retries the node's failures under the policy.
@@ -107,7 +109,16 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...NodeOption)
 		g.errorf("node %q has a nil function", name)
 		return g
 	}
-	g.nodes[name] = &node[S]{name: name, fn: fn, retry: o.retry, timeout: o.timeout, destinations: o.destinations}
+	var cache *CachePolicy[S]
+	if o.cache != nil {
+		p, ok := o.cache.(*CachePolicy[S])
+		if !ok {
+			g.errorf("node %q: the cache policy is a %T, not a CachePolicy of the graph's state %T", name, o.cache, *new(S))
+			return g
+		}
+		cache = p
+	}
+	g.nodes[name] = &node[S]{name: name, fn: fn, retry: o.retry, timeout: o.timeout, destinations: o.destinations, cache: cache}
 	g.order = append(g.order, name)
 	return g
 }

@@ -211,8 +211,10 @@ func WithMetadata(md map[string]any) WriteOption { return func(o *runOptions) { 
 // wait.
 func WaitForThread() WriteOption { return func(o *runOptions) { o.wait = true } }
 
-// WithSubgraphs makes Stream also yield the events of subgraphs, tagged
-// with their namespace.
+// WithSubgraphs makes Stream also yield the events of subgraphs, and of
+// graphs a node invokes (Invoke or Stream in its body), tagged with their
+// namespace; an event of a graph over another state type carries itself
+// in Event.Nested.
 func WithSubgraphs() RunOption { return runFunc(func(o *runOptions) { o.subgraphs = true }) }
 
 // InterruptBefore adds nodes to interrupt before, for this call only.

@@ -182,3 +182,47 @@ func TestSubgraphStoppedByLeavingStreamIsNotFailed(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"work"}, out.Trail)
 }
+
+// Mirrors test_cancel_graph_astream (test_pregel_async.py), with its
+// expected values: alittlewhile and aparallelwhile run from START,
+// alittlewhile goes on to awhile. The consumer leaves the stream at its
+// first chunk, alittlewhile's update; aparallelwhile, if it started, is
+// cancelled, awhile never starts, and the thread is the loop checkpoint of
+// step 0 with alittlewhile's write applied (1 + 2), next
+// ("aparallelwhile",).
+func TestLeavingTheStreamKeepsTheFinishedTaskAndCancelsTheOther(t *testing.T) {
+	t.Parallel()
+	var started, cancelled, awhile atomic.Bool
+	g := graph.New(schema).
+		AddNode("alittlewhile", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			return state.Writes(totalField.Set(2)), nil
+		}).
+		AddNode("aparallelwhile", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			started.Store(true)
+			<-ctx.Done()
+			cancelled.Store(true)
+			return zero, ctx.Err()
+		}).
+		AddNode("awhile", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			awhile.Store(true)
+			return zero, nil
+		}).
+		AddEdge(graph.Start, "alittlewhile").AddEdge(graph.Start, "aparallelwhile").AddEdge("alittlewhile", "awhile")
+	c := mustCompile(t, g, graph.WithCheckpointer(memory.New()))
+	got := false
+	for ev, err := range c.Stream(t.Context(), state.Writes(totalField.Set(1)), graph.WithThread("t"), graph.StreamModes(graph.Updates)) {
+		require.NoError(t, err)
+		require.Equal(t, "alittlewhile", ev.Node)
+		require.Equal(t, 2, ev.Update.Writes[0].Value())
+		got = true
+		break
+	}
+	require.True(t, got)
+	require.Equal(t, started.Load(), cancelled.Load(), "a started aparallelwhile was cancelled")
+	require.False(t, awhile.Load(), "awhile never starts")
+	snap := requireNoTaskErrors(t, c, "t")
+	require.Equal(t, 3, snap.Values.Total)
+	require.Equal(t, []string{"aparallelwhile"}, snap.Next)
+	require.Equal(t, 0, snap.Metadata.Step)
+	require.Equal(t, "loop", string(snap.Metadata.Source))
+}

@@ -41,6 +41,7 @@ type Compiled[S any] struct {
 	store           *store.Store
 	recursionLimit  int // a call's default (WithDefaultRecursionLimit)
 	observer        Observer
+	nodeCache       Cache // WithNodeCache
 }
 
 // Compile validates the graph and returns it ready to run. Every problem
@@ -86,6 +87,9 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 		}
 	}
 	for _, name := range g.order {
+		if g.nodes[name].cache != nil && o.nodeCache == nil {
+			errs = append(errs, fmt.Errorf("node %q has a cache policy (graph.WithCache) but the graph has no cache: compile it with graph.WithNodeCache", name))
+		}
 		for _, d := range g.nodes[name].destinations {
 			if !known(d) {
 				errs = append(errs, fmt.Errorf("node %q: unknown destination %q", name, d))
@@ -118,6 +122,7 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 		store:           o.store,
 		recursionLimit:  o.recursionLimit,
 		observer:        o.observer,
+		nodeCache:       o.nodeCache,
 	}
 	if c.recursionLimit <= 0 {
 		c.recursionLimit = DefaultRecursionLimit

@@ -32,11 +32,11 @@ func (r *run[S]) emitTaskStart(t *task[S]) {
 
 func (r *run[S]) emitTaskDone(t *task[S]) {
 	if r.wants(Updates) && t.err == nil {
-		r.send(Event[S]{Mode: Updates, Step: r.step, Node: t.name, TaskID: t.id, Update: t.update})
+		r.send(Event[S]{Mode: Updates, Step: r.step, Node: t.name, TaskID: t.id, Update: t.update, Cached: t.cached || t.fromCache})
 	}
 	if r.wants(Tasks) {
 		r.send(Event[S]{Mode: Tasks, Step: r.step, Node: t.name, TaskID: t.id, Update: t.update,
-			Task: &TaskEvent{Send: sendIndex(t), Result: true, Err: t.err, Attempts: t.attempts, Cached: t.cached}})
+			Task: &TaskEvent{Send: sendIndex(t), Result: true, Err: t.err, Attempts: t.attempts, Cached: t.cached, FromCache: t.fromCache}})
 	}
 }
 
@@ -53,10 +53,13 @@ func (r *run[S]) emitCheckpoint(cfg checkpoint.Config, md checkpoint.Metadata) {
 func (r *run[S]) forward(t *task[S], ev eventOut) {
 	switch {
 	case ev.sub != nil:
-		if sub, ok := ev.sub.(Event[S]); ok {
+		switch sub := ev.sub.(type) {
+		case Event[S]:
 			r.send(sub)
-		} else if f, ok := ev.sub.(func() bool); ok {
-			f()
+		case foreign: // a nested graph's, over another state type
+			r.send(eventOf[S](sub))
+		case func() bool:
+			sub()
 		}
 	case ev.mode == Custom:
 		r.send(Event[S]{Mode: Custom, Step: r.step, Node: t.name, TaskID: t.id, Custom: ev.custom})

@@ -206,6 +206,13 @@ func TestInterruptBeforeSendTargetStopsBeforeEverySend(t *testing.T) {
 	require.Equal(t, 0, cs.get("work"))
 	snap := latestState(t, c, "t")
 	require.Equal(t, []string{"work", "work"}, snap.Next)
+	// LangGraph's state there: the loop checkpoint of step 1 (the router's
+	// node ran in step 1), the Send tasks pending without results.
+	require.Equal(t, checkpoint.SourceLoop, snap.Metadata.Source)
+	require.Equal(t, 1, snap.Metadata.Step)
+	require.Len(t, snap.Tasks, 2)
+	require.Nil(t, snap.Tasks[0].Result)
+	require.False(t, snap.Tasks[0].Done)
 
 	out, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
 	require.NoError(t, err)

@@ -90,6 +90,7 @@ func (c *Compiled[S]) pendingTasks(d *decoded[S], pending map[string][]checkpoin
 		t.id = checkpoint.TaskID(d.tup.Config.CheckpointID, d.cfg.Namespace, d.step(), t.name, sendIndex(t))
 		if upd, ok := c.finishedWrites(pending[t.id]); ok {
 			t.update, t.cached = upd, true
+			t.fromCache = cachedMarked(pending[t.id])
 		}
 	}
 	return tasks
@@ -120,6 +121,11 @@ func (p *persist[S]) restore(tup *checkpoint.Tuple) error {
 		return err
 	}
 	p.adopt(d)
+	if p.r.recordsRed {
+		if err := p.r.restoreReduced(tup); err != nil {
+			return err
+		}
+	}
 	if d.next.start {
 		// Stopped between the input checkpoint and the next: the Start task
 		// applies the input saved as its writes.
@@ -289,6 +295,7 @@ func (r *run[S]) restoreTasks() {
 		}
 		if upd, ok := r.c.finishedWrites(ws); ok {
 			t.update, t.cached = upd, true
+			t.fromCache = cachedMarked(ws)
 		}
 	}
 	p.pending, p.resumes, p.resumeIDs, p.replayedFrom = nil, nil, nil, ""
@@ -304,7 +311,7 @@ func (c *Compiled[S]) decodeTaskWrites(ws []checkpoint.PendingWrite) (state.Upda
 			continue // an error, an interrupt, the answers, a Durable result
 		}
 		switch w.Channel {
-		case checkpoint.DoneChannel, checkpoint.ResumeChannel:
+		case checkpoint.DoneChannel, checkpoint.ResumeChannel, cachedChannel:
 		case checkpoint.GotoChannel:
 			var to []string
 			if err := json.Unmarshal(w.Value, &to); err != nil {

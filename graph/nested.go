@@ -18,7 +18,10 @@ import (
 // the nested graph from its checkpoint (its input is not applied again),
 // answering its interrupts with the resume values the node was given. A
 // nested graph that finished is not run again when the node re-runs: the
-// call returns its final state.
+// call returns its final state. When the parent streams WithSubgraphs,
+// the nested run's events in the parent's modes go to the parent's stream
+// too, tagged with its namespace (an Event over another state type comes
+// as Event.Nested), as a subgraph's do.
 
 // nest returns the context and options of a call of c made in ctx: inside
 // a node of a run with a checkpointer, a nested call (see above). Any
@@ -88,4 +91,21 @@ func reportInterrupts(sc *taskScope, err error) {
 		h := sc.hitlOf()
 		h.interrupts = append(h.interrupts, ie.Interrupts...)
 	}
+}
+
+// forwarding returns the modes of the parent's stream that a nested call
+// made from the task sc forwards its events to: the parent streams with
+// WithSubgraphs, as LangGraph yields a nested graph's events, tagged with
+// its namespace, with subgraphs=True. Zero when nothing is forwarded.
+func forwarding(sc *taskScope) Mode {
+	if sc == nil || sc.emit == nil || sc.parent == nil || !sc.parent.subgraphs {
+		return 0
+	}
+	return sc.modes
+}
+
+// forwardTo hands ev, an event of a nested call made from the task sc, to
+// the parent's stream.
+func forwardTo[S any](sc *taskScope, ev Event[S]) {
+	sc.send(eventOut{sub: ev})
 }

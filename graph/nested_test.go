@@ -105,3 +105,74 @@ func TestGraphInvokedInANodeWithoutACheckpointerRunsAlone(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"x"}, out.Trail)
 }
+
+// Mirrors LangGraph's stream(..., subgraphs=True) over a node that invokes
+// a graph: the nested graph's events reach the parent's stream, tagged
+// with the nested namespace (node:task-id), as a subgraph's do; a nested
+// graph over another state type comes as Event.Nested. Without
+// WithSubgraphs the parent's stream has only its own events.
+func TestGraphInvokedInANodeStreamsToTheParentWithSubgraphs(t *testing.T) {
+	t.Parallel()
+	type other struct{ Word string }
+	word := state.Value("word", func(s *other) *string { return &s.Word })
+	same := mustCompile(t, graph.New(schema).
+		AddNode("inner", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			graph.Emit(ctx, "from inner")
+			return state.Writes(lastField.Set("inner")), nil
+		}).AddEdge(graph.Start, "inner"))
+	foreign, err := graph.New(state.NewSchema(word)).
+		AddNode("speak", func(ctx context.Context, s other) (state.Update[other], error) {
+			return state.Writes(word.Set("hello")), nil
+		}).AddEdge(graph.Start, "speak").Compile()
+	require.NoError(t, err)
+	var ownEvents atomic.Int64
+	outer := mustCompile(t, graph.New(schema).
+		AddNode("ask", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			if _, err := same.Invoke(ctx, state.Writes(nField.Set(1))); err != nil {
+				return zero, err
+			}
+			for ev, err := range foreign.Stream(ctx, state.Writes(word.Set("hi")), graph.StreamModes(graph.Values)) {
+				if err != nil {
+					return zero, err
+				}
+				require.Equal(t, graph.Values, ev.Mode, "the node's own stream has the modes it asked for")
+				ownEvents.Add(1)
+			}
+			return state.Writes(trailField.Set([]string{"ask"})), nil
+		}).AddEdge(graph.Start, "ask"), graph.WithCheckpointer(memory.New()))
+
+	type seen struct {
+		mode graph.Mode
+		ns   string
+		node string
+	}
+	var got []seen
+	var foreignUpdate graph.Event[other]
+	for ev, err := range outer.Stream(t.Context(), state.Writes(nField.Set(0)), graph.WithThread("t"),
+		graph.StreamModes(graph.Updates, graph.Custom), graph.WithSubgraphs()) {
+		require.NoError(t, err)
+		ns, _, _ := strings.Cut(ev.Namespace, ":")
+		got = append(got, seen{ev.Mode, ns, ev.Node})
+		if ev.Nested != nil {
+			e, ok := ev.Nested.(graph.Event[other])
+			require.True(t, ok, "%T", ev.Nested)
+			foreignUpdate = e
+			require.Equal(t, ev.Namespace, e.Namespace)
+		}
+	}
+	assert.Equal(t, []seen{
+		{graph.Custom, "ask", "inner"},
+		{graph.Updates, "ask", "inner"},
+		{graph.Updates, "ask", "speak"},
+		{graph.Updates, "", "ask"},
+	}, got)
+	assert.Equal(t, "hello", foreignUpdate.Update.Writes[0].Value())
+	assert.EqualValues(t, 2, ownEvents.Load(), "the node's own Stream saw the input's and the step's values")
+
+	got = nil
+	for ev, err := range outer.Stream(t.Context(), state.Writes(nField.Set(0)), graph.WithThread("t2"), graph.StreamModes(graph.Updates, graph.Custom)) {
+		require.NoError(t, err)
+		got = append(got, seen{ev.Mode, ev.Namespace, ev.Node})
+	}
+	assert.Equal(t, []seen{{graph.Updates, "", "ask"}}, got)
+}

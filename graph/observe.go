@@ -26,7 +26,10 @@ type Observer interface {
 	StartStep(ctx context.Context, step StepStart) (context.Context, func(StepEnd))
 	// StartTask is called when a task's node is about to run (once per
 	// task, its retries included). Tasks restored from writes an earlier
-	// call saved do not run and are not observed.
+	// call saved do not run and are not observed. A task of a node with a
+	// cache policy (WithCache) is observed whether or not its node runs:
+	// when its result came from the node cache, its TaskEnd says
+	// FromCache, with no attempts.
 	StartTask(ctx context.Context, task Info) (context.Context, func(TaskEnd))
 	// StartSave is called when a checkpoint is about to be stored.
 	StartSave(ctx context.Context, save SaveStart) (context.Context, func(SaveEnd))
@@ -115,6 +118,9 @@ type TaskEnd struct {
 	Interrupts []Interruption
 	// Writes is how many field writes the task made.
 	Writes int
+	// FromCache says the node did not run: the task's writes came from
+	// the node cache (WithCache).
+	FromCache bool
 }
 
 // SaveStart describes a checkpoint about to be stored.

@@ -79,7 +79,7 @@ func (r *run[S]) endTask(t *task[S]) {
 	if t.obsEnd == nil {
 		return
 	}
-	end := TaskEnd{Attempts: t.attempts, Writes: len(t.update.Writes)}
+	end := TaskEnd{Attempts: t.attempts, Writes: len(t.update.Writes), FromCache: t.fromCache}
 	switch {
 	case t.err == nil:
 	case errors.Is(t.err, errInterrupt):

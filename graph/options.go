@@ -22,6 +22,7 @@ type compileOptions struct {
 	store           *store.Store
 	recursionLimit  int
 	observer        Observer
+	nodeCache       Cache
 }
 
 // WithStore makes s the long-term store of every run: each node finds it

@@ -40,6 +40,7 @@ type persist[S any] struct {
 	parents      map[string]string
 	dirty        []bool // fields changed since the last Put (DurabilityExit)
 	nodes        []string
+	trig         []any // the triggers of the next checkpoint (triggers.go)
 	schedBuf     []byte
 	names        []string
 	key          string // the state cache's key of the thread and namespace

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
@@ -53,23 +54,29 @@ func TestResumeDoesNotRerunFinishedSiblings(t *testing.T) {
 	require.EqualValues(t, 1, afterCalls.Load())
 }
 
-// Mirrors test_pending_writes_resume (parametrized over durability):
-// "one" succeeds, "two" fails after its retries; the checkpoint is not
-// advanced, one's writes are kept as pending writes and shown by
-// get_state, two's error is recorded; resuming runs only two.
+// Mirrors test_pending_writes_resume (test_pregel.py, parametrized over
+// durability), with its expected values: "one" and "two" run from START;
+// one succeeds, two fails after its two attempts. The latest state is the
+// loop checkpoint of step 0 with one's write applied (1+2 = 3), next
+// ("two",), tasks one (result {value: 2}) and two (its error); pinned to
+// that checkpoint, no pending write is applied and next is ("one", "two").
+// A resume that fails again runs only two (two more attempts) and stores
+// no checkpoint; one that succeeds gives 1+2+3 = 6 at step 1, and the
+// thread has 3 checkpoints (input, loop 0, loop 1), 2 under exit (no
+// input checkpoint).
 func TestFailedStepKeepsFinishedWritesPendingAndResumes(t *testing.T) {
 	t.Parallel()
 	for _, d := range []struct {
 		name string
 		mode graph.Durability
-	}{{"sync", graph.DurabilitySync}, {"exit", graph.DurabilityExit}} {
+		hist int
+	}{{"sync", graph.DurabilitySync, 3}, {"async", graph.DurabilityAsync, 3}, {"exit", graph.DurabilityExit, 2}} {
 		t.Run(d.name, func(t *testing.T) {
 			t.Parallel()
 			var cs calls
 			var fail atomic.Bool
 			fail.Store(true)
 			g := graph.New(schema).
-				AddNode("pre", cs.track("pre")).
 				AddNode("one", func(ctx context.Context, s counter) (state.Update[counter], error) {
 					cs.inc("one")
 					return state.Writes(totalField.Set(2)), nil
@@ -81,7 +88,7 @@ func TestFailedStepKeepsFinishedWritesPendingAndResumes(t *testing.T) {
 					}
 					return state.Writes(totalField.Set(3)), nil
 				}, graph.WithRetry(graph.RetryPolicy{MaxAttempts: 2, InitialInterval: time.Nanosecond})).
-				AddEdge(graph.Start, "pre").AddEdge("pre", "one").AddEdge("pre", "two")
+				AddEdge(graph.Start, "one").AddEdge(graph.Start, "two")
 			c := mustCompile(t, g, graph.WithCheckpointer(memory.New()), graph.WithDurability(d.mode))
 			_, err := c.Invoke(t.Context(), state.Writes(totalField.Set(1)), graph.WithThread("t"))
 			require.ErrorContains(t, err, "I'm not good")
@@ -91,28 +98,42 @@ func TestFailedStepKeepsFinishedWritesPendingAndResumes(t *testing.T) {
 			snap := latestState(t, c, "t")
 			require.Equal(t, 3, snap.Values.Total, "one's pending write is applied to the latest state")
 			require.Equal(t, []string{"two"}, snap.Next)
-			require.Equal(t, 1, snap.Metadata.Step, "the failed step saved no checkpoint")
+			require.Equal(t, checkpoint.SourceLoop, snap.Metadata.Source)
+			require.Equal(t, 0, snap.Metadata.Step, "the failed step saved no checkpoint")
 			require.Len(t, snap.Tasks, 2)
-			require.True(t, snap.Tasks[0].Done)
 			require.Equal(t, "one", snap.Tasks[0].Node)
+			require.True(t, snap.Tasks[0].Done)
+			require.Equal(t, map[string]any{"total": 2}, snap.Tasks[0].Result)
+			require.Equal(t, "two", snap.Tasks[1].Node)
 			require.Contains(t, snap.Tasks[1].Error, "I'm not good")
-			wantHist := 3 // the input, the input applied, pre
-			if d.mode == graph.DurabilityExit {
-				wantHist = 1 // where the run stopped
-			}
-			require.Len(t, history(t, c, "t"), wantHist)
+			pinned, err := c.State(t.Context(), graph.WithThread("t"), graph.WithCheckpoint(snap.Config.CheckpointID))
+			require.NoError(t, err)
+			require.Equal(t, 1, pinned.Values.Total, "a pinned state applies no pending write")
+			require.Equal(t, []string{"one", "two"}, pinned.Next)
+
+			_, err = c.Invoke(t.Context(), zero, graph.WithThread("t"))
+			require.ErrorContains(t, err, "I'm not good")
+			require.Equal(t, 1, cs.get("one"), "one finished before and is not run again")
+			require.Equal(t, 4, cs.get("two"), "two attempts before, two now")
+			require.Equal(t, snap.Metadata, latestState(t, c, "t").Metadata, "no new checkpoint")
 
 			fail.Store(false)
 			out, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
 			require.NoError(t, err)
 			require.Equal(t, 6, out.Total)
-			require.Equal(t, 1, cs.get("pre"))
-			require.Equal(t, 1, cs.get("one"), "one finished before and is not run again")
-			require.Equal(t, 3, cs.get("two"))
+			require.Equal(t, 1, cs.get("one"))
+			require.Equal(t, 5, cs.get("two"))
 			hist := history(t, c, "t")
-			require.Len(t, hist, wantHist+1)
+			require.Len(t, hist, d.hist)
+			require.Equal(t, 1, hist[0].Metadata.Step)
+			require.Equal(t, checkpoint.SourceLoop, hist[0].Metadata.Source)
 			require.Equal(t, []string{"one", "two"}, hist[0].Metadata.Nodes)
 			require.Equal(t, hist[1].Config.CheckpointID, hist[0].Parent.CheckpointID)
+			require.Equal(t, 0, hist[1].Metadata.Step)
+			if d.mode != graph.DurabilityExit {
+				require.Equal(t, checkpoint.SourceInput, hist[2].Metadata.Source)
+				require.Equal(t, -1, hist[2].Metadata.Step)
+			}
 		})
 	}
 }
@@ -244,7 +265,9 @@ func TestResumeByIDAnswersOnlyThoseInterrupts(t *testing.T) {
 
 // Mirrors test_node_not_cancelled_on_other_node_interrupted: "agent" and
 // "bad" run in one step; bad interrupts. agent is not cancelled, its
-// writes are kept, and resuming runs only bad.
+// writes are kept (in the output too); invoking again without an answer
+// stops at the same interrupt with the same output; resuming with one
+// runs only bad.
 func TestResumeAfterInterruptDoesNotRerunFinishedSibling(t *testing.T) {
 	t.Parallel()
 	var cs calls
@@ -267,11 +290,19 @@ func TestResumeAfterInterruptDoesNotRerunFinishedSibling(t *testing.T) {
 	require.Equal(t, []string{"bad"}, snap.Next)
 	require.Len(t, snap.Interrupts, 1)
 
-	out, err := c.Invoke(t.Context(), zero, graph.WithThread("t"), graph.Resume("bye"))
+	// invoke(None) without an answer stops at the same interrupt, with the
+	// same output, and agent does not run again.
+	out, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
+	require.ErrorAs(t, err, &ie)
+	require.Len(t, ie.Interrupts, 1)
+	require.Equal(t, []string{"world", "again"}, out.Items)
+	require.Equal(t, 1, cs.get("agent"))
+
+	out, err = c.Invoke(t.Context(), zero, graph.WithThread("t"), graph.Resume("bye"))
 	require.NoError(t, err)
 	require.Equal(t, []string{"world", "again", "bye"}, out.Items)
 	require.Equal(t, 1, cs.get("agent"))
-	require.Equal(t, 2, cs.get("bad"))
+	require.Equal(t, 3, cs.get("bad"), "bad re-runs from its start each time")
 	require.Empty(t, latestState(t, c, "t").Interrupts)
 }
 

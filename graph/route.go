@@ -58,7 +58,7 @@ func SendTo[S any](node string, arg S) Send[S] { return Send[S]{Node: node, Arg:
 // (routes are checked before they get here).
 func (r *run[S]) addName(name string) {
 	if n := r.c.nodes[name]; n != nil {
-		r.next.add(n)
+		r.schedule(n)
 	}
 }
 
@@ -67,7 +67,7 @@ func (r *run[S]) addName(name string) {
 func (r *run[S]) route(t *task[S], view *S) error {
 	w := t.wire
 	for _, d := range w.static {
-		r.next.add(d)
+		r.schedule(d)
 	}
 	for _, b := range w.branches {
 		route, err := callRouter(r.ctx, b.router, *view)
@@ -92,6 +92,7 @@ func (r *run[S]) route(t *task[S], view *S) error {
 				return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: router sent to %q, which is not among its declared targets %v", ErrInvalidRoute, s.Node, b.targets)}
 			}
 			r.next.sends = append(r.next.sends, s)
+			r.sendFrom()
 		}
 	}
 	declared := w.gotos // nil: the node declared no destinations, any node goes
@@ -112,6 +113,7 @@ func (r *run[S]) route(t *task[S], view *S) error {
 			return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: send to %q, which is not among the node's declared destinations %v (graph.WithDestinations)", ErrInvalidRoute, s.Node, declared)}
 		}
 		r.next.sends = append(r.next.sends, s)
+		r.sendFrom()
 	}
 	for _, j := range w.joins {
 		r.next.joins[j.join][j.src] = true
@@ -127,7 +129,12 @@ func (r *run[S]) finishJoins() {
 			all = all && s
 		}
 		if all {
-			r.addName(r.c.joins[ji].dst)
+			if n := r.c.nodes[r.c.joins[ji].dst]; n != nil {
+				r.next.add(n)
+			}
+			if r.trig.on {
+				r.trig.joins = append(r.trig.joins, ji)
+			}
 			clear(seen)
 		}
 	}

@@ -24,7 +24,12 @@ import (
 // *InterruptError.
 func (c *Compiled[S]) Invoke(ctx context.Context, input state.Update[S], opts ...RunOption) (S, error) {
 	ctx, o, caller := c.nest(ctx, c.options(opts))
-	r, err := c.newRun(ctx, o, nil)
+	var out func(Event[S]) bool
+	if fwd := forwarding(caller); fwd != 0 {
+		o.modes, o.subgraphs = fwd, true
+		out = func(ev Event[S]) bool { forwardTo(caller, ev); return true }
+	}
+	r, err := c.newRun(ctx, o, out)
 	if err != nil {
 		var zero S
 		return zero, err
@@ -75,10 +80,22 @@ func (c *Compiled[S]) Stream(ctx context.Context, input state.Update[S], opts ..
 		if o.modes == 0 {
 			o.modes = Values
 		}
+		// A nested call's events also go to the parent's stream (see
+		// forwarding), while the run lasts: the modes of both are streamed,
+		// and each gets those it asked for.
+		own, ownSubgraphs := o.modes, o.subgraphs
+		fwd := forwarding(caller)
+		if fwd != 0 {
+			o.modes, o.subgraphs = o.modes|fwd, true
+		}
+		var ns string // the run's namespace, once it started
 		stopped := false
 		out := func(ev Event[S]) bool {
-			if stopped {
-				return false
+			if fwd != 0 && ev.Mode&fwd != 0 {
+				forwardTo(caller, ev)
+			}
+			if stopped || ev.Mode&own == 0 || !ownSubgraphs && ev.Namespace != ns {
+				return !stopped
 			}
 			if !yield(ev, nil) {
 				stopped = true
@@ -91,6 +108,7 @@ func (c *Compiled[S]) Stream(ctx context.Context, input state.Update[S], opts ..
 			return
 		}
 		defer r.close()
+		ns = r.ns
 		err = r.start(input)
 		if err == nil {
 			err = r.loop()
@@ -98,6 +116,7 @@ func (c *Compiled[S]) Stream(ctx context.Context, input state.Update[S], opts ..
 		err = r.finish(err)
 		r.endObserved(err)
 		report(caller, err)
+		fwd, o.modes = 0, own // the parent's stream ends with the interrupts of its own
 		var ie *InterruptError
 		if errors.As(err, &ie) {
 			switch {
@@ -168,6 +187,7 @@ type run[S any] struct {
 	durability Durability
 
 	cp   *persist[S] // nil without a checkpointer
+	trig triggerLog  // what scheduled the next step's tasks (triggers.go)
 	bufs *buffers[S]
 	// lease keeps the thread's lease (nil without a Leaser); a subgraph's
 	// run shares its parent's, which only the parent ends (ownLease).
@@ -230,6 +250,7 @@ func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S
 			r.lease = parent.lease // the parent run holds the thread
 		}
 		r.cp = newPersist(r, saver)
+		r.trig.on = true
 	}
 	r.parent = r.parentInfo()
 	return r, nil
@@ -358,6 +379,7 @@ func (r *run[S]) startStep(input state.Update[S]) error {
 		return fmt.Errorf("graph: input: %w", err)
 	}
 	r.next.reset()
+	r.trig.reset()
 	t := &task[S]{name: Start, update: input, wire: &r.c.start}
 	if err := r.route(t, &r.st); err != nil {
 		return err

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"slices"
 	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -36,13 +35,14 @@ type inflightPut[S any] struct {
 //
 // A step's only task that succeeded saves nothing here: the step's
 // checkpoint, stored right after it, records its writes, so a durable
-// sequential step costs one commit. A crash in between re-runs the task,
+// sequential step costs one commit. (A task that took its writes from the
+// node cache saves them, marked, so History shows where they came from.) A crash in between re-runs the task,
 // exactly as a crash before its writes were saved would.
 func (p *persist[S]) saveTask(t *task[S]) error {
 	if p.id == "" {
 		return nil
 	}
-	if t.err == nil && len(p.r.tasks) == 1 {
+	if t.err == nil && len(p.r.tasks) == 1 && !t.fromCache {
 		return nil
 	}
 	if t.err != nil && p.r.stoppedBy(t.err) {
@@ -86,35 +86,18 @@ func (p *persist[S]) saveTask(t *task[S]) error {
 // successWrites encodes the update of task t, which succeeded, as its
 // pending writes.
 func (p *persist[S]) successWrites(t *task[S]) ([]checkpoint.PendingWrite, error) {
-	var ws []checkpoint.PendingWrite
-	add := func(idx int, ch string, v []byte) {
-		ws = append(ws, checkpoint.PendingWrite{TaskID: t.id, Index: idx, Channel: ch, Value: v})
-	}
-	sc := p.r.c.schema
-	for i, w := range t.update.Writes {
-		ch, data, err := sc.EncodeWrite(w, p.r.c.ser)
-		if err != nil {
-			return nil, &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
-		}
-		add(i, ch, data)
-	}
-	if len(t.update.Goto) > 0 {
-		data, _ := json.Marshal(t.update.Goto)
-		add(len(ws), checkpoint.GotoChannel, data)
-	}
-	for _, s := range t.update.Sends {
-		ss, err := p.r.c.encodeSend(s)
-		if err != nil {
-			return nil, &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
-		}
-		data, err := json.Marshal(ss)
-		if err != nil {
-			return nil, &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
-		}
-		add(len(ws), checkpoint.SendChannel, data)
+	ws, err := encodeUpdate(p.r.c, t.update)
+	if err != nil {
+		return nil, &NodeError{Node: t.name, Step: p.r.step, TaskID: t.id, Err: err}
 	}
 	if len(ws) == 0 {
-		add(0, checkpoint.DoneChannel, []byte(checkpoint.DoneValue))
+		ws = append(ws, checkpoint.PendingWrite{Index: 0, Channel: checkpoint.DoneChannel, Value: []byte(checkpoint.DoneValue)})
+	}
+	if t.fromCache {
+		ws = append(ws, checkpoint.PendingWrite{Index: len(ws), Channel: cachedChannel, Value: []byte(checkpoint.DoneValue)})
+	}
+	for i := range ws {
+		ws[i].TaskID = t.id
 	}
 	return ws, nil
 }
@@ -207,11 +190,14 @@ func (p *persist[S]) markDirty(touched []int) {
 // save writes the checkpoint after a step (or the input).
 func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, overwritten []bool) error {
 	p.markDirty(touched)
-	p.nodes = nil
-	for _, t := range p.r.tasks {
-		if source == checkpoint.SourceLoop && t.name != Start && !slices.Contains(p.nodes, t.name) {
-			p.nodes = append(p.nodes, t.name)
+	p.nodes, p.trig = nil, nil
+	if source == checkpoint.SourceLoop {
+		for _, t := range p.r.tasks {
+			if t.name != Start { // one per task: Sends to one node repeat it
+				p.nodes = append(p.nodes, t.name)
+			}
 		}
+		p.trig = p.r.triggers()
 	}
 	if p.r.durability == DurabilityExit && (source == checkpoint.SourceLoop || source == checkpoint.SourceInput) && !p.r.next.empty() {
 		// Not stored until the run ends (flush). It gets its id now, so the
@@ -271,7 +257,8 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 		blobs[checkpoint.NextChannel] = checkpoint.Blob{Version: id, Data: sched}
 		p.sched = sched
 	}
-	md := checkpoint.Metadata{Source: source, Step: step, RunID: r.o.runID, Parents: p.parents, Extra: r.c.withSchemaVersion(r.o.metadata)}
+	md := checkpoint.Metadata{Source: source, Step: step, RunID: r.o.runID, Parents: p.parents, Extra: withTriggers(r.c.withSchemaVersion(r.o.metadata), p.trig)}
+	p.trig = nil
 	if len(p.nodes) > 0 {
 		md.Nodes = p.nodes
 		p.nodes = nil // the saver keeps it

@@ -112,7 +112,7 @@ func TestSendsInAnUpdateRunBesideEdgesAndRouterSends(t *testing.T) {
 	require.ElementsMatch(t, []string{"router", "cmd1", "cmd2"}, out.Items)
 	require.Equal(t, []string{"a", "b"}, out.Trail)
 	hist := history(t, c, "t")
-	require.Equal(t, []string{"b", "w"}, hist[0].Metadata.Nodes)
+	require.Equal(t, []string{"b", "w", "w", "w"}, hist[0].Metadata.Nodes, "one entry per task: each Send is one")
 }
 
 // checkpoint.TaskID is the runtime's own rule: readers without the graph

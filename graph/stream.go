@@ -79,10 +79,52 @@ type Event[S any] struct {
 	// Metadata its metadata.
 	Checkpoint *checkpoint.Config
 	Metadata   *checkpoint.Metadata
+	// Cached says that the task of an Updates event did not run in this
+	// call, LangGraph's {"__metadata__": {"cached": True}}: its update was
+	// restored from the writes an earlier call saved (a resumed step), or
+	// taken from the node cache (WithCache). The Tasks result event tells
+	// which (TaskEvent.Cached, TaskEvent.FromCache).
+	Cached bool
 	// Interrupts are the pending interrupts (Interrupts; and the last
 	// Updates or Values event of a stream stopped by interrupts that did
 	// not ask for Interrupts, see InterruptNode).
 	Interrupts []Interruption
+	// Nested is the event itself, an Event[T] of T's own state type, when
+	// the event comes from a graph over another state type that a node
+	// invoked (see WithSubgraphs): State and Update, typed T, are there;
+	// the other fields are copied.
+	Nested any
+}
+
+// eventHeader is the part of an Event that does not depend on its state
+// type.
+type eventHeader struct {
+	mode                  Mode
+	namespace, node, task string
+	step                  int
+	taskEv                *TaskEvent
+	custom                any
+	chunk                 []byte
+	msgID                 string
+	cfg                   *checkpoint.Config
+	md                    *checkpoint.Metadata
+	interrupts            []Interruption
+}
+
+func (e Event[S]) header() eventHeader {
+	return eventHeader{mode: e.Mode, namespace: e.Namespace, node: e.Node, task: e.TaskID, step: e.Step, taskEv: e.Task,
+		custom: e.Custom, chunk: e.Chunk, msgID: e.MessageID, cfg: e.Checkpoint, md: e.Metadata, interrupts: e.Interrupts}
+}
+
+// foreign is an Event of another state type.
+type foreign interface{ header() eventHeader }
+
+// eventOf makes the Event of a stream over S that carries ev, an event
+// of a nested graph over another state type.
+func eventOf[S any](ev foreign) Event[S] {
+	h := ev.header()
+	return Event[S]{Mode: h.mode, Namespace: h.namespace, Step: h.step, Node: h.node, TaskID: h.task, Task: h.taskEv,
+		Custom: h.custom, Chunk: h.chunk, MessageID: h.msgID, Checkpoint: h.cfg, Metadata: h.md, Interrupts: h.interrupts, Nested: ev}
 }
 
 // InterruptNode is the Node of the Updates event that ends a stream
@@ -102,6 +144,9 @@ type TaskEvent struct {
 	Err      error // the task's error, on a result
 	Attempts int   // attempts made, on a result
 	Cached   bool  // the result came from saved writes (a resumed step)
+	// FromCache: the node did not run, its result came from the node
+	// cache (WithCache), on a result.
+	FromCache bool
 }
 
 // taskScope is what a running task carries in its context. It is the

@@ -362,12 +362,13 @@ func TestResumeStreamsCachedUpdates(t *testing.T) {
 	require.Error(t, err)
 	fail.Store(false)
 	var updates []string
-	cached := map[string]bool{}
+	cached, updCached := map[string]bool{}, map[string]bool{}
 	for ev, err := range c.Stream(t.Context(), zero, graph.WithThread("t"), graph.StreamModes(graph.Updates, graph.Tasks)) {
 		require.NoError(t, err)
 		switch ev.Mode {
 		case graph.Updates:
 			updates = append(updates, ev.Node)
+			updCached[ev.Node] = ev.Cached
 		case graph.Tasks:
 			if ev.Task.Result {
 				cached[ev.Node] = ev.Task.Cached
@@ -376,6 +377,7 @@ func TestResumeStreamsCachedUpdates(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"ok", "flaky"}, updates)
 	require.Equal(t, map[string]bool{"ok": true, "flaky": false}, cached)
+	require.Equal(t, map[string]bool{"ok": true, "flaky": false}, updCached, `the Updates event says so too ({"__metadata__": {"cached": True}})`)
 	require.Equal(t, 1, cs.get("ok"))
 }
 

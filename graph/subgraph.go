@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -94,6 +95,9 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 			return state.Update[S]{}, err
 		}
 		err = r.finish(r.loop())
+		if err != nil && len(r.reduced) > 0 {
+			err = errors.Join(err, r.saveReduced())
+		}
 		r.endObserved(err)
 		var ie *InterruptError
 		if errors.As(err, &ie) && sc != nil {
@@ -128,10 +132,12 @@ func isReduced(k state.Kind) bool { return k == state.KindMerge || k == state.Ki
 // for value, append and sum fields, and for a merge or custom field the
 // writes its steps made, so that the parent applies them through its
 // reducer, beside its other tasks' writes to the field, as it would apply
-// theirs. A merge or custom field whose recorded writes do not rebuild its
-// final value from in (a subgraph resumed after an interrupt, whose earlier
-// steps' writes were applied by an earlier call) gets the overwrite of
-// Diff.
+// theirs. A subgraph resumed after an interrupt or an error starts its
+// record with the writes the earlier call saved (saveReduced), so its
+// earlier steps' writes go through the reducer too. A merge or custom
+// field whose recorded writes do not rebuild its final value from in (a
+// record lost in a crash, a parent resumed with new input) gets the
+// overwrite of Diff.
 func (r *run[S]) reducedWrites(in *S) []state.Write[S] {
 	sc := r.c.schema
 	diff := sc.Diff(in, &r.st)
@@ -161,6 +167,78 @@ func (r *run[S]) reducedWrites(in *S) []state.Write[S] {
 		}
 	}
 	return out
+}
+
+// reducedChannel is the pending write, against a subgraph's checkpoint,
+// of the writes to merge and custom fields that the subgraph's steps
+// applied before it stopped (at an interrupt or an error): the call that
+// resumes it from that checkpoint starts its record with them, so that its
+// result reaches the parent through the parent's reducers (reducedWrites)
+// rather than as an overwrite.
+const (
+	reducedChannel = "__reduced__"
+	reducedIndex   = -8
+)
+
+// reducedTaskID is the task id the reducedChannel write of checkpoint id
+// of namespace ns is stored under.
+func reducedTaskID(id, ns string) string { return checkpoint.DeriveID(id, ns, reducedChannel) }
+
+// savedReduced is one write of a reducedChannel value.
+type savedReduced struct {
+	Field string `json:"field"`
+	Value []byte `json:"value"`
+}
+
+// saveReduced stores the run's record of writes to merge and custom
+// fields against the checkpoint a resume continues from.
+func (r *run[S]) saveReduced() error {
+	p := r.cp
+	if p == nil || p.id == "" {
+		return nil
+	}
+	out := make([]savedReduced, 0, len(r.reduced))
+	for _, w := range r.reduced {
+		ch, data, err := r.c.schema.EncodeWrite(w, r.c.ser)
+		if err != nil {
+			return p.errorf("save the subgraph's writes to field %q: %w", w.Field(), err)
+		}
+		out = append(out, savedReduced{Field: ch, Value: data})
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return p.errorf("save the subgraph's writes: %w", err)
+	}
+	id := reducedTaskID(p.id, p.cfg.Namespace)
+	w := []checkpoint.PendingWrite{{TaskID: id, Index: reducedIndex, Channel: reducedChannel, Value: data}}
+	if err := p.putWrites(id, w); err != nil {
+		return p.errorf("save the subgraph's writes: %w", err)
+	}
+	return nil
+}
+
+// restoreReduced starts the run's record of writes to merge and custom
+// fields with those saved against tup, the checkpoint it resumes.
+func (r *run[S]) restoreReduced(tup *checkpoint.Tuple) error {
+	id := reducedTaskID(tup.Config.CheckpointID, r.cp.cfg.Namespace)
+	for _, w := range tup.PendingWrites {
+		if w.TaskID != id || w.Channel != reducedChannel {
+			continue
+		}
+		var saved []savedReduced
+		if err := json.Unmarshal(w.Value, &saved); err != nil {
+			return r.cp.errorf("checkpoint %q: the subgraph's writes: %w: %w", tup.Config.CheckpointID, checkpoint.ErrCorrupt, err)
+		}
+		r.reduced = r.reduced[:0]
+		for _, s := range saved {
+			wr, err := r.c.schema.DecodeWrite(s.Field, s.Value, r.c.ser)
+			if err != nil {
+				return r.cp.errorf("checkpoint %q: the subgraph's writes: %w: %w", tup.Config.CheckpointID, checkpoint.ErrCorrupt, err)
+			}
+			r.reduced = append(r.reduced, wr)
+		}
+	}
+	return nil
 }
 
 // startSub starts a subgraph run: it resumes the namespace's checkpoint if

@@ -362,3 +362,47 @@ func TestSubgraphWritesToReducedFieldsGoThroughTheParentsReducer(t *testing.T) {
 		})
 	}
 }
+
+// The same, when the subgraph stops at an interrupt after its first step
+// and the parent is resumed: the writes of the subgraph's steps before the
+// interrupt (made by the first call) still reach the parent as writes
+// through its reducers, not as an overwrite that drops the sibling's.
+func TestResumedSubgraphWritesToReducedFieldsGoThroughTheParentsReducer(t *testing.T) {
+	t.Parallel()
+	sub := graph.New(shSchema).
+		AddNode("s1", func(ctx context.Context, s shaped) (state.Update[shaped], error) {
+			return state.Writes(shR.Set("x"), shM.Set(map[string]int{"s1": 1})), nil
+		}).
+		AddNode("s2", func(ctx context.Context, s shaped) (state.Update[shaped], error) {
+			v, err := graph.Interrupt[int](ctx, "how much?")
+			if err != nil {
+				return state.Update[shaped]{}, err
+			}
+			return state.Writes(shR.Set("y"), shM.Set(map[string]int{"s2": v})), nil
+		}).
+		AddEdge(graph.Start, "s1").AddEdge("s1", "s2")
+	subc, err := sub.Compile()
+	require.NoError(t, err)
+	input := state.Writes(shR.Set("<"), shM.Set(map[string]int{"in": 0}))
+	want := shaped{R: "<zxy", M: map[string]int{"in": 0, "sib": 1, "s1": 1, "s2": 7}}
+	for name, saver := range storedSavers(t) {
+		t.Run(name, func(t *testing.T) {
+			g := graph.New(shSchema).
+				AddSubgraph("sub", subc).
+				AddNode("sib", func(ctx context.Context, s shaped) (state.Update[shaped], error) {
+					return state.Writes(shR.Set("z"), shM.Set(map[string]int{"sib": 1})), nil
+				}).
+				AddEdge(graph.Start, "sub").AddEdge(graph.Start, "sib")
+			c, err := g.Compile(graph.WithCheckpointer(saver))
+			require.NoError(t, err)
+			_, err = c.Invoke(t.Context(), input, graph.WithThread("t"))
+			require.ErrorIs(t, err, graph.ErrInterrupted)
+			out, err := c.Invoke(t.Context(), state.Update[shaped]{}, graph.WithThread("t"), graph.Resume(7))
+			require.NoError(t, err)
+			require.Equal(t, want, out)
+			snap, err := c.State(t.Context(), graph.WithThread("t"))
+			require.NoError(t, err)
+			require.Equal(t, want, snap.Values)
+		})
+	}
+}

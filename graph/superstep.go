@@ -26,6 +26,7 @@ type task[S any] struct {
 	err        error
 	attempts   int
 	cached     bool // restored from saved writes, not run
+	fromCache  bool // its update came from the node cache (WithCache), not from running it
 	resume     []any
 	scope      *taskScope
 	resumeByID map[string]any            // resume values by interrupt id (for subgraphs)
@@ -329,7 +330,9 @@ func (r *run[S]) finishStep() error {
 		r.cp.markDirty(touched)
 	}
 	r.next.reset()
-	for _, t := range r.tasks {
+	r.trig.reset()
+	for i, t := range r.tasks {
+		r.trig.cur = i
 		view := &r.st
 		if needView && len(t.wire.branches) > 0 {
 			r.view = r.pre

@@ -83,6 +83,15 @@ func (p *RetryPolicy) retries(err error) bool {
 // live in functions of their own to keep this frame small: tasks run on
 // fresh goroutines, whose stacks start small.
 func (r *run[S]) execute(ctx context.Context, t *task[S], in S) {
+	if t.node.cache != nil {
+		r.executeCached(ctx, t, in)
+		return
+	}
+	r.runNode(ctx, t, in)
+}
+
+// runNode runs a task's node under its retry policy and timeout.
+func (r *run[S]) runNode(ctx context.Context, t *task[S], in S) {
 	n := t.node
 	for attempt := 1; ; attempt++ {
 		t.attempts = attempt
@@ -108,6 +117,29 @@ func (r *run[S]) execute(ctx context.Context, t *task[S], in S) {
 		}
 		r.fail(t, attempt, err, pv)
 		return
+	}
+}
+
+// executeCached runs a task of a node with a cache policy: from the node
+// cache when it holds the result for the task's input, and otherwise by
+// running the node and storing its result.
+//
+//go:noinline
+func (r *run[S]) executeCached(ctx context.Context, t *task[S], in S) {
+	key, hit, err := r.fromCache(ctx, t, &in)
+	if err != nil {
+		t.err = &NodeError{Node: t.name, Step: r.step, TaskID: t.id, Err: fmt.Errorf("node cache: %w", err)}
+		return
+	}
+	if hit {
+		return
+	}
+	r.runNode(ctx, t, in)
+	if t.err != nil {
+		return // failures and interrupts are not cached
+	}
+	if err := r.toCache(ctx, t, key); err != nil {
+		t.err = &NodeError{Node: t.name, Step: r.step, TaskID: t.id, Attempts: t.attempts, Err: fmt.Errorf("node cache: %w", err)}
 	}
 }
 

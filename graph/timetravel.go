@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -29,16 +30,23 @@ type Snapshot[S any] struct {
 	// Tasks are the tasks of the pending step, with their errors and
 	// interrupts.
 	Tasks []TaskInfo
-	// Interrupts are the pending interrupts of all tasks.
+	// Interrupts are the pending interrupts of all tasks; in a past
+	// snapshot (History, or State pinned to a checkpoint) also those its
+	// finished tasks were resumed from, as LangGraph's history shows them.
 	Interrupts []Interruption
 }
 
 // TaskInfo is a task of the pending step of a checkpoint.
 type TaskInfo struct {
-	ID         string
-	Node       string
-	Done       bool   // its writes are saved; resuming will not run it
-	Error      string // the error it failed with, if it failed
+	ID   string
+	Node string
+	Done bool // its writes are saved; resuming will not run it
+	// FromCache says its saved writes came from the node cache
+	// (WithCache): the node did not run.
+	FromCache bool
+	Error     string // the error it failed with, if it failed
+	// Interrupts are the task's pending interrupts (in a past snapshot,
+	// also those it was resumed from).
 	Interrupts []Interruption
 	// Result is what the task wrote, by field name (LangGraph's
 	// PregelTask.result), once it finished: its saved writes, or, in
@@ -61,7 +69,7 @@ func resultOf[S any](ws []state.Write[S]) map[string]any {
 
 // fillResult sets the Result of the only task of snap's step from child,
 // the next checkpoint, when child applied that task's writes alone.
-func (c *Compiled[S]) fillResult(snap, child *Snapshot[S]) {
+func (c *Compiled[S]) fillResult(snap, child *Snapshot[S], scratch *[]state.Write[S]) {
 	if child == nil || child.Parent == nil || child.Parent.CheckpointID != snap.Config.CheckpointID || len(snap.Tasks) != 1 {
 		return
 	}
@@ -70,7 +78,9 @@ func (c *Compiled[S]) fillResult(snap, child *Snapshot[S]) {
 		child.Metadata.Source != checkpoint.SourceLoop || len(child.Metadata.Nodes) != 1 || child.Metadata.Nodes[0] != t.Node {
 		return
 	}
-	t.Result = resultOf(c.schema.Diff(&snap.Values, &child.Values))
+	*scratch = c.schema.AppendDiff((*scratch)[:0], &snap.Values, &child.Values)
+	t.Result = resultOf(*scratch)
+	clear(*scratch)
 }
 
 // State returns the thread's latest snapshot, or the one pinned with
@@ -114,6 +124,7 @@ func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.S
 		lo := checkpoint.ListOptions{Filter: o.filter, Before: o.before, Limit: o.limit}
 		var prev *Snapshot[S]
 		var prevVersions map[string]string
+		var diff []state.Write[S] // fillResult's memory
 		for tup, err := range c.saver.List(ctx, checkpoint.Config{ThreadID: o.thread}, lo) {
 			if err != nil {
 				yield(nil, fmt.Errorf("graph: thread %q: history: %w", o.thread, err))
@@ -129,7 +140,7 @@ func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.S
 				snap, err = c.snapshot(d, false)
 			}
 			if err == nil {
-				c.fillResult(snap, prev)
+				c.fillResult(snap, prev, &diff)
 			}
 			if !yield(snap, err) || err != nil {
 				return
@@ -177,17 +188,34 @@ func (c *Compiled[S]) snapshot(d *decoded[S], applyPending bool) (*Snapshot[S], 
 		applier = c.schema.NewApplier()
 	}
 	pending := groupPending(tup.PendingWrites)
+	var answered map[string][]checkpoint.PendingWrite
+	if !applyPending {
+		// A past checkpoint shows the interrupts its tasks were resumed
+		// from, as LangGraph's history does, beside their results.
+		for _, w := range tup.PendingWrites {
+			if w.Channel == checkpoint.InterruptChannel {
+				if answered == nil {
+					answered = map[string][]checkpoint.PendingWrite{}
+				}
+				answered[w.TaskID] = append(answered[w.TaskID], w)
+			}
+		}
+	}
 	if applyPending && len(pending) > 0 {
 		if err := c.applyResumeInput(d, pending, applier); err != nil {
 			return nil, err
 		}
 	}
 	for _, t := range c.pendingTasks(d, pending) {
-		info := TaskInfo{ID: t.id, Node: t.name, Done: t.cached}
+		info := TaskInfo{ID: t.id, Node: t.name, Done: t.cached, FromCache: t.fromCache}
 		if t.cached {
 			info.Result = resultOf(t.update.Writes)
 		}
-		for _, w := range pending[t.id] {
+		ws := pending[t.id]
+		if t.cached && answered != nil {
+			ws = append(slices.Clip(ws), answered[t.id]...)
+		}
+		for _, w := range ws {
 			switch w.Channel {
 			case checkpoint.ErrorChannel:
 				var te checkpoint.TaskError

@@ -117,29 +117,32 @@ func (o keyOps[S, T]) decodeValue(data []byte, c Codec) (any, error) {
 }
 
 func (o keyOps[S, T]) equal(a, b *S) bool {
-	return reflect.DeepEqual(*o.k.get(a), *o.k.get(b))
+	return deepEqual(reflect.ValueOf(o.k.get(a)).Elem(), reflect.ValueOf(o.k.get(b)).Elem())
 }
 
 func (o keyOps[S, T]) diff(from, to *S) (Write[S], bool) {
 	k := o.k
-	a, b := *k.get(from), *k.get(to)
-	if reflect.DeepEqual(a, b) {
+	pa, pb := k.get(from), k.get(to)
+	ra, rb := reflect.ValueOf(pa).Elem(), reflect.ValueOf(pb).Elem()
+	if deepEqual(ra, rb) {
 		return Write[S]{}, false
 	}
+	a, b := *pa, *pb
 	switch k.kind {
 	case KindValue:
 		return k.Set(b), true
 	case KindSum:
 		return k.Set(k.minus(b, a)), true
 	case KindAppend:
-		ra, rb := reflect.ValueOf(a), reflect.ValueOf(b)
 		if ra.Len() == 0 && rb.Len() == 0 {
 			return Write[S]{}, false // nil and empty: nothing appended
 		}
 		// An empty prefix always matches: DeepEqual tells a nil slice's
 		// [:0] from a non-nil one's, which would make an append to a nil
-		// field look like an overwrite.
-		if rb.Len() >= ra.Len() && (ra.Len() == 0 || reflect.DeepEqual(rb.Slice(0, ra.Len()).Interface(), ra.Interface())) {
+		// field look like an overwrite. A prefix in the same memory
+		// matches without a comparison.
+		if rb.Len() >= ra.Len() && (ra.Len() == 0 || ra.Pointer() == rb.Pointer() ||
+			reflect.DeepEqual(rb.Slice(0, ra.Len()).Interface(), ra.Interface())) {
 			return Write[S]{key: &k.base, value: rb.Slice(ra.Len(), rb.Len()).Interface()}, true
 		}
 	}
@@ -165,4 +168,32 @@ func (o keyOps[S, T]) cloneSlice(s *S) {
 	c := reflect.MakeSlice(rv.Type(), rv.Len(), rv.Len())
 	reflect.Copy(c, rv)
 	rv.Set(c)
+}
+
+// deepEqual is reflect.DeepEqual of two values of one type, without
+// boxing them when a cheap comparison decides: scalars by value, slices
+// and maps by length, nil-ness and memory. History diffs every field of
+// every checkpoint with it (Schema.Diff), so the common cases must not
+// allocate.
+func deepEqual(a, b reflect.Value) bool {
+	switch a.Kind() {
+	case reflect.String:
+		return a.String() == b.String()
+	case reflect.Bool:
+		return a.Bool() == b.Bool()
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return a.Int() == b.Int()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return a.Uint() == b.Uint()
+	case reflect.Float32, reflect.Float64:
+		return a.Float() == b.Float() // NaN is unequal to itself, as for DeepEqual
+	case reflect.Slice, reflect.Map:
+		switch {
+		case a.IsNil() != b.IsNil() || a.Len() != b.Len():
+			return false
+		case a.Pointer() == b.Pointer():
+			return true
+		}
+	}
+	return reflect.DeepEqual(a.Interface(), b.Interface())
 }

@@ -174,14 +174,17 @@ func (sc *Schema[S]) DecodeState(m map[string][]byte, c Codec) (S, error) {
 // last-value field, the appended tail of an append field, the difference
 // of a sum field, and an overwrite for anything else that changed. It is
 // how a subgraph's result becomes its parent's update.
-func (sc *Schema[S]) Diff(from, to *S) []Write[S] {
-	var out []Write[S]
+func (sc *Schema[S]) Diff(from, to *S) []Write[S] { return sc.AppendDiff(nil, from, to) }
+
+// AppendDiff is Diff appending to dst, for a caller that reuses its
+// memory.
+func (sc *Schema[S]) AppendDiff(dst []Write[S], from, to *S) []Write[S] {
 	for _, f := range sc.fields {
 		if w, ok := f.ops.diff(from, to); ok {
-			out = append(out, w)
+			dst = append(dst, w)
 		}
 	}
-	return out
+	return dst
 }
 
 // CopyField sets field i of dst to its value in src (shared, not cloned).
