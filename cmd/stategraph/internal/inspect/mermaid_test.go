@@ -25,7 +25,7 @@ func TestPathFollowsTheBranchOfTheHead(t *testing.T) {
 	a := tuple("2", "1", 0, checkpoint.SourceLoop, "plan")
 	b := tuple("3", "2", 1, checkpoint.SourceLoop, "old")
 	fork := tuple("4", "2", 0, checkpoint.SourceFork)
-	c := tuple("5", "4", 1, checkpoint.SourceLoop, "new x", "new x", "other")
+	c := tuple("5", "4", 1, checkpoint.SourceLoop, "new x", "other")
 	path := Path([]*checkpoint.Tuple{c, fork, b, a, in}, c)
 	var ids []string
 	for _, p := range path {
@@ -33,7 +33,7 @@ func TestPathFollowsTheBranchOfTheHead(t *testing.T) {
 	}
 	assert.Equal(t, []string{"1", "2", "4", "5"}, ids)
 
-	got := Mermaid(path, []string{"end", "end"})
+	got := Mermaid(path, []string{"end"})
 	assert.Equal(t, `graph TD;
 	__start__([<p>__start__</p>]):::first
 	s0_plan["plan · step 0"]
