@@ -31,10 +31,10 @@ var errSilent = errors.New("worker: this worker was silent for longer than its d
 type liveness struct {
 	takeovers atomic.Int64 // runs this Client re-queued from silent workers
 	mu        sync.Mutex
-	inflight map[int64]inflight // by River job id
-	followed map[string]bool    // runs someone follows, as of the last heartbeat
-	stop     chan struct{}
-	done     chan struct{}
+	inflight  map[int64]inflight // by River job id
+	followed  map[string]bool    // runs someone follows, as of the last heartbeat
+	stop      chan struct{}
+	done      chan struct{}
 }
 
 type inflight struct {
