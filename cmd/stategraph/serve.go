@@ -79,9 +79,6 @@ func parseServe(args []string, c serveConfig) (serveConfig, error) {
 		return c, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
 	if c.dsn != "" {
-		if c.db != "" || c.store != "" {
-			return c, errors.New("serve: give either -db (SQLite) or -dsn (PostgreSQL), not both")
-		}
 		if c.workers < 0 {
 			return c, fmt.Errorf("serve: -workers %d: want 0 (API only) or more", c.workers)
 		}
@@ -90,8 +87,24 @@ func parseServe(args []string, c serveConfig) (serveConfig, error) {
 			return c, errors.New("serve: -workers needs -dsn (on SQLite, runs execute in this process)")
 		}
 		c.workers = 0
+	}
+	if err := c.settle("serve", "server"); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// settle checks the storage and address flags serve and studio share and
+// fills in the SQLite defaults. cmd names the command in its errors; what
+// is what listens without authentication.
+func (c *serveConfig) settle(cmd, what string) error {
+	if c.dsn != "" {
+		if c.db != "" || c.store != "" {
+			return fmt.Errorf("%s: give either -db (SQLite) or -dsn (PostgreSQL), not both", cmd)
+		}
+	} else {
 		if c.schema != "" {
-			return c, errors.New("serve: -schema needs -dsn")
+			return fmt.Errorf("%s: -schema needs -dsn", cmd)
 		}
 		if c.db == "" {
 			c.db = "stategraph.db"
@@ -102,12 +115,12 @@ func parseServe(args []string, c serveConfig) (serveConfig, error) {
 	}
 	host, _, err := net.SplitHostPort(c.addr)
 	if err != nil {
-		return c, fmt.Errorf("serve: -addr %q: %v", c.addr, err)
+		return fmt.Errorf("%s: -addr %q: %v", cmd, c.addr, err)
 	}
 	if !c.allowRemote && !isLoopback(host) {
-		return c, fmt.Errorf("serve: -addr %q is not a loopback address and the server has no authentication: give -allow-remote to serve it anyway", c.addr)
+		return fmt.Errorf("%s: -addr %q is not a loopback address and the %s has no authentication: give -allow-remote to serve it anyway", cmd, c.addr, what)
 	}
-	return c, nil
+	return nil
 }
 
 func isLoopback(host string) bool {

@@ -70,27 +70,8 @@ func parseStudio(args []string, c studioConfig, getenv func(string) string) (stu
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("studio: unexpected argument %q", fs.Arg(0))
 	}
-	if c.dsn != "" {
-		if c.db != "" || c.store != "" {
-			return c, errors.New("studio: give either -db (SQLite) or -dsn (PostgreSQL), not both")
-		}
-	} else {
-		if c.schema != "" {
-			return c, errors.New("studio: -schema needs -dsn")
-		}
-		if c.db == "" {
-			c.db = "stategraph.db"
-		}
-		if c.store == "" {
-			c.store = strings.TrimSuffix(c.db, ".db") + ".server.db"
-		}
-	}
-	host, _, err := net.SplitHostPort(c.addr)
-	if err != nil {
-		return c, fmt.Errorf("studio: -addr %q: %v", c.addr, err)
-	}
-	if !c.allowRemote && !isLoopback(host) {
-		return c, fmt.Errorf("studio: -addr %q is not a loopback address and the studio has no authentication: give -allow-remote to serve it anyway", c.addr)
+	if err := c.settle("studio", "studio"); err != nil {
+		return c, err
 	}
 	if err := c.keys.resolve(getenv); err != nil {
 		return c, fmt.Errorf("studio: %w", err)
