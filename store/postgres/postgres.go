@@ -219,25 +219,7 @@ func (d *Driver) Scan(ctx context.Context, prefix string, now time.Time, vectors
 		rows, err := tx.Query(ctx, `SELECT `+columns+` FROM `+d.items+`
 WHERE (expires_at IS NULL OR expires_at > $1) AND `+under+`
 ORDER BY updated_at DESC, ns, key`, now, prefix)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		defer rows.Close()
-		for rows.Next() {
-			rec, err := scanRecord(rows)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			rec.Vectors = vecs[[2]string{rec.Namespace, rec.Key}]
-			if !yield(rec, nil) {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(nil, err)
-		}
+		yieldRecords(rows, err, vecs, yield)
 	}
 }
 
@@ -312,4 +294,28 @@ func (d *Driver) DeleteExpired(ctx context.Context, now time.Time, limit int) (i
 func (d *Driver) Analyze(ctx context.Context) error {
 	_, err := d.pool.Exec(ctx, `ANALYZE `+d.items+`; ANALYZE `+d.vecs)
 	return err
+}
+
+// yieldRecords yields the records the query found (rows, or its error),
+// each with its vectors from vecs, until yield stops or the rows end.
+func yieldRecords(rows pgx.Rows, err error, vecs map[[2]string][]store.Vector, yield func(*store.Record, error) bool) {
+	if err != nil {
+		yield(nil, err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		rec, err := scanRecord(rows)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		rec.Vectors = vecs[[2]string{rec.Namespace, rec.Key}]
+		if !yield(rec, nil) {
+			return
+		}
+	}
+	if err := rows.Err(); err != nil {
+		yield(nil, err)
+	}
 }

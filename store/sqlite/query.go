@@ -178,25 +178,7 @@ JOIN store_items i ON i.ns = v.ns AND i.key = v.key WHERE `+vw.b.String(), vw.ar
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT `+columns+` FROM store_items WHERE `+w.b.String()+`
 ORDER BY updated_at DESC, ns, key`+page, w.args...)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		defer rows.Close()
-		for rows.Next() {
-			rec, err := scanRecord(rows)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			rec.Vectors = vecs[[2]string{rec.Namespace, rec.Key}]
-			if !yield(rec, nil) {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(nil, err)
-		}
+		yieldRecords(rows, err, vecs, yield)
 	}, exact
 }
 

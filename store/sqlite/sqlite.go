@@ -244,25 +244,7 @@ func (d *Driver) Scan(ctx context.Context, prefix string, now time.Time, vectors
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT `+columns+` FROM store_items WHERE `+alive+` AND `+under+`
 ORDER BY updated_at DESC, ns, key`, nanos(now), prefix)
-		if err != nil {
-			yield(nil, err)
-			return
-		}
-		defer rows.Close()
-		for rows.Next() {
-			rec, err := scanRecord(rows)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			rec.Vectors = vecs[[2]string{rec.Namespace, rec.Key}]
-			if !yield(rec, nil) {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(nil, err)
-		}
+		yieldRecords(rows, err, vecs, yield)
 	}
 }
 
@@ -340,4 +322,28 @@ func (d *Driver) DeleteExpired(ctx context.Context, now time.Time, limit int) (i
 	}
 	n, err := res.RowsAffected()
 	return int(n), err
+}
+
+// yieldRecords yields the records the query found (rows, or its error),
+// each with its vectors from vecs, until yield stops or the rows end.
+func yieldRecords(rows *sql.Rows, err error, vecs map[[2]string][]store.Vector, yield func(*store.Record, error) bool) {
+	if err != nil {
+		yield(nil, err)
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		rec, err := scanRecord(rows)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		rec.Vectors = vecs[[2]string{rec.Namespace, rec.Key}]
+		if !yield(rec, nil) {
+			return
+		}
+	}
+	if err := rows.Err(); err != nil {
+		yield(nil, err)
+	}
 }
