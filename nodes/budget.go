@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/stategraph/stategraph/internal/usage"
+
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -163,40 +165,8 @@ func (t Tokens) Add(u Tokens) Tokens {
 // (PromptTokens/CompletionTokens/TotalTokens as OpenAI reports them,
 // InputTokens/OutputTokens as Anthropic does), summed over choices.
 func TokensOf(resp *llms.ContentResponse) Tokens {
-	var t Tokens
-	if resp == nil {
-		return t
-	}
-	for _, c := range resp.Choices {
-		if c == nil {
-			continue
-		}
-		info := c.GenerationInfo
-		p := firstInt(info, "PromptTokens", "InputTokens", "input_tokens", "prompt_tokens")
-		q := firstInt(info, "CompletionTokens", "OutputTokens", "output_tokens", "completion_tokens")
-		tot := firstInt(info, "TotalTokens", "total_tokens")
-		if tot == 0 {
-			tot = p + q
-		}
-		t = t.Add(Tokens{p, q, tot})
-	}
-	return t
-}
-
-func firstInt(m map[string]any, keys ...string) int {
-	for _, k := range keys {
-		switch v := m[k].(type) {
-		case int:
-			return v
-		case int32:
-			return int(v)
-		case int64:
-			return int(v)
-		case float64:
-			return int(v)
-		}
-	}
-	return 0
+	p, c, t := usage.Of(resp)
+	return Tokens{p, c, t}
 }
 
 // StopReason says which budget ended a run, with its limit and what was used.

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/stategraph/stategraph/internal/usage"
+
 	"github.com/tmc/langchaingo/llms"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -125,41 +127,19 @@ func (m *Model) GenerateContent(ctx context.Context, messages []llms.MessageCont
 	return resp, err
 }
 
-// usageOf reads the input and output tokens from the response's
-// GenerationInfo (OpenAI's PromptTokens and CompletionTokens, Anthropic's
-// InputTokens and OutputTokens, or their snake-case forms), summed over
-// choices, and the choices' stop reasons.
+// usageOf reads the input and output tokens of resp (usage.Of), summed
+// over choices, and the choices' stop reasons.
 func usageOf(resp *llms.ContentResponse) (in, out int, reasons []string) {
+	in, out, _ = usage.Of(resp)
 	if resp == nil {
-		return 0, 0, nil
+		return in, out, nil
 	}
 	for _, c := range resp.Choices {
-		if c == nil {
-			continue
-		}
-		in += firstInt(c.GenerationInfo, "PromptTokens", "InputTokens", "input_tokens", "prompt_tokens")
-		out += firstInt(c.GenerationInfo, "CompletionTokens", "OutputTokens", "output_tokens", "completion_tokens")
-		if c.StopReason != "" {
+		if c != nil && c.StopReason != "" {
 			reasons = append(reasons, c.StopReason)
 		}
 	}
 	return in, out, reasons
-}
-
-func firstInt(m map[string]any, keys ...string) int {
-	for _, k := range keys {
-		switch v := m[k].(type) {
-		case int:
-			return v
-		case int32:
-			return int(v)
-		case int64:
-			return int(v)
-		case float64:
-			return int(v)
-		}
-	}
-	return 0
 }
 
 // providers maps langchaingo's client packages to gen_ai.provider.name
