@@ -7,16 +7,20 @@ import (
 )
 
 // stateTuple reads the checkpoint cfg names (the latest when its
-// CheckpointID is "") for State. With a saver that implements
-// checkpoint.HeadGetter it reads the head first — no field's value, one
-// indexed read — and when the state cache holds that checkpoint's state
-// at this schema's version, the head is all State needs: it returns the
-// head and the cached state, which decodeFrom takes with the schedule from
-// the head. Otherwise it reads the whole checkpoint with Get (cached is
-// nil).
+// CheckpointID is "") for State. When the saver implements
+// checkpoint.HeadGetter and the state cache holds a state of the thread,
+// it reads the head first — no field's value, one indexed read — and if
+// the cached state is the head checkpoint's, at this schema's version,
+// the head is all State needs: it returns the head and the cached state,
+// which decodeFrom takes with the schedule from the head. Otherwise it
+// reads the whole checkpoint with Get (cached is nil); a thread this
+// process holds nothing of is read with Get alone.
 func (c *Compiled[S]) stateTuple(ctx context.Context, cfg checkpoint.Config) (tup *checkpoint.Tuple, cached *S, err error) {
 	hg, ok := c.saver.(checkpoint.HeadGetter)
-	if !ok {
+	key := cacheKey(cfg.ThreadID, cfg.Namespace)
+	if !ok || !c.cache.holds(key) {
+		// No state of the thread here (another process ran it): a head
+		// read would only precede the Get.
 		tup, err = c.saver.Get(ctx, cfg)
 		return tup, nil, err
 	}
@@ -24,7 +28,7 @@ func (c *Compiled[S]) stateTuple(ctx context.Context, cfg checkpoint.Config) (tu
 	if err != nil {
 		return nil, nil, err
 	}
-	if st, hit := c.cache.get(cacheKey(cfg.ThreadID, cfg.Namespace), head.Config.CheckpointID); hit {
+	if st, hit := c.cache.get(key, head.Config.CheckpointID); hit {
 		if v, err := storedSchemaVersion(head.Metadata); err == nil && v == c.schema.Version() {
 			return head, &st, nil
 		}

@@ -70,7 +70,7 @@ func headGraph(t *testing.T, saver checkpoint.Saver) *graph.Compiled[xyn] {
 // checkpoint.HeadGetter on every backend: after a run, the process that
 // ran it reads the latest state from the head and its state cache
 // without a Get, and that snapshot equals the one a fresh process reads
-// through Get — an interrupted step (a finished task's writes applied, an
+// through Get (with no head read first) — an interrupted step (a finished task's writes applied, an
 // interrupt pending, a task next), a finished thread, and a pinned
 // checkpoint.
 func TestStateOfACachedHeadEqualsStateReadWhole(t *testing.T) {
@@ -83,7 +83,8 @@ func TestStateOfACachedHeadEqualsStateReadWhole(t *testing.T) {
 			ctx := context.Background()
 			counted := &countingSaver{Saver: saver}
 			ran := headGraph(t, countingHeadSaver{counted})
-			whole := headGraph(t, saver) // a fresh process: nothing cached
+			fresh := &countingSaver{Saver: saver}
+			whole := headGraph(t, countingHeadSaver{fresh}) // a fresh process: nothing cached
 			cases := []struct {
 				thread string
 				input  int
@@ -105,8 +106,11 @@ func TestStateOfACachedHeadEqualsStateReadWhole(t *testing.T) {
 				require.Equal(t, gets, counted.gets.Load(), "%s: State of a cached head reads no values", c.thread)
 				require.Equal(t, heads+1, counted.heads.Load(), "%s: State reads the head", c.thread)
 
+				freshGets := fresh.gets.Load()
 				want, err := whole.State(ctx, graph.WithThread(c.thread))
 				require.NoError(t, err, c.thread)
+				require.Equal(t, freshGets+1, fresh.gets.Load(), "%s: a process that holds nothing of the thread reads it with Get", c.thread)
+				require.Zero(t, fresh.heads.Load(), "%s: and reads no head before", c.thread)
 				require.Equal(t, want, got, c.thread)
 				require.Equal(t, c.next, got.Next, c.thread)
 				if c.next != nil {
