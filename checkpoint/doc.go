@@ -26,4 +26,9 @@
 // keeps a lease per thread (lease.go), which the runtime takes before a
 // run stores anything, so a second run is refused (ErrBusy, naming the
 // holder) before it runs.
+//
+// A saver that is a HeadGetter (head.go) reads a checkpoint without its
+// fields' values: the runtime's State reads the latest checkpoint so, and
+// when the process holds that checkpoint's decoded state, it reads no
+// value at all.
 package checkpoint

@@ -54,3 +54,12 @@ func (c *stateCache[S]) get(k, id string) (S, bool) {
 	}
 	return e.st, true
 }
+
+// holds reports whether the cache has a state of the thread at all (of
+// any checkpoint).
+func (c *stateCache[S]) holds(k string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.byKey[k]
+	return ok
+}

@@ -35,6 +35,15 @@ func (d *decoded[S]) step() int { return d.tup.Metadata.Step + 1 }
 // field i at version v from a state already decoded instead of decoding it
 // (History).
 func (c *Compiled[S]) decode(tup *checkpoint.Tuple, cfg checkpoint.Config, reuse func(st *S, i int, v string) bool) (*decoded[S], error) {
+	return c.decodeFrom(tup, cfg, reuse, nil)
+}
+
+// decodeFrom is decode with the checkpoint's state taken from cached,
+// when set, rather than looked up in the state cache: State's read of a
+// head (checkpoint.HeadGetter), whose tuple has no field values, passes
+// the state it found cached, so an entry that a run replaces meanwhile
+// does not leave it without one.
+func (c *Compiled[S]) decodeFrom(tup *checkpoint.Tuple, cfg checkpoint.Config, reuse func(st *S, i int, v string) bool, cached *S) (*decoded[S], error) {
 	sc := c.schema
 	id := tup.Config.CheckpointID
 	migrated, err := c.migrateStored(tup, cfg) // an older schema's checkpoint, brought up to date in place
@@ -45,7 +54,13 @@ func (c *Compiled[S]) decode(tup *checkpoint.Tuple, cfg checkpoint.Config, reuse
 		reuse = nil
 	}
 	d := &decoded[S]{tup: tup, cfg: cfg, next: newSchedule(c), tracks: make([]appendTrack, sc.Len()), migrated: migrated}
-	st, hit := c.cache.get(cacheKey(cfg.ThreadID, cfg.Namespace), id)
+	var st S
+	var hit bool
+	if cached != nil {
+		st, hit = *cached, true
+	} else {
+		st, hit = c.cache.get(cacheKey(cfg.ThreadID, cfg.Namespace), id)
+	}
 	if hit {
 		// The cached state shares memory with the run that saved it, which
 		// goes on appending in place: take copies of the append fields.

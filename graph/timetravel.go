@@ -94,14 +94,14 @@ func (c *Compiled[S]) State(ctx context.Context, opts ...StateOption) (*Snapshot
 		return nil, ErrThreadRequired
 	}
 	cfg := checkpoint.Config{ThreadID: o.thread, CheckpointID: o.checkpointID}
-	tup, err := c.saver.Get(ctx, cfg)
+	tup, cached, err := c.stateTuple(ctx, cfg)
 	if err != nil {
 		if o.checkpointID != "" {
 			return nil, fmt.Errorf("graph: thread %q: checkpoint %q: %w", o.thread, o.checkpointID, err)
 		}
 		return nil, fmt.Errorf("graph: thread %q: %w", o.thread, err)
 	}
-	d, err := c.decode(tup, checkpoint.Config{ThreadID: o.thread}, nil)
+	d, err := c.decodeFrom(tup, checkpoint.Config{ThreadID: o.thread}, nil, cached)
 	if err != nil {
 		return nil, err
 	}

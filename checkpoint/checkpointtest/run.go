@@ -57,6 +57,7 @@ func groups() []group {
 		{"Order", orderTests},
 		{"PutWrites", writesTests},
 		{"Get", getTests},
+		{"GetHead", headTests},
 		{"List", listTests},
 		{"DeleteThread", deleteTests},
 		{"CopyThread", copyTests},
@@ -83,7 +84,7 @@ func Run(t *testing.T, newSaver func(tb testing.TB) checkpoint.Saver) {
 //
 // Subtests run in parallel, each with a saver from h.New. Subtests of
 // optional capabilities (checkpoint.Copier, checkpoint.Pruner,
-// checkpoint.Leaser) are
+// checkpoint.Leaser, checkpoint.HeadGetter) are
 // skipped when the saver does not implement them, and those of
 // durability when h.Reopen is nil.
 func RunHarness(t *testing.T, h Harness) {

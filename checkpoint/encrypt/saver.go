@@ -32,6 +32,7 @@ type core struct {
 // package documentation for what is covered). It implements the optional
 // interfaces of inner that carry no values — checkpoint.Leaser,
 // checkpoint.LeaseBreaker, checkpoint.Pruner, checkpoint.Verifier — and
+// checkpoint.HeadGetter always (through inner's GetHead, or its Get), and
 // not checkpoint.Copier (a copied row is bound to its source thread, and
 // re-encrypting a copy needs the thread's namespaces, which the Saver
 // interface does not list). It has Migrate and Close methods, which call
@@ -127,6 +128,33 @@ func (c *core) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID stri
 // authenticate is an *Error.
 func (c *core) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
 	tup, err := c.inner.Get(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.open(tup); err != nil {
+		return nil, err
+	}
+	return tup, nil
+}
+
+// GetHead is Get without the values of the state's fields
+// (checkpoint.HeadGetter). The wrapped saver's GetHead returns the
+// reserved channels' values, the seal among them, so the head is
+// authenticated as Get's tuple is: the seal covers the parent, versions
+// and metadata, and the schedule and pending writes are decrypted and
+// checked. A wrapped saver without GetHead is read with Get, and the
+// fields' values are dropped after they authenticate.
+func (c *core) GetHead(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
+	hg, ok := c.inner.(checkpoint.HeadGetter)
+	if !ok {
+		tup, err := c.Get(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		maps.DeleteFunc(tup.Checkpoint.Values, func(ch string, _ checkpoint.Value) bool { return !checkpoint.IsReserved(ch) })
+		return tup, nil
+	}
+	tup, err := hg.GetHead(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@
 // Costs: Put is O(new blobs + channels), Get of the latest checkpoint is
 // O(channels + delta chain length + pending writes), Get by id adds a
 // binary search, and List yields lazily in id order without sorting. It
-// implements checkpoint.Copier and checkpoint.Pruner, and passes
+// implements checkpoint.Copier, checkpoint.Pruner and
+// checkpoint.HeadGetter, and passes
 // checkpoint/checkpointtest.
 package memory

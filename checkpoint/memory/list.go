@@ -56,7 +56,7 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 				s.mu.RUnlock()
 				continue
 			}
-			tup, err := tuple(cfg.ThreadID, cfg.Namespace, rec)
+			tup, err := tuple(cfg.ThreadID, cfg.Namespace, rec, false)
 			s.mu.RUnlock()
 			if !yield(tup, err) || err != nil {
 				return

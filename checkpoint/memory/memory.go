@@ -248,7 +248,22 @@ func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tup
 	if rec == nil {
 		return nil, fmt.Errorf("memory: get thread %q ns %q checkpoint %q: %w", cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, checkpoint.ErrNotFound)
 	}
-	return tuple(cfg.ThreadID, cfg.Namespace, rec)
+	return tuple(cfg.ThreadID, cfg.Namespace, rec, false)
+}
+
+// GetHead is Get without the values of the state's fields: only the
+// reserved channels' (checkpoint.HeadGetter).
+func (s *Saver) GetHead(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("memory: get head thread %q ns %q checkpoint %q: %w", cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, err)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	rec := s.record(cfg)
+	if rec == nil {
+		return nil, fmt.Errorf("memory: get head thread %q ns %q checkpoint %q: %w", cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, checkpoint.ErrNotFound)
+	}
+	return tuple(cfg.ThreadID, cfg.Namespace, rec, true)
 }
 
 // newEntry links blob b of channel ch to the entry its delta extends.
@@ -266,17 +281,21 @@ func (sp *space) newEntry(ch string, b checkpoint.Blob) *entry {
 	return e
 }
 
-// tuple builds the tuple of rec. Callers hold mu.
-func tuple(threadID, ns string, rec *record) (*checkpoint.Tuple, error) {
+// tuple builds the tuple of rec; with head, its values are only the
+// reserved channels' (GetHead). Callers hold mu.
+func tuple(threadID, ns string, rec *record, head bool) (*checkpoint.Tuple, error) {
 	values := make(map[string]checkpoint.Value, len(rec.channels))
 	versions := make(map[string]string, len(rec.channels))
 	for _, ch := range rec.channels {
+		versions[ch.name] = ch.version
+		if head && !checkpoint.IsReserved(ch.name) {
+			continue
+		}
 		val, err := ch.value()
 		if err != nil {
 			return nil, fmt.Errorf("memory: thread %q ns %q checkpoint %s: %w", threadID, ns, rec.id, err)
 		}
 		values[ch.name] = val
-		versions[ch.name] = ch.version
 	}
 	tup := &checkpoint.Tuple{
 		Config: checkpoint.Config{ThreadID: threadID, Namespace: ns, CheckpointID: rec.id},

@@ -74,7 +74,9 @@
 // # Retention
 //
 // Checkpoints are kept until deleted. DeleteThread removes a thread in one
-// transaction. Saver also implements checkpoint.Pruner: Prune keeps the
+// transaction. Saver implements checkpoint.HeadGetter (GetHead reads
+// the checkpoint in Get's one round trip, with only the reserved
+// channels' blobs). Saver also implements checkpoint.Pruner: Prune keeps the
 // newest checkpoints of each namespace and deletes the rest, with their
 // pending writes and every blob no kept checkpoint needs (blobs behind a
 // kept delta chain are kept). Prune holds the thread's heads while it

@@ -36,6 +36,23 @@ func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tup
 	return page[0], nil
 }
 
+// GetHead is Get without the values of the state's fields
+// (checkpoint.HeadGetter): the same one round trip, whose blob query
+// reads the reserved channels' blobs (the schedule's) alone.
+func (s *Saver) GetHead(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
+	page, _, err := s.page(ctx, cfg, pageFilter{id: cfg.CheckpointID, limit: 1, head: true})
+	if err != nil {
+		return nil, err
+	}
+	if len(page) == 0 {
+		if cfg.CheckpointID == "" {
+			return nil, fmt.Errorf("postgres: get head thread %q ns %q: no checkpoint: %w", cfg.ThreadID, cfg.Namespace, checkpoint.ErrNotFound)
+		}
+		return nil, fmt.Errorf("postgres: get head thread %q ns %q checkpoint %q: %w", cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, checkpoint.ErrNotFound)
+	}
+	return page[0], nil
+}
+
 // List yields the checkpoints of cfg's thread and namespace, newest first.
 // It reads them a page at a time, each page with its blobs and writes in
 // one round trip (one snapshot), so there is no query per checkpoint. The
@@ -140,6 +157,9 @@ type pageFilter struct {
 	contains string // JSON object the filter column must contain
 	equal    [][2]string
 	limit    int
+	// head reads the values of the reserved channels alone
+	// (checkpoint.IsReserved; GetHead).
+	head bool
 }
 
 // newPageFilter turns a ListOptions.Filter into conditions on the filter
@@ -361,6 +381,9 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter) (
 		}
 		cp.Values = make(map[string]checkpoint.Value, len(cp.Versions))
 		for ch, v := range cp.Versions {
+			if f.head && !checkpoint.IsReserved(ch) {
+				continue
+			}
 			val, err := rebuild(blobs, ch, v)
 			if err != nil {
 				return nil, nil, info.corrupt("%v", err)
@@ -378,6 +401,11 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter) (
 func (s *Saver) pageQueries(cfg checkpoint.Config, f pageFilter) (pageSQL, blobsSQL, writesSQL string, args []any) {
 	where, args := f.sql(cfg)
 	t := s.t
+	headOnly := ""
+	if f.head {
+		headOnly = `
+	WHERE length(v.key) > 4 AND left(v.key, 2) = '__' AND right(v.key, 2) = '__'`
+	}
 	pageSQL = `SELECT id, parent_id, created_at, versions, metadata, prev, nwrites, crc FROM ` + t.checkpoints + where
 	// The blob lookups are LATERAL primary-key probes (LIMIT 1 keeps the
 	// planner from flattening them into joins), so even a generic plan
@@ -386,7 +414,7 @@ func (s *Saver) pageQueries(cfg checkpoint.Config, f pageFilter) (pageSQL, blobs
 	blobsSQL = `WITH RECURSIVE page AS (SELECT versions FROM ` + t.checkpoints + where + `),
 want AS (
 	SELECT DISTINCT v.key COLLATE "C" AS channel, v.value COLLATE "C" AS version
-	FROM page, jsonb_each_text(CASE WHEN jsonb_typeof(page.versions) = 'object' THEN page.versions ELSE '{}'::jsonb END) AS v
+	FROM page, jsonb_each_text(CASE WHEN jsonb_typeof(page.versions) = 'object' THEN page.versions ELSE '{}'::jsonb END) AS v` + headOnly + `
 ),
 chain (channel, version, delta, base) AS (
 	SELECT b.channel, b.version, b.delta, b.base

@@ -104,8 +104,10 @@
 // Metadata.Extra run in SQL (json_extract); others are matched in Go with
 // checkpoint.Metadata.Matches.
 //
-// The Saver implements checkpoint.Copier, checkpoint.Pruner and
-// checkpoint.Verifier. Prune keeps every blob that a kept checkpoint
+// The Saver implements checkpoint.Copier, checkpoint.Pruner,
+// checkpoint.Verifier and checkpoint.HeadGetter (GetHead: a checkpoint
+// without its fields' values, one statement when its row holds the
+// rest). Prune keeps every blob that a kept checkpoint
 // names and the whole delta chain behind it (values inline in a row it
 // deletes move to blobs), and makes the oldest kept checkpoint name none
 // before it. CopyThread checks each row and stores
