@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
@@ -275,4 +276,33 @@ func TestObserverSeesAStreamConsumerLeavingAsCancelled(t *testing.T) {
 	err, _ := rec.find("run", "").attrs["err"].(error)
 	assert.ErrorIs(t, err, context.Canceled)
 	rec.paths(t)
+}
+
+// nsFailingSaver fails every read of a subgraph's namespace.
+type nsFailingSaver struct{ checkpoint.Saver }
+
+func (s nsFailingSaver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
+	if cfg.Namespace != "" {
+		return nil, errors.New("disk gone")
+	}
+	return s.Saver.Get(ctx, cfg)
+}
+
+func TestObserverSeesASubgraphThatCannotStartEnd(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	inner := mustCompile(t, graph.New(schema).AddNode("x", visit("x")).AddEdge(graph.Start, "x").AddEdge("x", graph.End))
+	g := graph.New(schema).AddSubgraph("sub", inner).AddEdge(graph.Start, "sub").AddEdge("sub", graph.End)
+	c := mustCompile(t, g, graph.WithCheckpointer(nsFailingSaver{memory.New()}), graph.WithObserver(rec))
+	_, err := c.Invoke(t.Context(), state.Writes(nField.Set(1)), graph.WithThread("t"))
+	require.ErrorContains(t, err, "disk gone")
+	rec.paths(t) // every run, step and task ended, the subgraph's run included
+	var sub *spanRec
+	for _, s := range rec.spans {
+		if s.kind == "run" && s.name != "" {
+			sub = s
+		}
+	}
+	require.NotNil(t, sub)
+	assert.ErrorContains(t, sub.attrs["err"].(error), "disk gone")
 }

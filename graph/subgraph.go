@@ -92,6 +92,7 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 		r.st = in
 		r.recordsRed = c.hasReduced
 		if err := r.startSub(); err != nil {
+			r.endObserved(err)
 			return state.Update[S]{}, err
 		}
 		err = r.finish(r.loop())
