@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -25,7 +26,8 @@ import (
 // fails or interrupts stores nothing. The cache is shared across threads:
 // a node that interrupts and was answered once stores its result, and a
 // later task with the same input takes it without interrupting, as
-// LangGraph's cache does.
+// LangGraph's cache does; a task resumed with an answer runs the node with
+// it. A cache error is a miss, never the task's failure.
 
 // CachePolicy says how a node's results are cached.
 type CachePolicy[S any] struct {
@@ -66,7 +68,12 @@ type MemoryCache struct {
 	mu      sync.Mutex
 	entries map[string]memoryEntry
 	now     func() time.Time
+	sets    int // since the last sweep of expired entries
 }
+
+// sweepEvery is how many Sets a MemoryCache takes between two sweeps of
+// its expired entries, so keys never asked for again do not pile up.
+const sweepEvery = 256
 
 type memoryEntry struct {
 	value   []byte
@@ -102,11 +109,28 @@ func (m *MemoryCache) Set(_ context.Context, key string, value []byte, ttl time.
 	e := memoryEntry{value: slices.Clone(value)}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	now := m.now()
 	if ttl > 0 {
-		e.expires = m.now().Add(ttl)
+		e.expires = now.Add(ttl)
 	}
 	m.entries[key] = e
+	if m.sets++; m.sets >= sweepEvery {
+		m.sets = 0
+		for k, e := range m.entries {
+			if !e.expires.IsZero() && !now.Before(e.expires) {
+				delete(m.entries, k)
+			}
+		}
+	}
 	return nil
+}
+
+// Len returns how many entries the cache holds, expired ones not yet
+// swept included.
+func (m *MemoryCache) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.entries)
 }
 
 // StoreCache is a Cache over a long-term store (package store): results
@@ -171,6 +195,15 @@ func (r *run[S]) nodeCacheKey(t *task[S], p *CachePolicy[S], in *S) (string, err
 	h.Write([]byte{0})
 	h.Write([]byte(t.name))
 	h.Write([]byte{0})
+	// The schema's version and fields: two graphs without names sharing a
+	// cache, or one graph before and after a change of its state, do not
+	// read each other's results.
+	h.Write([]byte(strconv.Itoa(r.c.schema.Version())))
+	for i := range r.c.schema.Len() {
+		h.Write([]byte{0})
+		h.Write([]byte(r.c.schema.Name(i)))
+	}
+	h.Write([]byte{0})
 	if p.Key != nil {
 		h.Write([]byte(p.Key(*in)))
 	} else {
@@ -188,41 +221,39 @@ func (r *run[S]) nodeCacheKey(t *task[S], p *CachePolicy[S], in *S) (string, err
 	return t.name + ":" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// fromCache looks task t's result up in the node cache. On a hit it sets
-// the task's update and reports true.
-func (r *run[S]) fromCache(ctx context.Context, t *task[S], in *S) (key string, hit bool, err error) {
-	p := t.node.cache
-	key, err = r.nodeCacheKey(t, p, in)
-	if err != nil {
-		return "", false, err
-	}
+// fromCache looks task t's result up under key in the node cache. On a
+// hit it sets the task's update and reports true; an entry that cannot be
+// read (a cache error, an entry another version wrote) is a miss.
+func (r *run[S]) fromCache(ctx context.Context, t *task[S], key string) bool {
 	data, ok, err := r.c.nodeCache.Get(ctx, key)
 	if err != nil || !ok {
-		return key, false, err
+		return false
 	}
 	var ws []checkpoint.PendingWrite
 	if err := json.Unmarshal(data, &ws); err != nil {
-		return key, false, nil // an entry this version cannot read: run the node
+		return false
 	}
 	upd, err := r.c.decodeTaskWrites(ws)
 	if err != nil {
-		return key, false, nil
+		return false
 	}
 	t.update, t.fromCache = upd, true
-	return key, true, nil
+	return true
 }
 
-// toCache stores task t's update under key.
-func (r *run[S]) toCache(ctx context.Context, t *task[S], key string) error {
+// toCache stores task t's update under key. A result the cache does not
+// take is not an error of the task: the next task with the key runs the
+// node again.
+func (r *run[S]) toCache(ctx context.Context, t *task[S], key string) {
 	ws, err := encodeUpdate(r.c, t.update)
 	if err != nil {
-		return err
+		return
 	}
 	data, err := json.Marshal(ws)
 	if err != nil {
-		return err
+		return
 	}
-	return r.c.nodeCache.Set(ctx, key, data, t.node.cache.TTL)
+	_ = r.c.nodeCache.Set(ctx, key, data, t.node.cache.TTL)
 }
 
 // encodeUpdate encodes an update as pending writes without a task id.

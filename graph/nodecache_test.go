@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -303,4 +304,78 @@ func TestCachePolicyNeedsANodeCacheAndTheGraphsState(t *testing.T) {
 	g = graph.New(schema).AddNode("n", visit("n"), graph.WithCache(graph.CachePolicy[shaped]{})).AddEdge(graph.Start, "n")
 	_, err = g.Compile(graph.WithNodeCache(graph.NewMemoryCache(nil)))
 	require.ErrorContains(t, err, `node "n": the cache policy is a *graph.CachePolicy[github.com/stategraph/stategraph/graph_test.shaped]`)
+}
+
+func TestAResumeAnswerWinsOverACachedOne(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	g := graph.New(schema).
+		AddNode("ask", counted(&calls, func(ctx context.Context, s counter) (state.Update[counter], error) {
+			v, err := graph.Interrupt[string](ctx, "approve?")
+			if err != nil {
+				return zero, err
+			}
+			return state.Writes(lastField.Set(v)), nil
+		}), graph.WithCache(graph.CachePolicy[counter]{})).
+		AddEdge(graph.Start, "ask")
+	c := mustCompile(t, g, graph.WithNodeCache(graph.NewMemoryCache(nil)), graph.WithCheckpointer(memory.New()))
+	for _, th := range []string{"a", "b"} {
+		_, err := c.Invoke(t.Context(), state.Writes(nField.Set(1)), graph.WithThread(th))
+		require.ErrorIs(t, err, graph.ErrInterrupted)
+	}
+	out, err := c.Invoke(t.Context(), zero, graph.WithThread("b"), graph.Resume("approve"))
+	require.NoError(t, err)
+	require.Equal(t, "approve", out.Last)
+	out, err = c.Invoke(t.Context(), zero, graph.WithThread("a"), graph.Resume("reject"))
+	require.NoError(t, err)
+	assert.Equal(t, "reject", out.Last, "thread a's own answer, not thread b's cached one")
+}
+
+// failingCache is a Cache whose every call fails.
+type failingCache struct{ gets, sets atomic.Int64 }
+
+func (f *failingCache) Get(context.Context, string) ([]byte, bool, error) {
+	f.gets.Add(1)
+	return nil, false, errors.New("cache down")
+}
+
+func (f *failingCache) Set(context.Context, string, []byte, time.Duration) error {
+	f.sets.Add(1)
+	return errors.New("cache down")
+}
+
+func TestACacheThatFailsIsAMissNotAFailure(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	fc := &failingCache{}
+	c := doubling(t, &calls, graph.CachePolicy[counter]{TTL: time.Minute}, graph.WithNodeCache(fc))
+	for range 2 {
+		out, err := c.Invoke(t.Context(), state.Writes(nField.Set(3)))
+		require.NoError(t, err)
+		assert.Equal(t, 6, out.N)
+	}
+	assert.EqualValues(t, 2, calls.Load(), "each call runs the node")
+	assert.EqualValues(t, 2, fc.gets.Load())
+	assert.EqualValues(t, 2, fc.sets.Load())
+}
+
+func TestMemoryCacheSweepsExpiredEntries(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	m := graph.NewMemoryCache(clock.Now)
+	ctx := t.Context()
+	for i := range 200 {
+		require.NoError(t, m.Set(ctx, "old"+strconv.Itoa(i), []byte("v"), time.Minute))
+	}
+	require.NoError(t, m.Set(ctx, "forever", []byte("v"), 0))
+	clock.Advance(time.Hour)
+	for i := range 100 {
+		require.NoError(t, m.Set(ctx, "new"+strconv.Itoa(i), []byte("v"), time.Minute))
+	}
+	assert.Less(t, m.Len(), 200, "the expired entries went at the sweep")
+	_, ok, err := m.Get(ctx, "forever")
+	require.NoError(t, err)
+	assert.True(t, ok)
+	_, ok, _ = m.Get(ctx, "new99")
+	assert.True(t, ok)
 }

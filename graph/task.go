@@ -122,25 +122,26 @@ func (r *run[S]) runNode(ctx context.Context, t *task[S], in S) {
 
 // executeCached runs a task of a node with a cache policy: from the node
 // cache when it holds the result for the task's input, and otherwise by
-// running the node and storing its result.
+// running the node and storing its result. A task given resume values
+// runs the node (the caller's answer wins over a cached one) and stores
+// what it returns. The cache is an optimisation: an entry that cannot be
+// read is a miss, and a result that cannot be stored is still the task's.
 //
 //go:noinline
 func (r *run[S]) executeCached(ctx context.Context, t *task[S], in S) {
-	key, hit, err := r.fromCache(ctx, t, &in)
+	key, err := r.nodeCacheKey(t, t.node.cache, &in)
 	if err != nil {
 		t.err = &NodeError{Node: t.name, Step: r.step, TaskID: t.id, Err: fmt.Errorf("node cache: %w", err)}
 		return
 	}
-	if hit {
+	if len(t.resume) == 0 && len(t.resumeByID) == 0 && r.fromCache(ctx, t, key) {
 		return
 	}
 	r.runNode(ctx, t, in)
 	if t.err != nil {
 		return // failures and interrupts are not cached
 	}
-	if err := r.toCache(ctx, t, key); err != nil {
-		t.err = &NodeError{Node: t.name, Step: r.step, TaskID: t.id, Attempts: t.attempts, Err: fmt.Errorf("node cache: %w", err)}
-	}
+	r.toCache(ctx, t, key)
 }
 
 // retryAfter reports whether attempt's error is retried, after waiting
