@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -305,4 +306,31 @@ func TestObserverSeesASubgraphThatCannotStartEnd(t *testing.T) {
 	}
 	require.NotNil(t, sub)
 	assert.ErrorContains(t, sub.attrs["err"].(error), "disk gone")
+}
+
+// failingPutSaver fails the Put calls after the first ok ones.
+type failingPutSaver struct {
+	checkpoint.Saver
+	ok   int
+	puts atomic.Int64
+}
+
+func (s *failingPutSaver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.Config, error) {
+	if int(s.puts.Add(1)) > s.ok {
+		return checkpoint.Config{}, errors.New("disk full")
+	}
+	return s.Saver.Put(ctx, req)
+}
+
+func TestObserverSeesTheLastStoredCheckpointWhenAnAsyncSaveFails(t *testing.T) {
+	t.Parallel()
+	rec := &recorder{}
+	saver := &failingPutSaver{Saver: memory.New(), ok: 3} // input, step 0, step 1
+	c := mustCompile(t, chainABC(&calls{}, nil), graph.WithCheckpointer(saver), graph.WithObserver(rec), graph.WithDurability(graph.DurabilityAsync))
+	_, err := c.Invoke(t.Context(), state.Writes(nField.Set(1)), graph.WithThread("t"))
+	require.ErrorContains(t, err, "disk full")
+	latest, err := saver.Saver.Get(t.Context(), checkpoint.Config{ThreadID: "t"})
+	require.NoError(t, err)
+	assert.Equal(t, latest.Config.CheckpointID, rec.find("run", "").attrs["checkpoint"], "the run's last checkpoint is one that was stored")
+	rec.paths(t)
 }

@@ -28,6 +28,10 @@ type inflightPut[S any] struct {
 	st   S // the state it holds, for the state cache
 	cfg  checkpoint.Config
 	err  error
+	// prev are the checkpoint ids and versions the run had before this
+	// save, which it goes back to when the save fails.
+	prevID, prevParent, prevHead string
+	prevVersions                 map[string]string
 }
 
 // saveTask stores a finished task's writes, or its error, or its
@@ -302,7 +306,8 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 // save ignores the run's cancellation (within saveTimeout), like a
 // synchronous save of finished work.
 func (p *persist[S]) putAsync(req checkpoint.PutRequest, step int, md checkpoint.Metadata) {
-	f := &inflightPut[S]{done: make(chan struct{}), id: req.Checkpoint.ID, step: step, md: md, st: p.r.st}
+	f := &inflightPut[S]{done: make(chan struct{}), id: req.Checkpoint.ID, step: step, md: md, st: p.r.st,
+		prevID: p.id, prevParent: p.parent, prevHead: p.head, prevVersions: p.versions}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.r.ctx), saveTimeout)
 	p.inflight = f
 	ctx, observed := p.observeSave(ctx, &req)
@@ -325,6 +330,8 @@ func (p *persist[S]) settle() error {
 	p.inflight = nil
 	<-f.done
 	if f.err != nil {
+		// Not stored: the run's last checkpoint is the one before it.
+		p.id, p.parent, p.head, p.versions = f.prevID, f.prevParent, f.prevHead, f.prevVersions
 		return p.errorf("save checkpoint at step %d: %w", f.step, f.err)
 	}
 	p.r.c.cache.put(p.key, f.id, f.st)
