@@ -46,11 +46,8 @@ type Server struct {
 	*httptest.Server
 	opts Options
 
-	mu     sync.Mutex
-	rules  []Rule
-	used   []bool
-	bodies []string
-	hangs  chan struct{} // closed by Close: releases hanging requests
+	script[Rule]
+	hangs chan struct{} // closed by Close: releases hanging requests
 }
 
 // New starts a server with the rules and default options, closed when t
@@ -64,7 +61,7 @@ func NewWith(t testing.TB, opts Options, rules ...Rule) *Server {
 	if opts.PromptTokens == 0 && opts.CompletionTokens == 0 {
 		opts.PromptTokens, opts.CompletionTokens = 100, 20
 	}
-	s := &Server{opts: opts, rules: rules, used: make([]bool, len(rules)), hangs: make(chan struct{})}
+	s := &Server{opts: opts, script: newScript(rules), hangs: make(chan struct{})}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	var once sync.Once
 	t.Cleanup(func() {
@@ -72,13 +69,6 @@ func NewWith(t testing.TB, opts Options, rules ...Rule) *Server {
 		s.Close()
 	})
 	return s
-}
-
-// Requests returns the bodies of the requests received, in order.
-func (s *Server) Requests() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.bodies...)
 }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
@@ -91,19 +81,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
-	s.mu.Lock()
-	s.bodies = append(s.bodies, string(body))
-	var rule Rule
-	ok := false
-	for i, r := range s.rules {
-		if (r.Once && s.used[i]) || !strings.Contains(string(body), r.Marker) {
-			continue
-		}
-		s.used[i] = true
-		rule, ok = r, true
-		break
-	}
-	s.mu.Unlock()
+	rule, ok := s.take(string(body))
 	if !ok {
 		http.Error(w, `{"error":{"message":"no scripted reply","type":"invalid_request_error"}}`, http.StatusBadRequest)
 		return

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -36,26 +35,16 @@ type ToolCall struct {
 type TurnServer struct {
 	*httptest.Server
 
-	mu     sync.Mutex
-	turns  []Turn
-	used   []bool
-	bodies []string
+	script[Turn]
 }
 
 // NewTurns starts a TurnServer with the turns, closed when t ends.
 func NewTurns(t testing.TB, turns ...Turn) *TurnServer {
 	t.Helper()
-	s := &TurnServer{turns: turns, used: make([]bool, len(turns))}
+	s := &TurnServer{script: newScript(turns)}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.handle))
 	t.Cleanup(s.Close)
 	return s
-}
-
-// Requests returns the bodies of the requests received, in order.
-func (s *TurnServer) Requests() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.bodies...)
 }
 
 func (s *TurnServer) handle(w http.ResponseWriter, r *http.Request) {
@@ -64,19 +53,7 @@ func (s *TurnServer) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
-	s.mu.Lock()
-	s.bodies = append(s.bodies, string(body))
-	var turn Turn
-	ok := false
-	for i, t := range s.turns {
-		if (t.Once && s.used[i]) || !strings.Contains(string(body), t.Marker) {
-			continue
-		}
-		s.used[i] = true
-		turn, ok = t, true
-		break
-	}
-	s.mu.Unlock()
+	turn, ok := s.take(string(body))
 	if !ok {
 		http.Error(w, `{"error":{"message":"no scripted turn","type":"invalid_request_error"}}`, http.StatusBadRequest)
 		return
