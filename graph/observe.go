@@ -26,7 +26,9 @@ type Observer interface {
 	StartStep(ctx context.Context, step StepStart) (context.Context, func(StepEnd))
 	// StartTask is called when a task's node is about to run (once per
 	// task, its retries included). Tasks restored from writes an earlier
-	// call saved do not run and are not observed. A task of a node with a
+	// call saved do not run and are not observed. The Info has no
+	// IdempotencyKey (a hash per task the runtime does not spend for an
+	// observer); RunInfo in the node gives it. A task of a node with a
 	// cache policy (WithCache) is observed whether or not its node runs:
 	// when its result came from the node cache, its TaskEnd says
 	// FromCache, with no attempts.

@@ -70,8 +70,7 @@ func (r *run[S]) observedStep() error {
 // observeTask starts observing task t, whose scope sc is new: the node
 // runs in the context the observer returns.
 func (r *run[S]) observeTask(sc *taskScope, t *task[S]) {
-	info, _ := RunInfo(sc)
-	sc.Context, t.obsEnd = r.obs.StartTask(sc.Context, info)
+	sc.Context, t.obsEnd = r.obs.StartTask(sc.Context, sc.info())
 }
 
 // endTask ends the observation of task t, if any, with its outcome.

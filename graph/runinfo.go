@@ -58,6 +58,13 @@ func RunInfo(ctx context.Context) (Info, bool) {
 	if sc == nil {
 		return Info{}, false
 	}
+	in := sc.info()
+	in.IdempotencyKey = idempotencyKey(&in)
+	return in, true
+}
+
+// info is the task's Info without its IdempotencyKey, which costs a hash.
+func (sc *taskScope) info() Info {
 	in := Info{
 		Namespace:    sc.namespace(),
 		CheckpointID: sc.checkpointID,
@@ -73,8 +80,7 @@ func RunInfo(ctx context.Context) (Info, bool) {
 	if p := sc.parent; p != nil {
 		in.ThreadID, in.RunID = p.thread, p.runID
 	}
-	in.IdempotencyKey = idempotencyKey(&in)
-	return in, true
+	return in
 }
 
 // idempotencyKey derives Info.IdempotencyKey.
