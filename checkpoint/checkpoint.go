@@ -146,6 +146,21 @@ type ListOptions struct {
 	// Limit caps the number of checkpoints that match Filter (0: no
 	// limit).
 	Limit int
+	// SkipValue, when set, names the channel values List need not read:
+	// a reader that can rebuild them from a checkpoint it already holds
+	// (the runtime's History takes an unchanged field, or the prefix of
+	// an append field, from the newer snapshot it yielded just before).
+	// List calls it for each channel of Versions that is not reserved
+	// (IsReserved), once per channel, for the checkpoints it yields and
+	// in the order it yields them, all calls for one checkpoint before
+	// any for the next (a List stopped early may have asked about a
+	// checkpoint it then did not yield; one that Filter drops is never
+	// asked about). t holds the checkpoint's Config, Parent,
+	// Metadata and Versions (its values and pending writes may not be
+	// read yet); the function must neither keep nor change it. A
+	// channel it returns true for has no entry in Checkpoint.Values; a
+	// reserved channel's value is always read. Nil reads every value.
+	SkipValue func(t *Tuple, channel string) bool
 }
 
 // Saver stores checkpoints. Implementations must be safe for concurrent

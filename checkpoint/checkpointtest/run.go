@@ -59,6 +59,7 @@ func groups() []group {
 		{"Get", getTests},
 		{"GetHead", headTests},
 		{"List", listTests},
+		{"SkipValue", skipTests},
 		{"DeleteThread", deleteTests},
 		{"CopyThread", copyTests},
 		{"Prune", pruneTests},
