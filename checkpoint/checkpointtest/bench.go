@@ -34,8 +34,13 @@ const snapshotEvery = 100
 //     retained per op (meaningful for in-process backends only).
 //   - GetLatest/2000: Get of the latest checkpoint of a 2,000-checkpoint
 //     history.
+//   - GetHead/2000: GetHead of the same latest checkpoint, for savers
+//     that implement checkpoint.HeadGetter.
 //   - List/2000: List of all 2,000 checkpoints; first-ns is the time to
 //     the first item.
+//   - List/2000/skipping: the same List with a SkipValue that skips every
+//     field after the first checkpoint's, as the runtime's History asks
+//     when each checkpoint's fields can be rebuilt from the newer one.
 //
 // The figures include building each request (an id and the versions map),
 // which the runtime does too.
@@ -43,7 +48,9 @@ func Bench(b *testing.B, newSaver func(tb testing.TB) checkpoint.Saver) {
 	b.Run("PutStep", func(b *testing.B) { benchPutStep(b, newSaver(b)) })
 	b.Run("PutDelta", func(b *testing.B) { benchPutDelta(b, newSaver(b)) })
 	b.Run("GetLatest/2000", func(b *testing.B) { benchGetLatest(b, newSaver(b)) })
-	b.Run("List/2000", func(b *testing.B) { benchList(b, newSaver(b)) })
+	b.Run("GetHead/2000", func(b *testing.B) { benchGetHead(b, newSaver(b)) })
+	b.Run("List/2000", func(b *testing.B) { benchList(b, newSaver(b), false) })
+	b.Run("List/2000/skipping", func(b *testing.B) { benchList(b, newSaver(b), true) })
 }
 
 // benchPut puts req, failing the benchmark on error.
@@ -178,7 +185,36 @@ func benchGetLatest(b *testing.B, s checkpoint.Saver) {
 	}
 }
 
-func benchList(b *testing.B, s checkpoint.Saver) {
+func benchGetHead(b *testing.B, s checkpoint.Saver) {
+	h, ok := s.(checkpoint.HeadGetter)
+	if !ok {
+		b.Skipf("%T does not implement checkpoint.HeadGetter", s)
+	}
+	ctx := context.Background()
+	thread := newThreadID()
+	putBenchHistory(b, s, thread, historySize)
+	cfg := checkpoint.Config{ThreadID: thread}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := h.GetHead(ctx, cfg); err != nil {
+			b.Fatalf("get head of thread %q: %v", thread, err)
+		}
+	}
+}
+
+// skipAfterFirst is a SkipValue that skips every channel of every
+// checkpoint after the first one it is asked about.
+func skipAfterFirst() func(*checkpoint.Tuple, string) bool {
+	first := ""
+	return func(t *checkpoint.Tuple, _ string) bool {
+		if first == "" {
+			first = t.Checkpoint.ID
+		}
+		return t.Checkpoint.ID != first
+	}
+}
+
+func benchList(b *testing.B, s checkpoint.Saver, skipping bool) {
 	ctx := context.Background()
 	thread := newThreadID()
 	putBenchHistory(b, s, thread, historySize)
@@ -190,7 +226,11 @@ func benchList(b *testing.B, s checkpoint.Saver) {
 		ops++
 		start := time.Now()
 		n := 0
-		for _, err := range s.List(ctx, cfg, checkpoint.ListOptions{}) {
+		var opts checkpoint.ListOptions
+		if skipping {
+			opts.SkipValue = skipAfterFirst()
+		}
+		for _, err := range s.List(ctx, cfg, opts) {
 			if err != nil {
 				b.Fatalf("list thread %q: %v", thread, err)
 			}
