@@ -295,7 +295,9 @@ func tuple(threadID, ns string, rec *record, writes []checkpoint.PendingWrite, s
 	for _, ch := range rec.channels {
 		versions[ch.name] = ch.version
 	}
-	tup := &checkpoint.Tuple{
+	m := new(tupleMemory) // the tuple and its parent's config in one allocation
+	tup := &m.tup
+	*tup = checkpoint.Tuple{
 		Config: checkpoint.Config{ThreadID: threadID, Namespace: ns, CheckpointID: rec.id},
 		Checkpoint: checkpoint.Checkpoint{
 			ID:        rec.id,
@@ -305,7 +307,8 @@ func tuple(threadID, ns string, rec *record, writes []checkpoint.PendingWrite, s
 		Metadata: cloneMetadata(rec.metadata),
 	}
 	if rec.parent != "" {
-		tup.Parent = &checkpoint.Config{ThreadID: threadID, Namespace: ns, CheckpointID: rec.parent}
+		m.parent = checkpoint.Config{ThreadID: threadID, Namespace: ns, CheckpointID: rec.parent}
+		tup.Parent = &m.parent
 	}
 	values := make(map[string]checkpoint.Value, len(rec.channels))
 	for _, ch := range rec.channels {
@@ -321,6 +324,12 @@ func tuple(threadID, ns string, rec *record, writes []checkpoint.PendingWrite, s
 	tup.Checkpoint.Values = values
 	tup.PendingWrites = slices.Clone(writes)
 	return tup, nil
+}
+
+// tupleMemory is a tuple with its parent's config.
+type tupleMemory struct {
+	tup    checkpoint.Tuple
+	parent checkpoint.Config
 }
 
 // value rebuilds the channel's value: the newest snapshot at or before its
