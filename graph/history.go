@@ -36,13 +36,14 @@ func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.S
 		var prev *Snapshot[S]
 		var from reuseFrom[S]     // prev, when it is the child of the checkpoint being decoded
 		d := new(decoded[S])      // every checkpoint is decoded into it, in turn
+		var schedules schedMemo   // the schedules parsed, as a loop repeats them
 		var diff []state.Write[S] // fillResult's memory
 		for tup, err := range c.saver.List(ctx, cfg, lo) {
 			if err != nil {
 				yield(nil, fmt.Errorf("graph: thread %q: history: %w", o.thread, err))
 				return
 			}
-			do := decodeOptions[S]{view: true}
+			do := decodeOptions[S]{view: true, schedules: &schedules}
 			if prev != nil && prev.Parent != nil && prev.Parent.CheckpointID == tup.Config.CheckpointID {
 				do.reuse = &from
 			}

@@ -60,6 +60,8 @@ type decodeOptions[S any] struct {
 	// it needs neither a copy of the versions nor the append fields'
 	// tracks, which only a run going on from it uses.
 	view bool
+	// schedules, when set, remembers the schedules parsed (History).
+	schedules *schedMemo
 }
 
 // decodeInto decodes tup, a checkpoint of cfg's thread and namespace,
@@ -89,21 +91,21 @@ func (c *Compiled[S]) decodeInto(d *decoded[S], tup *checkpoint.Tuple, cfg check
 	if !o.view {
 		d.tracks = make([]appendTrack, sc.Len())
 	}
-	var st S
+	st := &d.st // decoded in place: a local state would escape, an allocation a checkpoint
 	var hit bool
 	if cached != nil {
-		st, hit = *cached, true
+		*st, hit = *cached, true
 	} else {
-		st, hit = c.cache.get(cacheKey(cfg.ThreadID, cfg.Namespace), id)
+		*st, hit = c.cache.get(cacheKey(cfg.ThreadID, cfg.Namespace), id)
 	}
 	if hit {
 		// The cached state shares memory with the run that saved it, which
 		// goes on appending in place: take copies of the append fields.
-		sc.CloneAppends(&st)
+		sc.CloneAppends(st)
 	}
 	for name, v := range tup.Checkpoint.Values {
 		if name == checkpoint.NextChannel {
-			if err := c.decodeSched(v.Snapshot, &d.next); err != nil {
+			if err := c.decodeSched(v.Snapshot, &d.next, o.schedules); err != nil {
 				return fmt.Errorf("graph: thread %q: checkpoint %q: schedule: %w: %w", cfg.ThreadID, id, checkpoint.ErrCorrupt, err)
 			}
 			d.sched = v.Snapshot
@@ -113,13 +115,13 @@ func (c *Compiled[S]) decodeInto(d *decoded[S], tup *checkpoint.Tuple, cfg check
 		if i < 0 {
 			continue // a field the schema no longer has
 		}
-		if !hit && (reuse == nil || !c.reuseField(reuse, &st, i, tup.Checkpoint.Versions[name])) {
-			if err := sc.Decode(&st, i, v.Snapshot, v.Deltas, c.ser); err != nil {
+		if !hit && (reuse == nil || !c.reuseField(reuse, st, i, tup.Checkpoint.Versions[name])) {
+			if err := sc.Decode(st, i, v.Snapshot, v.Deltas, c.ser); err != nil {
 				return fmt.Errorf("graph: thread %q: checkpoint %q: %w: %w", cfg.ThreadID, id, checkpoint.ErrCorrupt, err)
 			}
 		}
 		if d.tracks != nil && sc.Kind(i) == state.KindAppend {
-			n := sc.FieldLen(&st, i)
+			n := sc.FieldLen(st, i)
 			d.tracks[i] = appendTrack{lastLen: n, snapLen: n, chain: len(v.Deltas)}
 		}
 	}
@@ -134,16 +136,15 @@ func (c *Compiled[S]) decodeInto(d *decoded[S], tup *checkpoint.Tuple, cfg check
 			if i < 0 {
 				continue // a field the schema no longer has
 			}
-			if reuse == nil || !c.reuseField(reuse, &st, i, v) {
+			if reuse == nil || !c.reuseField(reuse, st, i, v) {
 				return fmt.Errorf("graph: thread %q: checkpoint %q: field %q: no value read, and none to rebuild it from: %w", cfg.ThreadID, id, name, checkpoint.ErrCorrupt)
 			}
 			if d.tracks != nil && sc.Kind(i) == state.KindAppend {
-				n := sc.FieldLen(&st, i)
+				n := sc.FieldLen(st, i)
 				d.tracks[i] = appendTrack{lastLen: n, snapLen: n}
 			}
 		}
 	}
-	d.st = st
 	d.versions = nil
 	if !o.view {
 		d.versions = maps.Clone(tup.Checkpoint.Versions)
