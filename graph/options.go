@@ -23,6 +23,10 @@ type compileOptions struct {
 	recursionLimit  int
 	observer        Observer
 	nodeCache       Cache
+	// alwaysInBackground makes every DurabilityAsync save go to the
+	// background, whatever inBackground would choose; only tests set it
+	// (export_test.go), to pin the background path with quick nodes.
+	alwaysInBackground bool
 }
 
 // WithStore makes s the long-term store of every run: each node finds it
