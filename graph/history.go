@@ -30,7 +30,7 @@ func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.S
 			yield(nil, ErrThreadRequired)
 			return
 		}
-		sk := newHistorySkip(c)
+		sk := newHistorySkip(c, o.thread)
 		lo := checkpoint.ListOptions{Filter: o.filter, Before: o.before, Limit: o.limit, SkipValue: sk.skip}
 		cfg := checkpoint.Config{ThreadID: o.thread}
 		var prev *Snapshot[S]
@@ -44,6 +44,9 @@ func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.S
 				return
 			}
 			do := decodeOptions[S]{view: true, schedules: &schedules}
+			if prev == nil && sk.firstID != "" && sk.firstID == tup.Config.CheckpointID {
+				do.cached = &sk.first
+			}
 			if prev != nil && prev.Parent != nil && prev.Parent.CheckpointID == tup.Config.CheckpointID {
 				do.reuse = &from
 			}
@@ -113,15 +116,26 @@ func (c *Compiled[S]) reuseField(from *reuseFrom[S], st *S, i int, v string) boo
 // ahead of the loop that decodes them, so it keeps its own account of the
 // checkpoint asked about before (the one History will have yielded just
 // before) instead of reading the loop's: a field is skipped when
-// reuseField will rebuild it from that checkpoint's snapshot. Both checkpoints must
-// be of this schema's version: one stored by an older schema is migrated
-// from all its values, and its child's reuser is not used.
+// reuseField will rebuild it from that checkpoint's snapshot. Both
+// checkpoints must be of this schema's version: one stored by an older
+// schema is migrated from all its values, and its child's reuser is not
+// used. The first checkpoint asked about has none before it, but when
+// the state cache holds its state (the thread's head, which this process
+// saved), every field of it is skipped and the state taken, once, from
+// the cache: the loop decodes it from that copy (first), so a run that
+// replaces the cache entry meanwhile leaves it nothing short.
 type historySkip[S any] struct {
-	c *Compiled[S]
+	c   *Compiled[S]
+	key string // the state cache's key of the thread
 	// The checkpoint asked about now and the one before it: id, parent id,
 	// whether it is of this schema's version, and the version of each
 	// field, by index ("" when it has none).
 	cur, prev skipped
+	// first is the cached state of the first checkpoint asked about,
+	// firstID its id ("" when it was not cached). They are set by the
+	// first call, before List yields that checkpoint, and never again.
+	firstID string
+	first   S
 }
 
 type skipped struct {
@@ -130,9 +144,9 @@ type skipped struct {
 	versions   []string
 }
 
-func newHistorySkip[S any](c *Compiled[S]) *historySkip[S] {
+func newHistorySkip[S any](c *Compiled[S], thread string) *historySkip[S] {
 	n := c.schema.Len()
-	return &historySkip[S]{c: c, cur: skipped{versions: make([]string, n)}, prev: skipped{versions: make([]string, n)}}
+	return &historySkip[S]{c: c, key: cacheKey(thread, ""), cur: skipped{versions: make([]string, n)}, prev: skipped{versions: make([]string, n)}}
 }
 
 // skip is the SkipValue.
@@ -140,6 +154,14 @@ func (h *historySkip[S]) skip(t *checkpoint.Tuple, channel string) bool {
 	if t.Checkpoint.ID != h.cur.id {
 		h.prev, h.cur = h.cur, h.prev
 		h.see(t)
+		if h.prev.id == "" && h.cur.current {
+			if st, ok := h.c.cache.get(h.key, h.cur.id); ok {
+				h.firstID, h.first = h.cur.id, st
+			}
+		}
+	}
+	if h.cur.id == h.firstID {
+		return true // the cached state has every field
 	}
 	if !h.cur.current || !h.prev.current || h.prev.parent != h.cur.id || h.prev.id == "" {
 		return false

@@ -167,7 +167,7 @@ func TestHistorySkipsOnlyFieldsItRebuildsFromTheNewerSnapshot(t *testing.T) {
 
 	_, skipped := spy.totals()
 	require.Positive(t, skipped)
-	require.Empty(t, spy.skipped[snaps[0].Config.CheckpointID], "the newest has nothing to be rebuilt from")
+	require.Empty(t, spy.read[snaps[0].Config.CheckpointID], "the newest, which this process saved, comes from the state cache")
 	// The newest reads every field; an older one only those its child
 	// changed other than by appending to them.
 	for i, s := range snaps[1:] {
@@ -227,6 +227,9 @@ func TestHistoryDoesNotRebuildAcrossAGap(t *testing.T) {
 		spy.mu.Unlock()
 		snaps := requireHistoryAsPinned(t, c, "t", historyIDs(t, mem, "t", tc.lo), tc.opts...)
 		for i, s := range snaps {
+			if s.Config.CheckpointID == all[0] {
+				continue // the head, from the state cache
+			}
 			if i == 0 || snaps[i-1].Parent == nil || snaps[i-1].Parent.CheckpointID != s.Config.CheckpointID {
 				require.Empty(t, spy.skipped[s.Config.CheckpointID], "%s: checkpoint %d follows a gap: nothing to rebuild it from", tc.name, i)
 			}
@@ -301,4 +304,23 @@ func TestHistoryFieldSkippedButNotRebuildableIsCorrupt(t *testing.T) {
 		}
 		require.False(t, errors.Is(err, checkpoint.ErrNotFound))
 	}
+}
+
+func TestHistoryTakesTheHeadFromTheStateCache(t *testing.T) {
+	t.Parallel()
+	mem := memory.New()
+	spy := newListSpy(mem)
+	c := mixedGraph(t, spy, 6)
+	_, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
+	require.NoError(t, err)
+	ids := historyIDs(t, mem, "t", checkpoint.ListOptions{})
+	requireHistoryAsPinned(t, c, "t", ids)
+	require.Empty(t, spy.read[ids[0]], "the process that saved the head holds its state")
+	require.ElementsMatch(t, []string{"n", "trail", "last", "items", "total"}, spy.skipped[ids[0]])
+
+	other := newListSpy(mem)
+	fresh := mixedGraph(t, other, 6) // another process: nothing cached
+	requireHistoryAsPinned(t, fresh, "t", ids)
+	require.ElementsMatch(t, []string{"n", "trail", "last", "items", "total"}, other.read[ids[0]])
+	require.Empty(t, other.skipped[ids[0]])
 }
