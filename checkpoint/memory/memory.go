@@ -159,13 +159,17 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 		sp = &space{blobs: make(map[blobKey]*entry, len(cp.New))}
 		th.spaces[cfg.Namespace] = sp
 	}
+	// The new entries in one allocation: they live as long as the
+	// longest-lived of them, a few bytes each.
+	batch := make([]entry, 0, len(cp.New))
 	for ch, b := range cp.New {
 		if b.Version == "" {
 			b.Version = cp.Versions[ch]
 		}
 		k := blobKey{ch, b.Version}
 		if _, ok := sp.blobs[k]; !ok {
-			sp.blobs[k] = sp.newEntry(ch, b)
+			batch = append(batch, sp.newEntry(ch, b))
+			sp.blobs[k] = &batch[len(batch)-1] // within capacity: never moved
 		}
 	}
 	for ch, v := range cp.Versions {
@@ -267,8 +271,8 @@ func (s *Saver) GetHead(ctx context.Context, cfg checkpoint.Config) (*checkpoint
 }
 
 // newEntry links blob b of channel ch to the entry its delta extends.
-func (sp *space) newEntry(ch string, b checkpoint.Blob) *entry {
-	e := &entry{blob: b}
+func (sp *space) newEntry(ch string, b checkpoint.Blob) entry {
+	e := entry{blob: b}
 	if !b.Delta || b.Base == "" {
 		return e
 	}
