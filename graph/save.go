@@ -332,7 +332,7 @@ func (p *persist[S]) putAsync(req checkpoint.PutRequest, step int, md checkpoint
 // asyncMinOverlap is the least time a background save must be able to
 // overlap for DurabilityAsync to store it in the background: see
 // inBackground.
-const asyncMinOverlap = 50 * time.Microsecond
+const asyncMinOverlap = 25 * time.Microsecond
 
 // inBackground says whether a DurabilityAsync checkpoint is stored in the
 // background (putAsync) or inline, as DurabilitySync stores it.
@@ -346,8 +346,9 @@ const asyncMinOverlap = 50 * time.Microsecond
 // the save and those nodes. The run predicts both from the last step —
 // the longest a node of it ran (run.tasksTook) and the last Put
 // (lastSave) — and saves in the background only when the shorter is at
-// least asyncMinOverlap (50 µs, over three times the cost measured), so
-// the gain exceeds the cost. Until the run has timed a save and a step's
+// least asyncMinOverlap (25 µs, over the cost measured: a SQLite commit,
+// ~50 µs, still overlaps a node that waits), so the gain exceeds the
+// cost. Until the run has timed a save and a step's
 // nodes (the input's checkpoint and step 0's, as a rule), it keeps the
 // mode's default, the background: with slow nodes those saves overlap
 // too, and with quick ones two background saves a run cost little. A
