@@ -348,10 +348,10 @@ const asyncMinOverlap = 25 * time.Microsecond
 // (lastSave) — and saves in the background only when the shorter is at
 // least asyncMinOverlap (25 µs, over the cost measured: a SQLite commit,
 // ~50 µs, still overlaps a node that waits), so the gain exceeds the
-// cost. Until the run has timed a save and a step's
-// nodes (the input's checkpoint and step 0's, as a rule), it keeps the
-// mode's default, the background: with slow nodes those saves overlap
-// too, and with quick ones two background saves a run cost little. A
+// cost. Until the run has timed a save and a step's nodes (the input's
+// checkpoint and step 0's, as a rule), it keeps the mode's default, the
+// background: with slow nodes those saves overlap too, and with quick
+// ones two background saves a run cost little. A
 // checkpoint stored inline is stored before the next step starts: the
 // mode's promises (order, writes after their checkpoint, a failed save
 // ends the run on the checkpoint before) hold either way, and the crash
