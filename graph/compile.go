@@ -42,8 +42,9 @@ type Compiled[S any] struct {
 	recursionLimit  int // a call's default (WithDefaultRecursionLimit)
 	observer        Observer
 	nodeCache       Cache // WithNodeCache
-	// alwaysInBackground: see compileOptions.
+	// alwaysInBackground and now: see compileOptions.
 	alwaysInBackground bool
+	now                func() time.Time
 }
 
 // Compile validates the graph and returns it ready to run. Every problem
@@ -126,12 +127,16 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 		observer:           o.observer,
 		nodeCache:          o.nodeCache,
 		alwaysInBackground: o.alwaysInBackground,
+		now:                o.now,
 	}
 	if c.recursionLimit <= 0 {
 		c.recursionLimit = DefaultRecursionLimit
 	}
 	if c.leaseTTL <= 0 {
 		c.leaseTTL = DefaultLeaseTTL
+	}
+	if c.now == nil {
+		c.now = time.Now
 	}
 	for i := range c.schema.Len() {
 		c.hasReduced = c.hasReduced || isReduced(c.schema.Kind(i))

@@ -27,6 +27,9 @@ type compileOptions struct {
 	// background, whatever inBackground would choose; only tests set it
 	// (export_test.go), to pin the background path with quick nodes.
 	alwaysInBackground bool
+	// now, when set, is the clock DurabilityAsync times nodes and saves
+	// with (time.Now otherwise); only tests set it (export_test.go).
+	now func() time.Time
 }
 
 // WithStore makes s the long-term store of every run: each node finds it

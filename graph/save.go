@@ -284,11 +284,11 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 	ctx, observed := p.observeSave(ctx, &req)
 	var start time.Time
 	if r.timeTasks {
-		start = time.Now()
+		start = r.c.now()
 	}
 	cfg, err := p.saver.Put(ctx, req)
 	if r.timeTasks {
-		p.lastSave, p.saveTimed = time.Since(start), true
+		p.lastSave, p.saveTimed = r.c.now().Sub(start), true
 	}
 	observed(err)
 	if err != nil {
@@ -322,9 +322,10 @@ func (p *persist[S]) putAsync(req checkpoint.PutRequest, step int, md checkpoint
 	go func() {
 		defer close(f.done)
 		defer cancel()
-		start := time.Now()
+		now := p.r.c.now
+		start := now()
 		f.cfg, f.err = p.saver.Put(ctx, req)
-		f.took = time.Since(start)
+		f.took = now().Sub(start)
 		observed(f.err)
 	}()
 }

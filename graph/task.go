@@ -84,8 +84,9 @@ func (p *RetryPolicy) retries(err error) bool {
 // fresh goroutines, whose stacks start small.
 func (r *run[S]) execute(ctx context.Context, t *task[S], in S) {
 	if r.timeTasks {
-		start := time.Now()
-		defer func() { t.took = time.Since(start) }()
+		now := r.c.now
+		start := now()
+		defer func() { t.took = now().Sub(start) }()
 	}
 	if t.node.cache != nil {
 		r.executeCached(ctx, t, in)
