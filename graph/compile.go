@@ -42,6 +42,9 @@ type Compiled[S any] struct {
 	recursionLimit  int // a call's default (WithDefaultRecursionLimit)
 	observer        Observer
 	nodeCache       Cache // WithNodeCache
+	// alwaysInBackground and now: see compileOptions.
+	alwaysInBackground bool
+	now                func() time.Time
 }
 
 // Compile validates the graph and returns it ready to run. Every problem
@@ -104,31 +107,36 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 		}
 	}
 	c := &Compiled[S]{
-		name:            o.name,
-		schema:          g.schema,
-		nodes:           make(map[string]*node[S], len(g.nodes)),
-		order:           slices.Clone(g.order),
-		static:          map[string][]string{},
-		branches:        map[string][]*branch[S]{},
-		joins:           slices.Clone(g.joins),
-		joinsOf:         map[string][]int{},
-		edges:           slices.Clone(g.edges),
-		saver:           o.saver,
-		ser:             o.serializer,
-		interruptBefore: setOf(o.interruptBefore),
-		interruptAfter:  setOf(o.interruptAfter),
-		durability:      o.durability,
-		leaseTTL:        o.leaseTTL,
-		store:           o.store,
-		recursionLimit:  o.recursionLimit,
-		observer:        o.observer,
-		nodeCache:       o.nodeCache,
+		name:               o.name,
+		schema:             g.schema,
+		nodes:              make(map[string]*node[S], len(g.nodes)),
+		order:              slices.Clone(g.order),
+		static:             map[string][]string{},
+		branches:           map[string][]*branch[S]{},
+		joins:              slices.Clone(g.joins),
+		joinsOf:            map[string][]int{},
+		edges:              slices.Clone(g.edges),
+		saver:              o.saver,
+		ser:                o.serializer,
+		interruptBefore:    setOf(o.interruptBefore),
+		interruptAfter:     setOf(o.interruptAfter),
+		durability:         o.durability,
+		leaseTTL:           o.leaseTTL,
+		store:              o.store,
+		recursionLimit:     o.recursionLimit,
+		observer:           o.observer,
+		nodeCache:          o.nodeCache,
+		alwaysInBackground: o.alwaysInBackground,
+		now:                o.now,
 	}
 	if c.recursionLimit <= 0 {
 		c.recursionLimit = DefaultRecursionLimit
 	}
 	if c.leaseTTL <= 0 {
 		c.leaseTTL = DefaultLeaseTTL
+	}
+	if c.now == nil {
+		c.now = time.Now
 	}
 	for i := range c.schema.Len() {
 		c.hasReduced = c.hasReduced || isReduced(c.schema.Kind(i))

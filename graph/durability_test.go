@@ -283,7 +283,7 @@ func TestCancelDuringBackgroundSaveKeepsFinishedSteps(t *testing.T) {
 				close(cancelled)
 				return cs.track("b")(ctx, s)
 			}
-			c := mustCompile(t, chainABC(&cs, b), graph.WithCheckpointer(saver), graph.WithDurability(d))
+			c := mustCompile(t, chainABC(&cs, b), graph.WithCheckpointer(saver), graph.WithDurability(d), graph.AlwaysSaveInBackground())
 			_, err := c.Invoke(ctx, zero, graph.WithThread("t"))
 			require.ErrorIs(t, err, context.Canceled)
 			require.Equal(t, 2, latestStep(t, c, "t"), "b's step finished and is stored")
@@ -356,7 +356,7 @@ func TestDurabilityAsyncSavesWhileTheNextStepRuns(t *testing.T) {
 		}).
 		AddNode("c", visit("c")).
 		AddEdge(graph.Start, "a").AddEdge("a", "b").AddEdge("b", "c")
-	c := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithDurability(graph.DurabilityAsync))
+	c := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithDurability(graph.DurabilityAsync), graph.AlwaysSaveInBackground())
 
 	var saved []int
 	var out counter
@@ -505,7 +505,7 @@ func TestDurabilityAsyncWritesWaitForTheirCheckpoint(t *testing.T) {
 		AddNode("c", cs.track("c")).
 		AddEdge(graph.Start, "a").AddEdge("a", "b1").AddEdge("a", "b2").AddEdge("a", "b3").
 		AddJoin([]string{"b1", "b2", "b3"}, "c")
-	c := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithDurability(graph.DurabilityAsync))
+	c := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithDurability(graph.DurabilityAsync), graph.AlwaysSaveInBackground())
 	_, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
 	var ne *graph.NodeError
 	require.ErrorAs(t, err, &ne)

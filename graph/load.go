@@ -25,51 +25,88 @@ type decoded[S any] struct {
 	versions map[string]string
 	tracks   []appendTrack // by field; set for the append fields
 	migrated bool          // read from an older schema version (schemaversion.go)
+	// The memory of pendingTasks' tasks, reused by the next decodeInto
+	// into the same decoded.
+	taskBuf []task[S]
+	tasks   []*task[S]
 }
 
 // step is the step the decoded checkpoint's tasks run at.
 func (d *decoded[S]) step() int { return d.tup.Metadata.Step + 1 }
 
-// decode decodes tup, a checkpoint of cfg's thread and namespace. The state
-// comes from the state cache when it holds it; reuse, when set, may fill
-// field i at version v from a state already decoded instead of decoding it
-// (History).
-func (c *Compiled[S]) decode(tup *checkpoint.Tuple, cfg checkpoint.Config, reuse func(st *S, i int, v string) bool) (*decoded[S], error) {
-	return c.decodeFrom(tup, cfg, reuse, nil)
+// decode decodes tup, a checkpoint of cfg's thread and namespace, for a
+// run to go on from (or UpdateState). The state comes from the state
+// cache when it holds it.
+func (c *Compiled[S]) decode(tup *checkpoint.Tuple, cfg checkpoint.Config) (*decoded[S], error) {
+	d := new(decoded[S])
+	if err := c.decodeInto(d, tup, cfg, decodeOptions[S]{}); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
-// decodeFrom is decode with the checkpoint's state taken from cached,
-// when set, rather than looked up in the state cache: State's read of a
-// head (checkpoint.HeadGetter), whose tuple has no field values, passes
-// the state it found cached, so an entry that a run replaces meanwhile
-// does not leave it without one.
-func (c *Compiled[S]) decodeFrom(tup *checkpoint.Tuple, cfg checkpoint.Config, reuse func(st *S, i int, v string) bool, cached *S) (*decoded[S], error) {
+// decodeOptions say how decodeInto reads a checkpoint.
+type decodeOptions[S any] struct {
+	// reuse, when set, fills fields from the decoded child checkpoint
+	// instead of decoding them (History; see reuseFrom).
+	reuse *reuseFrom[S]
+	// cached, when set, is the checkpoint's state, taken rather than
+	// looked up in the state cache: State's read of a head
+	// (checkpoint.HeadGetter), whose tuple has no field values, passes
+	// the state it found cached, so an entry that a run replaces
+	// meanwhile does not leave it without one.
+	cached *S
+	// view says the decoded checkpoint is only read (State, History):
+	// it needs neither a copy of the versions nor the append fields'
+	// tracks, which only a run going on from it uses.
+	view bool
+	// schedules, when set, remembers the schedules parsed (History).
+	schedules *schedMemo
+}
+
+// decodeInto decodes tup, a checkpoint of cfg's thread and namespace,
+// into d, whose memory (the schedule, the task buffers) it reuses: History
+// decodes every checkpoint into one.
+func (c *Compiled[S]) decodeInto(d *decoded[S], tup *checkpoint.Tuple, cfg checkpoint.Config, o decodeOptions[S]) error {
 	sc := c.schema
 	id := tup.Config.CheckpointID
 	migrated, err := c.migrateStored(tup, cfg) // an older schema's checkpoint, brought up to date in place
 	if err != nil {
-		return nil, err
+		return err
 	}
+	reuse, cached := o.reuse, o.cached
 	if migrated {
 		reuse = nil
 	}
-	d := &decoded[S]{tup: tup, cfg: cfg, next: newSchedule(c), tracks: make([]appendTrack, sc.Len()), migrated: migrated}
-	var st S
+	d.tup, d.cfg, d.migrated, d.sched = tup, cfg, migrated, nil
+	if d.next.marked == nil {
+		d.next = newSchedule(c)
+	} else {
+		d.next.reset()
+		for _, j := range d.next.joins {
+			clear(j)
+		}
+	}
+	d.tracks = nil
+	if !o.view {
+		d.tracks = make([]appendTrack, sc.Len())
+	}
+	st := &d.st // decoded in place: a local state would escape, an allocation a checkpoint
 	var hit bool
 	if cached != nil {
-		st, hit = *cached, true
+		*st, hit = *cached, true
 	} else {
-		st, hit = c.cache.get(cacheKey(cfg.ThreadID, cfg.Namespace), id)
+		*st, hit = c.cache.get(cacheKey(cfg.ThreadID, cfg.Namespace), id)
 	}
 	if hit {
 		// The cached state shares memory with the run that saved it, which
 		// goes on appending in place: take copies of the append fields.
-		sc.CloneAppends(&st)
+		sc.CloneAppends(st)
 	}
 	for name, v := range tup.Checkpoint.Values {
 		if name == checkpoint.NextChannel {
-			if err := c.decodeSched(v.Snapshot, &d.next); err != nil {
-				return nil, fmt.Errorf("graph: thread %q: checkpoint %q: schedule: %w: %w", cfg.ThreadID, id, checkpoint.ErrCorrupt, err)
+			if err := c.decodeSched(v.Snapshot, &d.next, o.schedules); err != nil {
+				return fmt.Errorf("graph: thread %q: checkpoint %q: schedule: %w: %w", cfg.ThreadID, id, checkpoint.ErrCorrupt, err)
 			}
 			d.sched = v.Snapshot
 			continue
@@ -78,29 +115,52 @@ func (c *Compiled[S]) decodeFrom(tup *checkpoint.Tuple, cfg checkpoint.Config, r
 		if i < 0 {
 			continue // a field the schema no longer has
 		}
-		if !hit && (reuse == nil || !reuse(&st, i, tup.Checkpoint.Versions[name])) {
-			if err := sc.Decode(&st, i, v.Snapshot, v.Deltas, c.ser); err != nil {
-				return nil, fmt.Errorf("graph: thread %q: checkpoint %q: %w: %w", cfg.ThreadID, id, checkpoint.ErrCorrupt, err)
+		if !hit && (reuse == nil || !c.reuseField(reuse, st, i, tup.Checkpoint.Versions[name])) {
+			if err := sc.Decode(st, i, v.Snapshot, v.Deltas, c.ser); err != nil {
+				return fmt.Errorf("graph: thread %q: checkpoint %q: %w: %w", cfg.ThreadID, id, checkpoint.ErrCorrupt, err)
 			}
 		}
-		if sc.Kind(i) == state.KindAppend {
-			n := sc.FieldLen(&st, i)
+		if d.tracks != nil && sc.Kind(i) == state.KindAppend {
+			n := sc.FieldLen(st, i)
 			d.tracks[i] = appendTrack{lastLen: n, snapLen: n, chain: len(v.Deltas)}
 		}
 	}
-	d.st = st
-	d.versions = maps.Clone(tup.Checkpoint.Versions)
-	if d.versions == nil {
-		d.versions = map[string]string{}
+	if !hit && !migrated && len(tup.Checkpoint.Values) < len(tup.Checkpoint.Versions) {
+		// Values the saver left out (checkpoint.ListOptions.SkipValue):
+		// each must be one reuse rebuilds.
+		for name, v := range tup.Checkpoint.Versions {
+			if _, ok := tup.Checkpoint.Values[name]; ok || checkpoint.IsReserved(name) {
+				continue
+			}
+			i := sc.Index(name)
+			if i < 0 {
+				continue // a field the schema no longer has
+			}
+			if reuse == nil || !c.reuseField(reuse, st, i, v) {
+				return fmt.Errorf("graph: thread %q: checkpoint %q: field %q: no value read, and none to rebuild it from: %w", cfg.ThreadID, id, name, checkpoint.ErrCorrupt)
+			}
+			if d.tracks != nil && sc.Kind(i) == state.KindAppend {
+				n := sc.FieldLen(st, i)
+				d.tracks[i] = appendTrack{lastLen: n, snapLen: n}
+			}
+		}
 	}
-	return d, nil
+	d.versions = nil
+	if !o.view {
+		d.versions = maps.Clone(tup.Checkpoint.Versions)
+		if d.versions == nil {
+			d.versions = map[string]string{}
+		}
+	}
+	return nil
 }
 
 // pendingTasks returns the tasks of d's next step, in task order, with
 // their ids; a task whose successful writes pending holds carries them
 // (cached).
 func (c *Compiled[S]) pendingTasks(d *decoded[S], pending map[string][]checkpoint.PendingWrite) []*task[S] {
-	_, tasks := buildTasks(c, &d.next, nil, nil)
+	d.taskBuf, d.tasks = buildTasks(c, &d.next, d.taskBuf, d.tasks)
+	tasks := d.tasks
 	for _, t := range tasks {
 		t.id = checkpoint.TaskID(d.tup.Config.CheckpointID, d.cfg.Namespace, d.step(), t.name, sendIndex(t))
 		if upd, ok := c.finishedWrites(pending[t.id]); ok {
@@ -131,7 +191,7 @@ func (c *Compiled[S]) finishedWrites(ws []checkpoint.PendingWrite) (state.Update
 
 // restore makes a decoded checkpoint the run's state and schedule.
 func (p *persist[S]) restore(tup *checkpoint.Tuple) error {
-	d, err := p.r.c.decode(tup, p.cfg, nil)
+	d, err := p.r.c.decode(tup, p.cfg)
 	if err != nil {
 		return err
 	}

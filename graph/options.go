@@ -23,6 +23,13 @@ type compileOptions struct {
 	recursionLimit  int
 	observer        Observer
 	nodeCache       Cache
+	// alwaysInBackground makes every DurabilityAsync save go to the
+	// background, whatever inBackground would choose; only tests set it
+	// (export_test.go), to pin the background path with quick nodes.
+	alwaysInBackground bool
+	// now, when set, is the clock DurabilityAsync times nodes and saves
+	// with (time.Now otherwise); only tests set it (export_test.go).
+	now func() time.Time
 }
 
 // WithStore makes s the long-term store of every run: each node finds it
@@ -89,7 +96,11 @@ const (
 	// task's writes) and before it returns, so checkpoints stay in order
 	// and a failed save still ends the run with its error; but a crash may
 	// lose the last step's checkpoint as well as the running step. It pays
-	// off when the saver is slow (a remote database) and nodes take time.
+	// off when the saver is slow (a remote database) and nodes take time;
+	// when either is quick there is nothing to overlap, and the run stores
+	// the checkpoint inline, as DurabilitySync does, rather than pay for a
+	// goroutine that gains nothing (it decides at each step from the last
+	// step's nodes and save).
 	DurabilityAsync
 )
 

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/state"
@@ -57,6 +58,10 @@ type persist[S any] struct {
 	// (DurabilityAsync). It is set and cleared on the run's goroutine
 	// between steps; tasks only wait for it.
 	inflight *inflightPut[S]
+	// lastSave is how long the last Put took, once saveTimed (timed
+	// under DurabilityAsync; see inBackground).
+	lastSave  time.Duration
+	saveTimed bool
 }
 
 // newPersist connects run r to saver, on r's thread and namespace.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stategraph/stategraph/checkpoint"
@@ -185,6 +186,12 @@ type run[S any] struct {
 	output   *S          // the output when it is not st (withFinished)
 	// durability is the graph's, or, in a subgraph, the parent run's.
 	durability Durability
+	// timeTasks says the run times its nodes (DurabilityAsync with a
+	// checkpointer: see persist.inBackground); tasksTook is the longest
+	// a node of the last step that ran nodes ran, once tasksTimed.
+	timeTasks  bool
+	tasksTimed bool
+	tasksTook  time.Duration
 
 	cp   *persist[S] // nil without a checkpointer
 	trig triggerLog  // what scheduled the next step's tasks (triggers.go)
@@ -250,6 +257,7 @@ func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S
 			r.lease = parent.lease // the parent run holds the thread
 		}
 		r.cp = newPersist(r, saver)
+		r.timeTasks = r.durability == DurabilityAsync
 		r.trig.on = true
 	}
 	r.parent = r.parentInfo()

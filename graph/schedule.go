@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -135,10 +136,14 @@ func anyJoin(joins [][]bool) bool {
 }
 
 // decodeSched decodes a stored schedule into next.
-func (c *Compiled[S]) decodeSched(data []byte, next *schedule[S]) error {
-	s, err := checkpoint.ParseSchedule(data)
-	if err != nil {
-		return err
+func (c *Compiled[S]) decodeSched(data []byte, next *schedule[S], memo *schedMemo) error {
+	s, ok := memo.find(data)
+	if !ok {
+		var err error
+		if s, err = checkpoint.ParseSchedule(data); err != nil {
+			return err
+		}
+		memo.add(data, s)
 	}
 	next.reset()
 	for _, n := range s.Nodes {
@@ -211,4 +216,43 @@ func (c *Compiled[S]) decodeSend(ss checkpoint.ScheduledSend) (state.Send[S], er
 		}
 	}
 	return state.Send[S]{Node: ss.Node, Arg: arg}, nil
+}
+
+// schedMemo remembers the last few schedules parsed, by their stored
+// bytes: the checkpoints of a thread's history repeat a handful of
+// schedules (a loop's), and History parses thousands of them. The bytes a
+// saver returns are immutable (checkpoint.Saver), so the memo keeps them
+// without a copy. A nil memo remembers nothing.
+type schedMemo struct {
+	data  [schedMemoSize][]byte
+	sched [schedMemoSize]checkpoint.Schedule
+	n     int // entries added; the next goes to n % schedMemoSize
+}
+
+// schedMemoSize is how many schedules a memo holds; schedMemoMax the
+// longest schedule it keeps (one with Sends carries their inputs).
+const (
+	schedMemoSize = 4
+	schedMemoMax  = 512
+)
+
+func (m *schedMemo) find(data []byte) (checkpoint.Schedule, bool) {
+	if m == nil {
+		return checkpoint.Schedule{}, false
+	}
+	for i := range min(m.n, schedMemoSize) {
+		if bytes.Equal(m.data[i], data) {
+			return m.sched[i], true
+		}
+	}
+	return checkpoint.Schedule{}, false
+}
+
+func (m *schedMemo) add(data []byte, s checkpoint.Schedule) {
+	if m == nil || len(data) > schedMemoMax {
+		return
+	}
+	i := m.n % schedMemoSize
+	m.data[i], m.sched[i] = data, s
+	m.n++
 }

@@ -184,7 +184,9 @@ func TestCheckpointsStreamMatchesHistoryInEveryDurability(t *testing.T) {
 		t.Run(d.String(), func(t *testing.T) {
 			t.Parallel()
 			var cs calls
-			c := mustCompile(t, chainABC(&cs, nil), graph.WithCheckpointer(memory.New()), graph.WithDurability(d))
+			// Quick nodes: async would save inline (as sync does) but for
+			// AlwaysSaveInBackground.
+			c := mustCompile(t, chainABC(&cs, nil), graph.WithCheckpointer(memory.New()), graph.WithDurability(d), graph.AlwaysSaveInBackground())
 			var ids []string
 			var order []string
 			for ev, err := range c.Stream(t.Context(), zero, graph.WithThread("t"), graph.StreamModes(graph.Checkpoints, graph.Values)) {

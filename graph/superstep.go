@@ -33,6 +33,7 @@ type task[S any] struct {
 	durable    []checkpoint.PendingWrite // Durable results saved by earlier runs
 	wire       *wiring[S]
 	obsEnd     func(TaskEnd) // ends the task's observation (nil: not observed)
+	took       time.Duration // how long its node ran (timed only under DurabilityAsync)
 }
 
 // buildTasks turns a schedule into a step's tasks, in buf's and tasks'
@@ -123,6 +124,12 @@ func (r *run[S]) runTasks() error {
 		r.emitTaskDone(t)
 	} else if len(todo) > 1 {
 		r.runConcurrently(todo)
+	}
+	if r.timeTasks && len(todo) > 0 {
+		r.tasksTook, r.tasksTimed = 0, true
+		for _, t := range todo {
+			r.tasksTook = max(r.tasksTook, t.took)
+		}
 	}
 	clear(todo)
 	r.todo = todo[:0]

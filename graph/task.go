@@ -83,6 +83,11 @@ func (p *RetryPolicy) retries(err error) bool {
 // live in functions of their own to keep this frame small: tasks run on
 // fresh goroutines, whose stacks start small.
 func (r *run[S]) execute(ctx context.Context, t *task[S], in S) {
+	if r.timeTasks {
+		now := r.c.now
+		start := now()
+		defer func() { t.took = now().Sub(start) }()
+	}
 	if t.node.cache != nil {
 		r.executeCached(ctx, t, in)
 		return

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"slices"
 	"time"
 
@@ -67,22 +66,6 @@ func resultOf[S any](ws []state.Write[S]) map[string]any {
 	return out
 }
 
-// fillResult sets the Result of the only task of snap's step from child,
-// the next checkpoint, when child applied that task's writes alone.
-func (c *Compiled[S]) fillResult(snap, child *Snapshot[S], scratch *[]state.Write[S]) {
-	if child == nil || child.Parent == nil || child.Parent.CheckpointID != snap.Config.CheckpointID || len(snap.Tasks) != 1 {
-		return
-	}
-	t := &snap.Tasks[0]
-	if t.Result != nil || t.Error != "" || len(t.Interrupts) > 0 || t.Node == Start ||
-		child.Metadata.Source != checkpoint.SourceLoop || len(child.Metadata.Nodes) != 1 || child.Metadata.Nodes[0] != t.Node {
-		return
-	}
-	*scratch = c.schema.AppendDiff((*scratch)[:0], &snap.Values, &child.Values)
-	t.Result = resultOf(*scratch)
-	clear(*scratch)
-}
-
 // State returns the thread's latest snapshot, or the one pinned with
 // WithCheckpoint. An unknown thread or checkpoint is checkpoint.ErrNotFound.
 func (c *Compiled[S]) State(ctx context.Context, opts ...StateOption) (*Snapshot[S], error) {
@@ -101,74 +84,11 @@ func (c *Compiled[S]) State(ctx context.Context, opts ...StateOption) (*Snapshot
 		}
 		return nil, fmt.Errorf("graph: thread %q: %w", o.thread, err)
 	}
-	d, err := c.decodeFrom(tup, checkpoint.Config{ThreadID: o.thread}, nil, cached)
-	if err != nil {
+	d := new(decoded[S])
+	if err := c.decodeInto(d, tup, checkpoint.Config{ThreadID: o.thread}, decodeOptions[S]{cached: cached, view: true}); err != nil {
 		return nil, err
 	}
 	return c.snapshot(d, o.checkpointID == "")
-}
-
-// History yields the thread's snapshots, newest first, reading them
-// lazily page by page. WithFilter, WithBefore and WithLimit narrow it.
-func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.Seq2[*Snapshot[S], error] {
-	return func(yield func(*Snapshot[S], error) bool) {
-		o := historyOptionsOf(opts)
-		if c.saver == nil {
-			yield(nil, errors.New("graph: History needs a checkpointer (graph.WithCheckpointer)"))
-			return
-		}
-		if o.thread == "" {
-			yield(nil, ErrThreadRequired)
-			return
-		}
-		lo := checkpoint.ListOptions{Filter: o.filter, Before: o.before, Limit: o.limit}
-		var prev *Snapshot[S]
-		var prevVersions map[string]string
-		var diff []state.Write[S] // fillResult's memory
-		for tup, err := range c.saver.List(ctx, checkpoint.Config{ThreadID: o.thread}, lo) {
-			if err != nil {
-				yield(nil, fmt.Errorf("graph: thread %q: history: %w", o.thread, err))
-				return
-			}
-			var reuse func(st *S, i int, v string) bool
-			if prev != nil && prev.Parent != nil && prev.Parent.CheckpointID == tup.Config.CheckpointID {
-				reuse = c.reuser(prev, prevVersions)
-			}
-			d, err := c.decode(tup, checkpoint.Config{ThreadID: o.thread}, reuse)
-			var snap *Snapshot[S]
-			if err == nil {
-				snap, err = c.snapshot(d, false)
-			}
-			if err == nil {
-				c.fillResult(snap, prev, &diff)
-			}
-			if !yield(snap, err) || err != nil {
-				return
-			}
-			prev, prevVersions = snap, tup.Checkpoint.Versions
-		}
-	}
-}
-
-// reuser returns a History helper that fills a field of the parent of
-// child from child's decoded state instead of decoding it: the same value
-// when the field's version did not change, or a prefix of child's value
-// for an append field that child extended by a delta.
-func (c *Compiled[S]) reuser(child *Snapshot[S], childVersions map[string]string) func(st *S, i int, v string) bool {
-	sc := c.schema
-	return func(st *S, i int, v string) bool {
-		cv := childVersions[sc.Name(i)]
-		if cv == v {
-			sc.CopyField(st, &child.Values, i)
-			return true
-		}
-		if sc.Kind(i) != state.KindAppend {
-			return false
-		}
-		n, _, ok := parseAppendVersion(v)
-		_, delta, cok := parseAppendVersion(cv)
-		return ok && cok && delta && sc.CopyPrefix(st, &child.Values, i, n)
-	}
 }
 
 // snapshot is the snapshot of the decoded checkpoint d. With applyPending
@@ -177,17 +97,26 @@ func (c *Compiled[S]) reuser(child *Snapshot[S], childVersions map[string]string
 // out.
 func (c *Compiled[S]) snapshot(d *decoded[S], applyPending bool) (*Snapshot[S], error) {
 	tup := d.tup
-	snap := &Snapshot[S]{
+	// One allocation for the snapshot and room for one next node and one
+	// task, the common case (History makes thousands of snapshots).
+	m := new(snapshotMemory[S])
+	snap := &m.snap
+	*snap = Snapshot[S]{
 		Config:    tup.Config,
 		Parent:    tup.Parent,
 		Metadata:  tup.Metadata,
 		CreatedAt: tup.Checkpoint.CreatedAt,
+		Next:      m.next[:0],
+		Tasks:     m.tasks[:0],
 	}
 	var applier *state.Applier[S]
 	if applyPending {
 		applier = c.schema.NewApplier()
 	}
-	pending := groupPending(tup.PendingWrites)
+	var pending map[string][]checkpoint.PendingWrite
+	if len(tup.PendingWrites) > 0 {
+		pending = groupPending(tup.PendingWrites)
+	}
 	var answered map[string][]checkpoint.PendingWrite
 	if !applyPending {
 		// A past checkpoint shows the interrupts its tasks were resumed
@@ -256,5 +185,20 @@ func (c *Compiled[S]) snapshot(d *decoded[S], applyPending bool) (*Snapshot[S], 
 		}
 	}
 	snap.Values = d.st
+	if len(snap.Next) == 0 {
+		snap.Next = nil
+	}
+	if len(snap.Tasks) == 0 {
+		snap.Tasks = nil
+	}
 	return snap, nil
+}
+
+// snapshotMemory is a Snapshot with the backing arrays of its first next
+// node and task: appending a second copies, so the snapshot's slices are
+// still the caller's alone.
+type snapshotMemory[S any] struct {
+	snap  Snapshot[S]
+	next  [1]string
+	tasks [1]TaskInfo
 }

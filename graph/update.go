@@ -59,7 +59,7 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 	var d *decoded[S]
 	step := -1
 	if tup != nil {
-		if d, err = c.decode(tup, r.cp.cfg, nil); err != nil {
+		if d, err = c.decode(tup, r.cp.cfg); err != nil {
 			return checkpoint.Config{}, err
 		}
 		r.cp.adopt(d)

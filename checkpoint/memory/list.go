@@ -13,8 +13,9 @@ import (
 // List yields the checkpoints of cfg's thread and namespace, newest first,
 // narrowed by opts; only cfg.CheckpointID when it is set. It works on the
 // checkpoints stored when iteration starts, builds each tuple as it is
-// yielded, and holds no lock while the caller's loop body runs, so the
-// body may call the Saver.
+// yielded, and holds no lock while the caller's loop body or
+// opts.SkipValue runs, so either may call the Saver. A value SkipValue
+// skips is not rebuilt from its blobs.
 func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint.ListOptions) iter.Seq2[*checkpoint.Tuple, error] {
 	return func(yield func(*checkpoint.Tuple, error) bool) {
 		if err := ctx.Err(); err != nil {
@@ -52,12 +53,12 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 				return
 			}
 			s.mu.RLock()
-			if rec.pruned {
-				s.mu.RUnlock()
+			pruned, writes := rec.pruned, rec.writes
+			s.mu.RUnlock()
+			if pruned {
 				continue
 			}
-			tup, err := tuple(cfg.ThreadID, cfg.Namespace, rec, false)
-			s.mu.RUnlock()
+			tup, err := tuple(cfg.ThreadID, cfg.Namespace, rec, writes, opts.SkipValue)
 			if !yield(tup, err) || err != nil {
 				return
 			}

@@ -159,13 +159,17 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 		sp = &space{blobs: make(map[blobKey]*entry, len(cp.New))}
 		th.spaces[cfg.Namespace] = sp
 	}
+	// The new entries in one allocation: they live as long as the
+	// longest-lived of them, a few bytes each.
+	batch := make([]entry, 0, len(cp.New))
 	for ch, b := range cp.New {
 		if b.Version == "" {
 			b.Version = cp.Versions[ch]
 		}
 		k := blobKey{ch, b.Version}
 		if _, ok := sp.blobs[k]; !ok {
-			sp.blobs[k] = sp.newEntry(ch, b)
+			batch = append(batch, sp.newEntry(ch, b))
+			sp.blobs[k] = &batch[len(batch)-1] // within capacity: never moved
 		}
 	}
 	for ch, v := range cp.Versions {
@@ -248,7 +252,7 @@ func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tup
 	if rec == nil {
 		return nil, fmt.Errorf("memory: get thread %q ns %q checkpoint %q: %w", cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, checkpoint.ErrNotFound)
 	}
-	return tuple(cfg.ThreadID, cfg.Namespace, rec, false)
+	return tuple(cfg.ThreadID, cfg.Namespace, rec, rec.writes, nil)
 }
 
 // GetHead is Get without the values of the state's fields: only the
@@ -263,12 +267,12 @@ func (s *Saver) GetHead(ctx context.Context, cfg checkpoint.Config) (*checkpoint
 	if rec == nil {
 		return nil, fmt.Errorf("memory: get head thread %q ns %q checkpoint %q: %w", cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, checkpoint.ErrNotFound)
 	}
-	return tuple(cfg.ThreadID, cfg.Namespace, rec, true)
+	return tuple(cfg.ThreadID, cfg.Namespace, rec, rec.writes, skipFields)
 }
 
 // newEntry links blob b of channel ch to the entry its delta extends.
-func (sp *space) newEntry(ch string, b checkpoint.Blob) *entry {
-	e := &entry{blob: b}
+func (sp *space) newEntry(ch string, b checkpoint.Blob) entry {
+	e := entry{blob: b}
 	if !b.Delta || b.Base == "" {
 		return e
 	}
@@ -281,14 +285,38 @@ func (sp *space) newEntry(ch string, b checkpoint.Blob) *entry {
 	return e
 }
 
-// tuple builds the tuple of rec; with head, its values are only the
-// reserved channels' (GetHead). Callers hold mu.
-func tuple(threadID, ns string, rec *record, head bool) (*checkpoint.Tuple, error) {
-	values := make(map[string]checkpoint.Value, len(rec.channels))
+// skipFields is the skip of GetHead: every state field's value.
+func skipFields(*checkpoint.Tuple, string) bool { return true }
+
+// tuple builds the tuple of rec with writes as its pending writes,
+// leaving out the values of the channels skip returns true for (a
+// checkpoint.ListOptions.SkipValue, asked once per non-reserved channel
+// before any value is read; nil reads them all). Everything of rec it
+// reads but writes and pruned is immutable, so a caller that took writes
+// under mu may call it without: List does, as skip is the caller's code.
+func tuple(threadID, ns string, rec *record, writes []checkpoint.PendingWrite, skip func(*checkpoint.Tuple, string) bool) (*checkpoint.Tuple, error) {
 	versions := make(map[string]string, len(rec.channels))
 	for _, ch := range rec.channels {
 		versions[ch.name] = ch.version
-		if head && !checkpoint.IsReserved(ch.name) {
+	}
+	m := new(tupleMemory) // the tuple and its parent's config in one allocation
+	tup := &m.tup
+	*tup = checkpoint.Tuple{
+		Config: checkpoint.Config{ThreadID: threadID, Namespace: ns, CheckpointID: rec.id},
+		Checkpoint: checkpoint.Checkpoint{
+			ID:        rec.id,
+			CreatedAt: rec.createdAt,
+			Versions:  versions,
+		},
+		Metadata: cloneMetadata(rec.metadata),
+	}
+	if rec.parent != "" {
+		m.parent = checkpoint.Config{ThreadID: threadID, Namespace: ns, CheckpointID: rec.parent}
+		tup.Parent = &m.parent
+	}
+	values := make(map[string]checkpoint.Value, len(rec.channels))
+	for _, ch := range rec.channels {
+		if skip != nil && !checkpoint.IsReserved(ch.name) && skip(tup, ch.name) {
 			continue
 		}
 		val, err := ch.value()
@@ -297,21 +325,15 @@ func tuple(threadID, ns string, rec *record, head bool) (*checkpoint.Tuple, erro
 		}
 		values[ch.name] = val
 	}
-	tup := &checkpoint.Tuple{
-		Config: checkpoint.Config{ThreadID: threadID, Namespace: ns, CheckpointID: rec.id},
-		Checkpoint: checkpoint.Checkpoint{
-			ID:        rec.id,
-			CreatedAt: rec.createdAt,
-			Versions:  versions,
-			Values:    values,
-		},
-		Metadata:      cloneMetadata(rec.metadata),
-		PendingWrites: slices.Clone(rec.writes),
-	}
-	if rec.parent != "" {
-		tup.Parent = &checkpoint.Config{ThreadID: threadID, Namespace: ns, CheckpointID: rec.parent}
-	}
+	tup.Checkpoint.Values = values
+	tup.PendingWrites = slices.Clone(writes)
 	return tup, nil
+}
+
+// tupleMemory is a tuple with its parent's config.
+type tupleMemory struct {
+	tup    checkpoint.Tuple
+	parent checkpoint.Config
 }
 
 // value rebuilds the channel's value: the newest snapshot at or before its

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
@@ -123,3 +124,29 @@ func coldResume(b *testing.B, open func() (graph.CompileOption, func())) {
 		closeStore()
 	}
 }
+
+// BenchmarkSQLiteSlowNodes runs, in WAL with synchronous=NORMAL, a chain
+// of 20 nodes that each wait 100 µs, under each durability mode: under
+// DurabilityAsync a step's save (one commit, ~50 µs) can hide behind the
+// next node.
+func BenchmarkSQLiteSlowNodes(b *testing.B) {
+	for _, d := range []graph.Durability{graph.DurabilitySync, graph.DurabilityAsync} {
+		b.Run(d.String(), func(b *testing.B) {
+			s, err := sqlite.Open(filepath.Join(b.TempDir(), "slow.db"), sqlite.WithSynchronous(sqlite.SyncNormal))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			c := compiled(b)(benchmarks.SlowChain(slowChainLen, 100*time.Microsecond, graph.WithCheckpointer(s), graph.WithDurability(d)))
+			stepsVersusRaw(b, slowChainLen, nil, func(ctx context.Context, thread string) {
+				out, err := c.Invoke(ctx, state.Update[benchmarks.Counter]{}, graph.WithThread(thread))
+				if err != nil || out.N != slowChainLen {
+					b.Fatalf("n = %d, err = %v", out.N, err)
+				}
+			})
+		})
+	}
+}
+
+// slowChainLen is the length of the slow-node chains.
+const slowChainLen = 20

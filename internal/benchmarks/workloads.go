@@ -3,6 +3,7 @@ package benchmarks
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
@@ -55,5 +56,22 @@ func AppendLoop(n int, opts ...graph.CompileOption) (*graph.Compiled[Counter], e
 			}
 			return graph.End, nil
 		}), "execute", graph.End)
+	return g.Compile(opts...)
+}
+
+// SlowChain compiles a chain of n nodes that each wait for wait (standing
+// in for a model or tool call) and add 1 to N: with a durable saver, what
+// DurabilityAsync overlaps.
+func SlowChain(n int, wait time.Duration, opts ...graph.CompileOption) (*graph.Compiled[Counter], error) {
+	g := graph.New(schema)
+	prev := graph.Start
+	for i := range n {
+		name := fmt.Sprint("n", i)
+		g.AddNode(name, func(ctx context.Context, s Counter) (state.Update[Counter], error) {
+			time.Sleep(wait)
+			return state.Writes(nField.Set(s.N + 1)), nil
+		}).AddEdge(prev, name)
+		prev = name
+	}
 	return g.Compile(opts...)
 }
