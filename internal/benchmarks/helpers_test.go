@@ -3,6 +3,7 @@ package benchmarks_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -37,9 +38,18 @@ func compiled(b *testing.B) func(*graph.Compiled[benchmarks.Counter], error) *gr
 	}
 }
 
-// thread returns the id of the i-th thread of benchmark b: benchmarks
-// that share a saver never share a thread.
-func thread(b *testing.B, i int) string { return fmt.Sprint(b.Name(), "/", i) }
+// threads numbers the threads the benchmarks run on, across the process.
+var threads atomic.Int64
+
+// thread returns a new thread id for benchmark b: benchmarks that share a
+// saver never share a thread, and neither do the repeats of one benchmark
+// under -count (which run in the same directory), or a repeat would only
+// read back the finished run of the one before. A benchmark's ids grow,
+// so each new thread sorts after the ones before it, as the measurements
+// in docs/performance.md have always had it.
+func thread(b *testing.B) string {
+	return fmt.Sprintf("%s/%09d", b.Name(), threads.Add(1))
+}
 
 // runChain runs the chain b.N times, each on a fresh thread, and reports
 // ns/step (see stepsVersusRaw for raw).
@@ -73,10 +83,8 @@ func stepsVersusRaw(b *testing.B, steps int, raw func(context.Context) error, op
 	ctx := context.Background()
 	b.ReportAllocs()
 	var rawTime time.Duration
-	i := 0
 	for b.Loop() {
-		i++
-		op(ctx, thread(b, i))
+		op(ctx, thread(b))
 		if raw == nil {
 			continue
 		}

@@ -55,7 +55,7 @@ func BenchmarkSQLite(b *testing.B) {
 					c := compiled(b)(benchmarks.Chain(chainLen, graph.WithCheckpointer(s), graph.WithDurability(d)))
 					runChain(b, c, raw.Commit)
 					walPages(b, filepath.Join(dir, name), chainLen, func() {
-						if _, err := c.Invoke(context.Background(), state.Update[benchmarks.Counter]{}, graph.WithThread(b.Name()+"/pages"), graph.WithRecursionLimit(2*chainLen)); err != nil {
+						if _, err := c.Invoke(context.Background(), state.Update[benchmarks.Counter]{}, graph.WithThread(thread(b)), graph.WithRecursionLimit(2*chainLen)); err != nil {
 							b.Fatal(err)
 						}
 					})
