@@ -397,8 +397,12 @@ func (p *pageRead) write(r *rawRow) error {
 // one never writes into the next.
 type arena struct{ buf []byte }
 
-// arenaChunk is the size of an arena's chunks.
-const arenaChunk = 32 << 10
+// The sizes of an arena's chunks: the first is small (a Get reads a few
+// values), each next one twice the one before, up to arenaChunk.
+const (
+	arenaFirst = 512
+	arenaChunk = 32 << 10
+)
 
 // copy returns a copy of b; nil for nil, empty for empty.
 func (a *arena) copy(b []byte) []byte {
@@ -410,7 +414,7 @@ func (a *arena) copy(b []byte) []byte {
 	case len(b) > arenaChunk/4:
 		return slices.Clone(b)
 	case len(b) > cap(a.buf)-len(a.buf):
-		a.buf = make([]byte, 0, arenaChunk)
+		a.buf = make([]byte, 0, max(arenaFirst, min(2*cap(a.buf), arenaChunk), 2*len(b)))
 	}
 	start := len(a.buf)
 	a.buf = append(a.buf, b...)
