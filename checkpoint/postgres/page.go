@@ -83,6 +83,25 @@ const (
 // snapshot without a transaction.
 func (s *Saver) pageSQL(cfg checkpoint.Config, f pageFilter, scope blobScope, fromHead bool) (string, []any) {
 	where, args := f.sql(cfg)
+	key := pageKey{where, scope, fromHead}
+	if q, ok := s.pages.Load(key); ok {
+		return q.(string), args
+	}
+	q := s.buildPageSQL(where, scope, fromHead)
+	s.pages.Store(key, q)
+	return q, args
+}
+
+// pageKey names a page statement: its WHERE clause (the arguments are
+// parameters), blobs and head. A Saver keeps the few statements it
+// builds.
+type pageKey struct {
+	where    string
+	scope    blobScope
+	fromHead bool
+}
+
+func (s *Saver) buildPageSQL(where string, scope blobScope, fromHead bool) string {
 	t := s.t
 	var b strings.Builder
 	b.WriteString(`WITH RECURSIVE page AS (
@@ -124,7 +143,7 @@ FROM page p CROSS JOIN LATERAL (
 	WHERE w.thread_id = $1 AND w.ns = $2 AND w.checkpoint_id = p.id
 	OFFSET 0
 ) w`)
-	return b.String(), args
+	return b.String()
 }
 
 // chainSQL is the CTE that walks the blobs of want (channel, version)

@@ -369,7 +369,7 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter, s
 	}
 	if len(want.channels) > 0 {
 		args := []any{thread, ns, want.channels, want.versions, want.ids}
-		if err := p.query(ctx, s, s.valuesSQL(), args...); err != nil {
+		if err := p.query(ctx, s, s.q.values, args...); err != nil {
 			return nil, nil, false, fail(err)
 		}
 		for i, tup := range tuples {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,6 +26,7 @@ type Saver struct {
 	// writeTimeout bounds the statement of Put and PutWrites (see
 	// WithWriteTimeout).
 	writeTimeout time.Duration
+	pages        sync.Map // pageKey → the page statement (pageSQL)
 }
 
 var (
@@ -52,6 +54,7 @@ func New(pool *pgxpool.Pool, opts ...Option) *Saver {
 	}
 	s.t = newTables(s.schema)
 	s.q = newQueries(s.t)
+	s.q.values = s.valuesSQL()
 	s.lock = migrate.Key("stategraph/checkpoint/postgres", s.schema)
 	return s
 }
