@@ -83,30 +83,39 @@ const (
 // snapshot without a transaction.
 func (s *Saver) pageSQL(cfg checkpoint.Config, f pageFilter, scope blobScope, fromHead bool) (string, []any) {
 	where, args := f.sql(cfg)
-	key := pageKey{where, scope, fromHead}
+	key := pageKey{where, scope, fromHead, f.contains == ""}
 	if q, ok := s.pages.Load(key); ok {
 		return q.(string), args
 	}
-	q := s.buildPageSQL(where, scope, fromHead)
+	q := s.buildPageSQL(key)
 	s.pages.Store(key, q)
 	return q, args
 }
 
 // pageKey names a page statement: its WHERE clause (the arguments are
-// parameters), blobs and head. A Saver keeps the few statements it
-// builds.
+// parameters), blobs and head, and whether the page's ids are every id
+// of the namespace between its oldest and newest (no metadata filter). A
+// Saver keeps the few statements it builds.
 type pageKey struct {
-	where    string
-	scope    blobScope
-	fromHead bool
+	where      string
+	scope      blobScope
+	fromHead   bool
+	contiguous bool
 }
 
-func (s *Saver) buildPageSQL(where string, scope blobScope, fromHead bool) string {
+// buildPageSQL writes the statement pageSQL returns. A contiguous page
+// reads its pending writes, and the schedules named after their
+// checkpoints (as the runtime names them), by one index range scan over
+// its span of ids each, rather than a probe per checkpoint; the
+// schedules named otherwise are probed one by one.
+func (s *Saver) buildPageSQL(k pageKey) string {
 	t := s.t
+	scope, fromHead := k.scope, k.fromHead
 	var b strings.Builder
 	b.WriteString(`WITH RECURSIVE page AS (
-	SELECT id, parent_id, created_at, versions, metadata, prev, nwrites, crc FROM ` + t.checkpoints + where + `
-)`)
+	SELECT id, parent_id, created_at, versions, metadata, prev, nwrites, crc FROM ` + t.checkpoints + k.where + `
+),
+span AS (SELECT min(id) AS lo, max(id) AS hi FROM page)`)
 	if scope == blobsAll {
 		b.WriteString(`,
 want AS (
@@ -127,22 +136,46 @@ UNION ALL
 	if scope == blobsAll {
 		b.WriteString(s.chainRowsSQL())
 	} else {
+		next := `'` + checkpoint.NextChannel + `'`
+		probed := ""
+		if k.contiguous {
+			probed = `
+WHERE (p.versions ->> ` + next + `) <> p.id`
+			b.WriteString(`SELECT 2, b.channel, b.version, b.base, NULL, NULL, NULL, NULL, b.crc, b.data, b.delta
+FROM span CROSS JOIN LATERAL (
+	SELECT b.channel, b.version, b.base, b.crc, b.data, b.delta FROM ` + t.blobs + ` b
+	WHERE b.thread_id = $1 AND b.ns = $2 AND b.version >= span.lo AND b.version <= span.hi AND b.channel = ` + next + `
+	OFFSET 0
+) b
+UNION ALL
+`)
+		}
 		b.WriteString(`SELECT 2, b.channel, b.version, b.base, NULL, NULL, NULL, NULL, b.crc, b.data, b.delta
 FROM page p CROSS JOIN LATERAL (
 	SELECT b.channel, b.version, b.base, b.crc, b.data, b.delta FROM ` + t.blobs + ` b
-	WHERE b.thread_id = $1 AND b.ns = $2 AND b.channel = '` + checkpoint.NextChannel + `'
-		AND b.version = (p.versions ->> '` + checkpoint.NextChannel + `') COLLATE "C"
+	WHERE b.thread_id = $1 AND b.ns = $2 AND b.channel = ` + next + `
+		AND b.version = (p.versions ->> ` + next + `) COLLATE "C"
 	LIMIT 1
-) b`)
+) b` + probed)
 	}
 	b.WriteString(`
 UNION ALL
-SELECT 3, p.id, w.task_id, w.channel, NULL, NULL, NULL, w.idx, w.crc, w.value, NULL
+`)
+	if k.contiguous {
+		b.WriteString(`SELECT 3, w.checkpoint_id, w.task_id, w.channel, NULL, NULL, NULL, w.idx, w.crc, w.value, NULL
+FROM span CROSS JOIN LATERAL (
+	SELECT w.checkpoint_id, w.task_id, w.idx, w.channel, w.value, w.crc FROM ` + t.writes + ` w
+	WHERE w.thread_id = $1 AND w.ns = $2 AND w.checkpoint_id >= span.lo AND w.checkpoint_id <= span.hi
+	OFFSET 0
+) w`)
+	} else {
+		b.WriteString(`SELECT 3, p.id, w.task_id, w.channel, NULL, NULL, NULL, w.idx, w.crc, w.value, NULL
 FROM page p CROSS JOIN LATERAL (
 	SELECT w.task_id, w.idx, w.channel, w.value, w.crc FROM ` + t.writes + ` w
 	WHERE w.thread_id = $1 AND w.ns = $2 AND w.checkpoint_id = p.id
 	OFFSET 0
 ) w`)
+	}
 	return b.String()
 }
 
