@@ -268,16 +268,17 @@ func TestListAcrossAPruneIsNoDamage(t *testing.T) {
 	t.Parallel()
 	s, _, _ := newSaver(t)
 	ctx := context.Background()
-	for _, keep := range []int{90, 0} {
+	end := postgres.PagesEnd(2)
+	for _, keep := range []int{end - 5, 0} {
 		thread := newThread()
 		parent := ""
-		for range 105 {
+		for range end + 20 {
 			parent = mustPut(t, s, putReq(thread, parent, nil, nil))
 		}
 		n := 0
 		for _, err := range s.List(ctx, configOf(thread), checkpoint.ListOptions{}) {
 			require.NoError(t, err, "keep %d", keep)
-			if n++; n == 100 { // the last of the first page
+			if n++; n == end { // the last of the second page
 				if keep == 0 {
 					require.NoError(t, s.DeleteThread(ctx, thread))
 				} else {
@@ -285,7 +286,7 @@ func TestListAcrossAPruneIsNoDamage(t *testing.T) {
 				}
 			}
 		}
-		require.Equal(t, 100, n)
+		require.Equal(t, end, n)
 		require.NoError(t, s.Verify(ctx, thread))
 	}
 }

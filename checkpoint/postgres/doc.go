@@ -28,11 +28,17 @@
 //
 // Get rebuilds every channel's value in the database in one recursive
 // query that walks each delta chain back to its newest full snapshot. Get,
-// and each page of List, is one round trip: the checkpoints, their blobs
-// and their writes are read in one batch inside one read-only snapshot,
-// never one query per checkpoint. A blob that is missing, a broken delta
-// chain or undecodable data is an error wrapping checkpoint.ErrCorrupt that
-// names the thread and checkpoint.
+// GetHead and each page of List are one round trip: the checkpoints, their
+// blobs and their writes are read by one statement, so from one snapshot,
+// never one query per checkpoint. List's first page is one checkpoint and
+// each page after it sixteen times larger, up to 1,024. A List with
+// ListOptions.SkipValue reads each page's checkpoints, writes and
+// schedules first, asks SkipValue, and reads the blobs of the values it
+// did not skip in a second round trip (none when it skipped them all);
+// blobs never change once stored, and a checkpoint deleted between the
+// two (by Prune or DeleteThread) ends the listing before it. A blob that
+// is missing, a broken delta chain or undecodable data is an error
+// wrapping checkpoint.ErrCorrupt that names the thread and checkpoint.
 //
 // # Integrity
 //
@@ -75,8 +81,8 @@
 //
 // Checkpoints are kept until deleted. DeleteThread removes a thread in one
 // transaction. Saver implements checkpoint.HeadGetter (GetHead reads
-// the checkpoint in Get's one round trip, with only the reserved
-// channels' blobs). Saver also implements checkpoint.Pruner: Prune keeps the
+// the checkpoint in one round trip, with only the reserved channels'
+// blobs). Saver also implements checkpoint.Pruner: Prune keeps the
 // newest checkpoints of each namespace and deletes the rest, with their
 // pending writes and every blob no kept checkpoint needs (blobs behind a
 // kept delta chain are kept). Prune holds the thread's heads while it

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -32,8 +33,26 @@ import (
 
 func cpChecksum(thread, ns, id, parent string, created time.Time, versions map[string]string, md []byte, prev string) int64 {
 	var s rowsum.Sum
-	s.String(thread).String(ns).String(id).String(parent).Int(created.UnixMicro()).StringMap(versions).Bytes(md).String(prev)
+	s.String(thread).String(ns).String(id).String(parent).Int(created.UnixMicro())
+	sumVersions(&s, versions)
+	s.Bytes(md).String(prev)
 	return int64(s.Value())
+}
+
+// sumVersions adds versions to s as rowsum.Sum.StringMap does (its
+// length, then each key and value in key order), sorting the keys of a
+// small map on the stack rather than in a new slice.
+func sumVersions(s *rowsum.Sum, versions map[string]string) {
+	var stack [16]string
+	keys := stack[:0]
+	for k := range versions {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	s.Int(int64(len(keys)))
+	for _, k := range keys {
+		s.String(k).String(versions[k])
+	}
 }
 
 func blobChecksum(thread, ns, channel, version string, data []byte, delta bool, base string) int64 {
@@ -78,6 +97,34 @@ type rowInfo struct {
 	prev           *string
 	nwrites        *int32
 	crc            *int64
+	// own holds prev, nwrites and crc for a row decoded by hand; link
+	// points the fields at it once the row's rowInfo no longer moves.
+	own struct {
+		set     uint8 // bits: prev, nwrites, crc not NULL
+		prev    string
+		nwrites int32
+		crc     int64
+	}
+}
+
+// The bits of rowInfo.own.set.
+const (
+	ownPrev uint8 = 1 << iota
+	ownNwrites
+	ownCRC
+)
+
+// link points prev, nwrites and crc at own, for those set.
+func (r *rowInfo) link() {
+	if r.own.set&ownPrev != 0 {
+		r.prev = &r.own.prev
+	}
+	if r.own.set&ownNwrites != 0 {
+		r.nwrites = &r.own.nwrites
+	}
+	if r.own.set&ownCRC != 0 {
+		r.crc = &r.own.crc
+	}
 }
 
 func (r *rowInfo) legacy() bool { return r.crc == nil && r.prev == nil && r.nwrites == nil }
@@ -90,20 +137,18 @@ func corruptError(thread, ns, id, format string, a ...any) error {
 	return fmt.Errorf("postgres: thread %q ns %q checkpoint %s: %s: %w", thread, ns, id, fmt.Sprintf(format, a...), checkpoint.ErrCorrupt)
 }
 
-// check checks the row against its checksum, given its decoded versions
-// and metadata.
-func (r *rowInfo) check(versions map[string]string, md checkpoint.Metadata) error {
-	if r.legacy() {
+// check checks a row decoded by hand (its columns in own) against its
+// checksum, given its decoded versions and the canonical form of its
+// metadata.
+func (r *rowInfo) check(versions map[string]string, canon []byte) error {
+	switch r.own.set {
+	case 0: // written before migration 2
 		return nil
-	}
-	if r.crc == nil || r.prev == nil || r.nwrites == nil {
+	case ownPrev | ownNwrites | ownCRC:
+	default:
 		return r.corrupt("crc, prev and nwrites are neither all set nor all NULL")
 	}
-	canon, err := json.Marshal(md)
-	if err != nil {
-		return r.corrupt("metadata: %v", err)
-	}
-	if *r.crc != cpChecksum(r.thread, r.ns, r.id, r.parent, r.created, versions, canon, *r.prev) {
+	if r.own.crc != cpChecksum(r.thread, r.ns, r.id, r.parent, r.created, versions, canon, r.own.prev) {
 		return r.corrupt("the checkpoint row does not match its checksum")
 	}
 	return nil

@@ -99,12 +99,27 @@ const SchemaVersion = 4
 // (pg_advisory_xact_lock) on a key fixed for the schema, then applies the
 // migrations that stategraph_migrations does not list yet. A database
 // migrated by a newer version of this package is left as it is.
+//
+// A process that starts on tables already at SchemaVersion or later pays
+// one round trip: Migrate first reads the version stategraph_migrations
+// records, outside the lock, and stops there. Migrations only ever add
+// versions, each in one committed transaction, so a version read there is
+// one the tables have; anything else (an older version, no table yet, an
+// error) takes the locked path above.
 func (s *Saver) Migrate(ctx context.Context) error {
-	set := migrate.Set{Table: s.t.migrations, Schema: s.schema, Lock: s.lock, Steps: migrations, Expand: s.expand}
+	set := s.migrations()
+	if v, err := set.Version(ctx, s.pool); err == nil && v >= SchemaVersion {
+		return nil
+	}
 	if err := set.Up(ctx, s.pool); err != nil {
 		return fmt.Errorf("postgres: migrate: %w", err)
 	}
 	return nil
+}
+
+// migrations returns the migration set of the Saver's tables.
+func (s *Saver) migrations() migrate.Set {
+	return migrate.Set{Table: s.t.migrations, Schema: s.schema, Lock: s.lock, Steps: migrations, Expand: s.expand}
 }
 
 // expand replaces the table placeholders of a migration.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
@@ -56,4 +57,22 @@ func TestConformance(t *testing.T) {
 func BenchmarkSaver(b *testing.B) {
 	s, _, _ := newSaver(b)
 	checkpointtest.Bench(b, func(testing.TB) checkpoint.Saver { return s })
+}
+
+// TestConformanceOverTextResults runs the suite on a pool that speaks
+// the simple protocol, whose results come in text format: the reads that
+// decode binary columns by hand take their other path.
+func TestConformanceOverTextResults(t *testing.T) {
+	t.Parallel()
+	schema := newSchema(t)
+	simple := func(cfg *pgxpool.Config) { cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol }
+	s := postgres.New(newPool(t, simple), postgres.WithSchema(schema))
+	require.NoError(t, s.Migrate(context.Background()))
+	checkpointtest.RunHarness(t, checkpointtest.Harness{
+		New: func(testing.TB) checkpoint.Saver { return s },
+		Reopen: func(tb testing.TB, _ checkpoint.Saver) checkpoint.Saver {
+			return postgres.New(newPool(tb, simple), postgres.WithSchema(schema))
+		},
+		IsLimit: func(err error) bool { return errors.Is(err, postgres.ErrLimit) },
+	})
 }

@@ -14,6 +14,7 @@ type queries struct {
 	deleteAll  []string
 	copyThread []string
 	prune      []string
+	values     string // the second statement of a page (valuesSQL)
 }
 
 func newQueries(t tables) queries {

@@ -1,13 +1,13 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -16,14 +16,11 @@ import (
 	"github.com/stategraph/stategraph/checkpoint"
 )
 
-// pageSize is how many checkpoints List reads per round trip.
-const pageSize = 100
-
 // Get returns the checkpoint cfg names, or the newest of its thread and
 // namespace when cfg.CheckpointID is "", with Values rebuilt for every
 // channel in Versions and its pending writes. It costs one round trip.
 func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
-	page, _, err := s.page(ctx, cfg, pageFilter{id: cfg.CheckpointID, limit: 1})
+	page, _, _, err := s.page(ctx, cfg, pageFilter{id: cfg.CheckpointID, limit: 1}, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -37,10 +34,12 @@ func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tup
 }
 
 // GetHead is Get without the values of the state's fields
-// (checkpoint.HeadGetter): the same one round trip, whose blob query
-// reads the reserved channels' blobs (the schedule's) alone.
+// (checkpoint.HeadGetter): one round trip that reads the checkpoint row,
+// the head, its pending writes and its schedule's blob by primary key
+// (a reserved channel other than the schedule, or a schedule stored as a
+// delta, takes a second).
 func (s *Saver) GetHead(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
-	page, _, err := s.page(ctx, cfg, pageFilter{id: cfg.CheckpointID, limit: 1, head: true})
+	page, _, _, err := s.page(ctx, cfg, pageFilter{id: cfg.CheckpointID, limit: 1, head: true}, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -55,8 +54,12 @@ func (s *Saver) GetHead(ctx context.Context, cfg checkpoint.Config) (*checkpoint
 
 // List yields the checkpoints of cfg's thread and namespace, newest first.
 // It reads them a page at a time, each page with its blobs and writes in
-// one round trip (one snapshot), so there is no query per checkpoint. The
-// metadata filter runs in the database as JSONB containment.
+// one round trip (one snapshot), so there is no query per checkpoint: the
+// first page is one checkpoint, and each after it sixteen times the one
+// before, up to 1,024. The metadata filter runs in the database as JSONB
+// containment. With opts.SkipValue, a page reads the blobs of the values
+// it does not skip in a second round trip, and none when it skips them
+// all.
 func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint.ListOptions) iter.Seq2[*checkpoint.Tuple, error] {
 	return func(yield func(*checkpoint.Tuple, error) bool) {
 		f, err := newPageFilter(opts.Filter)
@@ -71,15 +74,26 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 		// each names the next older one as the head it replaced, and that
 		// the oldest names none: a missing row is ErrCorrupt.
 		chained := f.contains == "" && f.id == ""
-		var newer *rowInfo
+		var (
+			newer *rowInfo
+			in    interner
+			size  int
+		)
+		relink := func(n, o *rowInfo) error { return s.relink(ctx, n, o) }
 		for {
-			f.limit = pageSize
+			size = nextPage(size)
+			f.limit = size
 			if remaining > 0 && remaining < f.limit {
 				f.limit = remaining
 			}
-			page, infos, err := s.page(ctx, cfg, f)
+			page, infos, cut, err := s.page(ctx, cfg, f, opts.SkipValue, &in)
 			if err == nil && chained {
-				err = walkLinks(&newer, infos, len(page) < f.limit, func(n, o *rowInfo) error { return s.relink(ctx, n, o) })
+				err = walkLinks(&newer, infos, !cut && len(page) < f.limit, relink)
+				if err == nil && cut && newer != nil {
+					// The history was pruned or deleted under the page:
+					// the walk ends where it is now.
+					err = s.relink(ctx, newer, nil)
+				}
 			}
 			if err != nil {
 				yield(nil, err)
@@ -96,7 +110,7 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 					return
 				}
 			}
-			if len(page) < f.limit || f.id != "" {
+			if cut || len(page) < f.limit || f.id != "" {
 				return
 			}
 			f.before = page[len(page)-1].Checkpoint.ID
@@ -238,215 +252,193 @@ type blobRow struct {
 }
 
 // page reads the checkpoints f selects, with their blobs and pending
-// writes, in one round trip and one snapshot: the three queries (and,
-// for a page that starts at the head, the head) run in a read-only
-// repeatable-read transaction sent as one batch. Every row is checked
-// against its checksum, and each checkpoint's writes against its count.
-// It returns the rows' integrity columns too, for List's chain check.
-func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter) ([]*checkpoint.Tuple, []rowInfo, error) {
+// writes. Its first statement reads the checkpoints, their pending
+// writes, the blobs of their values with the delta chains behind them
+// and, for a page that starts at the head, the head: one round trip and
+// one snapshot. Every row is checked against its checksum, and each
+// checkpoint's writes against its count. It returns the rows' integrity
+// columns too, for List's chain check.
+//
+// With skip (checkpoint.ListOptions.SkipValue) the first statement reads
+// the reserved channels' blobs alone; skip is asked, checkpoint by
+// checkpoint in order, about each other channel, and a second statement
+// reads the blobs of those it did not skip (none when it skipped them
+// all), with whether their checkpoints are still stored. Blobs do not
+// change once stored, so that read gives what the first one's snapshot
+// held, unless a Prune or DeleteThread deleted a checkpoint in between:
+// then the page ends before the first such checkpoint and cut is set
+// (nothing older follows). in makes the strings of the rows (nil: a new
+// interner).
+func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter, skip func(*checkpoint.Tuple, string) bool, in *interner) (tuples []*checkpoint.Tuple, infos []rowInfo, cut bool, err error) {
 	if !readable(cfg, f.before) {
-		return nil, nil, nil // no stored row has such a key
+		return nil, nil, false, nil // no stored row has such a key
 	}
-	pageSQL, blobsSQL, writesSQL, args := s.pageQueries(cfg, f)
-	var (
-		tuples   []*checkpoint.Tuple
-		infos    []rowInfo
-		raw      [][2][]byte // versions and metadata of each tuple
-		blobs    = map[blobKey]blobRow{}
-		writes   = map[string][]checkpoint.PendingWrite{}
-		unsummed = map[string]int{} // writes without a checksum, by checkpoint
-		badWrite error
-		head     *string
-	)
+	if in == nil {
+		in = &interner{}
+	}
 	thread, ns := cfg.ThreadID, cfg.Namespace
-	fromHead := f.id == "" && f.before == "" && f.contains == ""
-	batch := &pgx.Batch{}
-	batch.Queue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-	if fromHead {
-		batch.Queue(s.q.head, thread, ns).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				if err := rows.Scan(&head); err != nil {
-					return err
-				}
-			}
-			return rows.Err()
-		})
-	}
-	batch.Queue(pageSQL, args...).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			var (
-				id       string
-				parent   *string
-				versions []byte
-				md       []byte
-				info     = rowInfo{thread: thread, ns: ns}
-			)
-			if err := rows.Scan(&id, &parent, &info.created, &versions, &md, &info.prev, &info.nwrites, &info.crc); err != nil {
-				return err
-			}
-			info.id = id
-			tup := &checkpoint.Tuple{
-				Config:     checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: id},
-				Checkpoint: checkpoint.Checkpoint{ID: id, CreatedAt: info.created},
-			}
-			if parent != nil && *parent != "" {
-				info.parent = *parent
-				tup.Parent = &checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: *parent}
-			}
-			tuples = append(tuples, tup)
-			infos = append(infos, info)
-			raw = append(raw, [2][]byte{versions, md})
-		}
-		return rows.Err()
-	})
-	batch.Queue(blobsSQL, args...).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			var k blobKey
-			var b blobRow
-			var crc *int64
-			if err := rows.Scan(&k.channel, &k.version, &b.data, &b.delta, &b.base, &crc); err != nil {
-				return err
-			}
-			b.bad = crc != nil && *crc != blobChecksum(thread, ns, k.channel, k.version, b.data, b.delta, b.base)
-			blobs[k] = b
-		}
-		return rows.Err()
-	})
-	batch.Queue(writesSQL, args...).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			var id string
-			var w checkpoint.PendingWrite
-			var idx int32
-			var crc *int64
-			if err := rows.Scan(&id, &w.TaskID, &idx, &w.Channel, &w.Value, &crc); err != nil {
-				return err
-			}
-			w.Index = int(idx)
-			switch {
-			case crc == nil:
-				unsummed[id]++
-			case *crc != writeChecksum(thread, ns, id, w.TaskID, idx, w.Channel, w.Value) && badWrite == nil:
-				badWrite = corruptError(thread, ns, id, "pending write %d of task %q does not match its checksum", idx, w.TaskID)
-			}
-			writes[id] = append(writes[id], w)
-		}
-		return rows.Err()
-	})
-	batch.Queue("COMMIT")
-	if err := s.pool.SendBatch(ctx, batch).Close(); err != nil {
+	fail := func(err error) error {
 		if f.id != "" {
-			return nil, nil, fmt.Errorf("postgres: read thread %q ns %q checkpoint %q: %w", thread, ns, f.id, err)
+			return fmt.Errorf("postgres: read thread %q ns %q checkpoint %q: %w", thread, ns, f.id, err)
 		}
-		return nil, nil, fmt.Errorf("postgres: read thread %q ns %q: %w", thread, ns, err)
+		return fmt.Errorf("postgres: read thread %q ns %q: %w", thread, ns, err)
 	}
-	if badWrite != nil {
-		return nil, nil, badWrite
+	fromHead := f.id == "" && f.before == "" && f.contains == ""
+	scope := blobsAll
+	if f.head || skip != nil {
+		scope = blobsSchedule
+	}
+	sql, args := s.pageSQL(cfg, f, scope, fromHead)
+	p := &pageRead{thread: thread, ns: ns, in: in, vd: versionsDecoder{in: in}, tuples: make([]checkpoint.Tuple, 0, f.limit)}
+	if err := p.query(ctx, s, sql, args...); err != nil {
+		return nil, nil, false, fail(err)
+	}
+	if p.badWrite != nil {
+		return nil, nil, false, p.badWrite
+	}
+	if !slices.IsSortedFunc(p.tuples, func(a, b checkpoint.Tuple) int { return strings.Compare(b.Checkpoint.ID, a.Checkpoint.ID) }) {
+		sort.Sort(byIDDesc{p})
 	}
 	if fromHead {
 		switch {
-		case head == nil && len(tuples) > 0:
-			return nil, nil, infos[0].corrupt("the namespace has checkpoints but no head")
-		case head != nil && len(tuples) == 0:
-			return nil, nil, corruptError(thread, ns, *head, "the head names it, but it is missing")
-		case head != nil && *head != tuples[0].Checkpoint.ID:
-			return nil, nil, corruptError(thread, ns, *head, "the head names it, but the newest checkpoint is %q", tuples[0].Checkpoint.ID)
+		case p.head == nil && len(p.tuples) > 0:
+			return nil, nil, false, p.infos[0].corrupt("the namespace has checkpoints but no head")
+		case p.head != nil && len(p.tuples) == 0:
+			return nil, nil, false, corruptError(thread, ns, *p.head, "the head names it, but it is missing")
+		case p.head != nil && *p.head != p.tuples[0].Checkpoint.ID:
+			return nil, nil, false, corruptError(thread, ns, *p.head, "the head names it, but the newest checkpoint is %q", p.tuples[0].Checkpoint.ID)
 		}
 	}
 
-	for i, tup := range tuples {
-		cp := &tup.Checkpoint
-		info := &infos[i]
-		if err := json.Unmarshal(raw[i][0], &cp.Versions); err != nil {
-			return nil, nil, info.corrupt("versions: %v", err)
-		}
-		if cp.Versions == nil {
-			return nil, nil, info.corrupt("versions: %q is not a JSON object", truncate(raw[i][0]))
-		}
-		if m := bytes.TrimSpace(raw[i][1]); len(m) == 0 || m[0] != '{' {
-			return nil, nil, info.corrupt("metadata: %q is not a JSON object", truncate(raw[i][1]))
-		}
-		if err := json.Unmarshal(raw[i][1], &tup.Metadata); err != nil {
-			return nil, nil, info.corrupt("metadata: %v", err)
-		}
-		if err := info.check(cp.Versions, tup.Metadata); err != nil {
-			return nil, nil, err
+	n := len(p.tuples)
+	tuples = make([]*checkpoint.Tuple, n)
+	parents := make([]checkpoint.Config, 0, n)
+	for i := range p.tuples {
+		tup, info := &p.tuples[i], &p.infos[i]
+		info.link()
+		if err := p.rowErrs[i]; err != nil {
+			return nil, nil, false, err
 		}
 		if !info.legacy() {
-			if n := len(writes[cp.ID]); int64(n) != int64(*info.nwrites) {
-				return nil, nil, info.corrupt("%d pending writes stored, %d found", *info.nwrites, n)
+			if got := len(p.writes[tup.Checkpoint.ID]); int64(got) != int64(*info.nwrites) {
+				return nil, nil, false, info.corrupt("%d pending writes stored, %d found", *info.nwrites, got)
 			}
-			if unsummed[cp.ID] > 0 {
-				return nil, nil, info.corrupt("%d pending writes have no checksum", unsummed[cp.ID])
+			if u := p.unsummed[tup.Checkpoint.ID]; u > 0 {
+				return nil, nil, false, info.corrupt("%d pending writes have no checksum", u)
 			}
 		}
-		cp.Values = make(map[string]checkpoint.Value, len(cp.Versions))
-		for ch, v := range cp.Versions {
-			if f.head && !checkpoint.IsReserved(ch) {
-				continue
-			}
-			val, err := rebuild(blobs, ch, v)
-			if err != nil {
-				return nil, nil, info.corrupt("%v", err)
-			}
-			cp.Values[ch] = val
+		if info.parent != "" {
+			parents = append(parents, checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: info.parent})
+			tup.Parent = &parents[len(parents)-1]
 		}
-		tup.PendingWrites = writes[cp.ID]
+		if ws := p.writes[tup.Checkpoint.ID]; len(ws) > 1 {
+			slices.SortFunc(ws, func(a, b checkpoint.PendingWrite) int {
+				if c := strings.Compare(a.TaskID, b.TaskID); c != 0 {
+					return c
+				}
+				return a.Index - b.Index
+			})
+		}
+		tup.PendingWrites = p.writes[tup.Checkpoint.ID]
+		tuples[i] = tup
 	}
-	return tuples, infos, nil
+
+	// The values to read: every channel's, but those skip skips (or, for
+	// GetHead, every field's).
+	var want valuesWanted
+	var keep [16]string
+	for i, tup := range tuples {
+		chans := keep[:0]
+		for ch := range tup.Checkpoint.Versions {
+			reserved := checkpoint.IsReserved(ch)
+			if reserved || (!f.head && (skip == nil || !skip(tup, ch))) {
+				chans = append(chans, ch)
+			}
+		}
+		vals := make(map[string]checkpoint.Value, len(chans))
+		for _, ch := range chans {
+			v := tup.Checkpoint.Versions[ch]
+			vals[ch] = checkpoint.Value{Version: v}
+			if scope == blobsSchedule {
+				if b, ok := p.blobs[blobKey{ch, v}]; !ok || b.delta {
+					want.add(i, tup.Checkpoint.ID, ch, v)
+				}
+			}
+		}
+		tup.Checkpoint.Values = vals
+	}
+	if len(want.channels) > 0 {
+		args := []any{thread, ns, want.channels, want.versions, want.ids}
+		if err := p.query(ctx, s, s.q.values, args...); err != nil {
+			return nil, nil, false, fail(err)
+		}
+		for i, tup := range tuples {
+			if want.of[i] && !p.exists[tup.Checkpoint.ID] {
+				tuples, infos, cut = tuples[:i], p.infos[:i], true
+				break
+			}
+		}
+	}
+	for i, tup := range tuples {
+		for ch, v := range tup.Checkpoint.Values {
+			val, err := rebuild(p.blobs, ch, v.Version)
+			if err != nil {
+				return nil, nil, false, p.infos[i].corrupt("%v", err)
+			}
+			tup.Checkpoint.Values[ch] = val
+		}
+	}
+	if !cut {
+		infos = p.infos
+	}
+	return tuples, infos, cut, nil
 }
 
-// pageQueries returns the three queries of a page — its checkpoints,
-// their blobs with the delta chains behind them, and their pending
-// writes — and their shared arguments.
-func (s *Saver) pageQueries(cfg checkpoint.Config, f pageFilter) (pageSQL, blobsSQL, writesSQL string, args []any) {
-	where, args := f.sql(cfg)
-	t := s.t
-	headOnly := ""
-	if f.head {
-		headOnly = `
-	WHERE length(v.key) > 4 AND left(v.key, 2) = '__' AND right(v.key, 2) = '__'`
+// query runs one of a page's statements and decodes its rows.
+func (p *pageRead) query(ctx context.Context, s *Saver, sql string, args ...any) error {
+	rows, err := s.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return err
 	}
-	pageSQL = `SELECT id, parent_id, created_at, versions, metadata, prev, nwrites, crc FROM ` + t.checkpoints + where
-	// The blob lookups are LATERAL primary-key probes (LIMIT 1 keeps the
-	// planner from flattening them into joins), so even a generic plan
-	// that guesses one row per thread walks the index rather than
-	// scanning the thread's blobs once per step of a delta chain.
-	blobsSQL = `WITH RECURSIVE page AS (SELECT versions FROM ` + t.checkpoints + where + `),
-want AS (
-	SELECT DISTINCT v.key COLLATE "C" AS channel, v.value COLLATE "C" AS version
-	FROM page, jsonb_each_text(CASE WHEN jsonb_typeof(page.versions) = 'object' THEN page.versions ELSE '{}'::jsonb END) AS v` + headOnly + `
-),
-chain (channel, version, delta, base) AS (
-	SELECT b.channel, b.version, b.delta, b.base
-	FROM want w CROSS JOIN LATERAL (
-		SELECT b.channel, b.version, b.delta, b.base FROM ` + t.blobs + ` b
-		WHERE b.thread_id = $1 AND b.ns = $2 AND b.channel = w.channel AND b.version = w.version
-		LIMIT 1
-	) b
-	UNION
-	SELECT b.channel, b.version, b.delta, b.base
-	FROM chain c CROSS JOIN LATERAL (
-		SELECT b.channel, b.version, b.delta, b.base FROM ` + t.blobs + ` b
-		WHERE b.thread_id = $1 AND b.ns = $2 AND b.channel = c.channel AND b.version = c.base
-		LIMIT 1
-	) b
-	WHERE c.delta AND c.base <> ''
-)
-SELECT b.channel, b.version, b.data, b.delta, b.base, b.crc
-FROM chain c CROSS JOIN LATERAL (
-	SELECT b.channel, b.version, b.data, b.delta, b.base, b.crc FROM ` + t.blobs + ` b
-	WHERE b.thread_id = $1 AND b.ns = $2 AND b.channel = c.channel AND b.version = c.version
-	LIMIT 1
-) b`
-	writesSQL = `WITH page AS (SELECT id FROM ` + t.checkpoints + where + `)
-SELECT p.id, w.task_id, w.idx, w.channel, w.value, w.crc
-FROM page p CROSS JOIN LATERAL (
-	SELECT w.task_id, w.idx, w.channel, w.value, w.crc FROM ` + t.writes + ` w
-	WHERE w.thread_id = $1 AND w.ns = $2 AND w.checkpoint_id = p.id
-	OFFSET 0
-) w
-ORDER BY p.id, w.task_id, w.idx`
-	return pageSQL, blobsSQL, writesSQL, args
+	return p.read(rows)
+}
+
+// valuesWanted lists the blobs a page reads in its second statement.
+type valuesWanted struct {
+	channels, versions []string
+	ids                []string     // the checkpoints that want them
+	of                 map[int]bool // the indices in the page of those checkpoints
+	seen               map[blobKey]bool
+}
+
+func (w *valuesWanted) add(i int, id, ch, v string) {
+	if w.of == nil {
+		w.of, w.seen = map[int]bool{}, map[blobKey]bool{}
+	}
+	if !w.of[i] {
+		w.of[i] = true
+		w.ids = append(w.ids, id)
+	}
+	if k := (blobKey{ch, v}); !w.seen[k] {
+		w.seen[k] = true
+		w.channels = append(w.channels, ch)
+		w.versions = append(w.versions, v)
+	}
+}
+
+// byIDDesc sorts a page's rows newest first, should the database return
+// them in another order.
+type byIDDesc struct{ p *pageRead }
+
+func (b byIDDesc) Len() int { return len(b.p.tuples) }
+func (b byIDDesc) Less(i, j int) bool {
+	return b.p.tuples[i].Checkpoint.ID > b.p.tuples[j].Checkpoint.ID
+}
+func (b byIDDesc) Swap(i, j int) {
+	p := b.p
+	p.tuples[i], p.tuples[j] = p.tuples[j], p.tuples[i]
+	p.infos[i], p.infos[j] = p.infos[j], p.infos[i]
+	p.rowErrs[i], p.rowErrs[j] = p.rowErrs[j], p.rowErrs[i]
 }
 
 // rebuild returns the value of channel ch at version: the newest full

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,6 +26,7 @@ type Saver struct {
 	// writeTimeout bounds the statement of Put and PutWrites (see
 	// WithWriteTimeout).
 	writeTimeout time.Duration
+	pages        sync.Map // pageKey → the page statement (pageSQL)
 }
 
 var (
@@ -52,6 +54,7 @@ func New(pool *pgxpool.Pool, opts ...Option) *Saver {
 	}
 	s.t = newTables(s.schema)
 	s.q = newQueries(s.t)
+	s.q.values = s.valuesSQL()
 	s.lock = migrate.Key("stategraph/checkpoint/postgres", s.schema)
 	return s
 }
@@ -59,16 +62,20 @@ func New(pool *pgxpool.Pool, opts ...Option) *Saver {
 // Open connects to the database named by dsn (a PostgreSQL URL or
 // key=value string, as pgxpool.ParseConfig accepts) and returns a Saver
 // that owns the connection pool; Close closes it. It checks the
-// connection but does not migrate: call Migrate.
+// connection by making the pool's first one (which the next call then
+// uses; no round trip besides the connection's own) but does not
+// migrate: call Migrate.
 func Open(ctx context.Context, dsn string, opts ...Option) (*Saver, error) {
 	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
-	if err := pool.Ping(ctx); err != nil {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("postgres: open: %w", err)
 	}
+	conn.Release()
 	s := New(pool, opts...)
 	s.owned = true
 	return s, nil
