@@ -26,6 +26,52 @@ type cpRow struct {
 	// inline is the inline column: the values stored in the row (nil for
 	// none, and in rows written before migration 5).
 	inline []byte
+	// skipAll and skipped say which values a read leaves out (List's
+	// SkipValue): every channel but the reserved ones, or those in
+	// skipped.
+	skipAll bool
+	skipped []string
+}
+
+// reads reports whether a read of r reads the value of channel ch.
+func (r *cpRow) reads(ch string) bool {
+	if r.skipAll {
+		return checkpoint.IsReserved(ch)
+	}
+	return len(r.skipped) == 0 || !slices.Contains(r.skipped, ch)
+}
+
+// nreads is the number of channels whose values a read of r reads.
+func (r *cpRow) nreads() int {
+	if !r.skipAll && len(r.skipped) == 0 {
+		return len(r.versions)
+	}
+	n := 0
+	for ch := range r.versions {
+		if r.reads(ch) {
+			n++
+		}
+	}
+	return n
+}
+
+// askSkips asks skip about each channel of tup, the tuple of r so far,
+// that is not reserved, and records what it leaves out in r.
+func askSkips(r *cpRow, tup *checkpoint.Tuple, skip func(*checkpoint.Tuple, string) bool) {
+	fields, skipped := 0, 0
+	for ch := range r.versions {
+		if checkpoint.IsReserved(ch) {
+			continue
+		}
+		fields++
+		if skip(tup, ch) {
+			skipped++
+			r.skipped = append(r.skipped, ch)
+		}
+	}
+	if skipped > 0 && skipped == fields {
+		r.skipAll, r.skipped = true, nil
+	}
 }
 
 // blobKey names a blob within a thread and namespace.
@@ -90,7 +136,7 @@ func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tup
 		if err != nil {
 			return err
 		}
-		tups, err := s.load(ctx, tx, thread, ns, []cpRow{r})
+		tups, err := s.load(ctx, tx, thread, ns, []cpRow{r}, nil)
 		if err != nil {
 			return err
 		}
@@ -130,10 +176,39 @@ func withCtx(ctx context.Context, err error) error {
 
 // load turns checkpoint rows of one thread and namespace into tuples: it
 // fetches the blobs of all of them, delta chains included, in one query
-// and their pending writes in another.
-func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []cpRow) ([]*checkpoint.Tuple, error) {
+// and their pending writes in another. skip, when set, is List's
+// SkipValue: it is asked about the rows in order, before anything else is
+// read, and the values it leaves out are not read.
+func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []cpRow, skip func(*checkpoint.Tuple, string) bool) ([]*checkpoint.Tuple, error) {
 	if len(rows) == 0 {
 		return nil, nil
+	}
+	out := make([]*checkpoint.Tuple, len(rows))
+	tups := make([]checkpoint.Tuple, len(rows))
+	var parents []checkpoint.Config
+	for i := range rows {
+		r := &rows[i]
+		tup := &tups[i]
+		*tup = checkpoint.Tuple{
+			Config: checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: r.id},
+			Checkpoint: checkpoint.Checkpoint{
+				ID:        r.id,
+				CreatedAt: r.created,
+				Versions:  r.versions,
+			},
+			Metadata: r.md,
+		}
+		if r.parent != "" {
+			if parents == nil {
+				parents = make([]checkpoint.Config, len(rows))
+			}
+			parents[i] = checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: r.parent}
+			tup.Parent = &parents[i]
+		}
+		if skip != nil {
+			askSkips(r, tup, skip)
+		}
+		out[i] = tup
 	}
 	blobs, err := s.loadBlobs(ctx, tx, thread, ns, rows)
 	if err != nil {
@@ -143,34 +218,24 @@ func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*checkpoint.Tuple, len(rows))
-	for i, r := range rows {
+	for i := range rows {
+		r := &rows[i]
 		if r.nwrites.Valid && int64(len(writes[r.id])) != r.nwrites.Int64 {
 			return nil, corruptError(thread, ns, r.id, "%d pending writes stored, %d found", r.nwrites.Int64, len(writes[r.id]))
 		}
-		values := make(map[string]checkpoint.Value, len(r.versions))
+		values := make(map[string]checkpoint.Value, r.nreads())
 		for ch, v := range r.versions {
+			if !r.reads(ch) {
+				continue
+			}
 			val, err := rebuild(blobs, ch, v)
 			if err != nil {
 				return nil, corruptError(thread, ns, r.id, "channel %q version %q: %v", ch, v, err)
 			}
 			values[ch] = val
 		}
-		tup := &checkpoint.Tuple{
-			Config: checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: r.id},
-			Checkpoint: checkpoint.Checkpoint{
-				ID:        r.id,
-				CreatedAt: r.created,
-				Versions:  r.versions,
-				Values:    values,
-			},
-			Metadata:      r.md,
-			PendingWrites: writes[r.id],
-		}
-		if r.parent != "" {
-			tup.Parent = &checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: r.parent}
-		}
-		out[i] = tup
+		out[i].Checkpoint.Values = values
+		out[i].PendingWrites = writes[r.id]
 	}
 	return out, nil
 }

@@ -50,22 +50,12 @@ func (s *Saver) GetHead(ctx context.Context, cfg checkpoint.Config) (*checkpoint
 		if err != nil {
 			return err
 		}
-		// load reads the values of the versions it is given: give it the
-		// reserved channels' alone, and put the whole map back on the
-		// tuple.
-		all := r.versions
-		r.versions = make(map[string]string, 2)
-		for ch, v := range all {
-			if checkpoint.IsReserved(ch) {
-				r.versions[ch] = v
-			}
-		}
-		tups, err := s.load(ctx, tx, thread, ns, []cpRow{r})
+		r.skipAll = true // the schedule alone
+		tups, err := s.load(ctx, tx, thread, ns, []cpRow{r}, nil)
 		if err != nil {
 			return err
 		}
 		tup = tups[0]
-		tup.Checkpoint.Versions = all
 		return nil
 	})
 	if err != nil {
@@ -82,21 +72,14 @@ func headOfRow(thread, ns string, r *cpRow) (*checkpoint.Tuple, bool) {
 	if r.legacy || !r.nwrites.Valid || r.nwrites.Int64 != 0 {
 		return nil, false
 	}
-	var blobs map[blobKey]blobRow
 	values := make(map[string]checkpoint.Value, 1)
 	for ch, v := range r.versions {
 		if !checkpoint.IsReserved(ch) {
 			continue
 		}
-		if blobs == nil {
-			blobs = make(map[blobKey]blobRow, 2)
-			if addInline(blobs, r.id, r.inline) != nil {
-				return nil, false // the transaction's read reports it
-			}
-		}
-		val, err := rebuild(blobs, ch, v)
-		if err != nil {
-			return nil, false // elsewhere, or missing: read as Get reads
+		val, ok := inlineValue(r, ch, v)
+		if !ok {
+			return nil, false // elsewhere, missing or damaged: read as Get reads
 		}
 		values[ch] = val
 	}
@@ -114,4 +97,17 @@ func headOfRow(thread, ns string, r *cpRow) (*checkpoint.Tuple, bool) {
 		tup.Parent = &checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: r.parent}
 	}
 	return tup, true
+}
+
+// inlineValue returns the value of channel ch at version v when it is a
+// snapshot in r's own inline column.
+func inlineValue(r *cpRow, ch, v string) (checkpoint.Value, bool) {
+	if versionOwner(v) != r.id {
+		return checkpoint.Value{}, false
+	}
+	b, ok, err := findInline(r.inline, r.id, ch, v)
+	if err != nil || !ok || b.delta || b.bad {
+		return checkpoint.Value{}, false
+	}
+	return checkpoint.Value{Version: v, Snapshot: b.data}, true
 }

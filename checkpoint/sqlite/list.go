@@ -104,7 +104,7 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 						return err
 					}
 				}
-				tups, err = s.load(ctx, tx, thread, ns, keep)
+				tups, err = s.load(ctx, tx, thread, ns, keep, opts.SkipValue)
 				return err
 			})
 			if err != nil {
