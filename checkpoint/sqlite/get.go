@@ -58,19 +58,24 @@ func (r *cpRow) nreads() int {
 // askSkips asks skip about each channel of tup, the tuple of r so far,
 // that is not reserved, and records what it leaves out in r.
 func askSkips(r *cpRow, tup *checkpoint.Tuple, skip func(*checkpoint.Tuple, string) bool) {
-	fields, skipped := 0, 0
+	var stack [8]string
+	skipped := stack[:0]
+	fields := 0
 	for ch := range r.versions {
 		if checkpoint.IsReserved(ch) {
 			continue
 		}
 		fields++
 		if skip(tup, ch) {
-			skipped++
-			r.skipped = append(r.skipped, ch)
+			skipped = append(skipped, ch)
 		}
 	}
-	if skipped > 0 && skipped == fields {
-		r.skipAll, r.skipped = true, nil
+	switch {
+	case len(skipped) == 0:
+	case len(skipped) == fields:
+		r.skipAll = true
+	default:
+		r.skipped = slices.Clone(skipped)
 	}
 }
 
@@ -98,20 +103,26 @@ func scanCheckpoint(scan func(...any) error, thread, ns string, in *interner) (c
 		}
 		return r, err
 	}
-	if err := checkRow(thread, ns, &r, created, versions, md, crc); err != nil {
-		return r, err
+	return r, decodeRow(thread, ns, &r, created, versions, md, crc, in)
+}
+
+// decodeRow checks the row r was scanned from and decodes its columns
+// into r.
+func decodeRow(thread, ns string, r *cpRow, created any, versions, md []byte, crc sql.NullInt64, in *interner) error {
+	if err := checkRow(thread, ns, r, created, versions, md, crc); err != nil {
+		return err
 	}
 	var err error
 	if r.created, err = decodeTime(created); err != nil {
-		return r, corruptError(thread, ns, r.id, "%v", err)
+		return corruptError(thread, ns, r.id, "%v", err)
 	}
 	if r.versions, err = decodeVersionsIn(versions, in); err != nil {
-		return r, corruptError(thread, ns, r.id, "%v", err)
+		return corruptError(thread, ns, r.id, "%v", err)
 	}
 	if r.md, err = decodeMetadataIn(md, in); err != nil {
-		return r, corruptError(thread, ns, r.id, "%v", err)
+		return corruptError(thread, ns, r.id, "%v", err)
 	}
-	return r, nil
+	return nil
 }
 
 // Get returns the checkpoint cfg names, or the latest of its thread and
@@ -243,15 +254,22 @@ func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []
 // loadWrites fetches the pending writes of the rows, by checkpoint id,
 // ordered by task id then index.
 func (s *Saver) loadWrites(ctx context.Context, tx *sql.Tx, thread, ns string, rows []cpRow) (map[string][]checkpoint.PendingWrite, error) {
+	// A row that counts no writes has none to look for; a legacy row
+	// does not count them.
+	var ids []string
+	for i := range rows {
+		if r := &rows[i]; !r.nwrites.Valid || r.nwrites.Int64 != 0 {
+			ids = append(ids, r.id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
 	var rs *sql.Rows
 	var err error
-	if len(rows) == 1 {
-		rs, err = tx.StmtContext(ctx, s.st.writesOne).QueryContext(ctx, thread, ns, rows[0].id)
+	if len(ids) == 1 {
+		rs, err = tx.StmtContext(ctx, s.st.writesOne).QueryContext(ctx, thread, ns, ids[0])
 	} else {
-		ids := make([]string, len(rows))
-		for i, r := range rows {
-			ids[i] = r.id
-		}
 		rs, err = tx.StmtContext(ctx, s.st.writesPage).QueryContext(ctx, thread, ns, idsJSON(ids))
 	}
 	if err != nil {

@@ -26,6 +26,9 @@ func (s *Saver) loadBlobs(ctx context.Context, tx *sql.Tx, thread, ns string, ro
 	for i := range rows {
 		n += rows[i].nreads()
 	}
+	if n == 0 {
+		return nil, nil // every value skipped
+	}
 	blobs := make(map[blobKey]blobRow, n)
 	// cols holds the inline columns of the checkpoints looked at, by id
 	// (nil for one without, or whose row was not found or is damaged):
