@@ -179,27 +179,72 @@ func (s *Saver) inlineOf(ctx context.Context, tx *sql.Tx, thread, ns string, ids
 // with the delta chains behind them within the table, and returns the
 // reader names the checkpoint in an error.
 func (s *Saver) tableBlobs(ctx context.Context, tx *sql.Tx, thread, ns, reader string, keys []blobKey, blobs map[blobKey]blobRow) error {
+	if len(keys) == 1 {
+		n, err := s.chainOf(ctx, tx, thread, ns, reader, keys[0], blobs)
+		if err != nil || n < maxChainOne {
+			return err
+		}
+	}
 	rs, err := tx.StmtContext(ctx, s.st.chain).QueryContext(ctx, thread, ns, seedsJSON(keys))
 	if err != nil {
 		return err
 	}
 	defer rs.Close()
+	var in interner
+	var channel, version, base sql.RawBytes
 	for rs.Next() {
-		var k blobKey
 		var b blobRow
 		var crc int64
-		if err := rs.Scan(&k.channel, &k.version, &b.delta, &b.base, &crc, &b.data); err != nil {
-			if k.channel == "" || k.version == "" {
-				return corruptError(thread, ns, reader, "a blob cannot be read: %v", err)
-			}
-			// Reported by rebuild, naming the checkpoint that needs it.
-			b = blobRow{bad: true}
+		err := rs.Scan(&channel, &version, &b.delta, &base, &crc, &b.data)
+		if err != nil && (len(channel) == 0 || len(version) == 0) {
+			return corruptError(thread, ns, reader, "a blob cannot be read: %v", err)
 		}
-		b.bad = b.bad || !blobChecksumOK(crc, thread, ns, k.channel, k.version, b.delta, b.base, b.data)
-		if old, ok := blobs[k]; ok && !old.bad {
-			continue // inline in its owner's row, which reads first
-		}
-		blobs[k] = b
+		k := blobKey{in.str(channel), in.str(version)}
+		b.base = in.str(base)
+		addTableBlob(thread, ns, k, b, crc, err, blobs)
 	}
 	return rs.Err()
+}
+
+// chainOf adds to blobs the blob of k with the delta chain behind it
+// (sqlChainOne), and returns the number of rows it read.
+func (s *Saver) chainOf(ctx context.Context, tx *sql.Tx, thread, ns, reader string, k blobKey, blobs map[blobKey]blobRow) (int, error) {
+	rs, err := tx.StmtContext(ctx, s.st.chainOne).QueryContext(ctx, thread, ns, k.channel, k.version)
+	if err != nil {
+		return 0, err
+	}
+	defer rs.Close()
+	n := 0
+	var base sql.RawBytes
+	for rs.Next() {
+		n++
+		var b blobRow
+		var crc int64
+		err := rs.Scan(&b.delta, &base, &crc, &b.data)
+		b.base = string(base)
+		addTableBlob(thread, ns, k, b, crc, err, blobs)
+		if err != nil {
+			// The next row's version is this one's base, which did not
+			// read: the chain is cut here, which rebuild reports.
+			break
+		}
+		k.version = b.base
+	}
+	return n, rs.Err()
+}
+
+// addTableBlob adds to blobs the blob row b of key k as scanned (err is
+// the Scan's), checked against crc, unless the blob is there already
+// (inline in its owner's row, which reads first).
+func addTableBlob(thread, ns string, k blobKey, b blobRow, crc int64, err error, blobs map[blobKey]blobRow) {
+	if err != nil {
+		// Reported by rebuild, naming the checkpoint that needs it.
+		b = blobRow{bad: true}
+	} else {
+		b.bad = !blobChecksumOK(crc, thread, ns, k.channel, k.version, b.delta, b.base, b.data)
+	}
+	if old, ok := blobs[k]; ok && !old.bad {
+		return
+	}
+	blobs[k] = b
 }

@@ -78,6 +78,28 @@ SELECT b.channel, b.version, b.delta, b.base, b.crc, b.data
 FROM chain c CROSS JOIN blobs b
 	ON b.thread_id = ?1 AND b.ns = ?2 AND b.channel = c.channel AND b.version = c.version`
 
+	// sqlChainOne is sqlChain for one (channel, version), ?3 and ?4, in
+	// one pass: each link is looked up once, with its data, where
+	// sqlChain looks each up twice (its UNION, which keeps the chains of
+	// many seeds from being read once per seed, cannot carry the data).
+	// A chain that loops stops at maxChainOne rows, which rebuild then
+	// reports; one that long and sound is read again with sqlChain. Each
+	// link is one row (the key is the primary key), in chain order, so
+	// the rows leave out the channel (?3) and the version (?4 for the
+	// first, the base of the row before for the others).
+	sqlChainOne = `WITH RECURSIVE
+chain (delta, base, crc, data) AS (
+	SELECT delta, base, crc, data FROM blobs
+	WHERE thread_id = ?1 AND ns = ?2 AND version = ?4 AND channel = ?3
+	UNION ALL
+	SELECT b.delta, b.base, b.crc, b.data
+	FROM chain c CROSS JOIN blobs b
+		ON b.thread_id = ?1 AND b.ns = ?2 AND b.version = c.base AND b.channel = ?3
+	WHERE c.delta <> 0
+	LIMIT 4096
+)
+SELECT delta, base, crc, data FROM chain`
+
 	writeCols = `checkpoint_id, task_id, idx, channel, crc, value`
 
 	sqlWritesOne = `SELECT ` + writeCols + ` FROM writes
@@ -90,6 +112,9 @@ WHERE thread_id = ?1 AND ns = ?2 AND checkpoint_id IN (SELECT value FROM json_ea
 ORDER BY checkpoint_id, task_id, idx`
 )
 
+// maxChainOne is the LIMIT of sqlChainOne.
+const maxChainOne = 4096
+
 // checkpointArgs are the arguments of sqlInsertCheckpoint, in order.
 func checkpointArgs(thread, ns, id, parent, created, versions, md, head, crc, inline any) [15]any {
 	return [15]any{thread, ns, id, parent, created, versions, md, head, crc, inline, thread, ns, head, id, head}
@@ -99,7 +124,7 @@ func checkpointArgs(thread, ns, id, parent, created, versions, md, head, crc, in
 // the write handle, the others on the read handle.
 type stmts struct {
 	lock, head, insertCheckpoint, insertBlob, countWrites, insertWrite, replaceWrite *sql.Stmt
-	getLatest, getByID, chain, inlineOf, writesOne, writesPage                       *sql.Stmt
+	getLatest, getByID, chain, chainOne, inlineOf, writesOne, writesPage                       *sql.Stmt
 	all                                                                              []*sql.Stmt
 
 	// listMu guards list, the statements of List queries by SQL text,
@@ -172,6 +197,7 @@ func (st *stmts) prepare(ctx context.Context, rdb, wdb *sql.DB) error {
 		{&st.getLatest, rdb, sqlGetLatest},
 		{&st.getByID, rdb, sqlGetByID},
 		{&st.chain, rdb, sqlChain},
+		{&st.chainOne, rdb, sqlChainOne},
 		{&st.inlineOf, rdb, sqlInlineOf},
 		{&st.writesOne, rdb, sqlWritesOne},
 		{&st.writesPage, rdb, sqlWritesPage},
