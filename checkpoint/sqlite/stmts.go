@@ -124,7 +124,7 @@ func checkpointArgs(thread, ns, id, parent, created, versions, md, head, crc, in
 // the write handle, the others on the read handle.
 type stmts struct {
 	lock, head, insertCheckpoint, insertBlob, countWrites, insertWrite, replaceWrite *sql.Stmt
-	getLatest, getByID, chain, chainOne, inlineOf, writesOne, writesPage                       *sql.Stmt
+	getLatest, getByID, chain, chainOne, inlineOf, writesOne, writesPage             *sql.Stmt
 	all                                                                              []*sql.Stmt
 
 	// listMu guards list, the statements of List queries by SQL text,
