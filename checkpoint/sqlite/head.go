@@ -19,13 +19,7 @@ import (
 // snapshot); any other takes the transaction Get takes.
 func (s *Saver) GetHead(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
 	thread, ns := cfg.ThreadID, cfg.Namespace
-	var row *sql.Row
-	if cfg.CheckpointID == "" {
-		row = s.st.getLatest.QueryRowContext(ctx, thread, ns)
-	} else {
-		row = s.st.getByID.QueryRowContext(ctx, thread, ns, cfg.CheckpointID)
-	}
-	r, err := scanCheckpoint(row.Scan, thread, ns, nil)
+	r, err := s.headRow(ctx, cfg)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, wrapRead(ctx, notFoundError(cfg), "get head", cfg)
@@ -110,4 +104,33 @@ func inlineValue(r *cpRow, ch, v string) (checkpoint.Value, bool) {
 		return checkpoint.Value{}, false
 	}
 	return checkpoint.Value{Version: v, Snapshot: b.data}, true
+}
+
+// headRow reads the row of the checkpoint cfg names (the latest when
+// cfg.CheckpointID is "") with one statement; none is sql.ErrNoRows.
+func (s *Saver) headRow(ctx context.Context, cfg checkpoint.Config) (cpRow, error) {
+	var rs *sql.Rows
+	var err error
+	if cfg.CheckpointID == "" {
+		rs, err = s.st.getLatest.QueryContext(ctx, cfg.ThreadID, cfg.Namespace)
+	} else {
+		rs, err = s.st.getByID.QueryContext(ctx, cfg.ThreadID, cfg.Namespace, cfg.CheckpointID)
+	}
+	if err != nil {
+		return cpRow{}, err
+	}
+	defer rs.Close()
+	if !rs.Next() {
+		if err := rs.Err(); err != nil {
+			return cpRow{}, err
+		}
+		return cpRow{}, sql.ErrNoRows
+	}
+	var sc rowScanner
+	sc.init(cfg.ThreadID, cfg.Namespace)
+	r, err := sc.scan(rs)
+	if err != nil {
+		return r, err
+	}
+	return r, rs.Close()
 }

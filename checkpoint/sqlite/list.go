@@ -41,7 +41,7 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 		// and that the oldest names none: a missing row is ErrCorrupt.
 		chained := len(opts.Filter) == 0 && cfg.CheckpointID == ""
 		var newer *cpRow
-		sc := newRowScanner(thread, ns)
+		sc := newRowScanner(thread, ns, true)
 		for {
 			n := size
 			if q.exact && remaining > 0 && remaining < n {

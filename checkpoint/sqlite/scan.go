@@ -1,6 +1,9 @@
 package sqlite
 
-import "database/sql"
+import (
+	"database/sql"
+	"slices"
+)
 
 // rowScanner scans the rows of checkpointCols of one query (List's pages)
 // into buffers it reuses: the JSON columns are decoded before the next
@@ -9,7 +12,10 @@ import "database/sql"
 // than a slice each.
 type rowScanner struct {
 	thread, ns string
-	in         interner
+	// in makes each repeated string once; nil (a scanner of one row)
+	// makes every string.
+	in         *interner
+	inTable    interner
 	id, parent string
 	created    any
 	versions   sql.RawBytes
@@ -25,10 +31,21 @@ type rowScanner struct {
 // arenaChunk is the size of a new arena of a rowScanner.
 const arenaChunk = 16 << 10
 
-func newRowScanner(thread, ns string) *rowScanner {
-	sc := &rowScanner{thread: thread, ns: ns}
-	sc.dest = [9]any{&sc.id, &sc.parent, &sc.created, &sc.versions, &sc.md, &sc.prev, &sc.nwrites, &sc.crc, &sc.inline}
+// newRowScanner returns a scanner of rows of thread and namespace ns;
+// many (a List) interns their strings and copies their inline columns
+// into an arena.
+func newRowScanner(thread, ns string, many bool) *rowScanner {
+	sc := &rowScanner{}
+	sc.init(thread, ns)
+	if many {
+		sc.in = &sc.inTable
+	}
 	return sc
+}
+
+func (sc *rowScanner) init(thread, ns string) {
+	sc.thread, sc.ns = thread, ns
+	sc.dest = [9]any{&sc.id, &sc.parent, &sc.created, &sc.versions, &sc.md, &sc.prev, &sc.nwrites, &sc.crc, &sc.inline}
 }
 
 // scan reads the current row of rs.
@@ -41,7 +58,9 @@ func (sc *rowScanner) scan(rs *sql.Rows) (cpRow, error) {
 		return cpRow{}, err
 	}
 	r := cpRow{id: sc.id, parent: sc.parent, prev: sc.prev, nwrites: sc.nwrites}
-	if len(sc.inline) > 0 {
+	if len(sc.inline) > 0 && sc.in == nil {
+		r.inline = slices.Clone(sc.inline)
+	} else if len(sc.inline) > 0 {
 		if cap(sc.arena)-len(sc.arena) < len(sc.inline) {
 			sc.arena = make([]byte, 0, max(arenaChunk, len(sc.inline)))
 		}
@@ -49,5 +68,5 @@ func (sc *rowScanner) scan(rs *sql.Rows) (cpRow, error) {
 		sc.arena = append(sc.arena, sc.inline...)
 		r.inline = sc.arena[start:len(sc.arena):len(sc.arena)]
 	}
-	return r, decodeRow(sc.thread, sc.ns, &r, sc.created, sc.versions, sc.md, sc.crc, &sc.in)
+	return r, decodeRow(sc.thread, sc.ns, &r, sc.created, sc.versions, sc.md, sc.crc, sc.in)
 }
