@@ -175,15 +175,31 @@ func (s *Saver) inlineOf(ctx context.Context, tx *sql.Tx, thread, ns string, ids
 	return rs.Err()
 }
 
+// maxChainQueries is the most keys tableBlobs reads a query each for
+// (sqlChainOne); more are read with one sqlChain, which reads the chains
+// they share once.
+const maxChainQueries = 4
+
 // tableBlobs adds to blobs the rows of the blobs table that keys name,
 // with the delta chains behind them within the table, and returns the
 // reader names the checkpoint in an error.
 func (s *Saver) tableBlobs(ctx context.Context, tx *sql.Tx, thread, ns, reader string, keys []blobKey, blobs map[blobKey]blobRow) error {
-	if len(keys) == 1 {
-		n, err := s.chainOf(ctx, tx, thread, ns, reader, keys[0], blobs)
-		if err != nil || n < maxChainOne {
-			return err
+	if len(keys) <= maxChainQueries {
+		// A query per chain: each link looked up once.
+		long := keys[:0:0]
+		for _, k := range keys {
+			n, err := s.chainOf(ctx, tx, thread, ns, reader, k, blobs)
+			if err != nil {
+				return err
+			}
+			if n >= maxChainOne {
+				long = append(long, k)
+			}
 		}
+		if len(long) == 0 {
+			return nil
+		}
+		keys = long
 	}
 	rs, err := tx.StmtContext(ctx, s.st.chain).QueryContext(ctx, thread, ns, seedsJSON(keys))
 	if err != nil {
