@@ -18,18 +18,20 @@ const lockSQL = `UPDATE schema_migrations SET version = version WHERE 0`
 const (
 	sqlHead = `SELECT id FROM checkpoints WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1`
 
-	// sqlInsertCheckpoint inserts only when the head is still the 8th
-	// argument (which it records as prev) and the new id sorts after it:
-	// the compare-and-set and the insert in one statement. No row
-	// inserted means the caller lost the race (or the id is too old); it
-	// then reads the head to say which. Its parameters are anonymous (the
-	// driver makes a string of the name of each numbered one, at every
-	// execution), so the thread, namespace, id and head come again for
-	// the condition: see checkpointArgs.
-	sqlInsertCheckpoint = `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline)
-SELECT ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?
-WHERE coalesce((SELECT id FROM checkpoints WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1), '') = ?
-	AND ? > ?`
+	// sqlInsertCheckpoint inserts only when the head is still the one
+	// the caller expects (which it records as prev) and the new id sorts
+	// after it: the compare-and-set and the insert in one statement. The
+	// test makes thread_id, which is NOT NULL, NULL when it fails, and OR
+	// IGNORE then skips the row: no row inserted means the caller lost
+	// the race (or the id is too old); it then reads the head to say
+	// which. (An INSERT ... SELECT whose WHERE reads the table copies its
+	// row through a temporary table first; a VALUES row is inserted as it
+	// is.) Its parameters are anonymous (the driver makes a string of the
+	// name of each numbered one, at every execution), so the thread,
+	// namespace, id and head come twice: see checkpointArgs.
+	sqlInsertCheckpoint = `INSERT OR IGNORE INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline)
+VALUES (CASE WHEN coalesce((SELECT id FROM checkpoints WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1), '') = ? AND ? > ? THEN ? END,
+	?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`
 
 	sqlInsertBlob = `INSERT INTO blobs (thread_id, ns, channel, version, delta, base, crc, data)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
@@ -117,7 +119,7 @@ const maxChainOne = 4096
 
 // checkpointArgs are the arguments of sqlInsertCheckpoint, in order.
 func checkpointArgs(thread, ns, id, parent, created, versions, md, head, crc, inline any) [15]any {
-	return [15]any{thread, ns, id, parent, created, versions, md, head, crc, inline, thread, ns, head, id, head}
+	return [15]any{thread, ns, head, id, head, thread, ns, id, parent, created, versions, md, head, crc, inline}
 }
 
 // stmts holds the prepared statements. Write statements are prepared on
