@@ -52,11 +52,12 @@ func parseTime(s string) (time.Time, error) {
 }
 
 // decodeVersions parses the versions column. It never panics.
-func decodeVersions(b []byte) (map[string]string, error) { return decodeVersionsIn(b, nil) }
+func decodeVersions(b []byte) (map[string]string, error) { return decodeVersionsIn(b, nil, "") }
 
-// decodeVersionsIn is decodeVersions with its strings from in.
-func decodeVersionsIn(b []byte, in *interner) (map[string]string, error) {
-	if v, ok := readVersions(b, in); ok {
+// decodeVersionsIn is decodeVersions of checkpoint id's column with its
+// strings from in.
+func decodeVersionsIn(b []byte, in *interner, id string) (map[string]string, error) {
+	if v, ok := readVersions(b, in, id); ok {
 		return v, nil
 	}
 	var v map[string]string

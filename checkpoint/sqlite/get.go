@@ -97,13 +97,23 @@ func scanCheckpoint(scan func(...any) error, thread, ns string, in *interner) (c
 	var versions, md []byte
 	var created any
 	var crc sql.NullInt64
-	if err := scan(&r.id, &r.parent, &created, &versions, &md, &r.prev, &r.nwrites, &crc, &r.inline); err != nil {
+	var same bool
+	if err := scan(&r.id, &r.parent, &created, &versions, &md, &r.prev, &same, &r.nwrites, &crc, &r.inline); err != nil {
 		if r.id != "" {
 			return r, corruptError(thread, ns, r.id, "%v", err)
 		}
 		return r, err
 	}
+	samePrev(&r, same)
 	return r, decodeRow(thread, ns, &r, created, versions, md, crc, in)
+}
+
+// samePrev sets r.prev to r.parent when the row said they are the same
+// (checkpointCols).
+func samePrev(r *cpRow, same bool) {
+	if same {
+		r.prev = sql.NullString{String: r.parent, Valid: true}
+	}
 }
 
 // decodeRow checks the row r was scanned from and decodes its columns
@@ -116,7 +126,7 @@ func decodeRow(thread, ns string, r *cpRow, created any, versions, md []byte, cr
 	if r.created, err = decodeTime(created); err != nil {
 		return corruptError(thread, ns, r.id, "%v", err)
 	}
-	if r.versions, err = decodeVersionsIn(versions, in); err != nil {
+	if r.versions, err = decodeVersionsIn(versions, in, r.id); err != nil {
 		return corruptError(thread, ns, r.id, "%v", err)
 	}
 	if r.md, err = decodeMetadataIn(md, in); err != nil {

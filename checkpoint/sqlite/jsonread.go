@@ -37,6 +37,17 @@ func (in *interner) str(b []byte) string {
 	return s
 }
 
+// peek is str for a string that the strings to come will not repeat: it
+// returns the one in is holding, or a fresh one without keeping it.
+func (in *interner) peek(b []byte) string {
+	if in != nil {
+		if s, ok := in.m[string(b)]; ok {
+			return s
+		}
+	}
+	return string(b)
+}
+
 // jsonScan reads the plain form, and fails (ok false) at anything else.
 type jsonScan struct {
 	b  []byte
@@ -97,8 +108,12 @@ func (p *jsonScan) int() int {
 	return n
 }
 
-// readVersions reads a versions column in the plain form.
-func readVersions(b []byte, in *interner) (map[string]string, bool) {
+// readVersions reads a versions column in the plain form. id is the
+// checkpoint's: a version that belongs to it (versionOwner) is new at
+// this checkpoint, so a walk from the newest, which has read the newer
+// checkpoints already, meets it in no checkpoint to come and does not
+// intern it.
+func readVersions(b []byte, in *interner, id string) (map[string]string, bool) {
 	p := jsonScan{b: b, ok: true}
 	p.lit("{")
 	n := 0
@@ -116,11 +131,21 @@ func readVersions(b []byte, in *interner) (map[string]string, bool) {
 		p.lit(":")
 		val := p.str()
 		if p.ok {
-			v[in.str(k)] = in.str(val)
+			if ownedBy(val, id) {
+				v[in.str(k)] = in.peek(val)
+			} else {
+				v[in.str(k)] = in.str(val)
+			}
 		}
 	}
 	p.lit("}")
 	return v, p.ok && len(p.b) == 0
+}
+
+// ownedBy reports whether version v belongs to checkpoint id (see
+// versionOwner).
+func ownedBy(v []byte, id string) bool {
+	return id != "" && len(v) >= len(id) && string(v[:len(id)]) == id && (len(v) == len(id) || v[len(id)] == '.')
 }
 
 // readMetadata reads a metadata column in the form appendMetadata

@@ -21,10 +21,11 @@ type rowScanner struct {
 	versions   sql.RawBytes
 	md         sql.RawBytes
 	prev       sql.NullString
+	same       bool
 	nwrites    sql.NullInt64
 	crc        sql.NullInt64
 	inline     sql.RawBytes
-	dest       [9]any
+	dest       [10]any
 	arena      []byte
 }
 
@@ -45,7 +46,7 @@ func newRowScanner(thread, ns string, many bool) *rowScanner {
 
 func (sc *rowScanner) init(thread, ns string) {
 	sc.thread, sc.ns = thread, ns
-	sc.dest = [9]any{&sc.id, &sc.parent, &sc.created, &sc.versions, &sc.md, &sc.prev, &sc.nwrites, &sc.crc, &sc.inline}
+	sc.dest = [10]any{&sc.id, &sc.parent, &sc.created, &sc.versions, &sc.md, &sc.prev, &sc.same, &sc.nwrites, &sc.crc, &sc.inline}
 }
 
 // scan reads the current row of rs.
@@ -58,6 +59,7 @@ func (sc *rowScanner) scan(rs *sql.Rows) (cpRow, error) {
 		return cpRow{}, err
 	}
 	r := cpRow{id: sc.id, parent: sc.parent, prev: sc.prev, nwrites: sc.nwrites}
+	samePrev(&r, sc.same)
 	if len(sc.inline) > 0 && sc.in == nil {
 		r.inline = slices.Clone(sc.inline)
 	} else if len(sc.inline) > 0 {

@@ -50,7 +50,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlReplaceWrite = `UPDATE writes SET channel = ?6, crc = ?7, value = ?8
 WHERE thread_id = ?1 AND ns = ?2 AND checkpoint_id = ?3 AND task_id = ?4 AND idx = ?5`
 
-	checkpointCols = `id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline`
+	// checkpointCols are the columns of a checkpoint row as reads scan
+	// them. prev, which is parent_id in a history without forks, comes
+	// as NULL then, with the flag after it set (see samePrev): one string
+	// fewer to read.
+	checkpointCols = `id, parent_id, created_at, versions, metadata, iif(prev IS parent_id, NULL, prev), prev IS parent_id, nwrites, crc, inline`
 
 	sqlGetLatest = `SELECT ` + checkpointCols + ` FROM checkpoints
 WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1`
