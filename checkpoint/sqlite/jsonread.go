@@ -131,9 +131,14 @@ func readVersions(b []byte, in *interner, id string) (map[string]string, bool) {
 		p.lit(":")
 		val := p.str()
 		if p.ok {
-			if ownedBy(val, id) {
+			switch {
+			case string(val) == id:
+				// The id itself (the runtime's version of what a step
+				// writes whole): the string the row has already.
+				v[in.str(k)] = id
+			case ownedBy(val, id):
 				v[in.str(k)] = in.peek(val)
-			} else {
+			default:
 				v[in.str(k)] = in.str(val)
 			}
 		}
