@@ -23,6 +23,9 @@ type cpRow struct {
 	prev    sql.NullString
 	nwrites sql.NullInt64
 	legacy  bool
+	// rel is set when the versions column is relative to the id
+	// (relVersion; rows written since migration 6).
+	rel bool
 	// inline is the inline column: the values stored in the row (nil for
 	// none, and in rows written before migration 5).
 	inline []byte
@@ -126,7 +129,7 @@ func decodeRow(thread, ns string, r *cpRow, created any, versions, md []byte, cr
 	if r.created, err = decodeTime(created); err != nil {
 		return corruptError(thread, ns, r.id, "%v", err)
 	}
-	if r.versions, err = decodeVersionsIn(versions, in, r.id); err != nil {
+	if r.versions, err = decodeVersionsIn(versions, in, r.id, r.rel); err != nil {
 		return corruptError(thread, ns, r.id, "%v", err)
 	}
 	if r.md, err = decodeMetadataIn(md, in); err != nil {

@@ -108,12 +108,13 @@ func (p *jsonScan) int() int {
 	return n
 }
 
-// readVersions reads a versions column in the plain form. id is the
-// checkpoint's: a version that belongs to it (versionOwner) is new at
-// this checkpoint, so a walk from the newest, which has read the newer
-// checkpoints already, meets it in no checkpoint to come and does not
-// intern it.
-func readVersions(b []byte, in *interner, id string) (map[string]string, bool) {
+// readVersions reads a versions column in the plain form, relative to
+// checkpoint id when rel is set (relVersion). A version that belongs to
+// id (versionOwner) is new at this checkpoint, so a walk from the newest,
+// which has read the newer checkpoints already, meets it in no
+// checkpoint to come and does not intern it; one that is id itself is
+// id's string.
+func readVersions(b []byte, in *interner, id string, rel bool) (map[string]string, bool) {
 	p := jsonScan{b: b, ok: true}
 	p.lit("{")
 	n := 0
@@ -123,6 +124,7 @@ func readVersions(b []byte, in *interner, id string) (map[string]string, bool) {
 		}
 	}
 	v := make(map[string]string, n)
+	var buf []byte
 	for i := 0; p.ok && !p.peek('}'); i++ {
 		if i > 0 {
 			p.lit(",")
@@ -130,17 +132,28 @@ func readVersions(b []byte, in *interner, id string) (map[string]string, bool) {
 		k := p.str()
 		p.lit(":")
 		val := p.str()
-		if p.ok {
-			switch {
-			case string(val) == id:
-				// The id itself (the runtime's version of what a step
-				// writes whole): the string the row has already.
+		if !p.ok {
+			break
+		}
+		if rel && len(val) > 0 && val[0] == '=' {
+			switch rest := val[1:]; {
+			case len(rest) == 0:
 				v[in.str(k)] = id
-			case ownedBy(val, id):
-				v[in.str(k)] = in.peek(val)
+			case rest[0] == '=':
+				v[in.str(k)] = in.str(rest)
 			default:
-				v[in.str(k)] = in.str(val)
+				buf = append(append(buf[:0], id...), rest...)
+				v[in.str(k)] = in.peek(buf)
 			}
+			continue
+		}
+		switch {
+		case string(val) == id:
+			v[in.str(k)] = id
+		case ownedBy(val, id):
+			v[in.str(k)] = in.peek(val)
+		default:
+			v[in.str(k)] = in.str(val)
 		}
 	}
 	p.lit("}")
