@@ -51,12 +51,15 @@ func parseTime(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// decodeVersions parses the versions column. It never panics.
-func decodeVersions(b []byte) (map[string]string, error) { return decodeVersionsIn(b, nil) }
+// decodeVersions parses a versions column of absolute versions. It never
+// panics.
+func decodeVersions(b []byte) (map[string]string, error) { return decodeVersionsIn(b, nil, "", false) }
 
-// decodeVersionsIn is decodeVersions with its strings from in.
-func decodeVersionsIn(b []byte, in *interner) (map[string]string, error) {
-	if v, ok := readVersions(b, in); ok {
+// decodeVersionsIn is decodeVersions of checkpoint id's column with its
+// strings from in; rel says that the column is relative to id
+// (relVersion).
+func decodeVersionsIn(b []byte, in *interner, id string, rel bool) (map[string]string, error) {
+	if v, ok := readVersions(b, in, id, rel); ok {
 		return v, nil
 	}
 	var v map[string]string
@@ -66,7 +69,43 @@ func decodeVersionsIn(b []byte, in *interner) (map[string]string, error) {
 	if v == nil {
 		return nil, fmt.Errorf("versions: %q is not a JSON object", b)
 	}
+	if rel {
+		for ch, s := range v {
+			v[ch] = absVersion(s, id)
+		}
+	}
 	return v, nil
+}
+
+// A row written since migration 6 stores its versions relative to its
+// id: a version that belongs to the checkpoint (the id itself, or the id
+// followed by "." and anything; see versionOwner), which is most of them
+// (the runtime names what a step writes after the step's checkpoint),
+// is stored as "=" and what follows the id, and a version that starts
+// with "=" as "=" and the version; any other as it is. The row's crc
+// kind says which rows are so (cpRelKind).
+
+// relVersion returns version v of checkpoint id as a relative versions
+// column stores it.
+func relVersion(v, id string) string {
+	switch {
+	case len(v) >= len(id) && v[:len(id)] == id && (len(v) == len(id) || v[len(id)] == '.'):
+		return "=" + v[len(id):]
+	case len(v) > 0 && v[0] == '=':
+		return "=" + v
+	}
+	return v
+}
+
+// absVersion is the inverse of relVersion.
+func absVersion(s, id string) string {
+	if len(s) == 0 || s[0] != '=' {
+		return s
+	}
+	if rest := s[1:]; len(rest) > 0 && rest[0] == '=' {
+		return rest
+	}
+	return id + s[1:]
 }
 
 // decodeMetadata parses the metadata column. It never panics.

@@ -55,7 +55,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 			return 0, err
 		}
 		if !row.legacy {
-			c.crc.Int64 = cpChecksum(dst, c.ns, c.id, c.parent, c.created, c.versions, c.md, c.prev.String, c.inline)
+			c.crc.Int64 = cpChecksum(dst, c.ns, c.id, c.parent, c.created, c.versions, c.md, c.prev.String, c.inline, row.rel)
 		}
 		if _, err := ins.ExecContext(ctx, dst, c.ns, c.id, c.parent, c.created, c.versions, c.md, c.prev, c.nwrites, c.crc, inlineArg(c.inline)); err != nil {
 			return 0, err
@@ -147,7 +147,7 @@ FROM checkpoints c WHERE thread_id = ?1 AND prev <> ''
 		if checkRow(thread, ns, &r, created, versions, md, crc) != nil {
 			continue // damaged: left for a read to report
 		}
-		todo = append(todo, reseal{ns, r.id, cpChecksum(thread, ns, r.id, r.parent, created, versions, md, "", r.inline)})
+		todo = append(todo, reseal{ns, r.id, cpChecksum(thread, ns, r.id, r.parent, created, versions, md, "", r.inline, r.rel)})
 	}
 	rs.Close()
 	if err := rs.Err(); err != nil {

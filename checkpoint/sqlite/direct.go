@@ -15,12 +15,14 @@ import (
 // COMMIT. Through database/sql, each of them costs a transaction object
 // with a goroutine watching the context, a statement wrapper, a
 // conversion of every argument and, in the driver, a goroutine per
-// statement watching a cancellable context; here only BEGIN watches the
-// context (it is the statement that may wait, for another process's write
-// lock), the others run to the end (they hold the lock and wait for
-// nothing) and the context is checked again before COMMIT. A cancelled
-// Put therefore still either stores nothing and returns an error wrapping
-// ctx's, or stores its checkpoint and returns nil.
+// statement watching a cancellable context; here no statement watches
+// the context: BEGIN, the one that may wait (for another process's write
+// lock), fails at once while the lock is taken and retryBusy waits in Go
+// until the lock is free or ctx ends (busy.go); the others run to the end
+// (they hold the lock and wait for nothing) and the context is checked
+// again before COMMIT. A cancelled Put therefore still either stores
+// nothing and returns an error wrapping ctx's, or stores its checkpoint
+// and returns nil.
 //
 // It is guarded by the Saver's wsem, like every write.
 type direct struct {
@@ -128,6 +130,14 @@ func (d *direct) prepare(ctx context.Context, dc any) error {
 			d.head = q
 		}
 	}
+	if err == nil {
+		// Waits for the write lock are retryBusy's, on every statement of
+		// this connection (busy.go).
+		var pragma driver.StmtExecContext
+		if err = exec(&pragma, "PRAGMA busy_timeout = 0"); err == nil {
+			_, err = pragma.ExecContext(ctx, nil)
+		}
+	}
 	if err != nil {
 		_ = d.close()
 		return err
@@ -205,10 +215,14 @@ func (s *Saver) putDirect(ctx context.Context, req putRow) error {
 			return err
 		}
 		d.args = d.args[:0]
-		if _, err := d.exec(ctx, d.begin); err != nil {
-			// The driver reports ctx's error when ctx ended during BEGIN,
-			// even if BEGIN went through: never leave a transaction open.
-			_, _ = d.exec(context.Background(), d.rollback)
+		// BEGIN runs on a context that cannot end (the driver watches
+		// none); the wait for the lock is retryBusy's, which ends with
+		// ctx.
+		err := retryBusy(ctx, s.busyTimeout, func() error {
+			_, err := d.exec(context.Background(), d.begin)
+			return err
+		})
+		if err != nil {
 			return err
 		}
 		if err := s.putRows(ctx, d, req); err != nil {
@@ -217,7 +231,7 @@ func (s *Saver) putDirect(ctx context.Context, req putRow) error {
 			return err
 		}
 		d.args = d.args[:0]
-		_, err := d.exec(context.Background(), d.commit)
+		_, err = d.exec(context.Background(), d.commit)
 		if err != nil {
 			_, _ = d.exec(context.Background(), d.rollback)
 		}

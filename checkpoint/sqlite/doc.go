@@ -69,8 +69,13 @@
 // so a step of small values writes one row of one B-tree; larger values,
 // values named otherwise and those of rows written before stay in blobs.
 // A read looks for a value in the row its version belongs to, then in
-// blobs. A database of an older version is migrated when Open (or New)
-// opens it for writing, and reads as before;
+// blobs. Version 6 changes no table: a row written since stores its
+// versions relative to its id (a version that belongs to the checkpoint
+// as "=" and its suffix), which its checksum's kind says, so a step's row
+// is some 70 bytes shorter and the checkpoints B-tree splits less often;
+// rows written before read as they are. A database of an older version
+// is migrated when Open (or New) opens it for writing, and reads as
+// before;
 //
 // all WITHOUT ROWID, so a thread's rows sit together in key order and the
 // head of a thread is the last key of its range.
@@ -95,12 +100,15 @@
 // or in two processes or handles on one file — one wins and the other
 // gets checkpoint.ErrConflict. A writer from another handle that holds
 // the lock longer than WithBusyTimeout makes Put fail with SQLite's busy
-// error, never with a silent fork.
+// error, never with a silent fork. A Saver that Open made waits for the
+// lock in Go, so a wait also ends with the caller's context.
 //
-// List reads a page of checkpoints at a time (growing from 8 to 512
-// rows), then the values and pending writes of the whole page: the values
-// inline in the page's rows, then, a query a round, the rows and blobs
-// that the delta chains behind them need. Filters on "source", "step", "run_id" and string values of
+// List reads a page of checkpoints at a time (the newest alone, then
+// growing to 512 rows), then the values and pending writes of the whole
+// page: the values inline in the rows their versions belong to, then, a
+// query a round, the blobs that the delta chains behind them need; only
+// the rows that count pending writes are looked up for them. A value that
+// ListOptions.SkipValue skips is not read at all. Filters on "source", "step", "run_id" and string values of
 // Metadata.Extra run in SQL (json_extract); others are matched in Go with
 // checkpoint.Metadata.Matches.
 //

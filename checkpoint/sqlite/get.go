@@ -23,9 +23,63 @@ type cpRow struct {
 	prev    sql.NullString
 	nwrites sql.NullInt64
 	legacy  bool
+	// rel is set when the versions column is relative to the id
+	// (relVersion; rows written since migration 6).
+	rel bool
 	// inline is the inline column: the values stored in the row (nil for
 	// none, and in rows written before migration 5).
 	inline []byte
+	// skipAll and skipped say which values a read leaves out (List's
+	// SkipValue): every channel but the reserved ones, or those in
+	// skipped.
+	skipAll bool
+	skipped []string
+}
+
+// reads reports whether a read of r reads the value of channel ch.
+func (r *cpRow) reads(ch string) bool {
+	if r.skipAll {
+		return checkpoint.IsReserved(ch)
+	}
+	return len(r.skipped) == 0 || !slices.Contains(r.skipped, ch)
+}
+
+// nreads is the number of channels whose values a read of r reads.
+func (r *cpRow) nreads() int {
+	if !r.skipAll && len(r.skipped) == 0 {
+		return len(r.versions)
+	}
+	n := 0
+	for ch := range r.versions {
+		if r.reads(ch) {
+			n++
+		}
+	}
+	return n
+}
+
+// askSkips asks skip about each channel of tup, the tuple of r so far,
+// that is not reserved, and records what it leaves out in r.
+func askSkips(r *cpRow, tup *checkpoint.Tuple, skip func(*checkpoint.Tuple, string) bool) {
+	var stack [8]string
+	skipped := stack[:0]
+	fields := 0
+	for ch := range r.versions {
+		if checkpoint.IsReserved(ch) {
+			continue
+		}
+		fields++
+		if skip(tup, ch) {
+			skipped = append(skipped, ch)
+		}
+	}
+	switch {
+	case len(skipped) == 0:
+	case len(skipped) == fields:
+		r.skipAll = true
+	default:
+		r.skipped = slices.Clone(skipped)
+	}
 }
 
 // blobKey names a blob within a thread and namespace.
@@ -46,26 +100,42 @@ func scanCheckpoint(scan func(...any) error, thread, ns string, in *interner) (c
 	var versions, md []byte
 	var created any
 	var crc sql.NullInt64
-	if err := scan(&r.id, &r.parent, &created, &versions, &md, &r.prev, &r.nwrites, &crc, &r.inline); err != nil {
+	var same bool
+	if err := scan(&r.id, &r.parent, &created, &versions, &md, &r.prev, &same, &r.nwrites, &crc, &r.inline); err != nil {
 		if r.id != "" {
 			return r, corruptError(thread, ns, r.id, "%v", err)
 		}
 		return r, err
 	}
-	if err := checkRow(thread, ns, &r, created, versions, md, crc); err != nil {
-		return r, err
+	samePrev(&r, same)
+	return r, decodeRow(thread, ns, &r, created, versions, md, crc, in)
+}
+
+// samePrev sets r.prev to r.parent when the row said they are the same
+// (checkpointCols).
+func samePrev(r *cpRow, same bool) {
+	if same {
+		r.prev = sql.NullString{String: r.parent, Valid: true}
+	}
+}
+
+// decodeRow checks the row r was scanned from and decodes its columns
+// into r.
+func decodeRow(thread, ns string, r *cpRow, created any, versions, md []byte, crc sql.NullInt64, in *interner) error {
+	if err := checkRow(thread, ns, r, created, versions, md, crc); err != nil {
+		return err
 	}
 	var err error
 	if r.created, err = decodeTime(created); err != nil {
-		return r, corruptError(thread, ns, r.id, "%v", err)
+		return corruptError(thread, ns, r.id, "%v", err)
 	}
-	if r.versions, err = decodeVersionsIn(versions, in); err != nil {
-		return r, corruptError(thread, ns, r.id, "%v", err)
+	if r.versions, err = decodeVersionsIn(versions, in, r.id, r.rel); err != nil {
+		return corruptError(thread, ns, r.id, "%v", err)
 	}
 	if r.md, err = decodeMetadataIn(md, in); err != nil {
-		return r, corruptError(thread, ns, r.id, "%v", err)
+		return corruptError(thread, ns, r.id, "%v", err)
 	}
-	return r, nil
+	return nil
 }
 
 // Get returns the checkpoint cfg names, or the latest of its thread and
@@ -90,7 +160,7 @@ func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tup
 		if err != nil {
 			return err
 		}
-		tups, err := s.load(ctx, tx, thread, ns, []cpRow{r})
+		tups, err := s.load(ctx, tx, thread, ns, []cpRow{r}, nil)
 		if err != nil {
 			return err
 		}
@@ -130,10 +200,39 @@ func withCtx(ctx context.Context, err error) error {
 
 // load turns checkpoint rows of one thread and namespace into tuples: it
 // fetches the blobs of all of them, delta chains included, in one query
-// and their pending writes in another.
-func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []cpRow) ([]*checkpoint.Tuple, error) {
+// and their pending writes in another. skip, when set, is List's
+// SkipValue: it is asked about the rows in order, before anything else is
+// read, and the values it leaves out are not read.
+func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []cpRow, skip func(*checkpoint.Tuple, string) bool) ([]*checkpoint.Tuple, error) {
 	if len(rows) == 0 {
 		return nil, nil
+	}
+	out := make([]*checkpoint.Tuple, len(rows))
+	tups := make([]checkpoint.Tuple, len(rows))
+	var parents []checkpoint.Config
+	for i := range rows {
+		r := &rows[i]
+		tup := &tups[i]
+		*tup = checkpoint.Tuple{
+			Config: checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: r.id},
+			Checkpoint: checkpoint.Checkpoint{
+				ID:        r.id,
+				CreatedAt: r.created,
+				Versions:  r.versions,
+			},
+			Metadata: r.md,
+		}
+		if r.parent != "" {
+			if parents == nil {
+				parents = make([]checkpoint.Config, len(rows))
+			}
+			parents[i] = checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: r.parent}
+			tup.Parent = &parents[i]
+		}
+		if skip != nil {
+			askSkips(r, tup, skip)
+		}
+		out[i] = tup
 	}
 	blobs, err := s.loadBlobs(ctx, tx, thread, ns, rows)
 	if err != nil {
@@ -143,34 +242,24 @@ func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*checkpoint.Tuple, len(rows))
-	for i, r := range rows {
+	for i := range rows {
+		r := &rows[i]
 		if r.nwrites.Valid && int64(len(writes[r.id])) != r.nwrites.Int64 {
 			return nil, corruptError(thread, ns, r.id, "%d pending writes stored, %d found", r.nwrites.Int64, len(writes[r.id]))
 		}
-		values := make(map[string]checkpoint.Value, len(r.versions))
+		values := make(map[string]checkpoint.Value, r.nreads())
 		for ch, v := range r.versions {
+			if !r.reads(ch) {
+				continue
+			}
 			val, err := rebuild(blobs, ch, v)
 			if err != nil {
 				return nil, corruptError(thread, ns, r.id, "channel %q version %q: %v", ch, v, err)
 			}
 			values[ch] = val
 		}
-		tup := &checkpoint.Tuple{
-			Config: checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: r.id},
-			Checkpoint: checkpoint.Checkpoint{
-				ID:        r.id,
-				CreatedAt: r.created,
-				Versions:  r.versions,
-				Values:    values,
-			},
-			Metadata:      r.md,
-			PendingWrites: writes[r.id],
-		}
-		if r.parent != "" {
-			tup.Parent = &checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: r.parent}
-		}
-		out[i] = tup
+		out[i].Checkpoint.Values = values
+		out[i].PendingWrites = writes[r.id]
 	}
 	return out, nil
 }
@@ -178,15 +267,22 @@ func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []
 // loadWrites fetches the pending writes of the rows, by checkpoint id,
 // ordered by task id then index.
 func (s *Saver) loadWrites(ctx context.Context, tx *sql.Tx, thread, ns string, rows []cpRow) (map[string][]checkpoint.PendingWrite, error) {
+	// A row that counts no writes has none to look for; a legacy row
+	// does not count them.
+	var ids []string
+	for i := range rows {
+		if r := &rows[i]; !r.nwrites.Valid || r.nwrites.Int64 != 0 {
+			ids = append(ids, r.id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
 	var rs *sql.Rows
 	var err error
-	if len(rows) == 1 {
-		rs, err = tx.StmtContext(ctx, s.st.writesOne).QueryContext(ctx, thread, ns, rows[0].id)
+	if len(ids) == 1 {
+		rs, err = tx.StmtContext(ctx, s.st.writesOne).QueryContext(ctx, thread, ns, ids[0])
 	} else {
-		ids := make([]string, len(rows))
-		for i, r := range rows {
-			ids[i] = r.id
-		}
 		rs, err = tx.StmtContext(ctx, s.st.writesPage).QueryContext(ctx, thread, ns, idsJSON(ids))
 	}
 	if err != nil {

@@ -19,13 +19,7 @@ import (
 // snapshot); any other takes the transaction Get takes.
 func (s *Saver) GetHead(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
 	thread, ns := cfg.ThreadID, cfg.Namespace
-	var row *sql.Row
-	if cfg.CheckpointID == "" {
-		row = s.st.getLatest.QueryRowContext(ctx, thread, ns)
-	} else {
-		row = s.st.getByID.QueryRowContext(ctx, thread, ns, cfg.CheckpointID)
-	}
-	r, err := scanCheckpoint(row.Scan, thread, ns, nil)
+	r, err := s.headRow(ctx, cfg)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil, wrapRead(ctx, notFoundError(cfg), "get head", cfg)
@@ -50,22 +44,12 @@ func (s *Saver) GetHead(ctx context.Context, cfg checkpoint.Config) (*checkpoint
 		if err != nil {
 			return err
 		}
-		// load reads the values of the versions it is given: give it the
-		// reserved channels' alone, and put the whole map back on the
-		// tuple.
-		all := r.versions
-		r.versions = make(map[string]string, 2)
-		for ch, v := range all {
-			if checkpoint.IsReserved(ch) {
-				r.versions[ch] = v
-			}
-		}
-		tups, err := s.load(ctx, tx, thread, ns, []cpRow{r})
+		r.skipAll = true // the schedule alone
+		tups, err := s.load(ctx, tx, thread, ns, []cpRow{r}, nil)
 		if err != nil {
 			return err
 		}
 		tup = tups[0]
-		tup.Checkpoint.Versions = all
 		return nil
 	})
 	if err != nil {
@@ -82,21 +66,14 @@ func headOfRow(thread, ns string, r *cpRow) (*checkpoint.Tuple, bool) {
 	if r.legacy || !r.nwrites.Valid || r.nwrites.Int64 != 0 {
 		return nil, false
 	}
-	var blobs map[blobKey]blobRow
 	values := make(map[string]checkpoint.Value, 1)
 	for ch, v := range r.versions {
 		if !checkpoint.IsReserved(ch) {
 			continue
 		}
-		if blobs == nil {
-			blobs = make(map[blobKey]blobRow, 2)
-			if addInline(blobs, r.id, r.inline) != nil {
-				return nil, false // the transaction's read reports it
-			}
-		}
-		val, err := rebuild(blobs, ch, v)
-		if err != nil {
-			return nil, false // elsewhere, or missing: read as Get reads
+		val, ok := inlineValue(r, ch, v)
+		if !ok {
+			return nil, false // elsewhere, missing or damaged: read as Get reads
 		}
 		values[ch] = val
 	}
@@ -114,4 +91,46 @@ func headOfRow(thread, ns string, r *cpRow) (*checkpoint.Tuple, bool) {
 		tup.Parent = &checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: r.parent}
 	}
 	return tup, true
+}
+
+// inlineValue returns the value of channel ch at version v when it is a
+// snapshot in r's own inline column.
+func inlineValue(r *cpRow, ch, v string) (checkpoint.Value, bool) {
+	if versionOwner(v) != r.id {
+		return checkpoint.Value{}, false
+	}
+	b, ok, err := findInline(r.inline, r.id, ch, v)
+	if err != nil || !ok || b.delta || b.bad {
+		return checkpoint.Value{}, false
+	}
+	return checkpoint.Value{Version: v, Snapshot: b.data}, true
+}
+
+// headRow reads the row of the checkpoint cfg names (the latest when
+// cfg.CheckpointID is "") with one statement; none is sql.ErrNoRows.
+func (s *Saver) headRow(ctx context.Context, cfg checkpoint.Config) (cpRow, error) {
+	var rs *sql.Rows
+	var err error
+	if cfg.CheckpointID == "" {
+		rs, err = s.st.getLatest.QueryContext(ctx, cfg.ThreadID, cfg.Namespace)
+	} else {
+		rs, err = s.st.getByID.QueryContext(ctx, cfg.ThreadID, cfg.Namespace, cfg.CheckpointID)
+	}
+	if err != nil {
+		return cpRow{}, err
+	}
+	defer rs.Close()
+	if !rs.Next() {
+		if err := rs.Err(); err != nil {
+			return cpRow{}, err
+		}
+		return cpRow{}, sql.ErrNoRows
+	}
+	var sc rowScanner
+	sc.init(cfg.ThreadID, cfg.Namespace)
+	r, err := sc.scan(rs)
+	if err != nil {
+		return r, err
+	}
+	return r, rs.Close()
 }

@@ -171,47 +171,108 @@ func appendInline(b []byte, id string, c inlineBlob) []byte {
 
 var errInline = errors.New("the inline values cannot be decoded")
 
+// inlineEntry is one blob of an inline column as it is stored: slices of
+// the column.
+type inlineEntry struct {
+	channel, suffix, base, data []byte
+	flag                        byte
+}
+
+// inlineReader walks the blobs of an inline column without copying them.
+type inlineReader struct{ rest []byte }
+
+// newInlineReader returns a reader of the column b, or errInline when b
+// is not of the format this package writes. An empty b has no blobs.
+func newInlineReader(b []byte) (inlineReader, error) {
+	if len(b) == 0 {
+		return inlineReader{}, nil
+	}
+	if b[0] != inlineFormat {
+		return inlineReader{}, errInline
+	}
+	return inlineReader{rest: b[1:]}, nil
+}
+
+func (r *inlineReader) field() ([]byte, bool) {
+	n, k := binary.Uvarint(r.rest)
+	if k <= 0 || n > uint64(len(r.rest)-k) {
+		return nil, false
+	}
+	s := r.rest[k : k+int(n) : k+int(n)]
+	r.rest = r.rest[k+int(n):]
+	return s, true
+}
+
+// next returns the next blob; false at the end. A column that does not
+// decode is errInline.
+func (r *inlineReader) next() (inlineEntry, bool, error) {
+	var e inlineEntry
+	if len(r.rest) == 0 {
+		return e, false, nil
+	}
+	var ok1, ok2, ok3, ok4 bool
+	e.channel, ok1 = r.field()
+	e.suffix, ok2 = r.field()
+	if !ok1 || !ok2 || len(r.rest) == 0 || r.rest[0]&^(inlineDelta|inlineNil) != 0 {
+		return e, false, errInline
+	}
+	e.flag = r.rest[0]
+	r.rest = r.rest[1:]
+	e.base, ok3 = r.field()
+	e.data, ok4 = r.field()
+	if !ok3 || !ok4 || (e.flag&inlineNil != 0 && len(e.data) > 0) {
+		return e, false, errInline
+	}
+	if e.flag&inlineNil != 0 {
+		e.data = nil
+	}
+	return e, true, nil
+}
+
+// row returns the blob as read.
+func (e *inlineEntry) row() blobRow {
+	return blobRow{delta: e.flag&inlineDelta != 0, base: string(e.base), data: e.data}
+}
+
 // eachInline calls fn with every blob of the inline column b of
 // checkpoint id; the data it passes are slices of b. A column that does
 // not decode is errInline (fn may have been called for the blobs before
 // the damage).
 func eachInline(b []byte, id string, fn func(channel, version string, delta bool, base string, data []byte)) error {
-	if len(b) == 0 {
-		return nil
-	}
-	if b[0] != inlineFormat {
-		return errInline
-	}
-	rest := b[1:]
-	next := func() ([]byte, bool) {
-		n, k := binary.Uvarint(rest)
-		if k <= 0 || n > uint64(len(rest)-k) {
-			return nil, false
+	r, err := newInlineReader(b)
+	for err == nil {
+		e, ok, nerr := r.next()
+		if nerr != nil || !ok {
+			return nerr
 		}
-		s := rest[k : k+int(n) : k+int(n)]
-		rest = rest[k+int(n):]
-		return s, true
+		fn(string(e.channel), id+string(e.suffix), e.flag&inlineDelta != 0, string(e.base), e.data)
 	}
-	for len(rest) > 0 {
-		ch, ok1 := next()
-		suffix, ok2 := next()
-		if !ok1 || !ok2 || len(rest) == 0 || rest[0]&^(inlineDelta|inlineNil) != 0 {
-			return errInline
-		}
-		flag := rest[0]
-		rest = rest[1:]
-		base, ok3 := next()
-		data, ok4 := next()
-		if !ok3 || !ok4 || (flag&inlineNil != 0 && len(data) > 0) {
-			return errInline
-		}
-		if flag&inlineNil != 0 {
-			data = nil
-		}
-		delta := flag&inlineDelta != 0
-		fn(string(ch), id+string(suffix), delta, string(base), data)
+	return err
+}
+
+// findInline returns the blob of channel ch at version v in the inline
+// column b of checkpoint id (v belongs to id), decoding that one alone;
+// false when it is not there. The whole column is walked, so a column
+// that does not decode is errInline whichever blob is asked for.
+func findInline(b []byte, id, ch, v string) (blobRow, bool, error) {
+	r, err := newInlineReader(b)
+	if err != nil {
+		return blobRow{}, false, err
 	}
-	return nil
+	var found blobRow
+	ok := false
+	for {
+		e, more, err := r.next()
+		if err != nil {
+			return blobRow{}, false, err
+		}
+		if !more {
+			return found, ok, nil
+		}
+		if !ok && string(e.channel) == ch && len(v) == len(id)+len(e.suffix) && v[len(id):] == string(e.suffix) {
+			found, ok = e.row(), true
+		}
+	}
 }
 
 // inlineArg is the inline column's argument: NULL when there is none.

@@ -15,7 +15,10 @@ import (
 //     ns, id, parent_id, created_at (with its SQLite type), versions,
 //     metadata and prev. NULL in rows written before migration 2, which
 //     are read unchecked. A row with values inline (migration 5) has
-//     cpInlineKind, over the same columns and the inline column. nwrites is not covered: it changes with every
+//     cpInlineKind, over the same columns and the inline column. A row
+//     whose versions column is relative to its id (migration 6, see
+//     relVersion) has cpRelKind or cpRelInlineKind, over the same columns
+//     as the kind before. nwrites is not covered: it changes with every
 //     PutWrites, and is checked against the write rows instead.
 //   - blobs: the CRC-32C of data alone (below 2^32, the first version),
 //     blobSumKind over delta, base and data, or blobRowKind over every
@@ -34,7 +37,11 @@ const (
 	blobRowKind  = int64(2) << 32
 	cpSumKind    = int64(1) << 32
 	cpInlineKind = int64(2) << 32
-	writeRowKind = int64(1) << 32
+	// cpRelKind and cpRelInlineKind are cpSumKind and cpInlineKind of a
+	// row whose versions are relative to its id.
+	cpRelKind       = int64(3) << 32
+	cpRelInlineKind = int64(4) << 32
+	writeRowKind    = int64(1) << 32
 )
 
 // castagnoli is the CRC-32C table of the checksums of the first version.
@@ -90,8 +97,9 @@ func writeChecksumOK(crc int64, thread, ns, id, task string, idx int64, channel 
 
 // cpChecksum is the crc column of a checkpoint row. created is the
 // created_at column as encodeTime returns it or as it is read back;
+// versions is the column as stored, relative to id when rel is set;
 // inline is the inline column (empty: none).
-func cpChecksum(thread, ns, id, parent string, created any, versions, md []byte, prev string, inline []byte) int64 {
+func cpChecksum(thread, ns, id, parent string, created any, versions, md []byte, prev string, inline []byte, rel bool) int64 {
 	var s rowsum.Sum
 	s.String(thread).String(ns).String(id).String(parent)
 	switch c := created.(type) {
@@ -105,12 +113,20 @@ func cpChecksum(thread, ns, id, parent string, created any, versions, md []byte,
 		s.Bytes(nil)
 	}
 	s.Bytes(versions).Bytes(md).String(prev)
+	kind := cpSumKind
 	if len(inline) > 0 {
 		s.Bytes(inline)
-		return cpInlineKind | int64(s.Value())
+		kind = cpInlineKind
 	}
-	return cpSumKind | int64(s.Value())
+	if rel {
+		kind += cpRelKind - cpSumKind
+	}
+	return kind | int64(s.Value())
 }
+
+// relCRC reports whether a checkpoint row's crc column is of a kind whose
+// versions are relative to the row's id.
+func relCRC(crc sql.NullInt64) bool { return crc.Valid && crc.Int64 >= cpRelKind }
 
 // checkRow checks a checkpoint row's integrity columns: all three NULL
 // (written before migration 2) or all set, and crc matching the row.
@@ -123,7 +139,8 @@ func checkRow(thread, ns string, r *cpRow, created any, versions, md []byte, crc
 	if !crc.Valid || !r.prev.Valid || !r.nwrites.Valid {
 		return corruptError(thread, ns, r.id, "crc, prev and nwrites are neither all set nor all NULL")
 	}
-	if crc.Int64 != cpChecksum(thread, ns, r.id, r.parent, created, versions, md, r.prev.String, r.inline) {
+	r.rel = relCRC(crc)
+	if crc.Int64 != cpChecksum(thread, ns, r.id, r.parent, created, versions, md, r.prev.String, r.inline, r.rel) {
 		return corruptError(thread, ns, r.id, "the checkpoint row does not match its checksum")
 	}
 	return nil

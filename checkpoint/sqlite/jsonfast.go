@@ -32,10 +32,26 @@ func appendQuoted(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
+// appendRelQuoted appends relVersion(v, id) between quotes, for a plain v.
+func appendRelQuoted(b []byte, v, id string) []byte {
+	b = append(b, '"')
+	switch {
+	case len(v) >= len(id) && v[:len(id)] == id && (len(v) == len(id) || v[len(id)] == '.'):
+		b = append(b, '=')
+		b = append(b, v[len(id):]...)
+	case len(v) > 0 && v[0] == '=':
+		b = append(b, '=')
+		b = append(b, v...)
+	default:
+		b = append(b, v...)
+	}
+	return append(b, '"')
+}
+
 // encodeVersions returns the versions column: a JSON object from channel
 // to version, keys in order, as json.Marshal writes it ("{}" for nil).
 func encodeVersions(v map[string]string) ([]byte, error) {
-	b, _, err := encodeColumns(v, checkpoint.Metadata{}, false)
+	b, _, err := encodeColumns(v, nil, checkpoint.Metadata{}, false)
 	return b, err
 }
 
@@ -47,9 +63,10 @@ func encodeMetadata(md checkpoint.Metadata) ([]byte, error) {
 	return json.Marshal(md)
 }
 
-// encodeColumns returns the versions column for v and, with withMD, the
-// metadata column for md: in one allocation when both take the fast path.
-func encodeColumns(v map[string]string, md checkpoint.Metadata, withMD bool) (versions, meta []byte, err error) {
+// encodeColumns returns the versions column for v, relative to *relTo
+// when relTo is set (relVersion), and, with withMD, the metadata column
+// for md: in one allocation when both take the fast path.
+func encodeColumns(v map[string]string, relTo *string, md checkpoint.Metadata, withMD bool) (versions, meta []byte, err error) {
 	mdSize, mdFast := 0, false
 	if withMD {
 		mdSize, mdFast = metadataSize(md)
@@ -68,16 +85,30 @@ func encodeColumns(v map[string]string, md checkpoint.Metadata, withMD bool) (ve
 	var stack [16]string
 	keys := stack[:0]
 	n := 2
+	stored := func(val string) string {
+		if relTo != nil {
+			return relVersion(val, *relTo)
+		}
+		return val
+	}
 	for k, val := range v {
 		if !plainJSON(k) || !plainJSON(val) {
-			versions, err = json.Marshal(v)
+			if relTo != nil {
+				rv := make(map[string]string, len(v))
+				for k, val := range v {
+					rv[k] = stored(val)
+				}
+				versions, err = json.Marshal(rv)
+			} else {
+				versions, err = json.Marshal(v)
+			}
 			if err == nil && mdFast {
 				meta = appendMetadata(make([]byte, 0, mdSize), md)
 			}
 			return versions, meta, err
 		}
 		keys = append(keys, k)
-		n += len(k) + len(val) + 6
+		n += len(k) + len(val) + 7
 	}
 	slices.Sort(keys)
 	if !mdFast {
@@ -91,7 +122,11 @@ func encodeColumns(v map[string]string, md checkpoint.Metadata, withMD bool) (ve
 		}
 		b = appendQuoted(b, k)
 		b = append(b, ':')
-		b = appendQuoted(b, v[k])
+		if relTo != nil {
+			b = appendRelQuoted(b, v[k], *relTo)
+		} else {
+			b = appendQuoted(b, v[k])
+		}
 	}
 	b = append(b, '}')
 	versions = b[:len(b):len(b)]

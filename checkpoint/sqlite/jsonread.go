@@ -37,6 +37,17 @@ func (in *interner) str(b []byte) string {
 	return s
 }
 
+// peek is str for a string that the strings to come will not repeat: it
+// returns the one in is holding, or a fresh one without keeping it.
+func (in *interner) peek(b []byte) string {
+	if in != nil {
+		if s, ok := in.m[string(b)]; ok {
+			return s
+		}
+	}
+	return string(b)
+}
+
 // jsonScan reads the plain form, and fails (ok false) at anything else.
 type jsonScan struct {
 	b  []byte
@@ -97,8 +108,13 @@ func (p *jsonScan) int() int {
 	return n
 }
 
-// readVersions reads a versions column in the plain form.
-func readVersions(b []byte, in *interner) (map[string]string, bool) {
+// readVersions reads a versions column in the plain form, relative to
+// checkpoint id when rel is set (relVersion). A version that belongs to
+// id (versionOwner) is new at this checkpoint, so a walk from the newest,
+// which has read the newer checkpoints already, meets it in no
+// checkpoint to come and does not intern it; one that is id itself is
+// id's string.
+func readVersions(b []byte, in *interner, id string, rel bool) (map[string]string, bool) {
 	p := jsonScan{b: b, ok: true}
 	p.lit("{")
 	n := 0
@@ -108,6 +124,7 @@ func readVersions(b []byte, in *interner) (map[string]string, bool) {
 		}
 	}
 	v := make(map[string]string, n)
+	var buf []byte
 	for i := 0; p.ok && !p.peek('}'); i++ {
 		if i > 0 {
 			p.lit(",")
@@ -115,12 +132,38 @@ func readVersions(b []byte, in *interner) (map[string]string, bool) {
 		k := p.str()
 		p.lit(":")
 		val := p.str()
-		if p.ok {
+		if !p.ok {
+			break
+		}
+		if rel && len(val) > 0 && val[0] == '=' {
+			switch rest := val[1:]; {
+			case len(rest) == 0:
+				v[in.str(k)] = id
+			case rest[0] == '=':
+				v[in.str(k)] = in.str(rest)
+			default:
+				buf = append(append(buf[:0], id...), rest...)
+				v[in.str(k)] = in.peek(buf)
+			}
+			continue
+		}
+		switch {
+		case string(val) == id:
+			v[in.str(k)] = id
+		case ownedBy(val, id):
+			v[in.str(k)] = in.peek(val)
+		default:
 			v[in.str(k)] = in.str(val)
 		}
 	}
 	p.lit("}")
 	return v, p.ok && len(p.b) == 0
+}
+
+// ownedBy reports whether version v belongs to checkpoint id (see
+// versionOwner).
+func ownedBy(v []byte, id string) bool {
+	return id != "" && len(v) >= len(id) && string(v[:len(id)]) == id && (len(v) == len(id) || v[len(id)] == '.')
 }
 
 // readMetadata reads a metadata column in the form appendMetadata

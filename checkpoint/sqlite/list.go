@@ -12,9 +12,11 @@ import (
 )
 
 // Pages of List grow from firstPage to maxPage rows, so the first item
-// comes quickly and a long history takes few queries.
+// comes quickly (the first page is the newest checkpoint alone: its
+// values, its writes and nothing else before it is yielded) and a long
+// history takes few queries.
 const (
-	firstPage = 8
+	firstPage = 1
 	maxPage   = 512
 )
 
@@ -39,7 +41,7 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 		// and that the oldest names none: a missing row is ErrCorrupt.
 		chained := len(opts.Filter) == 0 && cfg.CheckpointID == ""
 		var newer *cpRow
-		var in interner
+		sc := newRowScanner(thread, ns, true)
 		for {
 			n := size
 			if q.exact && remaining > 0 && remaining < n {
@@ -66,7 +68,7 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 				defer rs.Close()
 				for rs.Next() {
 					fetched++
-					r, err := scanCheckpoint(rs.Scan, thread, ns, &in)
+					r, err := sc.scan(rs)
 					if err != nil {
 						return err
 					}
@@ -104,7 +106,7 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 						return err
 					}
 				}
-				tups, err = s.load(ctx, tx, thread, ns, keep)
+				tups, err = s.load(ctx, tx, thread, ns, keep, opts.SkipValue)
 				return err
 			})
 			if err != nil {

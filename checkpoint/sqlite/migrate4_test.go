@@ -51,7 +51,7 @@ func TestDatabaseOfSchema3IsMigratedAndRead(t *testing.T) {
 	db := rawDB(t, path)
 	var version int
 	require.NoError(t, db.QueryRow(`SELECT max(version) FROM schema_migrations`).Scan(&version))
-	require.Equal(t, 5, version)
+	require.Equal(t, 6, version)
 	var ddl string
 	require.NoError(t, db.QueryRow(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'blobs'`).Scan(&ddl))
 	require.Contains(t, ddl, "PRIMARY KEY (thread_id, ns, version, channel)")

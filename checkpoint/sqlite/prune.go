@@ -63,8 +63,7 @@ FROM checkpoints WHERE thread_id = ?1`, thread, keep)
 		}
 		rows[[2]string{ns, r.id}] = row
 		if isKept {
-			var v map[string]string
-			if json.Unmarshal(versions, &v) == nil {
+			if v, err := decodeVersionsIn(versions, nil, r.id, relCRC(crc)); err == nil {
 				kept = append(kept, v)
 				keptNS = append(keptNS, ns)
 			}

@@ -26,7 +26,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	if cp.ID == "" {
 		return checkpoint.Config{}, fmt.Errorf("sqlite: put on thread %q namespace %q: empty checkpoint id", thread, ns)
 	}
-	versions, md, err := encodeColumns(cp.Versions, req.Metadata, true)
+	versions, md, err := encodeColumns(cp.Versions, &cp.ID, req.Metadata, true)
 	if err != nil {
 		return checkpoint.Config{}, fmt.Errorf("sqlite: put %q on thread %q: versions or metadata: %w", cp.ID, thread, err)
 	}
@@ -44,7 +44,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	row := putRow{
 		thread: thread, ns: ns, id: cp.ID, parent: cfg.CheckpointID, expectHead: req.ExpectHead,
 		created: created, versions: versions, md: md, inline: inline, inlineAll: all, inlined: some,
-		crc:   cpChecksum(thread, ns, cp.ID, cfg.CheckpointID, created, versions, md, req.ExpectHead, inline),
+		crc:   cpChecksum(thread, ns, cp.ID, cfg.CheckpointID, created, versions, md, req.ExpectHead, inline, true),
 		blobs: cp.New, cpVersions: cp.Versions,
 	}
 	if s.own {

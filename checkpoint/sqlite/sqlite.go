@@ -86,6 +86,9 @@ type Saver struct {
 	st   stmts
 	// direct is Put's way on the write connection of a Saver Open made.
 	direct direct
+	// busyTimeout is how long a writer of a Saver Open made waits for
+	// the write lock (see retryBusy).
+	busyTimeout time.Duration
 }
 
 var (
@@ -172,7 +175,7 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	rdb.SetConnMaxLifetime(0)
 	rdb.SetConnMaxIdleTime(0)
 
-	s := &Saver{rdb: rdb, wdb: wdb, own: true, wsem: make(chan struct{}, 1)}
+	s := &Saver{rdb: rdb, wdb: wdb, own: true, wsem: make(chan struct{}, 1), busyTimeout: o.busyTimeout}
 	if err := s.st.prepare(ctx, rdb, wdb); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(err))
@@ -232,7 +235,15 @@ func (s *Saver) write(ctx context.Context, fn func(tx *sql.Tx) error) (err error
 		return ctx.Err()
 	}
 	defer func() { <-s.wsem }()
-	tx, err := s.wdb.BeginTx(ctx, nil)
+	var tx *sql.Tx
+	if s.own {
+		err = retryBusy(ctx, s.busyTimeout, func() (err error) {
+			tx, err = s.wdb.BeginTx(ctx, nil)
+			return err
+		})
+	} else {
+		tx, err = s.wdb.BeginTx(ctx, nil)
+	}
 	if err != nil {
 		return err
 	}

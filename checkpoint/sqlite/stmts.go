@@ -18,18 +18,20 @@ const lockSQL = `UPDATE schema_migrations SET version = version WHERE 0`
 const (
 	sqlHead = `SELECT id FROM checkpoints WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1`
 
-	// sqlInsertCheckpoint inserts only when the head is still the 8th
-	// argument (which it records as prev) and the new id sorts after it:
-	// the compare-and-set and the insert in one statement. No row
-	// inserted means the caller lost the race (or the id is too old); it
-	// then reads the head to say which. Its parameters are anonymous (the
-	// driver makes a string of the name of each numbered one, at every
-	// execution), so the thread, namespace, id and head come again for
-	// the condition: see checkpointArgs.
-	sqlInsertCheckpoint = `INSERT INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline)
-SELECT ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?
-WHERE coalesce((SELECT id FROM checkpoints WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1), '') = ?
-	AND ? > ?`
+	// sqlInsertCheckpoint inserts only when the head is still the one
+	// the caller expects (which it records as prev) and the new id sorts
+	// after it: the compare-and-set and the insert in one statement. The
+	// test makes thread_id, which is NOT NULL, NULL when it fails, and OR
+	// IGNORE then skips the row: no row inserted means the caller lost
+	// the race (or the id is too old); it then reads the head to say
+	// which. (An INSERT ... SELECT whose WHERE reads the table copies its
+	// row through a temporary table first; a VALUES row is inserted as it
+	// is.) Its parameters are anonymous (the driver makes a string of the
+	// name of each numbered one, at every execution), so the thread,
+	// namespace, id and head come twice: see checkpointArgs.
+	sqlInsertCheckpoint = `INSERT OR IGNORE INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline)
+VALUES (CASE WHEN coalesce((SELECT id FROM checkpoints WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1), '') = ? AND ? > ? THEN ? END,
+	?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`
 
 	sqlInsertBlob = `INSERT INTO blobs (thread_id, ns, channel, version, delta, base, crc, data)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
@@ -48,7 +50,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	sqlReplaceWrite = `UPDATE writes SET channel = ?6, crc = ?7, value = ?8
 WHERE thread_id = ?1 AND ns = ?2 AND checkpoint_id = ?3 AND task_id = ?4 AND idx = ?5`
 
-	checkpointCols = `id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline`
+	// checkpointCols are the columns of a checkpoint row as reads scan
+	// them. prev, which is parent_id in a history without forks, comes
+	// as NULL then, with the flag after it set (see samePrev): one string
+	// fewer to read.
+	checkpointCols = `id, parent_id, created_at, versions, metadata, iif(prev IS parent_id, NULL, prev), prev IS parent_id, nwrites, crc, inline`
 
 	sqlGetLatest = `SELECT ` + checkpointCols + ` FROM checkpoints
 WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1`
@@ -78,6 +84,28 @@ SELECT b.channel, b.version, b.delta, b.base, b.crc, b.data
 FROM chain c CROSS JOIN blobs b
 	ON b.thread_id = ?1 AND b.ns = ?2 AND b.channel = c.channel AND b.version = c.version`
 
+	// sqlChainOne is sqlChain for one (channel, version), ?3 and ?4, in
+	// one pass: each link is looked up once, with its data, where
+	// sqlChain looks each up twice (its UNION, which keeps the chains of
+	// many seeds from being read once per seed, cannot carry the data).
+	// A chain that loops stops at maxChainOne rows, which rebuild then
+	// reports; one that long and sound is read again with sqlChain. Each
+	// link is one row (the key is the primary key), in chain order, so
+	// the rows leave out the channel (?3) and the version (?4 for the
+	// first, the base of the row before for the others).
+	sqlChainOne = `WITH RECURSIVE
+chain (delta, base, crc, data) AS (
+	SELECT delta, base, crc, data FROM blobs
+	WHERE thread_id = ?1 AND ns = ?2 AND version = ?4 AND channel = ?3
+	UNION ALL
+	SELECT b.delta, b.base, b.crc, b.data
+	FROM chain c CROSS JOIN blobs b
+		ON b.thread_id = ?1 AND b.ns = ?2 AND b.version = c.base AND b.channel = ?3
+	WHERE c.delta <> 0
+	LIMIT 4096
+)
+SELECT delta, base, crc, data FROM chain`
+
 	writeCols = `checkpoint_id, task_id, idx, channel, crc, value`
 
 	sqlWritesOne = `SELECT ` + writeCols + ` FROM writes
@@ -90,16 +118,19 @@ WHERE thread_id = ?1 AND ns = ?2 AND checkpoint_id IN (SELECT value FROM json_ea
 ORDER BY checkpoint_id, task_id, idx`
 )
 
+// maxChainOne is the LIMIT of sqlChainOne.
+const maxChainOne = 4096
+
 // checkpointArgs are the arguments of sqlInsertCheckpoint, in order.
 func checkpointArgs(thread, ns, id, parent, created, versions, md, head, crc, inline any) [15]any {
-	return [15]any{thread, ns, id, parent, created, versions, md, head, crc, inline, thread, ns, head, id, head}
+	return [15]any{thread, ns, head, id, head, thread, ns, id, parent, created, versions, md, head, crc, inline}
 }
 
 // stmts holds the prepared statements. Write statements are prepared on
 // the write handle, the others on the read handle.
 type stmts struct {
 	lock, head, insertCheckpoint, insertBlob, countWrites, insertWrite, replaceWrite *sql.Stmt
-	getLatest, getByID, chain, inlineOf, writesOne, writesPage                       *sql.Stmt
+	getLatest, getByID, chain, chainOne, inlineOf, writesOne, writesPage             *sql.Stmt
 	all                                                                              []*sql.Stmt
 
 	// listMu guards list, the statements of List queries by SQL text,
@@ -172,6 +203,7 @@ func (st *stmts) prepare(ctx context.Context, rdb, wdb *sql.DB) error {
 		{&st.getLatest, rdb, sqlGetLatest},
 		{&st.getByID, rdb, sqlGetByID},
 		{&st.chain, rdb, sqlChain},
+		{&st.chainOne, rdb, sqlChainOne},
 		{&st.inlineOf, rdb, sqlInlineOf},
 		{&st.writesOne, rdb, sqlWritesOne},
 		{&st.writesPage, rdb, sqlWritesPage},
