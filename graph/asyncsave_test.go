@@ -76,3 +76,49 @@ func TestDurabilityAsyncSavesInTheBackgroundWhenNodesAndSavesTakeTime(t *testing
 		require.Equal(t, hist[i+1].Config.CheckpointID, hist[i].Parent.CheckpointID)
 	}
 }
+
+// cancellingSaver cancels the run while it stores the checkpoint of loop
+// step 2: a Ctrl-C that lands during a save.
+type cancellingSaver struct {
+	checkpoint.Saver
+	cancel func()
+}
+
+func (s cancellingSaver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.Config, error) {
+	if isLoopStep(req, 2) {
+		s.cancel()
+	}
+	return s.Saver.Put(ctx, req)
+}
+
+// TestSaveOfAFinishedStepSurvivesACancel pins that a save of finished
+// work ignores a cancel that lands while it runs, in every way a step's
+// checkpoint is stored: the finished step is kept and not run again on
+// resume.
+func TestSaveOfAFinishedStepSurvivesACancel(t *testing.T) {
+	t.Parallel()
+	stopped := func() time.Time { return time.Unix(0, 0) } // quick nodes and saves: async stores inline from step 1
+	for _, tc := range []struct {
+		name string
+		opts []graph.CompileOption
+	}{
+		{"sync", []graph.CompileOption{graph.WithDurability(graph.DurabilitySync)}},
+		{"async in the background", []graph.CompileOption{graph.WithDurability(graph.DurabilityAsync), graph.AlwaysSaveInBackground()}},
+		{"async inline", []graph.CompileOption{graph.WithDurability(graph.DurabilityAsync)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			var cs calls
+			saver := cancellingSaver{Saver: memory.New(), cancel: cancel}
+			opts := append([]graph.CompileOption{graph.WithCheckpointer(saver), graph.WithClock(stopped)}, tc.opts...)
+			c := mustCompile(t, chainABC(&cs, nil), opts...)
+			_, _ = c.Invoke(ctx, zero, graph.WithThread("t")) // cancelled: it may end with the context's error
+			require.GreaterOrEqual(t, latestStep(t, c, "t"), 2, "b's step finished: its checkpoint is stored")
+			_, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
+			require.NoError(t, err)
+			require.Equal(t, 1, cs.get("b"), "b is not run again on resume")
+		})
+	}
+}

@@ -281,16 +281,15 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 	}
 	ctx, cancel := p.saveCtx()
 	defer cancel()
-	ctx, observed := p.observeSave(ctx, &req)
-	var start time.Time
-	if r.timeTasks {
-		start = r.c.now()
+	cfg, err := p.putObserved(ctx, req)
+	if err != nil && cancelledDuring(r.ctx, ctx, err) {
+		// The run was cancelled while the save ran on its context (a
+		// Ctrl-C), and a Put that fails stores nothing: store the finished
+		// work again as a save that starts after the cancel does.
+		dctx, dcancel := detachedSaveCtx(r.ctx)
+		defer dcancel()
+		cfg, err = p.putObserved(dctx, req)
 	}
-	cfg, err := p.saver.Put(ctx, req)
-	if r.timeTasks {
-		p.lastSave, p.saveTimed = r.c.now().Sub(start), true
-	}
-	observed(err)
 	if err != nil {
 		return p.errorf("save checkpoint at step %d: %w", step, err)
 	}
@@ -316,7 +315,7 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 func (p *persist[S]) putAsync(req checkpoint.PutRequest, step int, md checkpoint.Metadata) {
 	f := &inflightPut[S]{done: make(chan struct{}), id: req.Checkpoint.ID, step: step, md: md, st: p.r.st,
 		prevID: p.id, prevParent: p.parent, prevHead: p.head, prevVersions: p.versions}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(p.r.ctx), saveTimeout)
+	ctx, cancel := detachedSaveCtx(p.r.ctx)
 	p.inflight = f
 	ctx, observed := p.observeSave(ctx, &req)
 	go func() {
@@ -414,7 +413,39 @@ func (p *persist[S]) saveCtx() (context.Context, context.CancelFunc) {
 	if p.r.ctx.Err() == nil {
 		return p.r.ctx, noCancel
 	}
-	return context.WithTimeout(context.WithoutCancel(p.r.ctx), saveTimeout)
+	return detachedSaveCtx(p.r.ctx)
+}
+
+// putObserved stores req on ctx, observed, timing it for inBackground.
+func (p *persist[S]) putObserved(ctx context.Context, req checkpoint.PutRequest) (checkpoint.Config, error) {
+	r := p.r
+	ctx, observed := p.observeSave(ctx, &req)
+	var start time.Time
+	if r.timeTasks {
+		start = r.c.now()
+	}
+	cfg, err := p.saver.Put(ctx, req)
+	if r.timeTasks {
+		p.lastSave, p.saveTimed = r.c.now().Sub(start), true
+	}
+	observed(err)
+	return cfg, err
+}
+
+// cancelledDuring reports whether err is the failure of a save that ran on
+// the run's context runCtx (ctx is runCtx) and ended because runCtx was
+// cancelled meanwhile.
+func cancelledDuring(runCtx, ctx context.Context, err error) bool {
+	cerr := runCtx.Err()
+	return ctx == runCtx && cerr != nil && errors.Is(err, cerr)
+}
+
+// detachedSaveCtx is the context of a save that ignores the cancellation
+// of the run's context ctx, within saveTimeout: a save of finished work
+// that must not be lost to a Ctrl-C (a background save, one that starts
+// after the run was cancelled, and one that a cancel interrupted).
+func detachedSaveCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
 }
 
 // flush waits for a checkpoint still being stored (DurabilityAsync) and
