@@ -18,7 +18,10 @@ import (
 // (checkpoint.ListOptions.SkipValue): a field whose version the child
 // kept is the child's value, and an append field that the child extended
 // by a delta is a prefix of the child's. A saver that reads it anyway
-// costs only the read.
+// costs only the read. Snapshots therefore share the elements of such
+// fields: a caller may reassign, cut or append to a snapshot's fields
+// (the older snapshots do not change), but must copy a slice before it
+// changes its elements in place.
 func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.Seq2[*Snapshot[S], error] {
 	return func(yield func(*Snapshot[S], error) bool) {
 		o := historyOptionsOf(opts)
@@ -33,7 +36,8 @@ func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.S
 		sk := newHistorySkip(c, o.thread)
 		lo := checkpoint.ListOptions{Filter: o.filter, Before: o.before, Limit: o.limit, SkipValue: sk.skip}
 		cfg := checkpoint.Config{ThreadID: o.thread}
-		var prev *Snapshot[S]
+		var prev *Snapshot[S]     // &prevSnap once a snapshot was yielded
+		var prevSnap Snapshot[S]  // the last one yielded, as it was yielded
 		var from reuseFrom[S]     // prev, when it is the child of the checkpoint being decoded
 		d := new(decoded[S])      // every checkpoint is decoded into it, in turn
 		var schedules schedMemo   // the schedules parsed, as a loop repeats them
@@ -58,11 +62,19 @@ func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.S
 			if err == nil {
 				c.fillResult(snap, prev, &diff)
 			}
+			var kept Snapshot[S]
+			if snap != nil {
+				// What the older checkpoints are rebuilt from: a copy, so
+				// that a caller who changes the snapshot it is given (a
+				// field reassigned or cut) changes nothing of them.
+				kept = *snap
+			}
 			if !yield(snap, err) || err != nil {
 				return
 			}
-			prev = snap
-			from = reuseFrom[S]{child: snap, versions: tup.Checkpoint.Versions}
+			prevSnap = kept
+			prev = &prevSnap
+			from = reuseFrom[S]{child: prev, versions: tup.Checkpoint.Versions}
 		}
 	}
 }

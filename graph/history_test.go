@@ -324,3 +324,33 @@ func TestHistoryTakesTheHeadFromTheStateCache(t *testing.T) {
 	require.ElementsMatch(t, []string{"n", "trail", "last", "items", "total"}, other.read[ids[0]])
 	require.Empty(t, other.skipped[ids[0]])
 }
+
+// TestHistoryIsNotChangedByACallerChangingItsSnapshots: the older
+// checkpoints are rebuilt from the newer snapshot History yielded, and a
+// caller that cuts or reassigns that snapshot's fields in the loop (its
+// own, as far as it knows) still gets every older one as stored.
+func TestHistoryIsNotChangedByACallerChangingItsSnapshots(t *testing.T) {
+	t.Parallel()
+	mem := memory.New()
+	c := mixedGraph(t, mem, 9)
+	_, err := c.Invoke(t.Context(), zero, graph.WithThread("t"))
+	require.NoError(t, err)
+	var want []counter
+	for s, err := range mixedGraph(t, mem, 9).History(t.Context(), graph.WithThread("t")) {
+		require.NoError(t, err)
+		want = append(want, s.Values)
+	}
+	for _, ignore := range []bool{false, true} {
+		spy := newListSpy(mem)
+		spy.ignoreSkip = ignore
+		var got []counter
+		for s, err := range mixedGraph(t, spy, 9).History(t.Context(), graph.WithThread("t")) {
+			require.NoError(t, err, "saver ignores SkipValue: %v", ignore)
+			got = append(got, s.Values)
+			s.Values.Items = s.Values.Items[:0]
+			s.Values.Trail = nil
+			s.Values.N = -1
+		}
+		require.Equal(t, want, got, "saver ignores SkipValue: %v", ignore)
+	}
+}
