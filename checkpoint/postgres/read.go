@@ -430,10 +430,15 @@ func (w *valuesWanted) add(i int, id, ch, v string) {
 // them in another order.
 type byIDDesc struct{ p *pageRead }
 
+// Len is the number of rows of the page.
 func (b byIDDesc) Len() int { return len(b.p.tuples) }
+
+// Less reports whether row i is newer than row j.
 func (b byIDDesc) Less(i, j int) bool {
 	return b.p.tuples[i].Checkpoint.ID > b.p.tuples[j].Checkpoint.ID
 }
+
+// Swap swaps rows i and j with what the page read beside them.
 func (b byIDDesc) Swap(i, j int) {
 	p := b.p
 	p.tuples[i], p.tuples[j] = p.tuples[j], p.tuples[i]
