@@ -130,3 +130,35 @@ func TestAValueOfAPrunedCheckpointIsStillABlobMissing(t *testing.T) {
 	require.ErrorContains(t, err, ids[2])
 	require.ErrorContains(t, err, `version "`+ids[1]+`": blob missing`)
 }
+
+// TestPruneDoesNotHideWhyAKeptValueIsMissing: a Prune that would delete
+// the damaged row (or close the gap of the deleted row) that a kept
+// checkpoint's values were lost with fails with that damage and changes
+// nothing, rather than leaving a history whose only damage is a value
+// missing.
+func TestPruneDoesNotHideWhyAKeptValueIsMissing(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, damage, want string }{
+		{"the middle deleted", `DELETE FROM checkpoints WHERE id = ?`, "is missing"},
+		{"the middle's metadata changed", `UPDATE checkpoints SET metadata = json_set(metadata, '$.step', 7) WHERE id = ?`, "checksum"},
+		{"the middle's inline values removed", `UPDATE checkpoints SET inline = NULL WHERE id = ?`, "checksum"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			s, path, ids := ownerHistory(t)
+			ctx := context.Background()
+			_, err := rawDB(t, path).Exec(c.damage, ids[1])
+			require.NoError(t, err)
+			_, before := s.Get(ctx, checkpoint.Config{ThreadID: "t"})
+			require.ErrorContains(t, before, c.want)
+
+			err = s.Prune(ctx, "t", 1)
+			require.ErrorIs(t, err, checkpoint.ErrCorrupt)
+			require.ErrorContains(t, err, ids[1])
+			require.ErrorContains(t, err, c.want)
+			_, after := s.Get(ctx, checkpoint.Config{ThreadID: "t"})
+			require.Equal(t, before.Error(), after.Error(), "the prune changed nothing")
+		})
+	}
+}
