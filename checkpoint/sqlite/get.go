@@ -254,7 +254,7 @@ func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []
 			}
 			val, err := rebuild(blobs, ch, v)
 			if err != nil {
-				if cause := s.whyMissing(ctx, tx, thread, ns, err); cause != nil {
+				if cause := whyMissing(ctx, tx, thread, ns, err); cause != nil {
 					return nil, cause
 				}
 				return nil, corruptError(thread, ns, r.id, "channel %q version %q: %v", ch, v, err)

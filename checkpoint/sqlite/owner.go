@@ -46,13 +46,15 @@ WHERE thread_id = ? AND ns = ? AND id < ? ORDER BY id DESC LIMIT 1`
 // it is absent from a history whose links say it was there. It returns
 // nil when err is not a missing blob, or the row is sound or was removed
 // as Prune removes one: then the blob itself is what is missing.
-func (s *Saver) whyMissing(ctx context.Context, tx *sql.Tx, thread, ns string, err error) error {
+// It reads with unprepared statements, so that Prune, whose transaction
+// is on the write handle, asks it too.
+func whyMissing(ctx context.Context, tx *sql.Tx, thread, ns string, err error) error {
 	var m *missingBlob
 	if !errors.As(err, &m) {
 		return nil
 	}
 	owner := versionOwner(m.version)
-	_, err = scanCheckpoint(tx.StmtContext(ctx, s.st.getByID).QueryRowContext(ctx, thread, ns, owner).Scan, thread, ns, nil)
+	_, err = scanCheckpoint(tx.QueryRowContext(ctx, sqlGetByID, thread, ns, owner).Scan, thread, ns, nil)
 	if !errors.Is(err, sql.ErrNoRows) {
 		return err // nil: the row is sound
 	}

@@ -32,7 +32,10 @@ type inlineRow struct {
 // version belongs to, else in the blobs table) — copies into the blobs
 // table those that are inline in a row the prune deletes, and returns the
 // rows of the blobs table that no kept checkpoint reads, for dropBlobs to
-// delete once the checkpoints are gone.
+// delete once the checkpoints are gone. A value a kept checkpoint reads
+// that is missing because the row that should hold it is damaged or
+// absent (whyMissing), where that row is not kept, is that damage: the
+// prune would leave only the value missing to report.
 func planPrune(ctx context.Context, tx *sql.Tx, thread string, keep int) ([]nsKey, error) {
 	rs, err := tx.QueryContext(ctx, `SELECT ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline,
 	row_number() OVER (PARTITION BY ns ORDER BY id DESC) <= ?2
@@ -125,7 +128,15 @@ FROM checkpoints WHERE thread_id = ?1`, thread, keep)
 					keepRow[k] = true
 					link = l
 				} else {
-					break // missing: a read reports it
+					// Missing: a read reports it, and why, unless the
+					// why goes with this prune (the row that should hold
+					// it, damaged or absent, among those it deletes).
+					if owner := rows[[2]string{ns, versionOwner(v)}]; owner == nil || !owner.kept {
+						if err := whyMissing(ctx, tx, thread, ns, &missingBlob{version: v}); err != nil {
+							return nil, err
+						}
+					}
+					break
 				}
 			next:
 				if !link.delta || link.base == "" {

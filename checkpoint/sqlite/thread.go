@@ -68,7 +68,11 @@ func (s *Saver) CopyThread(ctx context.Context, src, dst string) error {
 // no kept checkpoint needs (a kept checkpoint needs the blobs its
 // versions name and the whole delta chain behind them). keep 0 deletes
 // every checkpoint of the thread; a negative keep is an error. Pruning an
-// unknown thread is not an error.
+// unknown thread is not an error. A value a kept checkpoint reads that is
+// lost with the row of an older checkpoint (the row does not match its
+// checksum, or is missing from the history) fails the Prune with that
+// row's checkpoint.ErrCorrupt, deleting nothing: the prune would leave
+// only the value missing to report.
 func (s *Saver) Prune(ctx context.Context, threadID string, keep int) error {
 	if keep < 0 {
 		return fmt.Errorf("sqlite: prune thread %q: negative keep %d", threadID, keep)
