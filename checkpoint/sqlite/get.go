@@ -254,7 +254,9 @@ func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []
 			}
 			val, err := rebuild(blobs, ch, v)
 			if err != nil {
-				if cause := whyMissing(ctx, tx, thread, ns, err); cause != nil {
+				// The row's damage, when that is why; a failure to look
+				// (ctx ended) leaves the damage found.
+				if cause := whyMissing(ctx, tx, thread, ns, err); errors.Is(cause, checkpoint.ErrCorrupt) {
 					return nil, cause
 				}
 				return nil, corruptError(thread, ns, r.id, "channel %q version %q: %v", ch, v, err)

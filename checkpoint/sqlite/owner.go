@@ -31,8 +31,8 @@ func (e *missingBlob) Error() string {
 	return "blob missing"
 }
 
-// sqlNeighbours are the rows on either side of an id, as the history's
-// links join them.
+// sqlNewerThan and sqlOlderThan read the rows on either side of an id,
+// which the history's links join.
 const (
 	sqlNewerThan = `SELECT ` + checkpointCols + ` FROM checkpoints
 WHERE thread_id = ? AND ns = ? AND id > ? ORDER BY id LIMIT 1`
@@ -45,9 +45,10 @@ WHERE thread_id = ? AND ns = ? AND id < ? ORDER BY id DESC LIMIT 1`
 // belongs to: that row does not read or does not match its checksum, or
 // it is absent from a history whose links say it was there. It returns
 // nil when err is not a missing blob, or the row is sound or was removed
-// as Prune removes one: then the blob itself is what is missing.
-// It reads with unprepared statements, so that Prune, whose transaction
-// is on the write handle, asks it too.
+// as Prune removes one: then the blob itself is what is missing. A
+// failure to read is returned as it is. It reads with unprepared
+// statements, so that Prune, whose transaction is on the write handle,
+// asks it too.
 func whyMissing(ctx context.Context, tx *sql.Tx, thread, ns string, err error) error {
 	var m *missingBlob
 	if !errors.As(err, &m) {
