@@ -62,6 +62,7 @@ func TestAValueLostWithItsRowIsReportedAsTheRowsDamage(t *testing.T) {
 		{"the middle's inline values changed", `UPDATE checkpoints SET inline = CAST(replace(CAST(inline AS TEXT), '"t"', '"u"') AS BLOB) WHERE id = {2}`, 1, "checksum"},
 		{"the middle's inline values removed", `UPDATE checkpoints SET inline = NULL WHERE id = {2}`, 1, "checksum"},
 		{"the middle made to look written before checksums", `UPDATE checkpoints SET crc = NULL, prev = NULL, nwrites = NULL WHERE id = {2}`, 1, "checksum"},
+		{"the middle made to look written before checksums and before values inline", `UPDATE checkpoints SET crc = NULL, prev = NULL, nwrites = NULL, inline = NULL WHERE id = {2}`, 1, "without checksums"},
 		{"the middle's versions not json", `UPDATE checkpoints SET versions = 'garbage' WHERE id = {2}`, 1, "checksum"},
 	}
 	for _, c := range cases {
