@@ -43,7 +43,8 @@ WHERE thread_id = ? AND ns = ? AND id < ? ORDER BY id DESC LIMIT 1`
 // whyMissing returns the damage that made the blob of err (an error of
 // rebuild) missing, when it is the row of the checkpoint its version
 // belongs to: that row does not read or does not match its checksum, or
-// it is absent from a history whose links say it was there. It returns
+// was damaged into looking written before checksums, or it is absent
+// from a history whose links say it was there. It returns
 // nil when err is not a missing blob, or the row is sound or was removed
 // as Prune removes one: then the blob itself is what is missing. A
 // failure to read is returned as it is. It reads with unprepared
@@ -55,19 +56,27 @@ func whyMissing(ctx context.Context, tx *sql.Tx, thread, ns string, err error) e
 		return nil
 	}
 	owner := versionOwner(m.version)
-	_, err = scanCheckpoint(tx.QueryRowContext(ctx, sqlGetByID, thread, ns, owner).Scan, thread, ns, nil)
-	if !errors.Is(err, sql.ErrNoRows) {
+	row, err := scanCheckpoint(tx.QueryRowContext(ctx, sqlGetByID, thread, ns, owner).Scan, thread, ns, nil)
+	switch {
+	case err == nil && row.legacy:
+		// A row without checksums, which is sound unless one older
+		// than it has them: then it was damaged into looking so.
+		older, err := scanCheckpoint(tx.QueryRowContext(ctx, sqlOlderThan, thread, ns, owner).Scan, thread, ns, nil)
+		if err != nil {
+			return nilIfNoRows(err)
+		}
+		return checkLink(thread, ns, &row, &older)
+	case !errors.Is(err, sql.ErrNoRows):
 		return err // nil: the row is sound
 	}
 	// Absent: the link between the rows on either side says whether a
 	// checkpoint is missing there (and which), as a walk of the whole
 	// history would.
 	newer, err := scanCheckpoint(tx.QueryRowContext(ctx, sqlNewerThan, thread, ns, owner).Scan, thread, ns, nil)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil // no checkpoint after it: the version names none of this history
-	}
 	if err != nil {
-		return err
+		// None after it: the version names no checkpoint of this
+		// history.
+		return nilIfNoRows(err)
 	}
 	older, err := scanCheckpoint(tx.QueryRowContext(ctx, sqlOlderThan, thread, ns, owner).Scan, thread, ns, nil)
 	switch {
@@ -77,4 +86,11 @@ func whyMissing(ctx context.Context, tx *sql.Tx, thread, ns string, err error) e
 		return err
 	}
 	return checkLink(thread, ns, &newer, &older)
+}
+
+func nilIfNoRows(err error) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	return err
 }
