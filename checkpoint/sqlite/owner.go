@@ -44,12 +44,11 @@ WHERE thread_id = ? AND ns = ? AND id < ? ORDER BY id DESC LIMIT 1`
 // rebuild) missing, when it is the row of the checkpoint its version
 // belongs to: that row does not read or does not match its checksum, or
 // was damaged into looking written before checksums, or it is absent
-// from a history whose links say it was there. It returns
-// nil when err is not a missing blob, or the row is sound or was removed
-// as Prune removes one: then the blob itself is what is missing. A
-// failure to read is returned as it is. It reads with unprepared
-// statements, so that Prune, whose transaction is on the write handle,
-// asks it too.
+// from a history whose links say it was there. It returns nil when err
+// is not a missing blob, or the row is sound or was removed as Prune
+// removes one: then the blob itself is what is missing. A failure to
+// read is returned as it is. It reads with unprepared statements, so
+// that Prune, whose transaction is on the write handle, asks it too.
 func whyMissing(ctx context.Context, tx *sql.Tx, thread, ns string, err error) error {
 	var m *missingBlob
 	if !errors.As(err, &m) {
