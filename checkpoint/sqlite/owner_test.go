@@ -134,33 +134,68 @@ func TestAValueOfAPrunedCheckpointIsStillABlobMissing(t *testing.T) {
 }
 
 // TestPruneDoesNotHideWhyAKeptValueIsMissing: a Prune that would delete
-// the damaged row (or close the gap of the deleted row) that a kept
-// checkpoint's values were lost with fails with that damage and changes
-// nothing, rather than leaving a history whose only damage is a value
-// missing.
+// the damaged row a kept checkpoint's values were lost with fails with
+// that damage and changes nothing; one next to a row that damage deleted
+// leaves the gap as it is (the oldest checkpoint kept still names the
+// missing one), in the namespace it prunes and in the others. Either way
+// every read says after it what it said before.
 func TestPruneDoesNotHideWhyAKeptValueIsMissing(t *testing.T) {
 	t.Parallel()
-	cases := []struct{ name, damage, want string }{
-		{"the middle deleted", `DELETE FROM checkpoints WHERE id = ?`, "is missing"},
-		{"the middle's metadata changed", `UPDATE checkpoints SET metadata = json_set(metadata, '$.step', 7) WHERE id = ?`, "checksum"},
-		{"the middle's inline values removed", `UPDATE checkpoints SET inline = NULL WHERE id = ?`, "checksum"},
+	cases := []struct {
+		name, damage, want string
+		row                int // the damaged checkpoint: 0 the oldest, 1 the middle
+		fails              bool
+		sub                bool // the prune deletes checkpoints of another namespace only
+	}{
+		{name: "the middle deleted", damage: `DELETE FROM checkpoints WHERE id = ?`, row: 1, want: "is missing"},
+		{name: "the oldest deleted, another namespace pruned", damage: `DELETE FROM checkpoints WHERE id = ?`, want: "is missing", sub: true},
+		{name: "the middle's metadata changed", damage: `UPDATE checkpoints SET metadata = json_set(metadata, '$.step', 7) WHERE id = ?`, row: 1, want: "checksum", fails: true},
+		{name: "the middle's inline values removed", damage: `UPDATE checkpoints SET inline = NULL WHERE id = ?`, row: 1, want: "checksum", fails: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			s, path, ids := ownerHistory(t)
 			ctx := context.Background()
-			_, err := rawDB(t, path).Exec(c.damage, ids[1])
+			keep := 1
+			if c.sub {
+				keep = 2
+				parent := ""
+				for i := range 3 {
+					id := checkpoint.NewID()
+					_, err := s.Put(ctx, checkpoint.PutRequest{
+						Config:     checkpoint.Config{ThreadID: "t", Namespace: "sub", CheckpointID: parent},
+						Checkpoint: checkpoint.Checkpoint{ID: id, Versions: map[string]string{"n": id}, New: map[string]checkpoint.Blob{"n": full(id, `1`)}},
+						Metadata:   checkpoint.Metadata{Step: i},
+						ExpectHead: parent,
+					})
+					require.NoError(t, err)
+					parent = id
+				}
+			}
+			_, err := rawDB(t, path).Exec(c.damage, ids[c.row])
 			require.NoError(t, err)
 			_, before := s.Get(ctx, checkpoint.Config{ThreadID: "t"})
 			require.ErrorContains(t, before, c.want)
+			require.ErrorContains(t, before, ids[c.row])
+			verifyBefore := s.Verify(ctx, "t")
+			require.ErrorIs(t, verifyBefore, checkpoint.ErrCorrupt)
 
-			err = s.Prune(ctx, "t", 1)
-			require.ErrorIs(t, err, checkpoint.ErrCorrupt)
-			require.ErrorContains(t, err, ids[1])
-			require.ErrorContains(t, err, c.want)
+			err = s.Prune(ctx, "t", keep)
+			if c.fails {
+				require.ErrorIs(t, err, checkpoint.ErrCorrupt)
+				require.ErrorContains(t, err, ids[c.row])
+				require.ErrorContains(t, err, c.want)
+			} else {
+				require.NoError(t, err)
+			}
 			_, after := s.Get(ctx, checkpoint.Config{ThreadID: "t"})
-			require.Equal(t, before.Error(), after.Error(), "the prune changed nothing")
+			require.ErrorIs(t, after, checkpoint.ErrCorrupt)
+			require.Equal(t, before.Error(), after.Error(), "the prune hid nothing")
+			verifyAfter := s.Verify(ctx, "t")
+			require.ErrorIs(t, verifyAfter, checkpoint.ErrCorrupt)
+			require.ErrorContains(t, verifyAfter, c.want)
+			require.ErrorContains(t, verifyAfter, ids[c.row])
 		})
 	}
 }
