@@ -119,10 +119,12 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 
 // resealOldest makes the oldest checkpoint Prune kept in each namespace
 // of the thread name no checkpoint before it, so that a walk of the
-// history ends there rather than reporting the pruned ones missing. A row
-// that does not match its checksum is left as it is: Prune does not
-// launder damage.
-func resealOldest(ctx context.Context, tx *sql.Tx, thread string) error {
+// history ends there rather than reporting the pruned ones missing: when
+// the one it names is among those the prune deleted (gone, by namespace
+// and id). A row that does not match its checksum, and one that names a
+// checkpoint missing before the prune, are left as they are: Prune does
+// not launder damage.
+func resealOldest(ctx context.Context, tx *sql.Tx, thread string, gone map[[2]string]bool) error {
 	rs, err := tx.QueryContext(ctx, `SELECT ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline
 FROM checkpoints c WHERE thread_id = ?1 AND prev <> ''
 	AND id = (SELECT min(id) FROM checkpoints WHERE thread_id = ?1 AND ns = c.ns)`, thread)
@@ -143,6 +145,9 @@ FROM checkpoints c WHERE thread_id = ?1 AND prev <> ''
 		if err := rs.Scan(&ns, &r.id, &r.parent, &created, &versions, &md, &r.prev, &r.nwrites, &crc, &r.inline); err != nil {
 			rs.Close()
 			return err
+		}
+		if !gone[[2]string{ns, r.prev.String}] {
+			continue // a gap the prune did not make: left for a read to report
 		}
 		if checkRow(thread, ns, &r, created, versions, md, crc) != nil {
 			continue // damaged: left for a read to report

@@ -31,6 +31,9 @@
 // pending writes: Get checks a checkpoint's writes against the count,
 // and List, walking a whole history, checks that each checkpoint names
 // the next older one, so a deleted checkpoint or write is ErrCorrupt too.
+// A value a read finds missing because the row that holds it (inline.go)
+// is damaged or deleted is reported as that row's damage, as a walk of
+// the history would report it, not as the value missing.
 // Verify (checkpoint.Verifier) checks every row of a thread, in every
 // namespace, and every link. Rows written before schema version 2 (no
 // checkpoint checksum; blob and write checksums over fewer columns) still

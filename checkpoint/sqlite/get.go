@@ -254,6 +254,11 @@ func (s *Saver) load(ctx context.Context, tx *sql.Tx, thread, ns string, rows []
 			}
 			val, err := rebuild(blobs, ch, v)
 			if err != nil {
+				// The row's damage, when that is why; a failure to look
+				// (ctx ended) leaves the damage found.
+				if cause := whyMissing(ctx, tx, thread, ns, err); errors.Is(cause, checkpoint.ErrCorrupt) {
+					return nil, cause
+				}
 				return nil, corruptError(thread, ns, r.id, "channel %q version %q: %v", ch, v, err)
 			}
 			values[ch] = val
@@ -317,10 +322,7 @@ func rebuild(blobs map[blobKey]blobRow, ch, v string) (checkpoint.Value, error) 
 		}
 		b, ok := blobs[blobKey{ch, cur}]
 		if !ok {
-			if cur == v {
-				return out, errors.New("blob missing")
-			}
-			return out, fmt.Errorf("base version %q of the delta chain missing", cur)
+			return out, &missingBlob{version: cur, base: cur != v}
 		}
 		if b.bad {
 			return out, fmt.Errorf("blob of version %q cannot be read or does not match its checksum", cur)

@@ -129,9 +129,16 @@ func cpChecksum(thread, ns, id, parent string, created any, versions, md []byte,
 func relCRC(crc sql.NullInt64) bool { return crc.Valid && crc.Int64 >= cpRelKind }
 
 // checkRow checks a checkpoint row's integrity columns: all three NULL
-// (written before migration 2) or all set, and crc matching the row.
+// (written before migration 2, so with no values inline) or all set, and
+// crc matching the row.
 func checkRow(thread, ns string, r *cpRow, created any, versions, md []byte, crc sql.NullInt64) error {
 	legacy := !crc.Valid && !r.prev.Valid && !r.nwrites.Valid
+	if legacy && len(r.inline) > 0 {
+		// Values inline came with migration 5, long after checksums:
+		// such a row was damaged into looking legacy, and its values
+		// are checked by nothing.
+		return corruptError(thread, ns, r.id, "crc, prev and nwrites are NULL in a row with values inline, which has a checksum")
+	}
 	if legacy {
 		r.legacy = true
 		return nil

@@ -32,13 +32,17 @@ type inlineRow struct {
 // version belongs to, else in the blobs table) — copies into the blobs
 // table those that are inline in a row the prune deletes, and returns the
 // rows of the blobs table that no kept checkpoint reads, for dropBlobs to
-// delete once the checkpoints are gone.
-func planPrune(ctx context.Context, tx *sql.Tx, thread string, keep int) ([]nsKey, error) {
+// delete once the checkpoints are gone, and the checkpoints the prune
+// deletes (by namespace and id), for resealOldest. A value a kept
+// checkpoint reads that is missing because the row that should hold it,
+// which the prune deletes, is damaged (whyMissing) is that damage: the
+// prune would leave only the value missing to report.
+func planPrune(ctx context.Context, tx *sql.Tx, thread string, keep int) ([]nsKey, map[[2]string]bool, error) {
 	rs, err := tx.QueryContext(ctx, `SELECT ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline,
 	row_number() OVER (PARTITION BY ns ORDER BY id DESC) <= ?2
 FROM checkpoints WHERE thread_id = ?1`, thread, keep)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rows := make(map[[2]string]*inlineRow)
 	var kept []map[string]string
@@ -52,7 +56,7 @@ FROM checkpoints WHERE thread_id = ?1`, thread, keep)
 		var isKept bool
 		if err := rs.Scan(&ns, &r.id, &r.parent, &created, &versions, &md, &r.prev, &r.nwrites, &crc, &r.inline, &isKept); err != nil {
 			rs.Close()
-			return nil, err
+			return nil, nil, err
 		}
 		row := &inlineRow{ns: ns, id: r.id, kept: isKept}
 		if len(r.inline) > 0 && checkRow(thread, ns, &r, created, versions, md, crc) == nil {
@@ -71,26 +75,26 @@ FROM checkpoints WHERE thread_id = ?1`, thread, keep)
 	}
 	rs.Close()
 	if err := rs.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	table := make(map[nsKey]blobLink)
 	bs, err := tx.QueryContext(ctx, `SELECT ns, channel, version, delta, base FROM blobs WHERE thread_id = ?`, thread)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for bs.Next() {
 		var k nsKey
 		var l blobLink
 		if err := bs.Scan(&k.ns, &k.channel, &k.version, &l.delta, &l.base); err != nil {
 			bs.Close()
-			return nil, err
+			return nil, nil, err
 		}
 		table[k] = l
 	}
 	bs.Close()
 	if err := bs.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	// The walk: keep the table rows reached, and copy the inline values
@@ -125,7 +129,16 @@ FROM checkpoints WHERE thread_id = ?1`, thread, keep)
 					keepRow[k] = true
 					link = l
 				} else {
-					break // missing: a read reports it
+					// Missing: a read reports it, and why, unless the
+					// why goes with this prune (the row that should hold
+					// it, damaged, among those it deletes). A row absent
+					// stays so: resealOldest leaves its gap.
+					if owner := rows[[2]string{ns, versionOwner(v)}]; owner != nil && !owner.kept {
+						if err := whyMissing(ctx, tx, thread, ns, &missingBlob{version: v}); err != nil {
+							return nil, nil, err
+						}
+					}
+					break
 				}
 			next:
 				if !link.delta || link.base == "" {
@@ -139,14 +152,14 @@ FROM checkpoints WHERE thread_id = ?1`, thread, keep)
 	ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO blobs (thread_id, ns, channel, version, delta, base, crc, data)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer ins.Close()
 	for _, m := range moves {
 		k, b := m.k, m.b
 		crc := blobChecksum(thread, k.ns, k.channel, k.version, b.delta, b.base, b.data)
 		if _, err := ins.ExecContext(ctx, thread, k.ns, k.channel, k.version, b.delta, b.base, crc, b.data); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	var drop []nsKey
@@ -155,7 +168,13 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 			drop = append(drop, k)
 		}
 	}
-	return drop, nil
+	gone := make(map[[2]string]bool)
+	for k, r := range rows {
+		if !r.kept {
+			gone[k] = true
+		}
+	}
+	return drop, gone, nil
 }
 
 // dropBlobs deletes the rows of the blobs table of thread that keys name.

@@ -20,7 +20,9 @@ WHERE thread_id = ?1 AND ns = ?2 AND id IN (SELECT value FROM json_each(?3)) AND
 // base it has not looked for. Only the blobs a read needs are decoded
 // from an inline column. A blob that cannot be read, or whose row does
 // not match its checksum, is there marked bad; one that is nowhere is
-// absent: rebuild reports both, naming the checkpoint that needs it.
+// absent: rebuild reports both, naming the checkpoint that needs it, and
+// load reports instead the damage of the row that should hold an absent
+// one, when that is why it is absent (whyMissing).
 func (s *Saver) loadBlobs(ctx context.Context, tx *sql.Tx, thread, ns string, rows []cpRow) (map[blobKey]blobRow, error) {
 	n := 0
 	for i := range rows {
@@ -151,8 +153,8 @@ func addInline(blobs map[blobKey]blobRow, id string, inline []byte) error {
 
 // inlineOf adds to cols the inline columns of the checkpoints ids names
 // (those that have any). A row that does not match its checksum adds
-// nothing: the blobs a checkpoint needs from it are then missing, which
-// rebuild reports.
+// nothing: the blobs a checkpoint needs from it are then missing, and
+// load, finding them missing, reports the row (whyMissing).
 func (s *Saver) inlineOf(ctx context.Context, tx *sql.Tx, thread, ns string, ids []string, cols map[string][]byte) error {
 	rs, err := tx.StmtContext(ctx, s.st.inlineOf).QueryContext(ctx, thread, ns, idsJSON(ids))
 	if err != nil {

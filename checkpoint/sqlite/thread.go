@@ -68,13 +68,17 @@ func (s *Saver) CopyThread(ctx context.Context, src, dst string) error {
 // no kept checkpoint needs (a kept checkpoint needs the blobs its
 // versions name and the whole delta chain behind them). keep 0 deletes
 // every checkpoint of the thread; a negative keep is an error. Pruning an
-// unknown thread is not an error.
+// unknown thread is not an error. Prune hides no damage: a value a kept
+// checkpoint reads that is lost with the row of an older checkpoint, which
+// does not match its checksum, fails the Prune with that row's
+// checkpoint.ErrCorrupt, deleting nothing; a checkpoint that damage
+// deleted before the oldest kept one stays reported missing.
 func (s *Saver) Prune(ctx context.Context, threadID string, keep int) error {
 	if keep < 0 {
 		return fmt.Errorf("sqlite: prune thread %q: negative keep %d", threadID, keep)
 	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		drop, err := planPrune(ctx, tx, threadID, keep)
+		drop, gone, err := planPrune(ctx, tx, threadID, keep)
 		if err != nil {
 			return err
 		}
@@ -99,7 +103,7 @@ func (s *Saver) Prune(ctx context.Context, threadID string, keep int) error {
 )`, threadID); err != nil {
 			return err
 		}
-		return resealOldest(ctx, tx, threadID)
+		return resealOldest(ctx, tx, threadID, gone)
 	})
 	if err != nil {
 		if errors.Is(err, checkpoint.ErrCorrupt) {
