@@ -17,32 +17,36 @@ import (
 // covers the metadata, versions and parent, and the schedule decrypts.
 func TestGetHeadChecksTheSeal(t *testing.T) {
 	t.Parallel()
-	s, _, db := encryptedSQLite(t, newRing(t))
-	hg, ok := s.(checkpoint.HeadGetter)
-	require.True(t, ok, "the wrapper of a HeadGetter is one")
 	ctx := context.Background()
-	put := func(thread string) string {
+	put := func(s checkpoint.Saver, thread string, head *string) {
 		first := putOne(t, s, thread, map[string]string{"x": "1"})
-		head := checkpoint.NewID()
+		*head = checkpoint.NewID()
 		_, err := s.Put(ctx, checkpoint.PutRequest{
 			Config: checkpoint.Config{ThreadID: thread, CheckpointID: first},
-			Checkpoint: checkpoint.Checkpoint{ID: head,
-				Versions: map[string]string{"x": "v2", checkpoint.NextChannel: head},
+			Checkpoint: checkpoint.Checkpoint{ID: *head,
+				Versions: map[string]string{"x": "v2", checkpoint.NextChannel: *head},
 				New: map[string]checkpoint.Blob{
 					"x":                    {Version: "v2", Data: []byte("2")},
-					checkpoint.NextChannel: {Version: head, Data: []byte(`{"nodes":["a"]}`)},
+					checkpoint.NextChannel: {Version: *head, Data: []byte(`{"nodes":["a"]}`)},
 				}},
 			Metadata:   checkpoint.Metadata{Source: checkpoint.SourceLoop, Step: 2, Extra: map[string]any{"user": "ada"}},
 			ExpectHead: first,
 		})
 		require.NoError(t, err)
-		return head
+	}
+	headGetter := func(s checkpoint.Saver) checkpoint.HeadGetter {
+		hg, ok := s.(checkpoint.HeadGetter)
+		require.True(t, ok, "the wrapper of a HeadGetter is one")
+		return hg
 	}
 
 	t.Run("intact", func(t *testing.T) {
+		t.Parallel()
+		s, _, _ := encryptedSQLite(t, newRing(t))
 		thread := newThread()
-		head := put(thread)
-		tup, err := hg.GetHead(ctx, checkpoint.Config{ThreadID: thread})
+		var head string
+		put(s, thread, &head)
+		tup, err := headGetter(s).GetHead(ctx, checkpoint.Config{ThreadID: thread})
 		require.NoError(t, err)
 		assert.Equal(t, head, tup.Checkpoint.ID)
 		assert.Equal(t, map[string]string{"x": "v2", checkpoint.NextChannel: head}, tup.Checkpoint.Versions, "the seal's channel is not shown")
@@ -50,21 +54,14 @@ func TestGetHeadChecksTheSeal(t *testing.T) {
 		assert.Equal(t, `{"nodes":["a"]}`, string(tup.Checkpoint.Values[checkpoint.NextChannel].Snapshot), "the schedule decrypts")
 	})
 
-	cases := []struct {
-		name, sql string
-	}{
-		{"user metadata", `UPDATE checkpoints SET metadata = json_set(metadata, '$.extra.user', 'mallory') WHERE thread_id = ? AND id = ?`},
-		{"versions", `UPDATE checkpoints SET versions = json_set(versions, '$.x', 'v1') WHERE thread_id = ? AND id = ?`},
-		{"parent", `UPDATE checkpoints SET parent_id = '' WHERE thread_id = ? AND id = ?`},
-	}
-	for _, c := range cases {
+	for _, c := range sealTampers {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var head string
+			s := encrypt.Wrap(tampered(&head, c.tamper), newRing(t))
 			thread := newThread()
-			head := put(thread)
-			_, err := db.Exec(c.sql, thread, head)
-			require.NoError(t, err)
-			dropRowChecks(t, db, thread)
-			_, err = hg.GetHead(ctx, checkpoint.Config{ThreadID: thread})
+			put(s, thread, &head)
+			_, err := headGetter(s).GetHead(ctx, checkpoint.Config{ThreadID: thread})
 			ee := requireEncError(t, err, encrypt.ErrSealMismatch, thread, "")
 			assert.Equal(t, head, ee.Checkpoint)
 		})

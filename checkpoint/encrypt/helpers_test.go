@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"hash/crc32"
+	"iter"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/memory"
 )
 
 // putOne stores a first checkpoint of thread with one blob per channel
@@ -76,14 +78,67 @@ func setBlob(t *testing.T, db *sql.DB, thread, channel string, data []byte) {
 	require.EqualValues(t, 1, n)
 }
 
-// dropRowChecks makes the checkpoint rows of thread look as rows written
-// before the SQLite saver checked them: no checksum, no prev, no write
-// count, and versions written out whole (a row's versions are stored
-// relative to its id only since it has a checksum kind that says so). The
-// saver reads such rows unchecked, so a test reaches the wrapper's own
-// checks.
-func dropRowChecks(t *testing.T, db *sql.DB, thread string) {
-	t.Helper()
-	_, err := db.Exec(`UPDATE checkpoints SET versions = replace(versions, '":"=', '":"' || id), crc = NULL, prev = NULL, nwrites = NULL WHERE thread_id = ?`, thread)
-	require.NoError(t, err)
+// tamperedSaver hands out what its saver stores, with the checkpoint
+// *target names (once it is set) changed by tamper: a backend with no
+// checks of its own, whose rows someone with write access changed in
+// clear. The wrapper's seal is what must notice.
+type tamperedSaver struct {
+	checkpoint.Saver
+	target *string
+	tamper func(*checkpoint.Tuple)
+}
+
+// tampered returns a memory saver whose reads of *target tamper changes.
+func tampered(target *string, tamper func(*checkpoint.Tuple)) tamperedSaver {
+	return tamperedSaver{Saver: memory.New(), target: target, tamper: tamper}
+}
+
+// apply tampers with tup if it is the target.
+func (s tamperedSaver) apply(tup *checkpoint.Tuple) {
+	if tup.Checkpoint.ID == *s.target {
+		s.tamper(tup)
+	}
+}
+
+func (s tamperedSaver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
+	tup, err := s.Saver.Get(ctx, cfg)
+	if err == nil {
+		s.apply(tup)
+	}
+	return tup, err
+}
+
+func (s tamperedSaver) GetHead(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tuple, error) {
+	tup, err := s.Saver.(checkpoint.HeadGetter).GetHead(ctx, cfg)
+	if err == nil {
+		s.apply(tup)
+	}
+	return tup, err
+}
+
+func (s tamperedSaver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint.ListOptions) iter.Seq2[*checkpoint.Tuple, error] {
+	return func(yield func(*checkpoint.Tuple, error) bool) {
+		for tup, err := range s.Saver.List(ctx, cfg, opts) {
+			if err == nil {
+				s.apply(tup)
+			}
+			if !yield(tup, err) {
+				return
+			}
+		}
+	}
+}
+
+// sealTampers are changes to what stays in clear beside the ciphertexts:
+// a checkpoint's metadata (user metadata, step, source), a channel's
+// version (a rollback to a version it really had) and its parent link.
+var sealTampers = []struct {
+	name   string
+	tamper func(*checkpoint.Tuple)
+}{
+	{"user metadata", func(t *checkpoint.Tuple) { t.Metadata.Extra["user"] = "mallory" }},
+	{"step", func(t *checkpoint.Tuple) { t.Metadata.Step = 7 }},
+	{"source", func(t *checkpoint.Tuple) { t.Metadata.Source = checkpoint.SourceInput }},
+	{"versions", func(t *checkpoint.Tuple) { t.Checkpoint.Versions["x"] = "v1" }},
+	{"parent", func(t *checkpoint.Tuple) { t.Parent = nil }},
 }
