@@ -153,6 +153,33 @@ func benchHistory(b *testing.B, c *graph.Compiled[benchmarks.Counter], thread st
 	b.ReportMetric(float64(first.Nanoseconds())/float64(b.N), "first-ns")
 }
 
+// benchFirst reads the first item of thread's history and stops: the
+// latency a caller that shows the newest snapshot pays. It differs from
+// benchHistory's first-ns, which each iteration measures right after the
+// one before made ~7.5 MB of snapshots: there the first item also pays
+// for collecting them (about half of it on SQLite; with GOGC=off, 135 →
+// 69 µs).
+func benchFirst(b *testing.B, c *graph.Compiled[benchmarks.Counter], thread string) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		for s, err := range c.History(ctx, graph.WithThread(thread)) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(s.Values.Items) != historyN {
+				b.Fatalf("first item has %d items", len(s.Values.Items))
+			}
+			n++
+			break
+		}
+		if n != 1 {
+			b.Fatal("history is empty")
+		}
+	}
+}
+
 // benchLatest reads the latest state of thread.
 func benchLatest(b *testing.B, c *graph.Compiled[benchmarks.Counter], thread string) {
 	ctx := context.Background()

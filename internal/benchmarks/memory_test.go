@@ -28,4 +28,5 @@ func BenchmarkW3W5Memory(b *testing.B) {
 	fillHistory(b, c, "w5")
 	b.Run("W5/history", func(b *testing.B) { benchHistory(b, c, "w5") })
 	b.Run("W5/latest", func(b *testing.B) { benchLatest(b, c, "w5") })
+	b.Run("W5/first", func(b *testing.B) { benchFirst(b, c, "w5") })
 }

@@ -43,6 +43,7 @@ func BenchmarkPostgres(b *testing.B) {
 	fillHistory(b, c, "w5")
 	b.Run("W5/history", func(b *testing.B) { benchHistory(b, c, "w5") })
 	b.Run("W5/latest", func(b *testing.B) { benchLatest(b, c, "w5") })
+	b.Run("W5/first", func(b *testing.B) { benchFirst(b, c, "w5") })
 	dsn := pgtest.DSN(b)
 	b.Run("ColdResume", func(b *testing.B) {
 		coldResume(b, func() (graph.CompileOption, func()) {

@@ -16,8 +16,8 @@ import (
 // BenchmarkSQLite runs, at each synchronous level, the raw one-row commit
 // (RawCommit) and the runtime's workloads on the SQLite saver in the same
 // directory: W6 (the chain, a checkpoint a step) under each durability
-// mode, W3 (the append loop at N = 1,000), W5 (its history and latest
-// state) and ColdResume (open the file, compile, read the latest state of
+// mode, W3 (the append loop at N = 1,000), W5 (its history, its first
+// item and its latest state) and ColdResume (open the file, compile, read the latest state of
 // the 2,002-checkpoint thread: what a new process pays to resume). Each
 // durable workload reports x-raw, its time per step over the raw commit's
 // measured right after it.
@@ -73,6 +73,7 @@ func BenchmarkSQLite(b *testing.B) {
 			fillHistory(b, c, "w5")
 			b.Run("W5/history", func(b *testing.B) { benchHistory(b, c, "w5") })
 			b.Run("W5/latest", func(b *testing.B) { benchLatest(b, c, "w5") })
+			b.Run("W5/first", func(b *testing.B) { benchFirst(b, c, "w5") })
 			b.Run("ColdResume", func(b *testing.B) {
 				coldResume(b, func() (graph.CompileOption, func()) {
 					s := open(b, "w5.db")
