@@ -42,6 +42,9 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 		chained := len(opts.Filter) == 0 && cfg.CheckpointID == ""
 		var newer *cpRow
 		sc := newRowScanner(thread, ns, true)
+		// keep holds a page's rows. The tuples load makes copy what they
+		// need of them, so the next page reuses it.
+		var keep []cpRow
 		for {
 			n := size
 			if q.exact && remaining > 0 && remaining < n {
@@ -50,7 +53,10 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 			var tups []*checkpoint.Tuple
 			fetched := 0
 			err := s.read(ctx, func(tx *sql.Tx) error {
-				var keep []cpRow
+				if cap(keep) < n {
+					keep = make([]cpRow, 0, n)
+				}
+				keep = keep[:0]
 				query := q.sql(cursor != "")
 				stmt, err := s.st.listStmt(ctx, query)
 				if err != nil {
