@@ -175,7 +175,7 @@ func (h *historySkip[S]) skip(t *checkpoint.Tuple, channel string) bool {
 	if h.cur.id == h.firstID {
 		return true // the cached state has every field
 	}
-	if !h.cur.current || !h.prev.current || h.prev.parent != h.cur.id || h.prev.id == "" {
+	if !h.cur.current || !h.prev.current || h.prev.parent != h.cur.id {
 		return false
 	}
 	i := h.c.schema.Index(channel)

@@ -48,7 +48,7 @@ func (c *Compiled[S]) decode(tup *checkpoint.Tuple, cfg checkpoint.Config) (*dec
 // decodeOptions say how decodeInto reads a checkpoint.
 type decodeOptions[S any] struct {
 	// reuse, when set, fills fields from the decoded child checkpoint
-	// instead of decoding them (History; see reuseFrom).
+	// instead of decoding them (History, with view; see reuseFrom).
 	reuse *reuseFrom[S]
 	// cached, when set, is the checkpoint's state, taken rather than
 	// looked up in the state cache: State's read of a head
@@ -138,10 +138,6 @@ func (c *Compiled[S]) decodeInto(d *decoded[S], tup *checkpoint.Tuple, cfg check
 			}
 			if reuse == nil || !c.reuseField(reuse, st, i, v) {
 				return fmt.Errorf("graph: thread %q: checkpoint %q: field %q: no value read, and none to rebuild it from: %w", cfg.ThreadID, id, name, checkpoint.ErrCorrupt)
-			}
-			if d.tracks != nil && sc.Kind(i) == state.KindAppend {
-				n := sc.FieldLen(st, i)
-				d.tracks[i] = appendTrack{lastLen: n, snapLen: n}
 			}
 		}
 	}
