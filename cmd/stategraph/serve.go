@@ -134,19 +134,29 @@ func isLoopback(host string) bool {
 // runServe runs `stategraph serve` until ctx is done.
 func runServe(ctx context.Context, args []string, global serveConfig, stdout, stderr io.Writer) int {
 	c, err := parseServe(args, global)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, serveUsage)
+	return runListening("serve", serveUsage, err, c.addr, stdout, stderr, func(ln net.Listener) error {
+		return serve(ctx, c, ln, stdout)
+	})
+}
+
+// runListening is the end of a command that serves on an address (serve,
+// studio), given what parsing its flags returned: the usage on -h, or a
+// usage error, or else it listens on addr and serves until serveOn
+// returns.
+func runListening(cmd, usage string, parsed error, addr string, stdout, stderr io.Writer, serveOn func(net.Listener) error) int {
+	if errors.Is(parsed, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	if err != nil {
-		fmt.Fprint(stderr, serveUsage)
-		return report(stderr, usagef(nil, "%v", err))
+	if parsed != nil {
+		fmt.Fprint(stderr, usage)
+		return report(stderr, usagef(nil, "%v", parsed))
 	}
-	ln, err := net.Listen("tcp", c.addr)
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return report(stderr, fmt.Errorf("serve: %w", err))
+		return report(stderr, fmt.Errorf("%s: %w", cmd, err))
 	}
-	if err := serve(ctx, c, ln, stdout); err != nil {
+	if err := serveOn(ln); err != nil {
 		return report(stderr, err)
 	}
 	return exitOK

@@ -82,22 +82,9 @@ func parseStudio(args []string, c studioConfig, getenv func(string) string) (stu
 // runStudio runs `stategraph studio` until ctx is done.
 func runStudio(ctx context.Context, args []string, global studioConfig, stdout, stderr io.Writer, getenv func(string) string) int {
 	c, err := parseStudio(args, global, getenv)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, studioUsage)
-		return exitOK
-	}
-	if err != nil {
-		fmt.Fprint(stderr, studioUsage)
-		return report(stderr, usagef(nil, "%v", err))
-	}
-	ln, err := net.Listen("tcp", c.addr)
-	if err != nil {
-		return report(stderr, fmt.Errorf("studio: %w", err))
-	}
-	if err := serveStudio(ctx, c, ln, stdout); err != nil {
-		return report(stderr, err)
-	}
-	return exitOK
+	return runListening("studio", studioUsage, err, c.addr, stdout, stderr, func(ln net.Listener) error {
+		return serveStudio(ctx, c, ln, stdout)
+	})
 }
 
 // studioBackend is the open databases studio serves from.
