@@ -319,8 +319,9 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter, s
 		if err := p.rowErrs[i]; err != nil {
 			return nil, nil, false, err
 		}
+		ws := p.writes[tup.Checkpoint.ID]
 		if !info.legacy() {
-			if got := len(p.writes[tup.Checkpoint.ID]); int64(got) != int64(*info.nwrites) {
+			if got := len(ws); int64(got) != int64(*info.nwrites) {
 				return nil, nil, false, info.corrupt("%d pending writes stored, %d found", *info.nwrites, got)
 			}
 			if u := p.unsummed[tup.Checkpoint.ID]; u > 0 {
@@ -331,7 +332,7 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter, s
 			parents = append(parents, checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: info.parent})
 			tup.Parent = &parents[len(parents)-1]
 		}
-		if ws := p.writes[tup.Checkpoint.ID]; len(ws) > 1 {
+		if len(ws) > 1 {
 			slices.SortFunc(ws, func(a, b checkpoint.PendingWrite) int {
 				if c := strings.Compare(a.TaskID, b.TaskID); c != 0 {
 					return c
@@ -339,7 +340,7 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter, s
 				return a.Index - b.Index
 			})
 		}
-		tup.PendingWrites = p.writes[tup.Checkpoint.ID]
+		tup.PendingWrites = ws
 		tuples[i] = tup
 	}
 
