@@ -289,7 +289,10 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter, s
 		scope = blobsSchedule
 	}
 	sql, args := s.pageSQL(cfg, f, scope, fromHead)
-	p := &pageRead{thread: thread, ns: ns, in: in, vd: versionsDecoder{in: in}, tuples: make([]checkpoint.Tuple, 0, f.limit)}
+	p := &pageRead{
+		thread: thread, ns: ns, in: in, vd: versionsDecoder{in: in},
+		tuples: make([]checkpoint.Tuple, 0, f.limit), infos: make([]rowInfo, 0, f.limit), rowErrs: make([]error, 0, f.limit),
+	}
 	if err := p.query(ctx, s, sql, args...); err != nil {
 		return nil, nil, false, fail(err)
 	}
