@@ -279,11 +279,7 @@ func TestListAcrossAPruneIsNoDamage(t *testing.T) {
 		for _, err := range s.List(ctx, configOf(thread), checkpoint.ListOptions{}) {
 			require.NoError(t, err, "keep %d", keep)
 			if n++; n == end { // the last of the second page
-				if keep == 0 {
-					require.NoError(t, s.DeleteThread(ctx, thread))
-				} else {
-					require.NoError(t, s.Prune(ctx, thread, keep))
-				}
+				pruneOrDelete(t, s, thread, keep)
 			}
 		}
 		require.Equal(t, end, n)

@@ -236,6 +236,22 @@ func (p *jsonScan) int() int {
 	return n
 }
 
+// sep reads the comma before member or element i of an object or array.
+func (p *jsonScan) sep(i int) {
+	if i > 0 {
+		p.lit(',')
+	}
+}
+
+// key reads the key of member i of an object, with the comma before it
+// and the colon after it.
+func (p *jsonScan) key(i int) []byte {
+	p.sep(i)
+	k := p.str()
+	p.lit(':')
+	return k
+}
+
 // end reports whether the whole input was read.
 func (p *jsonScan) end() bool {
 	p.space()
@@ -286,11 +302,7 @@ func (d *versionsDecoder) fast(b []byte, own string) (map[string]string, bool) {
 	p.lit('{')
 	d.cur = d.cur[:0]
 	for i := 0; p.ok && !p.peek('}'); i++ {
-		if i > 0 {
-			p.lit(',')
-		}
-		k := p.str()
-		p.lit(':')
+		k := p.key(i)
 		v := p.str()
 		if !p.ok {
 			break
@@ -359,11 +371,7 @@ func fastMetadata(b []byte, in *interner) (checkpoint.Metadata, bool) {
 	p := jsonScan{b: b, ok: true}
 	p.lit('{')
 	for i := 0; p.ok && !p.peek('}'); i++ {
-		if i > 0 {
-			p.lit(',')
-		}
-		key := p.str()
-		p.lit(':')
+		key := p.key(i)
 		switch string(key) {
 		case "source":
 			md.Source = checkpoint.Source(in.str(p.str()))
@@ -374,9 +382,7 @@ func fastMetadata(b []byte, in *interner) (checkpoint.Metadata, bool) {
 		case "nodes":
 			p.lit('[')
 			for j := 0; p.ok && !p.peek(']'); j++ {
-				if j > 0 {
-					p.lit(',')
-				}
+				p.sep(j)
 				if node := p.str(); p.ok {
 					md.Nodes = append(md.Nodes, in.str(node))
 				}
@@ -386,11 +392,7 @@ func fastMetadata(b []byte, in *interner) (checkpoint.Metadata, bool) {
 		case "parents":
 			p.lit('{')
 			for j := 0; p.ok && !p.peek('}'); j++ {
-				if j > 0 {
-					p.lit(',')
-				}
-				k := p.str()
-				p.lit(':')
+				k := p.key(j)
 				v := p.str()
 				if p.ok {
 					if md.Parents == nil {

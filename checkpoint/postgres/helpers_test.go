@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/postgres"
 )
 
 // newThread returns a thread id no other test uses.
@@ -58,3 +59,14 @@ func deltaBlob(version, base, data string) checkpoint.Blob {
 
 // configOf addresses the latest checkpoint of thread's root namespace.
 func configOf(thread string) checkpoint.Config { return checkpoint.Config{ThreadID: thread} }
+
+// pruneOrDelete prunes thread to its keep newest checkpoints, or deletes
+// it for keep 0: the two ways a history changes under a List.
+func pruneOrDelete(t testing.TB, s *postgres.Saver, thread string, keep int) {
+	t.Helper()
+	if keep == 0 {
+		require.NoError(t, s.DeleteThread(context.Background(), thread))
+		return
+	}
+	require.NoError(t, s.Prune(context.Background(), thread, keep))
+}

@@ -289,7 +289,10 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter, s
 		scope = blobsSchedule
 	}
 	sql, args := s.pageSQL(cfg, f, scope, fromHead)
-	p := &pageRead{thread: thread, ns: ns, in: in, vd: versionsDecoder{in: in}, tuples: make([]checkpoint.Tuple, 0, f.limit)}
+	p := &pageRead{
+		thread: thread, ns: ns, in: in, vd: versionsDecoder{in: in},
+		tuples: make([]checkpoint.Tuple, 0, f.limit), infos: make([]rowInfo, 0, f.limit), rowErrs: make([]error, 0, f.limit),
+	}
 	if err := p.query(ctx, s, sql, args...); err != nil {
 		return nil, nil, false, fail(err)
 	}
@@ -319,8 +322,9 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter, s
 		if err := p.rowErrs[i]; err != nil {
 			return nil, nil, false, err
 		}
+		ws := p.writes[tup.Checkpoint.ID]
 		if !info.legacy() {
-			if got := len(p.writes[tup.Checkpoint.ID]); int64(got) != int64(*info.nwrites) {
+			if got := len(ws); int64(got) != int64(*info.nwrites) {
 				return nil, nil, false, info.corrupt("%d pending writes stored, %d found", *info.nwrites, got)
 			}
 			if u := p.unsummed[tup.Checkpoint.ID]; u > 0 {
@@ -331,7 +335,7 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter, s
 			parents = append(parents, checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: info.parent})
 			tup.Parent = &parents[len(parents)-1]
 		}
-		if ws := p.writes[tup.Checkpoint.ID]; len(ws) > 1 {
+		if len(ws) > 1 {
 			slices.SortFunc(ws, func(a, b checkpoint.PendingWrite) int {
 				if c := strings.Compare(a.TaskID, b.TaskID); c != 0 {
 					return c
@@ -339,7 +343,7 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter, s
 				return a.Index - b.Index
 			})
 		}
-		tup.PendingWrites = p.writes[tup.Checkpoint.ID]
+		tup.PendingWrites = ws
 		tuples[i] = tup
 	}
 

@@ -44,11 +44,7 @@ func TestListSkippingAcrossAPruneEndsWhereTheHistoryNowEnds(t *testing.T) {
 		var got []string
 		for tup, err := range s.List(ctx, configOf(thread), checkpoint.ListOptions{SkipValue: func(tup *checkpoint.Tuple, _ string) bool {
 			if asked++; asked == first+1 {
-				if keep == 0 {
-					require.NoError(t, s.DeleteThread(ctx, thread))
-				} else {
-					require.NoError(t, s.Prune(ctx, thread, keep))
-				}
+				pruneOrDelete(t, s, thread, keep)
 			}
 			return false
 		}}) {
