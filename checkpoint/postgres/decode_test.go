@@ -3,13 +3,11 @@ package postgres
 import (
 	"encoding/json"
 	"errors"
-	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/stategraph/stategraph/checkpoint"
-	"github.com/stategraph/stategraph/internal/rowsum"
 )
 
 // TestMetadataDecodesAsEncodingJSONDoes: whatever the metadata column
@@ -85,22 +83,5 @@ func TestVersionsDecodeAsEncodingJSONDoes(t *testing.T) {
 		}
 		require.NoError(t, err, col)
 		require.Equal(t, want, got, col)
-	}
-}
-
-// TestSumVersionsIsStringMap: the checksum of a row's versions is the
-// one rowsum.Sum.StringMap gives, so rows read and written before sum
-// the same.
-func TestSumVersionsIsStringMap(t *testing.T) {
-	t.Parallel()
-	big := map[string]string{}
-	for i := range 40 {
-		big["ch"+strconv.Itoa(i)] = strconv.Itoa(i * 7)
-	}
-	for _, m := range []map[string]string{nil, {}, {"a": "1"}, {"b": "2", "a": "1", "__next__": "x"}, big} {
-		var want, got rowsum.Sum
-		want.StringMap(m)
-		sumVersions(&got, m)
-		require.Equal(t, want.Value(), got.Value(), "%v", m)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -34,25 +33,8 @@ import (
 func cpChecksum(thread, ns, id, parent string, created time.Time, versions map[string]string, md []byte, prev string) int64 {
 	var s rowsum.Sum
 	s.String(thread).String(ns).String(id).String(parent).Int(created.UnixMicro())
-	sumVersions(&s, versions)
-	s.Bytes(md).String(prev)
+	s.StringMap(versions).Bytes(md).String(prev)
 	return int64(s.Value())
-}
-
-// sumVersions adds versions to s as rowsum.Sum.StringMap does (its
-// length, then each key and value in key order), sorting the keys of a
-// small map on the stack rather than in a new slice.
-func sumVersions(s *rowsum.Sum, versions map[string]string) {
-	var stack [16]string
-	keys := stack[:0]
-	for k := range versions {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	s.Int(int64(len(keys)))
-	for _, k := range keys {
-		s.String(k).String(versions[k])
-	}
 }
 
 func blobChecksum(thread, ns, channel, version string, data []byte, delta bool, base string) int64 {

@@ -71,7 +71,8 @@ func (s *Sum) Bool(v bool) *Sum {
 // StringMap adds a map of text to text (a checkpoint's versions), in the
 // order of its keys.
 func (s *Sum) StringMap(m map[string]string) *Sum {
-	keys := make([]string, 0, len(m))
+	var stack [16]string // a small map's keys sort without an allocation
+	keys := stack[:0]
 	for k := range m {
 		keys = append(keys, k)
 	}
