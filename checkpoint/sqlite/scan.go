@@ -32,15 +32,13 @@ type rowScanner struct {
 // arenaChunk is the size of a new arena of a rowScanner.
 const arenaChunk = 16 << 10
 
-// newRowScanner returns a scanner of rows of thread and namespace ns;
-// many (a List) interns their strings and copies their inline columns
-// into an arena.
-func newRowScanner(thread, ns string, many bool) *rowScanner {
+// newRowScanner returns a scanner of many rows of thread and namespace
+// ns (a List): it interns their strings and copies their inline columns
+// into an arena. A scanner of one row is a zero rowScanner, init'ed.
+func newRowScanner(thread, ns string) *rowScanner {
 	sc := &rowScanner{}
 	sc.init(thread, ns)
-	if many {
-		sc.in = &sc.inTable
-	}
+	sc.in = &sc.inTable
 	return sc
 }
 
