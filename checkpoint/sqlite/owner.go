@@ -57,7 +57,7 @@ func whyMissing(ctx context.Context, tx *sql.Tx, thread, ns string, err error) e
 	owner := versionOwner(m.version)
 	// at reads the row query finds beside (or at) owner.
 	at := func(query string) (cpRow, error) {
-		return scanCheckpoint(tx.QueryRowContext(ctx, query, thread, ns, owner).Scan, thread, ns, nil)
+		return scanCheckpoint(tx.QueryRowContext(ctx, query, thread, ns, owner), thread, ns)
 	}
 	row, err := at(sqlGetByID)
 	switch {
