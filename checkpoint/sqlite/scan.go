@@ -58,9 +58,11 @@ func (sc *rowScanner) scan(rs *sql.Rows) (cpRow, error) {
 	}
 	r := cpRow{id: sc.id, parent: sc.parent, prev: sc.prev, nwrites: sc.nwrites}
 	samePrev(&r, sc.same)
-	if len(sc.inline) > 0 && sc.in == nil {
+	switch {
+	case len(sc.inline) == 0:
+	case sc.in == nil:
 		r.inline = slices.Clone(sc.inline)
-	} else if len(sc.inline) > 0 {
+	default:
 		if cap(sc.arena)-len(sc.arena) < len(sc.inline) {
 			sc.arena = make([]byte, 0, max(arenaChunk, len(sc.inline)))
 		}
