@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
@@ -11,6 +12,18 @@ import (
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 )
+
+// holdWriteLock takes the write lock of the database at path on a
+// connection of another handle and returns it: ROLLBACK on it lets go.
+func holdWriteLock(t *testing.T, path string) *sql.Conn {
+	t.Helper()
+	conn, err := rawDB(t, path).Conn(context.Background())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	_, err = conn.ExecContext(context.Background(), "BEGIN IMMEDIATE")
+	require.NoError(t, err)
+	return conn
+}
 
 // TestWaitForTheWriteLockEndsWithTheContext: while another handle holds
 // the write lock, a Put and a PutWrites wait for it no longer than their
@@ -25,12 +38,7 @@ func TestWaitForTheWriteLockEndsWithTheContext(t *testing.T) {
 	defer s.Close()
 	head := put(t, s, "t", "", nil, nil, checkpoint.Metadata{})
 
-	db := rawDB(t, path)
-	conn, err := db.Conn(context.Background())
-	require.NoError(t, err)
-	defer conn.Close()
-	_, err = conn.ExecContext(context.Background(), "BEGIN IMMEDIATE")
-	require.NoError(t, err)
+	conn := holdWriteLock(t, path)
 
 	for _, op := range []struct {
 		name string

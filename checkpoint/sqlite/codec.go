@@ -62,6 +62,13 @@ func decodeVersionsIn(b []byte, in *interner, id string, rel bool) (map[string]s
 	if v, ok := readVersions(b, in, id, rel); ok {
 		return v, nil
 	}
+	return decodeVersionsJSON(b, id, rel)
+}
+
+// decodeVersionsJSON is decodeVersionsIn through encoding/json: the
+// columns readVersions does not read by hand, and what says why one does
+// not decode.
+func decodeVersionsJSON(b []byte, id string, rel bool) (map[string]string, error) {
 	var v map[string]string
 	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, fmt.Errorf("versions: %w", err)

@@ -93,22 +93,22 @@ type blobRow struct {
 	bad   bool // the data does not match its checksum
 }
 
-// scanCheckpoint scans and decodes a row of checkpointCols, with the
-// strings of its JSON columns from in (nil: fresh ones).
-func scanCheckpoint(scan func(...any) error, thread, ns string, in *interner) (cpRow, error) {
+// scanCheckpoint scans and decodes a row of checkpointCols that a query
+// of one row returned (rowScanner scans List's pages).
+func scanCheckpoint(row *sql.Row, thread, ns string) (cpRow, error) {
 	var r cpRow
 	var versions, md []byte
 	var created any
 	var crc sql.NullInt64
 	var same bool
-	if err := scan(&r.id, &r.parent, &created, &versions, &md, &r.prev, &same, &r.nwrites, &crc, &r.inline); err != nil {
+	if err := row.Scan(&r.id, &r.parent, &created, &versions, &md, &r.prev, &same, &r.nwrites, &crc, &r.inline); err != nil {
 		if r.id != "" {
 			return r, corruptError(thread, ns, r.id, "%v", err)
 		}
 		return r, err
 	}
 	samePrev(&r, same)
-	return r, decodeRow(thread, ns, &r, created, versions, md, crc, in)
+	return r, decodeRow(thread, ns, &r, created, versions, md, crc, nil)
 }
 
 // samePrev sets r.prev to r.parent when the row said they are the same
@@ -153,7 +153,7 @@ func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tup
 		} else {
 			row = tx.StmtContext(ctx, s.st.getByID).QueryRowContext(ctx, thread, ns, cfg.CheckpointID)
 		}
-		r, err := scanCheckpoint(row.Scan, thread, ns, nil)
+		r, err := scanCheckpoint(row, thread, ns)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFoundError(cfg)
 		}

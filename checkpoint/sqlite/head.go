@@ -37,7 +37,7 @@ func (s *Saver) GetHead(ctx context.Context, cfg checkpoint.Config) (*checkpoint
 		} else {
 			row = tx.StmtContext(ctx, s.st.getByID).QueryRowContext(ctx, thread, ns, cfg.CheckpointID)
 		}
-		r, err := scanCheckpoint(row.Scan, thread, ns, nil)
+		r, err := scanCheckpoint(row, thread, ns)
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFoundError(cfg)
 		}

@@ -91,6 +91,9 @@ func TestRelativeVersionsReadBackWhole(t *testing.T) {
 				v = map[string]string{}
 			}
 			require.Equal(t, v, got, "%s relative to %q", b, owner)
+			byJSON, err := decodeVersionsJSON(b, owner, true)
+			require.NoError(t, err)
+			require.Equal(t, v, byJSON, "%s through encoding/json", b)
 			var in interner
 			if hand, ok := readVersions(b, &in, owner, true); ok {
 				require.Equal(t, v, hand, "%s by hand", b)

@@ -41,7 +41,7 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 		// and that the oldest names none: a missing row is ErrCorrupt.
 		chained := len(opts.Filter) == 0 && cfg.CheckpointID == ""
 		var newer *cpRow
-		sc := newRowScanner(thread, ns, true)
+		sc := newRowScanner(thread, ns)
 		// keep holds a page's rows. The tuples load makes copy what they
 		// need of them, so the next page reuses it.
 		var keep []cpRow

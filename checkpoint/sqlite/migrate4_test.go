@@ -2,6 +2,8 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -22,13 +24,26 @@ const (
 	fixtureC3 = "019ada00-0000-7000-8000-000000000003"
 )
 
-// copyFixture makes the schema-3 database from its dump,
-// testdata/schema3.sql (`sqlite3 schema3.db .dump` of the file the
-// generator wrote), in a temporary file and returns its path: opening it
-// for writing migrates it.
-func copyFixture(t *testing.T) string {
+// openMigrated makes the database of schema version from from its dump,
+// testdata/schema<from>.sql (`sqlite3 schema<from>.db .dump` of the file
+// its generator wrote), in a temporary file; checks that a read-only Open
+// refuses it and that Open migrates it to version 6; and returns its
+// path, the Saver (the caller closes it) and a raw handle on the file.
+func openMigrated(t *testing.T, from int) (string, *sqlite.Saver, *sql.DB) {
 	t.Helper()
-	return sqlitetest.FromDump(t, filepath.Join("testdata", "schema3.sql"), "schema3.db")
+	name := fmt.Sprintf("schema%d", from)
+	path := sqlitetest.FromDump(t, filepath.Join("testdata", name+".sql"), name+".db")
+
+	_, err := sqlite.Open(path, sqlite.ReadOnly())
+	require.ErrorContains(t, err, fmt.Sprintf("schema version %d", from), "read-only, an older database is refused, not migrated")
+
+	s, err := sqlite.Open(path)
+	require.NoError(t, err)
+	db := rawDB(t, path)
+	var version int
+	require.NoError(t, db.QueryRow(`SELECT max(version) FROM schema_migrations`).Scan(&version))
+	require.Equal(t, 6, version)
+	return path, s, db
 }
 
 // TestDatabaseOfSchema3IsMigratedAndRead opens a database the previous
@@ -39,19 +54,8 @@ func copyFixture(t *testing.T) string {
 func TestDatabaseOfSchema3IsMigratedAndRead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := copyFixture(t)
-
-	_, err := sqlite.Open(path, sqlite.ReadOnly())
-	require.ErrorContains(t, err, "schema version 3", "read-only, an older database is refused, not migrated")
-
-	s, err := sqlite.Open(path)
-	require.NoError(t, err)
+	path, s, db := openMigrated(t, 3)
 	defer s.Close()
-
-	db := rawDB(t, path)
-	var version int
-	require.NoError(t, db.QueryRow(`SELECT max(version) FROM schema_migrations`).Scan(&version))
-	require.Equal(t, 6, version)
 	var ddl string
 	require.NoError(t, db.QueryRow(`SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'blobs'`).Scan(&ddl))
 	require.Contains(t, ddl, "PRIMARY KEY (thread_id, ns, version, channel)")

@@ -2,7 +2,6 @@ package sqlite_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
-	"github.com/stategraph/stategraph/internal/sqlitetest"
 )
 
 // TestDatabaseOfSchema4IsMigratedAndRead opens a database written by the
@@ -22,18 +20,9 @@ import (
 func TestDatabaseOfSchema4IsMigratedAndRead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := sqlitetest.FromDump(t, filepath.Join("testdata", "schema4.sql"), "schema4.db")
-
-	_, err := sqlite.Open(path, sqlite.ReadOnly())
-	require.ErrorContains(t, err, "schema version 4", "read-only, an older database is refused, not migrated")
-
-	s, err := sqlite.Open(path)
-	require.NoError(t, err)
+	path, s, db := openMigrated(t, 4)
 	defer s.Close()
-	db := rawDB(t, path)
-	var version, oldInline int
-	require.NoError(t, db.QueryRow(`SELECT max(version) FROM schema_migrations`).Scan(&version))
-	require.Equal(t, 6, version)
+	var oldInline int
 	require.NoError(t, db.QueryRow(`SELECT count(*) FROM checkpoints WHERE inline IS NOT NULL`).Scan(&oldInline))
 	require.Zero(t, oldInline, "the old rows are not rewritten")
 

@@ -2,7 +2,6 @@ package sqlite_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
-	"github.com/stategraph/stategraph/internal/sqlitetest"
 )
 
 // TestDatabaseOfSchema5IsMigratedAndRead opens a database written by the
@@ -23,18 +21,9 @@ import (
 func TestDatabaseOfSchema5IsMigratedAndRead(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := sqlitetest.FromDump(t, filepath.Join("testdata", "schema5.sql"), "schema5.db")
-
-	_, err := sqlite.Open(path, sqlite.ReadOnly())
-	require.ErrorContains(t, err, "schema version 5", "read-only, an older database is refused, not migrated")
-
-	s, err := sqlite.Open(path)
-	require.NoError(t, err)
+	path, s, db := openMigrated(t, 5)
 	defer s.Close()
-	db := rawDB(t, path)
-	var version, relRows int
-	require.NoError(t, db.QueryRow(`SELECT max(version) FROM schema_migrations`).Scan(&version))
-	require.Equal(t, 6, version)
+	var relRows int
 	require.NoError(t, db.QueryRow(`SELECT count(*) FROM checkpoints WHERE crc >> 32 >= 3`).Scan(&relRows))
 	require.Zero(t, relRows, "the old rows are not rewritten")
 

@@ -55,12 +55,16 @@ func whyMissing(ctx context.Context, tx *sql.Tx, thread, ns string, err error) e
 		return nil
 	}
 	owner := versionOwner(m.version)
-	row, err := scanCheckpoint(tx.QueryRowContext(ctx, sqlGetByID, thread, ns, owner).Scan, thread, ns, nil)
+	// at reads the row query finds beside (or at) owner.
+	at := func(query string) (cpRow, error) {
+		return scanCheckpoint(tx.QueryRowContext(ctx, query, thread, ns, owner), thread, ns)
+	}
+	row, err := at(sqlGetByID)
 	switch {
 	case err == nil && row.legacy:
 		// A row without checksums, which is sound unless one older
 		// than it has them: then it was damaged into looking so.
-		older, err := scanCheckpoint(tx.QueryRowContext(ctx, sqlOlderThan, thread, ns, owner).Scan, thread, ns, nil)
+		older, err := at(sqlOlderThan)
 		if err != nil {
 			return nilIfNoRows(err)
 		}
@@ -71,13 +75,13 @@ func whyMissing(ctx context.Context, tx *sql.Tx, thread, ns string, err error) e
 	// Absent: the link between the rows on either side says whether a
 	// checkpoint is missing there (and which), as a walk of the whole
 	// history would.
-	newer, err := scanCheckpoint(tx.QueryRowContext(ctx, sqlNewerThan, thread, ns, owner).Scan, thread, ns, nil)
+	newer, err := at(sqlNewerThan)
 	if err != nil {
 		// None after it: the version names no checkpoint of this
 		// history.
 		return nilIfNoRows(err)
 	}
-	older, err := scanCheckpoint(tx.QueryRowContext(ctx, sqlOlderThan, thread, ns, owner).Scan, thread, ns, nil)
+	older, err := at(sqlOlderThan)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return checkLink(thread, ns, &newer, nil)

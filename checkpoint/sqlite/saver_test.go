@@ -240,12 +240,7 @@ func TestBusyWriterTimesOutWithoutConflict(t *testing.T) {
 	defer s.Close()
 
 	// Another handle holds the write lock.
-	db := rawDB(t, path)
-	conn, err := db.Conn(context.Background())
-	require.NoError(t, err)
-	defer conn.Close()
-	_, err = conn.ExecContext(context.Background(), "BEGIN IMMEDIATE")
-	require.NoError(t, err)
+	conn := holdWriteLock(t, path)
 
 	_, err = s.Put(context.Background(), checkpoint.PutRequest{Config: checkpoint.Config{ThreadID: "t"}, Checkpoint: checkpoint.Checkpoint{ID: checkpoint.NewID()}})
 	require.Error(t, err)

@@ -32,15 +32,13 @@ type rowScanner struct {
 // arenaChunk is the size of a new arena of a rowScanner.
 const arenaChunk = 16 << 10
 
-// newRowScanner returns a scanner of rows of thread and namespace ns;
-// many (a List) interns their strings and copies their inline columns
-// into an arena.
-func newRowScanner(thread, ns string, many bool) *rowScanner {
+// newRowScanner returns a scanner of many rows of thread and namespace
+// ns (a List): it interns their strings and copies their inline columns
+// into an arena. A scanner of one row is a zero rowScanner, init'ed.
+func newRowScanner(thread, ns string) *rowScanner {
 	sc := &rowScanner{}
 	sc.init(thread, ns)
-	if many {
-		sc.in = &sc.inTable
-	}
+	sc.in = &sc.inTable
 	return sc
 }
 
@@ -60,9 +58,11 @@ func (sc *rowScanner) scan(rs *sql.Rows) (cpRow, error) {
 	}
 	r := cpRow{id: sc.id, parent: sc.parent, prev: sc.prev, nwrites: sc.nwrites}
 	samePrev(&r, sc.same)
-	if len(sc.inline) > 0 && sc.in == nil {
+	switch {
+	case len(sc.inline) == 0:
+	case sc.in == nil:
 		r.inline = slices.Clone(sc.inline)
-	} else if len(sc.inline) > 0 {
+	default:
 		if cap(sc.arena)-len(sc.arena) < len(sc.inline) {
 			sc.arena = make([]byte, 0, max(arenaChunk, len(sc.inline)))
 		}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -84,28 +85,6 @@ SELECT b.channel, b.version, b.delta, b.base, b.crc, b.data
 FROM chain c CROSS JOIN blobs b
 	ON b.thread_id = ?1 AND b.ns = ?2 AND b.channel = c.channel AND b.version = c.version`
 
-	// sqlChainOne is sqlChain for one (channel, version), ?3 and ?4, in
-	// one pass: each link is looked up once, with its data, where
-	// sqlChain looks each up twice (its UNION, which keeps the chains of
-	// many seeds from being read once per seed, cannot carry the data).
-	// A chain that loops stops at maxChainOne rows, which rebuild then
-	// reports; one that long and sound is read again with sqlChain. Each
-	// link is one row (the key is the primary key), in chain order, so
-	// the rows leave out the channel (?3) and the version (?4 for the
-	// first, the base of the row before for the others).
-	sqlChainOne = `WITH RECURSIVE
-chain (delta, base, crc, data) AS (
-	SELECT delta, base, crc, data FROM blobs
-	WHERE thread_id = ?1 AND ns = ?2 AND version = ?4 AND channel = ?3
-	UNION ALL
-	SELECT b.delta, b.base, b.crc, b.data
-	FROM chain c CROSS JOIN blobs b
-		ON b.thread_id = ?1 AND b.ns = ?2 AND b.version = c.base AND b.channel = ?3
-	WHERE c.delta <> 0
-	LIMIT 4096
-)
-SELECT delta, base, crc, data FROM chain`
-
 	writeCols = `checkpoint_id, task_id, idx, channel, crc, value`
 
 	sqlWritesOne = `SELECT ` + writeCols + ` FROM writes
@@ -120,6 +99,28 @@ ORDER BY checkpoint_id, task_id, idx`
 
 // maxChainOne is the LIMIT of sqlChainOne.
 const maxChainOne = 4096
+
+// sqlChainOne is sqlChain for one (channel, version), ?3 and ?4, in
+// one pass: each link is looked up once, with its data, where
+// sqlChain looks each up twice (its UNION, which keeps the chains of
+// many seeds from being read once per seed, cannot carry the data).
+// A chain that loops stops at maxChainOne rows, which rebuild then
+// reports; one that long and sound is read again with sqlChain. Each
+// link is one row (the key is the primary key), in chain order, so
+// the rows leave out the channel (?3) and the version (?4 for the
+// first, the base of the row before for the others).
+var sqlChainOne = `WITH RECURSIVE
+chain (delta, base, crc, data) AS (
+	SELECT delta, base, crc, data FROM blobs
+	WHERE thread_id = ?1 AND ns = ?2 AND version = ?4 AND channel = ?3
+	UNION ALL
+	SELECT b.delta, b.base, b.crc, b.data
+	FROM chain c CROSS JOIN blobs b
+		ON b.thread_id = ?1 AND b.ns = ?2 AND b.version = c.base AND b.channel = ?3
+	WHERE c.delta <> 0
+	LIMIT ` + strconv.Itoa(maxChainOne) + `
+)
+SELECT delta, base, crc, data FROM chain`
 
 // checkpointArgs are the arguments of sqlInsertCheckpoint, in order.
 func checkpointArgs(thread, ns, id, parent, created, versions, md, head, crc, inline any) [15]any {
