@@ -47,6 +47,7 @@ type options struct {
 	busyTimeout time.Duration
 	readers     int
 	readOnly    bool
+	leaseNow    func() time.Time // WithLeaseClock
 }
 
 // WithSynchronous sets the durability of a commit (SyncNormal by default).
@@ -89,6 +90,8 @@ type Saver struct {
 	// busyTimeout is how long a writer of a Saver Open made waits for
 	// the write lock (see retryBusy).
 	busyTimeout time.Duration
+	// leases is what this Saver knows of the leases it took (lease.go).
+	leases leaseState
 }
 
 var (
@@ -176,6 +179,7 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	rdb.SetConnMaxIdleTime(0)
 
 	s := &Saver{rdb: rdb, wdb: wdb, own: true, wsem: make(chan struct{}, 1), busyTimeout: o.busyTimeout}
+	s.leases.now = o.leaseNow
 	if err := s.st.prepare(ctx, rdb, wdb); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(err))
