@@ -113,6 +113,11 @@ func New(graphs []Graph, opts ...Option) (*Server, error) {
 			return nil, err
 		}
 	}
+	if err := s.settleOrphans(s.ctx); err != nil {
+		s.cancel()
+		s.wg.Wait()
+		return nil, err
+	}
 	s.routes()
 	s.wg.Add(1)
 	go s.cronLoop()
