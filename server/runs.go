@@ -231,7 +231,7 @@ func (s *Server) createRun(mode runMode) http.HandlerFunc {
 			fail(w, err)
 			return
 		}
-		loc := "/threads/" + rec.ThreadID + "/runs/" + rec.RunID
+		loc := runLocation(rec)
 		w.Header().Set("Content-Location", loc)
 		switch mode {
 		case modeBackground:
