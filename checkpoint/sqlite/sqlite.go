@@ -182,7 +182,7 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	s.leases.now = o.leaseNow
 	if err := s.st.prepare(ctx, rdb, wdb); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(err))
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, schemaMismatch(markCorrupt(err)))
 	}
 	return s, nil
 }
@@ -202,7 +202,7 @@ func New(db *sql.DB) (*Saver, error) {
 	s := &Saver{rdb: db, wdb: db, lockFirst: true, wsem: make(chan struct{}, 1)}
 	if err := s.st.prepare(ctx, db, db); err != nil {
 		s.st.close()
-		return nil, fmt.Errorf("sqlite: %w", markCorrupt(err))
+		return nil, fmt.Errorf("sqlite: %w", schemaMismatch(markCorrupt(err)))
 	}
 	return s, nil
 }
