@@ -118,11 +118,19 @@ func checkBodyIDs(body []byte) error {
 	return checkIDFields("", top)
 }
 
+// nestedIDFields are the id fields looked at inside a body's checkpoint,
+// before and config.configurable objects: a configurable is the user's
+// too, and only its ids are the server's business.
+var nestedIDFields = map[string]bool{
+	"thread_id": true, "run_id": true, "assistant_id": true, "graph_id": true,
+	"checkpoint_id": true, "checkpoint_ns": true, "parent_checkpoint_id": true,
+}
+
 func checkIDFields(prefix string, obj map[string]json.RawMessage) error {
 	for k, raw := range obj {
 		field := prefix + k
 		switch {
-		case idFields[k]:
+		case prefix == "" && idFields[k], prefix != "" && nestedIDFields[k]:
 			var one string
 			if json.Unmarshal(raw, &one) == nil {
 				if err := checkID(field, one); err != nil {
