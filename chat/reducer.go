@@ -153,18 +153,23 @@ func uniqueID(index map[string]int, prev string, m Message) string {
 }
 
 // DeriveID returns the id the reducer gives m when it follows a message
-// with id prev: "msg-" and 16 hex digits of a SHA-256 of prev and m's JSON.
-// A node that needs a message's id before the reducer runs (to tag streamed
-// tokens with it, say) can set its own; any unique string will do.
+// with id prev: "msg-" and 16 hex digits of a SHA-256 of prev and m's
+// content (its role and parts, in the form earlier versions hashed, so a
+// message gets the id it always got, then its other fields). A node that
+// needs a message's id before the reducer runs (to tag streamed tokens
+// with it, say) can set its own; any unique string will do.
 func DeriveID(prev string, m Message) string {
 	h := sha256.New()
 	h.Write([]byte(prev))
 	h.Write([]byte{0})
-	m.ID = ""
-	b, err := json.Marshal(m)
-	if err != nil { // a part this package cannot encode: hash its Go form
+	b, ok := legacyJSON(m)
+	if !ok { // a part this package cannot encode: hash its Go form
 		b = []byte(strconv.Quote(string(m.Role)) + ":" + m.Text())
 	}
 	h.Write(b)
+	if m.Name != "" || m.Status != "" || len(m.InvalidToolCalls) > 0 || m.AdditionalKwargs != nil || m.ResponseMetadata != nil || m.Usage != nil {
+		extra, _ := json.Marshal([]any{m.Name, m.Status, m.InvalidToolCalls, m.AdditionalKwargs, m.ResponseMetadata, m.Usage})
+		h.Write(extra)
+	}
 	return "msg-" + hex.EncodeToString(h.Sum(nil)[:8])
 }

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 )
@@ -111,9 +112,30 @@ func (o keyOps[S, T]) decode(s *S, snapshot []byte, deltas [][]byte, c Codec) er
 func (o keyOps[S, T]) decodeValue(data []byte, c Codec) (any, error) {
 	var v T
 	if err := c.Unmarshal(data, &v); err != nil {
-		return nil, fmt.Errorf("state: field %q: %w", o.k.name, err)
+		return nil, fmt.Errorf("state: field %q%s: %w", o.k.name, badElement[T](data), err)
 	}
 	return v, nil
+}
+
+// badElement returns " [i]" for the first element of data, a JSON list
+// for a slice field, that does not decode alone as an element of T, so a
+// refused write names the element at fault; "" when data is not such a
+// list (a codec's own bytes) or no one element fails alone.
+func badElement[T any](data []byte) string {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Slice || len(data) == 0 || data[0] != '[' {
+		return ""
+	}
+	var elems []json.RawMessage
+	if json.Unmarshal(data, &elems) != nil {
+		return ""
+	}
+	for i, e := range elems {
+		if json.Unmarshal(e, reflect.New(t.Elem()).Interface()) != nil {
+			return fmt.Sprintf(" [%d]", i)
+		}
+	}
+	return ""
 }
 
 func (o keyOps[S, T]) equal(a, b *S) bool {
