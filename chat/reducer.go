@@ -19,7 +19,7 @@ func Messages[S any](name string, get func(*S) *[]Message) *state.Key[S, []Messa
 // Add merges update into old as LangGraph's add_messages does, and returns
 // the new history (old is never modified):
 //
-//   - every message without an id gets one, derived (DeriveID) from the id
+//   - every message without an id (in update, or in old) gets one, derived (DeriveID) from the id
 //     of the message before it and its own content, and made unique in the
 //     result — deterministic, so a replayed step assigns the same ids;
 //   - if update holds RemoveAll(), the result is the messages of update
@@ -43,6 +43,13 @@ func Add(old, update []Message) []Message {
 	}
 	merged := make([]Message, len(old), len(old)+len(update))
 	copy(merged, old)
+	for i := range merged {
+		if merged[i].ID == "" && !merged[i].IsRemove() {
+			// As add_messages does, the history's own messages get ids
+			// too (only a history not made by this reducer lacks them).
+			merged[i].ID = freeID(merged, prevID(merged[:i]), merged[i])
+		}
+	}
 	if onlyNew(update) {
 		// The common write, new messages without ids: no index of the
 		// history is needed, only a check that each derived id is free.
