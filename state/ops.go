@@ -9,40 +9,47 @@ import (
 // keyOps implements fieldOps for a Key[S, T].
 type keyOps[S, T any] struct{ k *Key[S, T] }
 
-func (o keyOps[S, T]) apply(s *S, ws []*Write[S], private bool) error {
+func (o keyOps[S, T]) apply(s *S, ws []*Write[S], private bool) (bool, error) {
 	k := o.k
 	p := k.get(s)
 	if k.kind == KindValue {
 		v, err := valueOf[S, T](k.name, ws[0])
 		if err != nil {
-			return err
+			return false, err
 		}
 		*p = v
-		return nil
+		return false, nil
 	}
 	for _, w := range ws {
 		if w.overwrite {
 			v, err := valueOf[S, T](k.name, w)
 			if err != nil {
-				return err
+				return false, err
 			}
 			*p = v
-			return nil
+			return false, nil // the caller marks overwrites itself
 		}
 	}
 	v := *p
 	if private && k.kind == KindAppend {
 		v = clip(v)
 	}
+	rewrote := false
 	for _, w := range ws {
 		u, err := valueOf[S, T](k.name, w)
 		if err != nil {
-			return err
+			return false, err
+		}
+		if k.reportAppend != nil {
+			var appended bool
+			v, appended = k.reportAppend(v, u)
+			rewrote = rewrote || !appended
+			continue
 		}
 		v = k.reduce(v, u)
 	}
 	*p = v
-	return nil
+	return rewrote, nil
 }
 
 // clip caps a slice's capacity at its length, so the next append copies
@@ -100,10 +107,14 @@ func (o keyOps[S, T]) decode(s *S, snapshot []byte, deltas [][]byte, c Codec) er
 		if err := c.Unmarshal(d, &u); err != nil {
 			return fmt.Errorf("state: field %q: delta %d: %w", k.name, i, err)
 		}
-		if k.reduce == nil {
+		switch {
+		case k.grow != nil: // a delta holds appended elements only
+			v = k.grow(v, u)
+		case k.reduce == nil:
 			return fmt.Errorf("state: field %q: a last-value field has no deltas", k.name)
+		default:
+			v = k.reduce(v, u)
 		}
-		v = k.reduce(v, u)
 	}
 	*k.get(s) = v
 	return nil
