@@ -102,6 +102,9 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 		}
 		return m.fromDict(map[string]json.RawMessage{"role": pair[0], "content": pair[1]}, "")
 	case '{':
+		if m.decodeFast(data) {
+			return nil
+		}
 	default:
 		return bad("", "want a JSON object, a string or a [role, content] pair, got %s", kindOf(data))
 	}
