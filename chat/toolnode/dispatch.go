@@ -141,5 +141,5 @@ func (r *runner) runTask(ctx context.Context, t callTask) (chat.Message, error) 
 	if err != nil {
 		return chat.Message{}, err
 	}
-	return chat.ToolResult(t.call.ID, callName(t.call), results[0]), nil
+	return toolMessage(t.call, results[0]), nil
 }
