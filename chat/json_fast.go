@@ -27,24 +27,153 @@ type fastCall struct {
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
 	Type string          `json:"type"`
+	raw  json.RawMessage // the call's own JSON, to check its keys
+}
+
+// UnmarshalJSON keeps the call's JSON beside its fields.
+func (c *fastCall) UnmarshalJSON(data []byte) error {
+	type plain fastCall
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	*c = fastCall(p)
+	c.raw = data
+	return nil
+}
+
+// The keys decodeFast reads, exactly (encoding/json would also match them
+// in another case, which LangChain does not).
+var (
+	fastKeys     = []string{"type", "content", "id", "name", "tool_calls", "tool_call_id", "status"}
+	fastCallKeys = []string{"id", "name", "args", "type"}
+)
+
+// onlyKeys reports whether data, a JSON object, has no key but those of
+// keys (exactly). It reads the top level only and gives up (false) on
+// anything it does not expect; encoding/json checks the rest.
+func onlyKeys(data []byte, keys []string) bool {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return true
+	}
+	for i < len(data) {
+		if data[i] != '"' {
+			return false
+		}
+		end := skipString(data, i)
+		if end < 0 {
+			return false
+		}
+		key := data[i+1 : end-1]
+		known := false
+		for _, k := range keys {
+			if string(key) == k {
+				known = true
+				break
+			}
+		}
+		if !known {
+			return false
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return false
+		}
+		if i = skipValue(data, skipSpace(data, i+1)); i < 0 {
+			return false
+		}
+		i = skipSpace(data, i)
+		if i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string starting at data[i]
+// (a quote), or -1.
+func skipString(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index after the JSON value starting at data[i],
+// or -1.
+func skipValue(data []byte, i int) int {
+	if i >= len(data) {
+		return -1
+	}
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				if j = skipString(data, j); j < 0 {
+					return -1
+				}
+				j--
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(data) && data[j] != ',' && data[j] != '}' && data[j] != ']' && data[j] != ' ' && data[j] != '\n' && data[j] != '\t' && data[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
 }
 
 // decodeFast decodes data into m when it is a plain dict fastDict covers,
 // and reports whether it did.
 func (m *Message) decodeFast(data []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var d fastDict
-	if dec.Decode(&d) != nil || dec.More() {
+	if !onlyKeys(data, fastKeys) {
 		return false
 	}
-	// encoding/json matches keys regardless of case; LangChain does not.
-	for _, k := range []struct {
-		set bool
-		key string
-	}{{true, `"type"`}, {d.Content != nil, `"content"`}, {d.ID != "", `"id"`}, {d.Name != "", `"name"`},
-		{d.ToolCalls != nil, `"tool_calls"`}, {len(d.ToolCalls) > 0, `"args"`}, {len(d.ToolCalls) > 0, `"name"`}, {d.ToolCallID != "", `"tool_call_id"`}, {d.Status != "", `"status"`}} {
-		if k.set && !bytes.Contains(data, []byte(k.key)) {
+	var d fastDict
+	if json.Unmarshal(data, &d) != nil {
+		return false
+	}
+	for _, c := range d.ToolCalls {
+		if !onlyKeys(c.raw, fastCallKeys) {
 			return false
 		}
 	}
