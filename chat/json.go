@@ -1,105 +1,197 @@
 package chat
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/tmc/langchaingo/llms"
 )
 
-// The JSON form of a Message is defined here, once:
+// The JSON form of a Message is LangChain's message dict, defined here
+// once and written by MarshalJSON (docs/chat.md has the whole mapping):
 //
-//	{"id": "…", "role": "ai", "parts": [
-//	  {"type": "text", "text": "…"},
-//	  {"type": "image_url", "url": "…", "detail": "…"},
-//	  {"type": "binary", "mime_type": "…", "data": "<base64>"},
-//	  {"type": "tool_call", "id": "…", "call_type": "function", "function": {"name": "…", "arguments": "…"}},
-//	  {"type": "tool_response", "tool_call_id": "…", "name": "…", "content": "…"}]}
+//	{"type": "human"|"ai"|"system"|"tool"|"remove"|"chat",
+//	 "content": "…" | [{"type": "text", "text": "…"},
+//	                   {"type": "image_url", "image_url": {"url": "…", "detail": "…"}},
+//	                   {"type": "image"|"audio"|"file", "source_type": "base64", "mime_type": "…", "data": "<base64>"}],
+//	 "id": "…", "name": "…",
+//	 "tool_calls": [{"id": "…", "name": "…", "args": {…}, "type": "tool_call"}],
+//	 "invalid_tool_calls": [{"id": "…", "name": "…", "args": "…", "error": "…", "type": "invalid_tool_call"}],
+//	 "tool_call_id": "…", "status": "success"|"error",
+//	 "role": "…" (a "chat" message's role),
+//	 "additional_kwargs": {…}, "response_metadata": {…},
+//	 "usage_metadata": {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}}
 //
-// langchaingo's own JSON for MessageContent is not used: in v0.1.14 it
-// decodes a tool call without its function (name and arguments are lost).
+// Empty fields are left out. Content is a string when the message has at
+// most one text part and nothing else, and a list of blocks otherwise.
+// UnmarshalJSON reads that form and every other one LangGraph's server
+// accepts (json_decode.go), and the {id, role, parts} form of earlier
+// versions (json_legacy.go).
 
-// jsonPart is one part in its JSON form; Type says which fields are used.
-type jsonPart struct {
+// wireMessage is a message as MarshalJSON writes it.
+type wireMessage struct {
+	Type             string                     `json:"type"`
+	Content          any                        `json:"content"`
+	ID               string                     `json:"id,omitempty"`
+	Name             string                     `json:"name,omitempty"`
+	Role             string                     `json:"role,omitempty"`
+	ToolCalls        []wireToolCall             `json:"tool_calls,omitempty"`
+	InvalidToolCalls []wireInvalidCall          `json:"invalid_tool_calls,omitempty"`
+	ToolCallID       string                     `json:"tool_call_id,omitempty"`
+	Status           string                     `json:"status,omitempty"`
+	AdditionalKwargs map[string]json.RawMessage `json:"additional_kwargs,omitempty"`
+	ResponseMetadata map[string]json.RawMessage `json:"response_metadata,omitempty"`
+	UsageMetadata    *Usage                     `json:"usage_metadata,omitempty"`
+}
+
+type wireToolCall struct {
+	ID   string          `json:"id,omitempty"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+	Type string          `json:"type"`
+}
+
+type wireInvalidCall struct {
+	InvalidToolCall
 	Type string `json:"type"`
-	// text
-	Text string `json:"text,omitempty"`
-	// image_url
-	URL    string `json:"url,omitempty"`
+}
+
+// wireBlock is a content block as MarshalJSON writes it.
+type wireBlock struct {
+	Type       string     `json:"type"`
+	Text       *string    `json:"text,omitempty"`
+	ImageURL   *wireImage `json:"image_url,omitempty"`
+	SourceType string     `json:"source_type,omitempty"`
+	MIMEType   string     `json:"mime_type,omitempty"`
+	Data       string     `json:"data,omitempty"`
+}
+
+type wireImage struct {
+	URL    string `json:"url"`
 	Detail string `json:"detail,omitempty"`
-	// binary
-	MIMEType string `json:"mime_type,omitempty"`
-	Data     []byte `json:"data,omitempty"`
-	// tool_call
-	ID       string             `json:"id,omitempty"`
-	CallType string             `json:"call_type,omitempty"`
-	Function *llms.FunctionCall `json:"function,omitempty"`
-	// tool_response
-	ToolCallID string `json:"tool_call_id,omitempty"`
-	Name       string `json:"name,omitempty"`
-	Content    string `json:"content,omitempty"`
 }
 
-type jsonMessage struct {
-	ID    string               `json:"id,omitempty"`
-	Role  llms.ChatMessageType `json:"role"`
-	Parts []jsonPart           `json:"parts"`
-}
-
-// MarshalJSON encodes the message with all of its parts. A part of a type
-// this package does not know is an error naming the message.
+// MarshalJSON writes the message in LangChain's dict form. A part the form
+// cannot hold (a tool call outside an AI message, a tool response outside
+// a tool message, a part type this package does not know) is an error
+// naming the message.
 func (m Message) MarshalJSON() ([]byte, error) {
-	jm := jsonMessage{ID: m.ID, Role: m.Role, Parts: make([]jsonPart, 0, len(m.Parts))}
+	wm, err := m.wire()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(wm)
+}
+
+func (m Message) wire() (wireMessage, error) {
+	wm := wireMessage{ID: m.ID, Name: m.Name, AdditionalKwargs: m.AdditionalKwargs, ResponseMetadata: m.ResponseMetadata, UsageMetadata: m.Usage}
+	fail := func(format string, args ...any) (wireMessage, error) {
+		return wireMessage{}, fmt.Errorf("chat: encode message %q (%s): %s", m.ID, m.Role, fmt.Sprintf(format, args...))
+	}
+	switch m.Role {
+	case llms.ChatMessageTypeHuman, llms.ChatMessageTypeAI, llms.ChatMessageTypeSystem, llms.ChatMessageTypeTool, RoleRemove:
+		wm.Type = string(m.Role)
+	case "":
+		return fail("no role")
+	default:
+		wm.Type, wm.Role = "chat", string(m.Role)
+	}
+	if m.Role == RoleRemove {
+		wm.Content = ""
+		return wm, nil
+	}
+	var blocks []wireBlock
+	var resp *llms.ToolCallResponse
 	for i, p := range m.Parts {
-		var jp jsonPart
 		switch p := p.(type) {
 		case llms.TextContent:
-			jp = jsonPart{Type: "text", Text: p.Text}
+			blocks = append(blocks, wireBlock{Type: "text", Text: &p.Text})
 		case llms.ImageURLContent:
-			jp = jsonPart{Type: "image_url", URL: p.URL, Detail: p.Detail}
+			blocks = append(blocks, wireBlock{Type: "image_url", ImageURL: &wireImage{URL: p.URL, Detail: p.Detail}})
 		case llms.BinaryContent:
-			jp = jsonPart{Type: "binary", MIMEType: p.MIMEType, Data: p.Data}
+			blocks = append(blocks, wireBlock{Type: dataBlockType(p.MIMEType), SourceType: "base64", MIMEType: p.MIMEType, Data: base64.StdEncoding.EncodeToString(p.Data)})
 		case llms.ToolCall:
-			jp = jsonPart{Type: "tool_call", ID: p.ID, CallType: p.Type, Function: p.FunctionCall}
+			if m.Role != llms.ChatMessageTypeAI {
+				return fail("part %d: only an AI message holds tool calls", i)
+			}
+			if p.FunctionCall == nil {
+				return fail("part %d: tool call %q has no function", i, p.ID)
+			}
+			args := strings.TrimSpace(p.FunctionCall.Arguments)
+			if args == "" {
+				args = "{}"
+			}
+			if !isObject([]byte(args)) {
+				wm.InvalidToolCalls = append(wm.InvalidToolCalls, wireInvalidCall{InvalidToolCall{ID: p.ID, Name: p.FunctionCall.Name, Args: p.FunctionCall.Arguments, Error: "arguments are not a JSON object"}, "invalid_tool_call"})
+				continue
+			}
+			wm.ToolCalls = append(wm.ToolCalls, wireToolCall{ID: p.ID, Name: p.FunctionCall.Name, Args: compact(args), Type: "tool_call"})
 		case llms.ToolCallResponse:
-			jp = jsonPart{Type: "tool_response", ToolCallID: p.ToolCallID, Name: p.Name, Content: p.Content}
+			if m.Role != llms.ChatMessageTypeTool {
+				return fail("part %d: only a tool message holds a tool response", i)
+			}
+			if resp != nil {
+				return fail("part %d: a second tool response", i)
+			}
+			resp = &p
 		default:
-			return nil, fmt.Errorf("chat: message %q: part %d: cannot encode a %T", m.ID, i, p)
+			return fail("part %d: cannot encode a %T", i, p)
 		}
-		jm.Parts = append(jm.Parts, jp)
 	}
-	return json.Marshal(jm)
+	for _, c := range m.InvalidToolCalls {
+		wm.InvalidToolCalls = append(wm.InvalidToolCalls, wireInvalidCall{c, "invalid_tool_call"})
+	}
+	if m.Role == llms.ChatMessageTypeTool {
+		if resp == nil {
+			return fail("a tool message needs a tool response part (chat.ToolResult)")
+		}
+		wm.ToolCallID, wm.Status = resp.ToolCallID, m.Status
+		if resp.Name != "" {
+			wm.Name = resp.Name
+		}
+		if resp.Content != "" || len(blocks) == 0 {
+			text := resp.Content
+			blocks = append([]wireBlock{{Type: "text", Text: &text}}, blocks...)
+		}
+	}
+	switch {
+	case len(blocks) == 0:
+		wm.Content = ""
+	case len(blocks) == 1 && blocks[0].Type == "text":
+		wm.Content = *blocks[0].Text
+	default:
+		wm.Content = blocks
+	}
+	return wm, nil
 }
 
-// UnmarshalJSON decodes what MarshalJSON encoded. An unknown part type is an
-// error naming the message and the part.
-func (m *Message) UnmarshalJSON(data []byte) error {
-	var jm jsonMessage
-	if err := json.Unmarshal(data, &jm); err != nil {
-		return fmt.Errorf("chat: decode message: %w", err)
+// dataBlockType is the LangChain block type for base64 data of a MIME
+// type: image, audio, or file for the rest.
+func dataBlockType(mime string) string {
+	switch {
+	case strings.HasPrefix(mime, "image/"):
+		return "image"
+	case strings.HasPrefix(mime, "audio/"):
+		return "audio"
 	}
-	out := Message{ID: jm.ID, Role: jm.Role}
-	if len(jm.Parts) > 0 {
-		out.Parts = make([]llms.ContentPart, 0, len(jm.Parts))
+	return "file"
+}
+
+// isObject reports whether data is one JSON object.
+func isObject(data []byte) bool {
+	var v map[string]json.RawMessage
+	return json.Unmarshal(data, &v) == nil && v != nil
+}
+
+// compact returns a JSON text without insignificant space (it is valid:
+// the caller checked).
+func compact(s string) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		return json.RawMessage(s)
 	}
-	for i, jp := range jm.Parts {
-		var p llms.ContentPart
-		switch jp.Type {
-		case "text":
-			p = llms.TextContent{Text: jp.Text}
-		case "image_url":
-			p = llms.ImageURLContent{URL: jp.URL, Detail: jp.Detail}
-		case "binary":
-			p = llms.BinaryContent{MIMEType: jp.MIMEType, Data: jp.Data}
-		case "tool_call":
-			p = llms.ToolCall{ID: jp.ID, Type: jp.CallType, FunctionCall: jp.Function}
-		case "tool_response":
-			p = llms.ToolCallResponse{ToolCallID: jp.ToolCallID, Name: jp.Name, Content: jp.Content}
-		default:
-			return fmt.Errorf("chat: decode message %q: part %d: unknown type %q", jm.ID, i, jp.Type)
-		}
-		out.Parts = append(out.Parts, p)
-	}
-	*m = out
-	return nil
+	return b.Bytes()
 }

@@ -43,11 +43,12 @@ func TestMessageJSONRoundTripIsLossless(t *testing.T) {
 	}
 }
 
-func TestMessageJSONNamesAnUnknownPart(t *testing.T) {
+func TestOldFormNamesAnUnknownPart(t *testing.T) {
 	t.Parallel()
 	var m chat.Message
 	err := json.Unmarshal([]byte(`{"id":"x","role":"ai","parts":[{"type":"video"}]}`), &m)
-	require.ErrorContains(t, err, `message "x": part 0: unknown type "video"`)
+	require.ErrorIs(t, err, chat.ErrBadMessage)
+	require.ErrorContains(t, err, `field "parts[0].type": unknown part type "video"`)
 }
 
 type convo struct{ Messages []chat.Message }

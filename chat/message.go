@@ -1,6 +1,7 @@
 package chat
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
@@ -27,6 +28,39 @@ type Message struct {
 	// Parts are the contents: llms.TextContent, llms.ImageURLContent,
 	// llms.BinaryContent, llms.ToolCall, llms.ToolCallResponse.
 	Parts []llms.ContentPart
+	// Name is LangChain's message name (a speaker's name). A tool
+	// message's name is its response's Name instead.
+	Name string
+	// Status is a tool message's status, "success" or "error" (empty is
+	// success).
+	Status string
+	// InvalidToolCalls are the tool calls of an AI message whose
+	// arguments could not be read as a JSON object (LangChain's
+	// invalid_tool_calls); they are never run.
+	InvalidToolCalls []InvalidToolCall
+	// AdditionalKwargs and ResponseMetadata are LangChain's fields of the
+	// same names, kept as they came (JSON values by key).
+	AdditionalKwargs map[string]json.RawMessage
+	ResponseMetadata map[string]json.RawMessage
+	// Usage is an AI message's token usage (LangChain's usage_metadata).
+	Usage *Usage
+}
+
+// InvalidToolCall is a tool call whose arguments are not a JSON object.
+type InvalidToolCall struct {
+	ID    string `json:"id,omitempty"`
+	Name  string `json:"name,omitempty"`
+	Args  string `json:"args,omitempty"`
+	Error string `json:"error,omitempty"`
+}
+
+// Usage is the token usage of a model call (LangChain's UsageMetadata).
+type Usage struct {
+	InputTokens        int            `json:"input_tokens"`
+	OutputTokens       int            `json:"output_tokens"`
+	TotalTokens        int            `json:"total_tokens"`
+	InputTokenDetails  map[string]int `json:"input_token_details,omitempty"`
+	OutputTokenDetails map[string]int `json:"output_token_details,omitempty"`
 }
 
 // Human returns a human message of text.
@@ -54,6 +88,12 @@ func ToolResult(callID, name, content string) Message {
 		llms.ToolCallResponse{ToolCallID: callID, Name: name, Content: content},
 	}}
 }
+
+// Tool status values (Message.Status).
+const (
+	StatusSuccess = "success"
+	StatusError   = "error"
+)
 
 // Remove returns a marker that makes the reducer delete the message with
 // the given id (LangGraph's RemoveMessage).

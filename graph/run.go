@@ -353,6 +353,9 @@ func (r *run[S]) applyResumeUpdate() error {
 			r.cp.tracks[i].lastLen = math.MaxInt // stored whole: the next blob is a snapshot
 		}
 	}
+	for _, i := range r.applier.Rewrites() {
+		r.cp.tracks[i].lastLen = math.MaxInt
+	}
 	return nil
 }
 
@@ -386,6 +389,7 @@ func (r *run[S]) startStep(input state.Update[S]) error {
 	if err != nil {
 		return fmt.Errorf("graph: input: %w", err)
 	}
+	r.markRewrites()
 	r.next.reset()
 	r.trig.reset()
 	t := &task[S]{name: Start, update: input, wire: &r.c.start}
@@ -467,6 +471,15 @@ func (r *run[S]) checkpointID() string {
 		return ""
 	}
 	return r.cp.id
+}
+
+// markRewrites flags the fields whose reducer, in the Apply just made,
+// replaced or removed elements (state.AppendReduce), so their new value is
+// saved whole rather than as a delta.
+func (r *run[S]) markRewrites() {
+	for _, i := range r.applier.Rewrites() {
+		r.scratch[i] = true
+	}
 }
 
 // markOverwrites flags the fields the writes overwrite, so their new value

@@ -331,6 +331,7 @@ func (r *run[S]) finishStep() error {
 	if err != nil {
 		return fmt.Errorf("graph: step %d: %w", r.step, err)
 	}
+	r.markRewrites()
 	if r.cp != nil {
 		// Now: touched is the applier's memory, which the routers' views
 		// below reuse.

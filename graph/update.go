@@ -101,6 +101,7 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 		r.cp.dirty[i] = true
 	}
 	r.markOverwrites(update.Writes)
+	r.markRewrites()
 	if asNode != "" {
 		r.next.reset()
 		if err := r.route(&task[S]{name: asNode, update: update, wire: c.wireOf(asNode)}, &r.st); err != nil {

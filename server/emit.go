@@ -18,6 +18,7 @@ type converter struct {
 	values     map[string]json.RawMessage // last values by namespace
 	messages   map[string]*message        // streamed messages by task id and message id
 	order      map[string][]string        // keys of messages by task id, in order
+	triggers   map[string][]string        // langgraph_triggers of running tasks other than an edge's
 	interrupts []graph.Interruption
 	// interrupted: the run stopped at interrupts.
 	interrupted bool
@@ -30,7 +31,7 @@ type message struct {
 
 func newConverter(s *Server, run *liveRun) *converter {
 	c := &converter{s: s, run: run, want: map[string]bool{}, subgraphs: run.in.Subgraphs,
-		values: map[string]json.RawMessage{}, messages: map[string]*message{}}
+		values: map[string]json.RawMessage{}, messages: map[string]*message{}, triggers: map[string][]string{}}
 	for _, m := range run.modes {
 		c.want[m] = true
 	}
@@ -102,11 +103,31 @@ func (c *converter) withInterrupts(values json.RawMessage) json.RawMessage {
 	return out
 }
 
+// messageMeta is a message event's metadata as LangGraph's: the run's
+// metadata, then the task's node, step, triggers, path and namespace, the
+// thread and run, and the run's tags.
 func (c *converter) messageMeta(ev Event) map[string]any {
-	return map[string]any{
-		"langgraph_node": ev.Node, "langgraph_step": ev.Step, "langgraph_task_id": ev.TaskID,
-		"langgraph_checkpoint_ns": ev.Namespace, "thread_id": c.run.rec.ThreadID, "run_id": c.run.rec.RunID,
+	out := make(map[string]any, len(c.run.in.Metadata)+12)
+	for k, v := range c.run.in.Metadata {
+		out[k] = v
 	}
+	triggers := c.triggers[ev.TaskID]
+	if triggers == nil {
+		triggers = []string{"branch:to:" + ev.Node}
+	}
+	tags := c.run.in.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	for k, v := range map[string]any{
+		"langgraph_node": ev.Node, "langgraph_step": ev.Step, "langgraph_task_id": ev.TaskID,
+		"langgraph_triggers": triggers, "langgraph_path": []any{"__pregel_pull", ev.Node},
+		"langgraph_checkpoint_ns": ev.Namespace, "checkpoint_ns": ev.Namespace,
+		"thread_id": c.run.rec.ThreadID, "run_id": c.run.rec.RunID, "tags": tags,
+	} {
+		out[k] = v
+	}
+	return out
 }
 
 func aiMessage(id, content, kind string) map[string]any {
@@ -137,7 +158,7 @@ func (c *converter) message(ev Event) {
 	chunk := string(ev.Chunk)
 	m.content += chunk
 	if c.want["messages-tuple"] {
-		c.emit("messages", ev.Namespace, []any{aiMessage(m.id, chunk, "AIMessageChunk"), c.messageMeta(ev)})
+		c.emit("messages", ev.Namespace, []any{chunkMessage(m.id, chunk, nil), c.messageMeta(ev)})
 	}
 	if c.want["messages"] {
 		if first {
@@ -162,14 +183,24 @@ func (c *converter) task(ev Event) {
 	if ev.Task == nil {
 		return
 	}
-	if ev.Task.Result {
+	if !ev.Task.Result {
+		if ev.Task.Send >= 0 {
+			c.triggers[ev.TaskID] = []string{"__pregel_push"}
+		}
+	} else {
+		streamed := map[string]bool{}
 		for _, key := range c.order[ev.TaskID] {
-			if m := c.messages[key]; m != nil && c.want["messages"] {
-				c.emit("messages/complete", ev.Namespace, []any{aiMessage(m.id, m.content, "ai")})
+			if m := c.messages[key]; m != nil {
+				streamed[m.id] = true
+				if c.want["messages"] {
+					c.emit("messages/complete", ev.Namespace, []any{aiMessage(m.id, m.content, "ai")})
+				}
 			}
 			delete(c.messages, key)
 		}
 		delete(c.order, ev.TaskID)
+		c.finishTuples(ev, streamed)
+		delete(c.triggers, ev.TaskID)
 	}
 	var payload map[string]any
 	kind := "task"

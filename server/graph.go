@@ -64,6 +64,8 @@ type RunInput struct {
 	InterruptAfter  []string
 	RecursionLimit  int
 	Metadata        map[string]any
+	// Tags are the run's config tags (its messages' metadata carries them).
+	Tags []string
 }
 
 // HistoryQuery narrows History.

@@ -75,7 +75,7 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 	in := RunInput{Input: req.Input, Modes: graphModes(modes), Subgraphs: req.StreamSubgraphs,
 		InterruptBefore: before, InterruptAfter: after, CheckpointID: req.CheckpointID, Metadata: req.Metadata}
 	if req.Config != nil {
-		in.RecursionLimit = req.Config.RecursionLimit
+		in.RecursionLimit, in.Tags = req.Config.RecursionLimit, req.Config.Tags
 	}
 	var update json.RawMessage
 	if req.Command != nil {

@@ -12,6 +12,9 @@ type Applier[S any] struct {
 	writes  [][]*Write[S]
 	writers [][]string
 	touched []int
+	// rewrites are the fields of the last Apply whose AppendReduce
+	// reducer did more than append.
+	rewrites []int
 }
 
 // NewApplier returns an Applier for the schema.
@@ -51,10 +54,15 @@ func (a *Applier[S]) Add(writer string, ws []Write[S]) error {
 // is a scratch copy.
 func (a *Applier[S]) Apply(s *S, private bool) ([]int, error) {
 	sortInts(a.touched)
+	a.rewrites = a.rewrites[:0]
 	var err error
 	for _, i := range a.touched {
 		if err == nil {
-			err = a.applyField(s, i, private)
+			var rewrote bool
+			rewrote, err = a.applyField(s, i, private)
+			if rewrote {
+				a.rewrites = append(a.rewrites, i)
+			}
 		}
 		clear(a.writes[i])
 		a.writes[i] = a.writes[i][:0]
@@ -68,11 +76,17 @@ func (a *Applier[S]) Apply(s *S, private bool) ([]int, error) {
 	return t, nil
 }
 
-func (a *Applier[S]) applyField(s *S, i int, private bool) error {
+// Rewrites returns the indices of the fields declared with AppendReduce
+// whose reducer, in the last Apply, replaced or removed elements instead
+// of only appending (valid until the next call): their new value must be
+// stored whole.
+func (a *Applier[S]) Rewrites() []int { return a.rewrites }
+
+func (a *Applier[S]) applyField(s *S, i int, private bool) (bool, error) {
 	f := a.sc.fields[i]
 	ws := a.writes[i]
 	if f.kind == KindValue && len(ws) > 1 {
-		return fmt.Errorf("%w: field %q received %d writes in one step, from %s; a last-value field takes one write per step (declare it with a reducer such as state.Append or state.Reduce to combine writes)",
+		return false, fmt.Errorf("%w: field %q received %d writes in one step, from %s; a last-value field takes one write per step (declare it with a reducer such as state.Append or state.Reduce to combine writes)",
 			ErrInvalidUpdate, f.name, len(ws), quoteList(a.writers[i]))
 	}
 	overwrites := 0
@@ -82,7 +96,7 @@ func (a *Applier[S]) applyField(s *S, i int, private bool) error {
 		}
 	}
 	if overwrites > 1 {
-		return fmt.Errorf("%w: field %q received %d overwrites in one step, from %s; at most one is allowed",
+		return false, fmt.Errorf("%w: field %q received %d overwrites in one step, from %s; at most one is allowed",
 			ErrInvalidUpdate, f.name, overwrites, quoteList(a.writers[i]))
 	}
 	return f.ops.apply(s, ws, private)

@@ -70,8 +70,9 @@ type base[S any] struct {
 // fieldOps are the type-specific operations of a field.
 type fieldOps[S any] interface {
 	// apply applies one step's writes to s. private forces reducers that
-	// would otherwise grow shared memory in place (append) to copy.
-	apply(s *S, ws []*Write[S], private bool) error
+	// would otherwise grow shared memory in place (append) to copy. It
+	// reports rewrote when an AppendReduce reducer did more than append.
+	apply(s *S, ws []*Write[S], private bool) (rewrote bool, err error)
 	zero(s *S)
 	length(s *S) int
 	encode(s *S, c Codec) ([]byte, error)
@@ -92,6 +93,10 @@ type Key[S, T any] struct {
 	get    func(*S) *T
 	reduce func(old, update T) T // nil for KindValue
 	minus  func(a, b T) T        // Sum only: a - b
+	// AppendReduce only: the reducer with its report, and plain append
+	// for the deltas a stored value is rebuilt from.
+	reportAppend func(old, update T) (T, bool)
+	grow         func(old, update T) T
 }
 
 // Name returns the field's stable name.
@@ -159,6 +164,22 @@ type Number interface {
 func Sum[S any, T Number](name string, get func(*S) *T) *Key[S, T] {
 	k := newKey(name, KindSum, get, func(old, update T) T { return old + update })
 	k.minus = func(a, b T) T { return a - b }
+	return k
+}
+
+// AppendReduce declares a slice field with a custom reducer that reports
+// whether it only appended: appended is true when old is a prefix of out,
+// its elements unchanged, and false when the write replaced or removed
+// some of them. fn must not modify old. The field is stored as an Append
+// field is (Kind reports KindAppend): a step whose writes only appended
+// costs the new elements (a delta), and a step whose reducer reported
+// anything else stores the whole value (a snapshot). A messages field
+// (LangGraph's add_messages) is the case it is made for.
+func AppendReduce[S, E any](name string, get func(*S) *[]E, fn func(old, update []E) (out []E, appended bool)) *Key[S, []E] {
+	k := newKey(name, KindAppend, get, func(old, update []E) []E { out, _ := fn(old, update); return out })
+	k.reportAppend = fn
+	k.grow = func(old, update []E) []E { return append(old, update...) } // decode's own value
+
 	return k
 }
 

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 )
@@ -8,40 +9,47 @@ import (
 // keyOps implements fieldOps for a Key[S, T].
 type keyOps[S, T any] struct{ k *Key[S, T] }
 
-func (o keyOps[S, T]) apply(s *S, ws []*Write[S], private bool) error {
+func (o keyOps[S, T]) apply(s *S, ws []*Write[S], private bool) (bool, error) {
 	k := o.k
 	p := k.get(s)
 	if k.kind == KindValue {
 		v, err := valueOf[S, T](k.name, ws[0])
 		if err != nil {
-			return err
+			return false, err
 		}
 		*p = v
-		return nil
+		return false, nil
 	}
 	for _, w := range ws {
 		if w.overwrite {
 			v, err := valueOf[S, T](k.name, w)
 			if err != nil {
-				return err
+				return false, err
 			}
 			*p = v
-			return nil
+			return false, nil // the caller marks overwrites itself
 		}
 	}
 	v := *p
 	if private && k.kind == KindAppend {
 		v = clip(v)
 	}
+	rewrote := false
 	for _, w := range ws {
 		u, err := valueOf[S, T](k.name, w)
 		if err != nil {
-			return err
+			return false, err
+		}
+		if k.reportAppend != nil {
+			var appended bool
+			v, appended = k.reportAppend(v, u)
+			rewrote = rewrote || !appended
+			continue
 		}
 		v = k.reduce(v, u)
 	}
 	*p = v
-	return nil
+	return rewrote, nil
 }
 
 // clip caps a slice's capacity at its length, so the next append copies
@@ -99,10 +107,14 @@ func (o keyOps[S, T]) decode(s *S, snapshot []byte, deltas [][]byte, c Codec) er
 		if err := c.Unmarshal(d, &u); err != nil {
 			return fmt.Errorf("state: field %q: delta %d: %w", k.name, i, err)
 		}
-		if k.reduce == nil {
+		switch {
+		case k.grow != nil: // a delta holds appended elements only
+			v = k.grow(v, u)
+		case k.reduce == nil:
 			return fmt.Errorf("state: field %q: a last-value field has no deltas", k.name)
+		default:
+			v = k.reduce(v, u)
 		}
-		v = k.reduce(v, u)
 	}
 	*k.get(s) = v
 	return nil
@@ -111,9 +123,30 @@ func (o keyOps[S, T]) decode(s *S, snapshot []byte, deltas [][]byte, c Codec) er
 func (o keyOps[S, T]) decodeValue(data []byte, c Codec) (any, error) {
 	var v T
 	if err := c.Unmarshal(data, &v); err != nil {
-		return nil, fmt.Errorf("state: field %q: %w", o.k.name, err)
+		return nil, fmt.Errorf("state: field %q%s: %w", o.k.name, badElement[T](data), err)
 	}
 	return v, nil
+}
+
+// badElement returns " [i]" for the first element of data, a JSON list
+// for a slice field, that does not decode alone as an element of T, so a
+// refused write names the element at fault; "" when data is not such a
+// list (a codec's own bytes) or no one element fails alone.
+func badElement[T any](data []byte) string {
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Slice || len(data) == 0 || data[0] != '[' {
+		return ""
+	}
+	var elems []json.RawMessage
+	if json.Unmarshal(data, &elems) != nil {
+		return ""
+	}
+	for i, e := range elems {
+		if json.Unmarshal(e, reflect.New(t.Elem()).Interface()) != nil {
+			return fmt.Sprintf(" [%d]", i)
+		}
+	}
+	return ""
 }
 
 func (o keyOps[S, T]) equal(a, b *S) bool {

@@ -2,6 +2,7 @@ package toolnode
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/stategraph/stategraph/chat"
@@ -10,11 +11,13 @@ import (
 	"github.com/tmc/langchaingo/llms"
 )
 
-// roleCall is the role of the one message of a call's task input (see
-// Dispatch): the AI message's id, the call, and, for a call a reviewer
+// taskKey marks the one message of a call's task input (see Dispatch): an
+// AI message with the AI message's id and the one call, whose
+// additional_kwargs hold taskKey: true, or, for a call a reviewer
 // rejected, the answer it gets instead of running. It lives only in Send
-// inputs; the task writes a tool message.
-const roleCall llms.ChatMessageType = "toolnode.call"
+// inputs (stored with the schedule, as LangChain's message JSON); the
+// task writes a tool message.
+const taskKey = "stategraph_toolnode_task"
 
 // Dispatch is tools_condition as LangGraph's version 2 of the ReAct agent
 // uses it: a router that sends each tool call of the last AI message that
@@ -87,10 +90,16 @@ func sender[S any](messages *state.Key[S, []chat.Message], toolsNode string) fun
 		ap := only.NewApplier()
 		out := make([]graph.Send[S], 0, len(tasks))
 		for _, t := range tasks {
-			m := chat.Message{ID: t.messageID, Role: roleCall, Parts: []llms.ContentPart{t.call}}
+			mark := json.RawMessage("true")
 			if t.answer != nil {
-				m.Parts = append(m.Parts, llms.ToolCallResponse{ToolCallID: t.call.ID, Name: callName(t.call), Content: *t.answer})
+				b, err := json.Marshal(*t.answer)
+				if err != nil {
+					return nil, fmt.Errorf("toolnode: send call %q: %w", t.call.ID, err)
+				}
+				mark = b
 			}
+			m := chat.Message{ID: t.messageID, Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{t.call},
+				AdditionalKwargs: map[string]json.RawMessage{taskKey: mark}}
 			var arg S
 			if err := ap.Add("toolnode", []state.Write[S]{messages.Overwrite([]chat.Message{m})}); err != nil {
 				return nil, fmt.Errorf("toolnode: send call %q: %w", t.call.ID, err)
@@ -106,21 +115,20 @@ func sender[S any](messages *state.Key[S, []chat.Message], toolsNode string) fun
 
 // taskOf returns the call task a node's input holds, if it is one.
 func taskOf(msgs []chat.Message) (callTask, bool) {
-	if len(msgs) != 1 || msgs[0].Role != roleCall {
+	if len(msgs) != 1 || msgs[0].Role != llms.ChatMessageTypeAI {
 		return callTask{}, false
 	}
-	t := callTask{messageID: msgs[0].ID}
-	found := false
-	for _, p := range msgs[0].Parts {
-		switch p := p.(type) {
-		case llms.ToolCall:
-			t.call, found = p, true
-		case llms.ToolCallResponse:
-			a := p.Content
-			t.answer = &a
-		}
+	mark, ok := msgs[0].AdditionalKwargs[taskKey]
+	calls := msgs[0].ToolCalls()
+	if !ok || len(calls) != 1 {
+		return callTask{}, false
 	}
-	return t, found
+	t := callTask{messageID: msgs[0].ID, call: calls[0]}
+	var answer string
+	if json.Unmarshal(mark, &answer) == nil {
+		t.answer = &answer
+	}
+	return t, true
 }
 
 // runTask runs the one call of a task (or takes its answer) and returns
@@ -133,5 +141,5 @@ func (r *runner) runTask(ctx context.Context, t callTask) (chat.Message, error) 
 	if err != nil {
 		return chat.Message{}, err
 	}
-	return chat.ToolResult(t.call.ID, callName(t.call), results[0]), nil
+	return toolMessage(t.call, results[0]), nil
 }

@@ -176,7 +176,7 @@ func (r *runner) run(ctx context.Context, msgs []chat.Message) ([]chat.Message, 
 		return nil, err
 	}
 	for i, c := range calls {
-		out = append(out, chat.ToolResult(c.ID, callName(c), results[i]))
+		out = append(out, toolMessage(c, results[i]))
 	}
 	return out, nil
 }
@@ -316,3 +316,12 @@ func callArgs(c llms.ToolCall) string {
 }
 
 func validJSON(s string) bool { return json.Valid([]byte(s)) }
+
+// toolMessage is the tool message answering call with content. Its id is
+// derived from the call's id and the answer, so it is known when the
+// task's writes are streamed (a LangChain front end keys messages by id)
+// and the same on a replay.
+func toolMessage(call llms.ToolCall, content string) chat.Message {
+	m := chat.ToolResult(call.ID, callName(call), content)
+	return m.WithID(chat.DeriveID("tool:"+call.ID, m))
+}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -18,15 +19,16 @@ import (
 	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/servegraphs"
+	"github.com/stategraph/stategraph/internal/chatdemo"
 	"github.com/stategraph/stategraph/server"
 	storepostgres "github.com/stategraph/stategraph/store/postgres"
 	storesqlite "github.com/stategraph/stategraph/store/sqlite"
 	"github.com/stategraph/stategraph/worker"
 )
 
-const serveUsage = `usage: stategraph serve [-db PATH [-store PATH] | -dsn DSN [-schema NAME] [-workers N]] [-addr HOST:PORT] [-allow-remote]
+const serveUsage = `usage: stategraph serve [-db PATH [-store PATH] | -dsn DSN [-schema NAME] [-workers N]] [-addr HOST:PORT] [-allow-remote] [-model openai|ollama]
 
-Serve the example graphs (planexecute, support, essay) over LangGraph's
+Serve the example graphs (planexecute, support, essay, chat) over LangGraph's
 Agent Server API, for @langchain/langgraph-sdk, langgraph-sdk and
 useStream clients (see docs/server.md). By default runs execute in this
 process and checkpoints and thread records are kept in SQLite files,
@@ -45,7 +47,7 @@ no authentication: the server listens on loopback only unless
                   other processes execute the runs)
   -addr HOST:PORT where to listen (default 127.0.0.1:2024)
   -allow-remote   listen on a non-loopback address (anyone who reaches it can run the graphs)
-`
+` + modelUsage + "\n"
 
 // defaultServeWorkers is -workers with -dsn when not given.
 const defaultServeWorkers = 10
@@ -56,6 +58,22 @@ type serveConfig struct {
 	dsn, schema     string
 	workers         int // with dsn
 	allowRemote     bool
+	model           string // the chat assistant's model: "" (scripted), openai, ollama
+}
+
+// modelUsage is the -model flag of serve and studio.
+const modelUsage = `  -model NAME     the chat assistant's model: openai (OPENAI_API_KEY, OPENAI_MODEL, OPENAI_BASE_URL)
+                  or ollama (OLLAMA_HOST, OLLAMA_MODEL); default a scripted model, offline`
+
+// chatGraphs returns the served graphs, the chat assistant on the model
+// -model names.
+func chatGraphs(saver checkpoint.Saver, model string) ([]server.Graph, string, error) {
+	m, about, err := chatdemo.Model(model, os.Getenv)
+	if err != nil {
+		return nil, "", err
+	}
+	graphs, err := servegraphs.Graphs(saver, servegraphs.ChatModel(m))
+	return graphs, about, err
 }
 
 // parseServe parses serve's flags over the database flags given before
@@ -70,6 +88,7 @@ func parseServe(args []string, c serveConfig) (serveConfig, error) {
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:2024", "")
 	fs.BoolVar(&c.allowRemote, "allow-remote", false, "")
 	fs.IntVar(&c.workers, "workers", defaultServeWorkers, "")
+	fs.StringVar(&c.model, "model", "", "")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -236,7 +255,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		defer items.Close()
 		srvOpts = append(srvOpts, server.WithItemStore(items))
 	}
-	graphs, err := servegraphs.Graphs(saver)
+	graphs, chatModel, err := chatGraphs(saver, c.model)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
@@ -245,7 +264,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		return fmt.Errorf("serve: %w", err)
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "stategraph serve: http://%s (graphs planexecute, support, essay; %s)\n", ln.Addr(), where)
+	fmt.Fprintf(stdout, "stategraph serve: http://%s (graphs planexecute, support, essay, chat on %s; %s)\n", ln.Addr(), chatModel, where)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -20,20 +20,19 @@ import (
 	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/inspect"
-	"github.com/stategraph/stategraph/cmd/stategraph/internal/servegraphs"
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/store"
 	"github.com/stategraph/stategraph/server"
 	"github.com/stategraph/stategraph/studio"
 )
 
-const studioUsage = `usage: stategraph studio [-db PATH [-store PATH] | -dsn DSN [-schema NAME]] [-addr HOST:PORT] [-allow-remote]
+const studioUsage = `usage: stategraph studio [-db PATH [-store PATH] | -dsn DSN [-schema NAME]] [-addr HOST:PORT] [-allow-remote] [-model openai|ollama]
 
 Open a local web page to watch, inspect, fork and resume threads: the
 threads, each thread's timeline of checkpoints with its forks, a
 checkpoint's state and what changed, the graph with the path taken and the
 running node, pending interrupts. The page is served at /studio/ beside
 LangGraph's Agent Server API at / on one port, over the example graphs
-(planexecute, support, essay) as stategraph serve serves them; everything
+(planexecute, support, essay, chat) as stategraph serve serves them; everything
 it loads is in this binary. Threads already in the database (those the
 examples write, such as go run ./examples/planexecute) are listed too:
 each gets a thread record naming the served graph whose fields it has.
@@ -44,7 +43,7 @@ each gets a thread record naming the served graph whose fields it has.
   -schema NAME    the PostgreSQL schema of their tables (default: search_path)
   -addr HOST:PORT where to listen (default 127.0.0.1:2024)
   -allow-remote   listen on a non-loopback address (anyone who reaches it can run the graphs)
-` + keyFlagsUsage
+` + modelUsage + "\n" + keyFlagsUsage
 
 // studioConfig is what studio runs with: serve's settings and the keys.
 type studioConfig struct {
@@ -63,6 +62,7 @@ func parseStudio(args []string, c studioConfig, getenv func(string) string) (stu
 	fs.StringVar(&c.store, "store", "", "")
 	fs.StringVar(&c.addr, "addr", "127.0.0.1:2024", "")
 	fs.BoolVar(&c.allowRemote, "allow-remote", false, "")
+	fs.StringVar(&c.model, "model", "", "")
 	c.keys.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -178,7 +178,7 @@ func serveStudio(ctx context.Context, c studioConfig, ln net.Listener, stdout io
 			err = fmt.Errorf("studio: close: %w", cerr)
 		}
 	}()
-	graphs, err := servegraphs.Graphs(b.saver)
+	graphs, chatModel, err := chatGraphs(b.saver, c.model)
 	if err != nil {
 		return fmt.Errorf("studio: %w", err)
 	}
@@ -191,7 +191,7 @@ func serveStudio(ctx context.Context, c studioConfig, ln net.Listener, stdout io
 		return fmt.Errorf("studio: %w", err)
 	}
 	hs := &http.Server{Handler: studio.Beside(srv), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "stategraph studio: http://%s/studio/ (API at http://%s/; graphs planexecute, support, essay; %s)\n", ln.Addr(), ln.Addr(), b.where)
+	fmt.Fprintf(stdout, "stategraph studio: http://%s/studio/ (API at http://%s/; graphs planexecute, support, essay, chat on %s; %s)\n", ln.Addr(), ln.Addr(), chatModel, b.where)
 	for _, a := range adopted {
 		fmt.Fprintf(stdout, "  %s\n", a)
 	}

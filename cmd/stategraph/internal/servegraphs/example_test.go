@@ -37,5 +37,6 @@ func ExampleGraphs() {
 	// planexecute
 	// support
 	// essay
+	// chat
 	// 200 OK
 }

@@ -7,6 +7,10 @@
 //   - support: a reply drafted, then an interrupt asking a person to
 //     approve it (resume with "yes", or with a note to redraft).
 //   - essay: the README's quickstart, drafting an essay three times.
+//   - chat: a chat assistant (internal/chatdemo: the prebuilt agent with
+//     get_weather and a reviewed calculate), on a scripted model unless
+//     ChatModel gives another; input {"messages": [{"type": "human",
+//     "content": …}]}, as useStream and agent-chat-ui send it.
 package servegraphs
 
 import (
@@ -15,14 +19,32 @@ import (
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/chatdemo"
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/server"
 	"github.com/stategraph/stategraph/state"
+	"github.com/tmc/langchaingo/llms"
 )
 
+// Option configures Graphs.
+type Option func(*options)
+
+type options struct{ chatModel llms.Model }
+
+// ChatModel makes the chat assistant use m instead of the scripted model.
+func ChatModel(m llms.Model) Option { return func(o *options) { o.chatModel = m } }
+
 // Graphs returns the served graphs over saver.
-func Graphs(saver checkpoint.Saver) ([]server.Graph, error) {
+func Graphs(saver checkpoint.Saver, opts ...Option) ([]server.Graph, error) {
+	o := options{chatModel: chatdemo.Scripted{}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	ch, err := chatdemo.Agent(o.chatModel).Graph.Compile(graph.WithCheckpointer(saver), graph.WithName("chat"))
+	if err != nil {
+		return nil, fmt.Errorf("chat: %w", err)
+	}
 	agent, err := nodes.NewAgent(delivery.New().AgentConfig(), nodes.WithTokenStreaming())
 	if err != nil {
 		return nil, fmt.Errorf("planexecute: %w", err)
@@ -43,6 +65,7 @@ func Graphs(saver checkpoint.Saver) ([]server.Graph, error) {
 		server.Register("planexecute", pe),
 		server.Register("support", sup),
 		server.Register("essay", es),
+		server.Register("chat", ch),
 	}, nil
 }
 
