@@ -8,7 +8,7 @@ import (
 	"os"
 	"strings"
 
-	migrations "github.com/stategraph/stategraph/internal/migrate"
+	migrations "github.com/stategraph/stategraph/internal/migrate/sqlmigrate"
 )
 
 // steps are the schema changes, in order; step i brings the
@@ -120,7 +120,7 @@ UPDATE schema_migrations SET version = version WHERE 0;
 // written (*migrate.NewerError). lockFirst takes the write lock first in
 // each transaction, for a handle whose transactions are not IMMEDIATE.
 func migrate(ctx context.Context, db *sql.DB, lockFirst bool) error {
-	set := migrations.SQLSet{Table: "schema_migrations", Steps: steps}
+	set := migrations.Set{Table: "schema_migrations", Steps: steps}
 	if lockFirst {
 		set.Lock = lockSQL
 	}
@@ -131,7 +131,7 @@ func migrate(ctx context.Context, db *sql.DB, lockFirst bool) error {
 // release migrates to, for a database opened read-only (ReadOnly), which
 // must not be migrated.
 func checkVersion(ctx context.Context, db *sql.DB) error {
-	set := migrations.SQLSet{Table: "schema_migrations", Steps: steps}
+	set := migrations.Set{Table: "schema_migrations", Steps: steps}
 	v, err := set.Version(ctx, db)
 	switch {
 	case err != nil:
