@@ -125,9 +125,6 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	} else if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("sqlite: open %q read-only: %w", path, err)
 	}
-	if err := checkForeign(context.Background(), path); err != nil {
-		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
-	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(o.busyTimeout.Milliseconds(), 10)+")")
 	if o.readOnly {
@@ -135,14 +132,19 @@ func Open(path string, opts ...Option) (*Saver, error) {
 		if immutable(path) {
 			q.Set("immutable", "1")
 		}
-	} else {
-		q.Add("_pragma", "journal_mode(WAL)")
-		q.Add("_pragma", "synchronous("+o.sync.String()+")")
 	}
-	q.Add("_pragma", "foreign_keys(1)")
 	base := "file:" + (&url.URL{Path: path}).EscapedPath()
 
+	// The write connection sets the journal mode (kept in the file),
+	// synchronous and foreign keys, which only writes need: a read
+	// connection opens with none of them (each is a statement run at
+	// connect).
 	wq := cloneValues(q)
+	if !o.readOnly {
+		wq.Add("_pragma", "journal_mode(WAL)")
+		wq.Add("_pragma", "synchronous("+o.sync.String()+")")
+	}
+	wq.Add("_pragma", "foreign_keys(1)")
 	wq.Set("_txlock", "immediate")
 	wdb, err := sql.Open("sqlite", base+"?"+wq.Encode())
 	if err != nil {
@@ -152,17 +154,6 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	wdb.SetMaxIdleConns(1)
 	wdb.SetConnMaxLifetime(0)
 	wdb.SetConnMaxIdleTime(0)
-	ctx := context.Background()
-	if o.readOnly {
-		err = checkVersion(ctx, wdb)
-	} else {
-		err = migrate(ctx, wdb, false)
-	}
-	if err != nil {
-		wdb.Close()
-		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(explainOpen(path, err)))
-	}
-
 	rq := cloneValues(q)
 	rq.Set("_query_only", "1")
 	rdb, err := sql.Open("sqlite", base+"?"+rq.Encode())
@@ -174,6 +165,15 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	rdb.SetMaxIdleConns(o.readers)
 	rdb.SetConnMaxLifetime(0)
 	rdb.SetConnMaxIdleTime(0)
+	// Connections open as they are first used: a database this release
+	// migrated, already in WAL mode, is checked on a read connection and
+	// the write connection waits for the first write.
+	ctx := context.Background()
+	if err := openSchema(ctx, path, rdb, wdb, o.readOnly); err != nil {
+		rdb.Close()
+		wdb.Close()
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(explainOpen(path, err)))
+	}
 
 	s := &Saver{rdb: rdb, wdb: wdb, own: true, wsem: make(chan struct{}, 1), busyTimeout: o.busyTimeout}
 	if err := s.st.prepare(ctx, rdb, wdb); err != nil {
@@ -235,6 +235,9 @@ func (s *Saver) write(ctx context.Context, fn func(tx *sql.Tx) error) (err error
 		return ctx.Err()
 	}
 	defer func() { <-s.wsem }()
+	if err := s.st.prepareWrites(ctx); err != nil {
+		return markCorrupt(err)
+	}
 	var tx *sql.Tx
 	if s.own {
 		err = retryBusy(ctx, s.busyTimeout, func() (err error) {
