@@ -196,7 +196,14 @@ func New(db *sql.DB) (*Saver, error) {
 		return nil, fmt.Errorf("sqlite: %w", markCorrupt(err))
 	}
 	s := &Saver{rdb: db, wdb: db, lockFirst: true, wsem: make(chan struct{}, 1)}
-	if err := s.st.prepare(ctx, db, db); err != nil {
+	// A handle the caller opened is already open for writing: its write
+	// statements are prepared now, as a writer expects, not at the first
+	// write.
+	err := s.st.prepare(ctx, db, db)
+	if err == nil {
+		err = s.st.prepareWrites(ctx)
+	}
+	if err != nil {
 		s.st.close()
 		return nil, fmt.Errorf("sqlite: %w", markCorrupt(err))
 	}
