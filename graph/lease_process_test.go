@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -264,12 +265,17 @@ func TestKilledHoldersThreadIsTakenWithinTheLease(t *testing.T) {
 			killed := time.Now()
 
 			c := leaseGraph(t, saver, e.log, ttl, nil)
-			_, err := c.Invoke(t.Context(), zero, graph.WithThread(leaseThread))
-			require.ErrorIs(t, err, checkpoint.ErrBusy, "the dead holder's lease holds until it expires")
-			require.ErrorContains(t, err, ":"+strconv.Itoa(holder.cmd.Process.Pid)+":")
-
-			out, err := c.Invoke(t.Context(), zero, graph.WithThread(leaseThread), graph.WaitForThread())
-			require.NoError(t, err)
+			out, err := c.Invoke(t.Context(), zero, graph.WithThread(leaseThread))
+			if name == "sqlite" && runtime.GOOS == "linux" {
+				// A SQLite lease names its process: one killed on this
+				// machine is not live, and the thread is taken at once.
+				require.NoError(t, err, "the killed holder's SQLite lease is taken at once")
+			} else {
+				require.ErrorIs(t, err, checkpoint.ErrBusy, "the dead holder's lease holds until it expires")
+				require.ErrorContains(t, err, ":"+strconv.Itoa(holder.cmd.Process.Pid)+":")
+				out, err = c.Invoke(t.Context(), zero, graph.WithThread(leaseThread), graph.WaitForThread())
+				require.NoError(t, err)
+			}
 			require.Less(t, time.Since(killed), ttl+5*time.Second, "taken within the lease time")
 			require.Equal(t, 1, out.Total)
 			require.Equal(t, []string{"b"}, out.Trail)

@@ -62,7 +62,7 @@ func (s *Server) createClusterRun(w http.ResponseWriter, r *http.Request, mode r
 		fail(w, err)
 		return
 	}
-	loc := "/threads/" + rec.ThreadID + "/runs/" + rec.RunID
+	loc := runLocation(rec)
 	w.Header().Set("Content-Location", loc)
 	cancelOnDisconnect := (&liveRun{}).onDisconnectCancel(body)
 	switch mode {

@@ -254,6 +254,11 @@ func (s *Server) finish(run *liveRun, status, action string, runErr error, resul
 			status, runErr = RunError, err
 		}
 	}
+	if status == RunError && runErr != nil {
+		s.mu.Lock()
+		run.rec.Error = runErr.Error()
+		s.mu.Unlock()
+	}
 	rec := s.setStatus(run, status)
 	if action == strategyRollback && runErr == nil {
 		_ = s.store.DeleteRun(ctx, tid, rec.RunID)

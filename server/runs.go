@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/internal/procid"
 )
 
 type runMode int
@@ -182,6 +183,7 @@ func (s *Server) startRun(ctx context.Context, tid string, body json.RawMessage)
 	if err != nil {
 		return nil, RunRecord{}, err
 	}
+	run.rec.Owner = procid.Self()
 	strategy := run.rec.MultitaskStrategy
 	cancelled, start, err := s.enqueue(run, strategy)
 	if err != nil {
@@ -229,7 +231,7 @@ func (s *Server) createRun(mode runMode) http.HandlerFunc {
 			fail(w, err)
 			return
 		}
-		loc := "/threads/" + rec.ThreadID + "/runs/" + rec.RunID
+		loc := runLocation(rec)
 		w.Header().Set("Content-Location", loc)
 		switch mode {
 		case modeBackground:
@@ -281,7 +283,7 @@ func (s *Server) runOf(w http.ResponseWriter, r *http.Request) (*liveRun, RunRec
 	if err != nil {
 		rec = s.record(run)
 	}
-	return run, s.overlay(r.Context(), rec), true
+	return run, s.overlay(r.Context(), s.settle(r.Context(), rec)), true
 }
 
 func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
@@ -337,7 +339,7 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []map[string]any{}
 	for _, rec := range runs {
-		out = append(out, runJSON(s.overlay(r.Context(), rec)))
+		out = append(out, runJSON(s.overlay(r.Context(), s.settle(r.Context(), rec))))
 	}
 	writeJSON(w, 200, out)
 }
@@ -415,6 +417,16 @@ func (s *Server) joinRun(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.cl != nil {
 		s.clusterWait(w, r, rec, r.URL.Query().Get("cancel_on_disconnect") == "1")
+		return
+	}
+	if rec.Status == RunError {
+		// Failed (or lost with its process): the error, as a wait
+		// on the run answered it.
+		msg := rec.Error
+		if msg == "" {
+			msg = fmt.Sprintf("run %q of thread %q failed", rec.RunID, rec.ThreadID)
+		}
+		writeJSON(w, 200, map[string]any{"__error__": map[string]any{"error": "Error", "message": msg}})
 		return
 	}
 	// Finished long ago: its thread's values are its result.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -113,6 +114,11 @@ func New(graphs []Graph, opts ...Option) (*Server, error) {
 			return nil, err
 		}
 	}
+	if err := s.settleOrphans(s.ctx); err != nil {
+		s.cancel()
+		s.wg.Wait()
+		return nil, err
+	}
 	s.routes()
 	s.wg.Add(1)
 	go s.cronLoop()
@@ -132,6 +138,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	r, ok := s.authenticate(w, r)
 	if !ok {
+		return
+	}
+	if err := checkRequestIDs(r); err != nil {
+		fail(w, err)
 		return
 	}
 	s.mux.ServeHTTP(w, r)
@@ -237,10 +247,17 @@ func fail(w http.ResponseWriter, err error) {
 }
 
 // readJSON decodes the request body into v; an empty body leaves v as it
-// is. A malformed body is an *InputError.
+// is. A malformed body, or one whose ids hold control characters (see
+// ids.go), is an *InputError.
 func readJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body)
-	err := dec.Decode(v)
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return err
+	}
+	if err := checkBodyIDs(data); err != nil {
+		return err
+	}
+	err = json.NewDecoder(bytes.NewReader(data)).Decode(v)
 	var mbe *http.MaxBytesError
 	switch {
 	case err == nil || errors.Is(err, io.EOF):

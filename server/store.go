@@ -57,6 +57,13 @@ type RunRecord struct {
 	Kwargs            json.RawMessage `json:"kwargs,omitempty"`
 	CreatedAt         time.Time       `json:"created_at"`
 	UpdatedAt         time.Time       `json:"updated_at"`
+	// Owner is the process executing a run of this server (its procid),
+	// so that a server started again can tell the runs its killed process
+	// left (see orphans.go); "" for a worker run.
+	Owner string `json:"owner,omitempty"`
+	// Error is why a run in status error failed, for joins after the run
+	// left the server's memory.
+	Error string `json:"error,omitempty"`
 }
 
 // ThreadQuery selects threads in SearchThreads. Zero fields match all.

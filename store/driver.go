@@ -50,7 +50,11 @@ type Ref struct{ Namespace, Key string }
 type Driver interface {
 	// Put stores rec, replacing the record of the same (namespace, key)
 	// and all its vectors in one transaction. A record that replaces
-	// another keeps the other's CreatedAt.
+	// another keeps the other's CreatedAt (unless that one expired). The
+	// times follow the order the writes commit in, whatever the clocks
+	// that stamped rec: inside its write, Put makes UpdatedAt at least a
+	// microsecond after the replaced record's, so created_at <= updated_at
+	// and the put that committed last has the latest time.
 	Put(ctx context.Context, rec Record) error
 	// Get returns the record of (namespace, key), or nil when there is
 	// none or it has expired at now. Its Vectors are not filled.

@@ -221,6 +221,12 @@ func (c *Client) Start(ctx context.Context) error {
 	if err := c.recordWorker(ctx); err != nil {
 		return err
 	}
+	// A worker of this machine whose process ended (this worker's
+	// predecessor, killed) hands its runs on now, not after dead-after.
+	if _, err := c.rescueEnded(ctx); err != nil {
+		c.pool.Exec(context.WithoutCancel(ctx), `DELETE FROM `+c.t.workers+` WHERE worker_id = $1`, c.id) //nolint:errcheck // a stale row is deleted by the next rescue
+		return fmt.Errorf("worker: start: take over the runs of ended workers: %w", err)
+	}
 	if err := c.river.Start(ctx); err != nil {
 		c.pool.Exec(context.WithoutCancel(ctx), `DELETE FROM `+c.t.workers+` WHERE worker_id = $1`, c.id) //nolint:errcheck // a stale row is deleted by the next rescue
 		return fmt.Errorf("worker: start: %w", err)

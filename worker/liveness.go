@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+
+	"github.com/stategraph/stategraph/internal/procid"
 )
 
 // Liveness. A started worker has a row in stategraph_workers that it
@@ -76,8 +78,8 @@ func (c *Client) fence() {
 // recordWorker inserts the worker's row, before River fetches a job for
 // it.
 func (c *Client) recordWorker(ctx context.Context) error {
-	if _, err := c.pool.Exec(ctx, `INSERT INTO `+c.t.workers+` (worker_id, queue) VALUES ($1, $2)
-ON CONFLICT (worker_id) DO UPDATE SET heartbeat_at = now()`, c.id, c.queue); err != nil {
+	if _, err := c.pool.Exec(ctx, `INSERT INTO `+c.t.workers+` (worker_id, queue, process) VALUES ($1, $2, $3)
+ON CONFLICT (worker_id) DO UPDATE SET heartbeat_at = now()`, c.id, c.queue, procid.Self()); err != nil {
 		return fmt.Errorf("worker: start: record the worker: %w", err)
 	}
 	return nil
@@ -178,15 +180,54 @@ SELECT (SELECT inserted FROM me),
 	return c.wakeStranded(ctx)
 }
 
+// rescueEnded re-queues at once the runs of the workers whose process
+// has ended on this machine (a worker restarted after a kill finds its
+// predecessor's), without waiting for their silence to pass the
+// dead-after limit. It returns how many runs it re-queued.
+func (c *Client) rescueEnded(ctx context.Context) (int, error) {
+	rows, err := c.pool.Query(ctx, `SELECT worker_id, process FROM `+c.t.workers+` WHERE worker_id <> $1 AND process IS NOT NULL`, c.id)
+	if err != nil {
+		return 0, err
+	}
+	ended := map[string]string{}
+	for rows.Next() {
+		var id, proc string
+		if err := rows.Scan(&id, &proc); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if procid.Gone(proc) {
+			ended[id] = proc
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	if len(ended) == 0 {
+		return 0, nil
+	}
+	return c.rescueWorkers(ctx, ended)
+}
+
 // rescue re-queues the runs of workers silent for longer than the
 // dead-after limit and deletes their rows. It returns how many runs it
 // re-queued.
-func (c *Client) rescue(ctx context.Context) (int, error) {
+func (c *Client) rescue(ctx context.Context) (int, error) { return c.rescueWorkers(ctx, nil) }
+
+// rescueWorkers re-queues the runs of the workers silent for longer than
+// the dead-after limit, and of those in ended (by worker id: their ended
+// process), and deletes their rows.
+func (c *Client) rescueWorkers(ctx context.Context, ended map[string]string) (int, error) {
 	n := 0
+	endedIDs := make([]string, 0, len(ended))
+	for id := range ended {
+		endedIDs = append(endedIDs, id)
+	}
 	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
 		n = 0
 		rows, err := tx.Query(ctx, `SELECT worker_id, extract(epoch FROM now() - heartbeat_at)::float8 FROM `+c.t.workers+`
-WHERE worker_id <> $1 AND heartbeat_at < now() - $2::interval FOR UPDATE SKIP LOCKED`, c.id, c.deadAfter.String())
+WHERE worker_id <> $1 AND (heartbeat_at < now() - $2::interval OR worker_id = ANY($3)) FOR UPDATE SKIP LOCKED`, c.id, c.deadAfter.String(), endedIDs)
 		if err != nil {
 			return err
 		}
@@ -231,6 +272,9 @@ WHERE state = 'running' AND kind = $1 AND attempted_by[array_upper(attempted_by,
 		}
 		for _, j := range jobs {
 			why := fmt.Sprintf("its worker %s went silent (no heartbeat for %.1fs, limit %s); re-queued by worker %s", j.by, silence[j.by], c.deadAfter, c.id)
+			if proc, ok := ended[j.by]; ok {
+				why = fmt.Sprintf("the process of its worker %s (%s) ended; re-queued by worker %s", j.by, proc, c.id)
+			}
 			ok, err := c.requeue(ctx, tx, j.id, j.args, j.queue, int(j.maxAttempts), why)
 			if err != nil {
 				return err

@@ -69,11 +69,17 @@ CREATE TABLE IF NOT EXISTS {followers} (
 );
 ALTER TABLE {runs} ADD COLUMN IF NOT EXISTS rollback_from text;
 `,
+	// 4: process names the process of a worker (internal/procid), so
+	// that a worker started on the same machine knows at once that one
+	// whose process has ended is dead, rather than after its silence.
+	`
+ALTER TABLE {workers} ADD COLUMN IF NOT EXISTS process text;
+`,
 }
 
 // SchemaVersion is the version of the runs table this package migrates
 // to.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Migrate creates or upgrades everything the Client needs in the
 // database: the schema (WithSchema), River's tables (rivermigrate, up to

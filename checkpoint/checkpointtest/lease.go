@@ -16,18 +16,18 @@ import (
 // releases the lease or stops renewing it for its ttl. They are skipped
 // for a saver that is not a checkpoint.Leaser.
 var leaseTests = []test{
-	{name: "SecondHolderIsBusy", fn: testLeaseSecondHolderIsBusy},
-	{name: "ConcurrentLeasesOneWins", fn: testLeaseConcurrentOneWins},
-	{name: "ExpiryLetsAnotherTakeIt", fn: testLeaseExpiryLetsAnotherTakeIt},
-	{name: "RenewKeepsIt", fn: testLeaseRenewKeepsIt},
-	{name: "ReleaseFreesIt", fn: testLeaseReleaseFreesIt},
-	{name: "LeaseOfNamesTheHolder", fn: testLeaseOfNamesTheHolder},
-	{name: "ThreadsAreIndependent", fn: testLeaseThreadsAreIndependent},
-	{name: "RefusesBadArguments", fn: testLeaseRefusesBadArguments},
+	{name: "SecondHolderIsBusy", fnh: testLeaseSecondHolderIsBusy},
+	{name: "ConcurrentLeasesOneWins", fnh: testLeaseConcurrentOneWins},
+	{name: "ExpiryLetsAnotherTakeIt", fnh: testLeaseExpiryLetsAnotherTakeIt},
+	{name: "RenewKeepsIt", fnh: testLeaseRenewKeepsIt},
+	{name: "ReleaseFreesIt", fnh: testLeaseReleaseFreesIt},
+	{name: "LeaseOfNamesTheHolder", fnh: testLeaseOfNamesTheHolder},
+	{name: "ThreadsAreIndependent", fnh: testLeaseThreadsAreIndependent},
+	{name: "RefusesBadArguments", fnh: testLeaseRefusesBadArguments},
 	{name: "HeldAcrossReopen", fnh: testLeaseHeldAcrossReopen},
-	{name: "BreakFreesOnlyTheNamedHolder", fn: testLeaseBreakFreesOnlyTheNamedHolder},
-	{name: "BreakFencesTheHolder", fn: testLeaseBreakFencesTheHolder},
-	{name: "BreakFreesAnExpiredLease", fn: testLeaseBreakFreesAnExpiredLease},
+	{name: "BreakFreesOnlyTheNamedHolder", fnh: testLeaseBreakFreesOnlyTheNamedHolder},
+	{name: "BreakFencesTheHolder", fnh: testLeaseBreakFencesTheHolder},
+	{name: "BreakFreesAnExpiredLease", fnh: testLeaseBreakFreesAnExpiredLease},
 }
 
 // leaser returns s as a Leaser, or skips the test.
@@ -40,8 +40,73 @@ func leaser(t *testing.T, s checkpoint.Saver) checkpoint.Leaser {
 }
 
 // leaseTTL is long enough that no case's lease expires while it runs,
-// unless the case waits for it.
+// unless the case makes it expire.
 const leaseTTL = time.Minute
+
+// fakeClock is a lease clock that moves only when a case moves it.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// leases is a lease case's saver and, when the harness can give it one,
+// the clock its leases read.
+type leases struct {
+	checkpoint.Leaser
+	saver checkpoint.Saver
+	clock *fakeClock // nil: the saver's own clock (real time)
+}
+
+// leasesOf returns the saver a lease case uses: one on a fake clock when
+// the harness has WithClock, else s.
+func leasesOf(t *testing.T, s checkpoint.Saver, h *Harness) leases {
+	if h.WithClock == nil {
+		return leases{Leaser: leaser(t, s), saver: s}
+	}
+	clk := &fakeClock{now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	cs := h.WithClock(t, clk.Now)
+	require.NotNil(t, cs, "Harness.WithClock returned nil")
+	return leases{Leaser: leaser(t, cs), saver: cs, clock: clk}
+}
+
+// expire makes a lease of ttl taken before it expire, and takes the
+// thread for holder. On a fake clock the lease is busy until the clock
+// passes its expiry and free at once after; on real time expire retries
+// until it is free, failing the test after a generous bound.
+func (e leases) expire(tb testing.TB, thread, holder string, ttl time.Duration) checkpoint.Lease {
+	tb.Helper()
+	if e.clock != nil {
+		e.clock.Advance(ttl - time.Nanosecond)
+		_, err := e.Lease(context.Background(), thread, holder, leaseTTL)
+		require.ErrorIs(tb, err, checkpoint.ErrBusy, "a lease holds until its expiry")
+		e.clock.Advance(time.Nanosecond)
+		return mustLease(tb, e, thread, holder, leaseTTL)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ls, err := e.Lease(context.Background(), thread, holder, leaseTTL)
+		if err == nil {
+			return ls
+		}
+		require.ErrorIs(tb, err, checkpoint.ErrBusy)
+		if time.Now().After(deadline) {
+			tb.Fatalf("the lease of %q never expired: %v", thread, err)
+		}
+		time.Sleep(5 * time.Millisecond) // real time must pass the expiry: no clock to move
+	}
+}
 
 func mustLease(tb testing.TB, l checkpoint.Leaser, thread, holder string, ttl time.Duration) checkpoint.Lease {
 	tb.Helper()
@@ -65,26 +130,8 @@ func requireBusy(tb testing.TB, err error, thread, holder string) *checkpoint.Bu
 	return be
 }
 
-// waitExpired retries Lease until the lease ttl ago expires; it fails the
-// test after a generous bound.
-func waitExpired(tb testing.TB, l checkpoint.Leaser, thread, holder string) checkpoint.Lease {
-	tb.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ls, err := l.Lease(context.Background(), thread, holder, leaseTTL)
-		if err == nil {
-			return ls
-		}
-		require.ErrorIs(tb, err, checkpoint.ErrBusy)
-		if time.Now().After(deadline) {
-			tb.Fatalf("the lease of %q never expired: %v", thread, err)
-		}
-		time.Sleep(5 * time.Millisecond) // the clock must pass the expiry
-	}
-}
-
-func testLeaseSecondHolderIsBusy(t *testing.T, s checkpoint.Saver) {
-	l := leaser(t, s)
+func testLeaseSecondHolderIsBusy(t *testing.T, s checkpoint.Saver, h *Harness) {
+	l := leasesOf(t, s, h)
 	thread := newThreadID()
 	a := mustLease(t, l, thread, "host-a:1:run-a", leaseTTL)
 	_, err := l.Lease(context.Background(), thread, "host-b:2:run-b", leaseTTL)
@@ -96,8 +143,8 @@ func testLeaseSecondHolderIsBusy(t *testing.T, s checkpoint.Saver) {
 	require.NoError(t, a.Renew(context.Background()), "the refusals left the lease as it was")
 }
 
-func testLeaseConcurrentOneWins(t *testing.T, s checkpoint.Saver) {
-	l := leaser(t, s)
+func testLeaseConcurrentOneWins(t *testing.T, s checkpoint.Saver, h *Harness) {
+	l := leasesOf(t, s, h)
 	thread := newThreadID()
 	const n = 8
 	var (
@@ -135,11 +182,11 @@ func testLeaseConcurrentOneWins(t *testing.T, s checkpoint.Saver) {
 	require.Equal(t, won[0].Info().Holder, info.Holder)
 }
 
-func testLeaseExpiryLetsAnotherTakeIt(t *testing.T, s checkpoint.Saver) {
-	l := leaser(t, s)
+func testLeaseExpiryLetsAnotherTakeIt(t *testing.T, s checkpoint.Saver, h *Harness) {
+	l := leasesOf(t, s, h)
 	thread := newThreadID()
 	a := mustLease(t, l, thread, "a", 50*time.Millisecond)
-	b := waitExpired(t, l, thread, "b")
+	b := l.expire(t, thread, "b", 50*time.Millisecond)
 	require.Equal(t, "b", b.Info().Holder)
 	// The first holder finds it lost and cannot take it back or free it.
 	require.ErrorIs(t, a.Renew(context.Background()), checkpoint.ErrLeaseLost)
@@ -149,28 +196,45 @@ func testLeaseExpiryLetsAnotherTakeIt(t *testing.T, s checkpoint.Saver) {
 	require.NoError(t, b.Renew(context.Background()))
 }
 
-func testLeaseRenewKeepsIt(t *testing.T, s checkpoint.Saver) {
-	l := leaser(t, s)
+func testLeaseRenewKeepsIt(t *testing.T, s checkpoint.Saver, h *Harness) {
+	l := leasesOf(t, s, h)
 	thread := newThreadID()
+	ctx := context.Background()
+	if l.clock == nil {
+		// Real time: a ttl no case outlives, renewed; the expiry moves
+		// to a ttl from the renewal.
+		a := mustLease(t, l, thread, "a", leaseTTL)
+		first := a.Info().Expires
+		before := time.Now()
+		require.NoError(t, a.Renew(ctx))
+		require.False(t, a.Info().Expires.Before(first), "Renew does not bring the expiry nearer")
+		require.WithinDuration(t, before.Add(leaseTTL), a.Info().Expires, leaseTTL/2, "the expiry is a ttl from the renewal")
+		_, err := l.Lease(ctx, thread, "b", leaseTTL)
+		requireBusy(t, err, thread, "a")
+		require.NoError(t, a.Release(ctx))
+		return
+	}
 	const ttl = 400 * time.Millisecond
 	a := mustLease(t, l, thread, "a", ttl)
 	first := a.Info().Expires
-	// Renewed at a quarter of its ttl, the lease outlives twice its ttl.
-	until := time.Now().Add(2 * ttl)
-	tick := time.NewTicker(ttl / 4)
-	defer tick.Stop()
-	for time.Now().Before(until) {
-		<-tick.C
-		require.NoError(t, a.Renew(context.Background()))
+	// Renewed every three quarters of its ttl, the lease outlives four
+	// times its ttl; each renewal sets the expiry a ttl after it.
+	for range 6 {
+		l.clock.Advance(ttl * 3 / 4)
+		require.NoError(t, a.Renew(ctx))
+		require.Equal(t, l.clock.Now().Add(ttl), a.Info().Expires, "the expiry is a ttl from the renewal")
+		_, err := l.Lease(ctx, thread, "b", leaseTTL)
+		requireBusy(t, err, thread, "a")
 	}
-	require.True(t, a.Info().Expires.After(first), "Renew moved the expiry")
-	_, err := l.Lease(context.Background(), thread, "b", leaseTTL)
-	requireBusy(t, err, thread, "a")
-	require.NoError(t, a.Release(context.Background()))
+	require.True(t, a.Info().Expires.After(first.Add(3*ttl)), "Renew moved the expiry")
+	// Not renewed for its ttl, it expires.
+	b := l.expire(t, thread, "b", ttl)
+	require.ErrorIs(t, a.Renew(ctx), checkpoint.ErrLeaseLost)
+	require.NoError(t, b.Release(ctx))
 }
 
-func testLeaseReleaseFreesIt(t *testing.T, s checkpoint.Saver) {
-	l := leaser(t, s)
+func testLeaseReleaseFreesIt(t *testing.T, s checkpoint.Saver, h *Harness) {
+	l := leasesOf(t, s, h)
 	thread := newThreadID()
 	a := mustLease(t, l, thread, "a", leaseTTL)
 	require.NoError(t, a.Release(context.Background()))
@@ -184,8 +248,8 @@ func testLeaseReleaseFreesIt(t *testing.T, s checkpoint.Saver) {
 	require.NoError(t, b.Release(context.Background()))
 }
 
-func testLeaseOfNamesTheHolder(t *testing.T, s checkpoint.Saver) {
-	l := leaser(t, s)
+func testLeaseOfNamesTheHolder(t *testing.T, s checkpoint.Saver, h *Harness) {
+	l := leasesOf(t, s, h)
 	thread := newThreadID()
 	ctx := context.Background()
 	info, err := l.LeaseOf(ctx, thread)
@@ -204,15 +268,15 @@ func testLeaseOfNamesTheHolder(t *testing.T, s checkpoint.Saver) {
 	require.Nil(t, info, "no lease once released")
 
 	short := mustLease(t, l, thread, "short", 20*time.Millisecond)
-	waitExpired(t, l, thread, "after").Release(ctx) //nolint:errcheck // checked below
+	require.NoError(t, l.expire(t, thread, "after", 20*time.Millisecond).Release(ctx))
 	info, err = l.LeaseOf(ctx, thread)
 	require.NoError(t, err)
 	require.Nil(t, info, "an expired lease is not shown")
 	require.ErrorIs(t, short.Renew(ctx), checkpoint.ErrLeaseLost)
 }
 
-func testLeaseThreadsAreIndependent(t *testing.T, s checkpoint.Saver) {
-	l := leaser(t, s)
+func testLeaseThreadsAreIndependent(t *testing.T, s checkpoint.Saver, h *Harness) {
+	l := leasesOf(t, s, h)
 	t1, t2 := newThreadID(), newThreadID()
 	a := mustLease(t, l, t1, "a", leaseTTL)
 	b := mustLease(t, l, t2, "b", leaseTTL)
@@ -222,8 +286,8 @@ func testLeaseThreadsAreIndependent(t *testing.T, s checkpoint.Saver) {
 	require.NoError(t, b.Release(context.Background()))
 }
 
-func testLeaseRefusesBadArguments(t *testing.T, s checkpoint.Saver) {
-	l := leaser(t, s)
+func testLeaseRefusesBadArguments(t *testing.T, s checkpoint.Saver, h *Harness) {
+	l := leasesOf(t, s, h)
 	thread := newThreadID()
 	for _, c := range []struct {
 		name, thread, holder string
@@ -244,7 +308,7 @@ func testLeaseRefusesBadArguments(t *testing.T, s checkpoint.Saver) {
 }
 
 func testLeaseHeldAcrossReopen(t *testing.T, s checkpoint.Saver, h *Harness) {
-	l := leaser(t, s)
+	l := leaser(t, s) // the reopened saver reads the real clock
 	if h.Reopen == nil {
 		t.Skip("checkpointtest: Harness.Reopen is nil")
 	}
@@ -272,8 +336,9 @@ func breaker(t *testing.T, s checkpoint.Saver) checkpoint.LeaseBreaker {
 	return b
 }
 
-func testLeaseBreakFreesOnlyTheNamedHolder(t *testing.T, s checkpoint.Saver) {
-	l, br := leaser(t, s), breaker(t, s)
+func testLeaseBreakFreesOnlyTheNamedHolder(t *testing.T, s checkpoint.Saver, h *Harness) {
+	l := leasesOf(t, s, h)
+	br := breaker(t, l.saver)
 	ctx := context.Background()
 	thread := newThreadID()
 	a := mustLease(t, l, thread, "host-a:1:run-a", leaseTTL)
@@ -298,8 +363,9 @@ func testLeaseBreakFreesOnlyTheNamedHolder(t *testing.T, s checkpoint.Saver) {
 	require.NoError(t, b.Release(ctx))
 }
 
-func testLeaseBreakFencesTheHolder(t *testing.T, s checkpoint.Saver) {
-	l, br := leaser(t, s), breaker(t, s)
+func testLeaseBreakFencesTheHolder(t *testing.T, s checkpoint.Saver, h *Harness) {
+	l := leasesOf(t, s, h)
+	br := breaker(t, l.saver)
 	ctx := context.Background()
 	thread := newThreadID()
 	a := mustLease(t, l, thread, "gone", leaseTTL)
@@ -314,15 +380,23 @@ func testLeaseBreakFencesTheHolder(t *testing.T, s checkpoint.Saver) {
 	require.NoError(t, b.Release(ctx))
 }
 
-func testLeaseBreakFreesAnExpiredLease(t *testing.T, s checkpoint.Saver) {
-	l, br := leaser(t, s), breaker(t, s)
+func testLeaseBreakFreesAnExpiredLease(t *testing.T, s checkpoint.Saver, h *Harness) {
+	l := leasesOf(t, s, h)
+	br := breaker(t, l.saver)
 	ctx := context.Background()
 	thread := newThreadID()
 	a := mustLease(t, l, thread, "late", 20*time.Millisecond)
-	require.Eventually(t, func() bool {
-		info, err := l.LeaseOf(ctx, thread)
-		return err == nil && info == nil
-	}, 10*time.Second, 5*time.Millisecond, "the lease expires")
+	if l.clock != nil {
+		l.clock.Advance(20 * time.Millisecond)
+	} else {
+		require.Eventually(t, func() bool {
+			info, err := l.LeaseOf(ctx, thread)
+			return err == nil && info == nil
+		}, 10*time.Second, 5*time.Millisecond, "the lease expires")
+	}
+	info, err := l.LeaseOf(ctx, thread)
+	require.NoError(t, err)
+	require.Nil(t, info, "an expired lease is not shown")
 	ok, err := br.BreakLease(ctx, thread, "late")
 	require.NoError(t, err)
 	require.True(t, ok, "an expired lease of the holder is removed as well")

@@ -2,6 +2,7 @@ package checkpointtest
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
 )
@@ -30,6 +31,15 @@ type Harness struct {
 	// input accept a Put refused with such an error, provided it stored
 	// nothing; without IsLimit, that input must round-trip.
 	IsLimit func(err error) bool
+
+	// WithClock, if set, returns a saver like New's whose leases read the
+	// time from now rather than from a clock of their own (memory's and
+	// sqlite's WithLeaseClock). The lease cases then move that clock past
+	// an expiry, or keep it short of one, instead of waiting for real
+	// time, so a loaded machine cannot change their outcome. Without it
+	// (a backend whose leases read the database server's clock) they use
+	// real time: expiries they wait for, bounded; ttls no case outlives.
+	WithClock func(tb testing.TB, now func() time.Time) checkpoint.Saver
 }
 
 // isLimit reports whether err is a refusal the harness documents.

@@ -2,6 +2,7 @@ package checkpointtest_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -20,6 +21,9 @@ func TestRunHarnessWithReopen(t *testing.T) {
 		Reopen: func(tb testing.TB, s checkpoint.Saver) checkpoint.Saver {
 			require.IsType(tb, &memory.Saver{}, s)
 			return s
+		},
+		WithClock: func(_ testing.TB, now func() time.Time) checkpoint.Saver {
+			return memory.New(memory.WithLeaseClock(now))
 		},
 	})
 }

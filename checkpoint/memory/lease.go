@@ -13,9 +13,25 @@ var _ checkpoint.Leaser = (*Saver)(nil)
 // leases holds the thread leases of a Saver, for the runs of this process
 // that share it.
 type leases struct {
+	now  func() time.Time // nil: time.Now
 	mu   sync.Mutex
 	held map[string]*memLease // by thread
 }
+
+func (l *leases) clock() time.Time {
+	if l.now != nil {
+		return l.now()
+	}
+	return time.Now()
+}
+
+// Option configures New.
+type Option func(*Saver)
+
+// WithLeaseClock makes the Saver read the time of its leases (taken,
+// renewed, expired) from now instead of the local clock: tests move it
+// rather than wait for it.
+func WithLeaseClock(now func() time.Time) Option { return func(s *Saver) { s.leases.now = now } }
 
 // memLease is a lease of the memory saver. Its info changes under the
 // leases' lock.
@@ -36,7 +52,7 @@ func (s *Saver) Lease(ctx context.Context, thread, holder string, ttl time.Durat
 	l := &s.leases
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	now := time.Now()
+	now := l.clock()
 	if cur := l.held[thread]; cur != nil && now.Before(cur.info.Expires) {
 		return nil, &checkpoint.BusyError{LeaseInfo: cur.info}
 	}
@@ -57,7 +73,7 @@ func (s *Saver) LeaseOf(ctx context.Context, thread string) (*checkpoint.LeaseIn
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	cur := l.held[thread]
-	if cur == nil || !time.Now().Before(cur.info.Expires) {
+	if cur == nil || !l.clock().Before(cur.info.Expires) {
 		return nil, nil
 	}
 	info := cur.info
@@ -74,7 +90,7 @@ func (ml *memLease) Renew(ctx context.Context) error {
 	if ml.l.held[ml.info.Thread] != ml {
 		return checkpoint.LeaseLostError(ml.info.Thread, ml.info.Holder)
 	}
-	ml.info.Expires = time.Now().Add(ml.ttl)
+	ml.info.Expires = ml.l.clock().Add(ml.ttl)
 	return nil
 }
 

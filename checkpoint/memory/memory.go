@@ -74,8 +74,12 @@ var (
 )
 
 // New returns an empty Saver.
-func New() *Saver {
-	return &Saver{threads: map[string]*thread{}}
+func New(opts ...Option) *Saver {
+	s := &Saver{threads: map[string]*thread{}}
+	for _, opt := range opts {
+		opt(s)
+	}
+	return s
 }
 
 // space returns the (thread, namespace) space, or nil. Callers hold mu.

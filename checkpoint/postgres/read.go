@@ -80,6 +80,10 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 			size  int
 		)
 		relink := func(n, o *rowInfo) error { return s.relink(ctx, n, o) }
+		// Any other walk of the history (a filter, a limit that ends
+		// it, a Before cursor) verifies the links of what it returns
+		// (span.go).
+		sp := span{top: opts.Before}
 		for {
 			size = nextPage(size)
 			f.limit = size
@@ -93,6 +97,18 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 					// The history was pruned or deleted under the page:
 					// the walk ends where it is now.
 					err = s.relink(ctx, newer, nil)
+				}
+			}
+			limited := remaining > 0 && len(page) >= remaining
+			if err == nil && f.id == "" && (!chained || limited || opts.Before != "") {
+				// Down to the oldest row returned, or, once the walk
+				// has read the last row, to the oldest row.
+				bottom, end := "", !limited && !cut && len(page) < f.limit
+				if len(page) > 0 && !end {
+					bottom = page[len(page)-1].Checkpoint.ID
+				}
+				if len(page) > 0 || end {
+					err = s.checkSpan(ctx, cfg.ThreadID, cfg.Namespace, &sp, bottom)
 				}
 			}
 			if err != nil {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"modernc.org/sqlite"
 
@@ -47,5 +48,25 @@ func markCorrupt(err error) error {
 	if c := se.Code() & 0xff; c == sqliteCorrupt || c == sqliteNotADB {
 		return fmt.Errorf("%w: the database file is damaged: %w", err, checkpoint.ErrCorrupt)
 	}
+	if se.Code()&0xff == sqliteError && strings.Contains(se.Error(), "malformed JSON") {
+		// A JSON column a query reads in SQL (a metadata filter) holds
+		// what this package never writes.
+		return fmt.Errorf("%w: a stored JSON column is damaged: %w", err, checkpoint.ErrCorrupt)
+	}
 	return err
+}
+
+// sqliteError is SQLite's generic error code ("SQL logic error"), which
+// is also what a statement over tables that lost a column gets.
+const sqliteError = 1
+
+// schemaMismatch makes an error preparing this package's statements on a
+// database migrated to the current version wrap checkpoint.ErrCorrupt:
+// the tables its schema_migrations vouch for lack a table or a column.
+func schemaMismatch(err error) error {
+	var se *sqlite.Error
+	if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqliteError || errors.Is(err, checkpoint.ErrCorrupt) {
+		return err
+	}
+	return fmt.Errorf("the tables do not match the schema version the database records (%d): %w: %w", len(steps), err, checkpoint.ErrCorrupt)
 }

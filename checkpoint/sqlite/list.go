@@ -40,6 +40,10 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 		// that each names the next older one as the head it replaced,
 		// and that the oldest names none: a missing row is ErrCorrupt.
 		chained := len(opts.Filter) == 0 && cfg.CheckpointID == ""
+		// Any other walk of the history (a filter, a limit that ends
+		// it, a Before cursor) verifies the links of what it returns
+		// (span.go).
+		sp := span{top: opts.Before}
 		var newer *cpRow
 		sc := newRowScanner(thread, ns)
 		// keep holds a page's rows. The tuples load makes copy what they
@@ -113,7 +117,24 @@ func (s *Saver) List(ctx context.Context, cfg checkpoint.Config, opts checkpoint
 					}
 				}
 				tups, err = s.load(ctx, tx, thread, ns, keep, opts.SkipValue)
-				return err
+				if err != nil {
+					return err
+				}
+				cut := remaining > 0 && len(keep) == remaining
+				if cfg.CheckpointID == "" && (!chained || cut || opts.Before != "") {
+					// Down to the oldest row returned, or, once the
+					// walk has read the last row, to the oldest row.
+					bottom, end := "", !cut && fetched < n
+					if len(keep) > 0 && !end {
+						bottom = keep[len(keep)-1].id
+					}
+					if len(keep) > 0 || end {
+						if err := checkSpan(ctx, tx, thread, ns, &sp, bottom); err != nil {
+							return err
+						}
+					}
+				}
+				return nil
 			})
 			if err != nil {
 				yield(nil, wrapRead(ctx, err, "list", cfg))

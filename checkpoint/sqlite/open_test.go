@@ -73,3 +73,4 @@ func TestOpenMigratesAnOlderWALDatabase(t *testing.T) {
 	_, err = sqlite.Open(path, sqlite.ReadOnly())
 	require.ErrorContains(t, err, "open it once for writing")
 }
+

@@ -47,6 +47,7 @@ type options struct {
 	busyTimeout time.Duration
 	readers     int
 	readOnly    bool
+	leaseNow    func() time.Time // WithLeaseClock
 }
 
 // WithSynchronous sets the durability of a commit (SyncNormal by default).
@@ -89,6 +90,8 @@ type Saver struct {
 	// busyTimeout is how long a writer of a Saver Open made waits for
 	// the write lock (see retryBusy).
 	busyTimeout time.Duration
+	// leases is what this Saver knows of the leases it took (lease.go).
+	leases leaseState
 }
 
 var (
@@ -176,9 +179,10 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	}
 
 	s := &Saver{rdb: rdb, wdb: wdb, own: true, wsem: make(chan struct{}, 1), busyTimeout: o.busyTimeout}
+	s.leases.now = o.leaseNow
 	if err := s.st.prepare(ctx, rdb, wdb); err != nil {
 		s.Close()
-		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(err))
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, schemaMismatch(markCorrupt(err)))
 	}
 	return s, nil
 }
@@ -205,7 +209,7 @@ func New(db *sql.DB) (*Saver, error) {
 	}
 	if err != nil {
 		s.st.close()
-		return nil, fmt.Errorf("sqlite: %w", markCorrupt(err))
+		return nil, fmt.Errorf("sqlite: %w", schemaMismatch(markCorrupt(err)))
 	}
 	return s, nil
 }
@@ -243,7 +247,7 @@ func (s *Saver) write(ctx context.Context, fn func(tx *sql.Tx) error) (err error
 	}
 	defer func() { <-s.wsem }()
 	if err := s.st.prepareWrites(ctx); err != nil {
-		return markCorrupt(err)
+		return schemaMismatch(markCorrupt(err)) // as Open does
 	}
 	var tx *sql.Tx
 	if s.own {

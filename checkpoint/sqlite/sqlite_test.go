@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -40,6 +41,9 @@ func TestConformance(t *testing.T) {
 			path, ok := files.Load(s)
 			require.True(tb, ok, "a saver of New")
 			return openFile(tb, path.(string))
+		},
+		WithClock: func(tb testing.TB, now func() time.Time) checkpoint.Saver {
+			return openTemp(tb, sqlite.WithLeaseClock(now))
 		},
 	})
 }

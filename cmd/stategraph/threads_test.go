@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -93,4 +94,50 @@ func TestThreadsOfAnEmptyDatabase(t *testing.T) {
 func withoutVolatile(r threadRow) threadRow {
 	r.Head, r.Updated = "", time.Time{}
 	return r
+}
+
+// TestThreadsCountsOnlyVerifiedCheckpointsAndReportsDamage: with a middle
+// checkpoint of one thread deleted, threads does not count the rows that
+// are left as if nothing happened: the thread is "damaged", with what is
+// wrong and the checkpoints verified before the damage; the others are
+// listed as before, and the command exits 1.
+func TestThreadsCountsOnlyVerifiedCheckpointsAndReportsDamage(t *testing.T) {
+	t.Parallel()
+	db := sqliteDB(t)
+	raw, err := sql.Open("sqlite", db)
+	require.NoError(t, err)
+	_, err = raw.Exec(`DELETE FROM checkpoints WHERE thread_id = ?1 AND ns = '' AND id = (
+	SELECT id FROM checkpoints WHERE thread_id = ?1 AND ns = '' ORDER BY id LIMIT 1 OFFSET 1)`, threadFailed)
+	require.NoError(t, err)
+	require.NoError(t, raw.Close())
+
+	r := onDB(t, db, "threads")
+	assert.Equal(t, 1, r.code, r.stdout)
+	assert.Contains(t, r.stderr, "1 of 5 threads damaged")
+	var failed, done string
+	for _, l := range lines(r.stdout) {
+		switch strings.Fields(l)[0] {
+		case threadFailed:
+			failed = l
+		case threadDone:
+			done = l
+		}
+	}
+	assert.Contains(t, failed, "damaged (")
+	assert.Contains(t, failed, "is missing")
+	assert.Regexp(t, `^done-1\s+3\s+done\s+5\s+0\s`, done)
+
+	js := onDB(t, db, "-json", "threads")
+	assert.Equal(t, 1, js.code)
+	var rows []threadRow
+	require.NoError(t, jsonUnmarshal(js.stdout, &rows), js.stdout)
+	byID := map[string]threadRow{}
+	for _, row := range rows {
+		byID[row.Thread] = row
+	}
+	got := byID[threadFailed]
+	assert.Equal(t, "damaged", got.Status)
+	assert.Contains(t, got.Error, "checkpoint: corrupt data")
+	assert.Less(t, got.Checkpoints, 3, "only checkpoints verified before the damage count, not the 3 rows left")
+	assert.Equal(t, 5, byID[threadDone].Checkpoints)
 }

@@ -40,8 +40,16 @@ func (d *Driver) Put(ctx context.Context, rec store.Record) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	k := itemKey{rec.Namespace, rec.Key}
-	if old, ok := d.items[k]; ok && !old.Expired(rec.UpdatedAt) {
-		rec.CreatedAt = old.CreatedAt
+	if old, ok := d.items[k]; ok {
+		// The times follow the order of the writes, not of the clocks
+		// read before them (see store.Driver).
+		if !rec.UpdatedAt.After(old.UpdatedAt) {
+			rec.UpdatedAt = old.UpdatedAt.Add(time.Microsecond)
+		}
+		rec.CreatedAt = rec.UpdatedAt
+		if !old.Expired(rec.UpdatedAt) {
+			rec.CreatedAt = old.CreatedAt
+		}
 	}
 	d.items[k] = &rec
 	return nil

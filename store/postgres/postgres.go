@@ -143,8 +143,9 @@ func (d *Driver) Put(ctx context.Context, rec store.Record) error {
 VALUES ($1, $2, $3::jsonb, $4, $5, $6, $7)
 ON CONFLICT (ns, key) DO UPDATE SET
 	value = excluded.value,
-	created_at = CASE WHEN i.expires_at IS NOT NULL AND i.expires_at <= excluded.updated_at THEN excluded.created_at ELSE i.created_at END,
-	updated_at = excluded.updated_at,
+	created_at = CASE WHEN i.expires_at IS NOT NULL AND i.expires_at <= excluded.updated_at
+		THEN greatest(excluded.updated_at, i.updated_at + interval '1 microsecond') ELSE i.created_at END,
+	updated_at = greatest(excluded.updated_at, i.updated_at + interval '1 microsecond'),
 	expires_at = excluded.expires_at,
 	ttl_us = excluded.ttl_us`,
 			rec.Namespace, rec.Key, string(rec.Value), rec.CreatedAt, rec.UpdatedAt, expiry(rec.ExpiresAt), ttlOf(rec.TTL))

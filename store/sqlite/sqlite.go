@@ -155,8 +155,9 @@ func (d *Driver) Put(ctx context.Context, rec store.Record) error {
 VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?6)
 ON CONFLICT (ns, key) DO UPDATE SET
 	value = excluded.value,
-	created_at = CASE WHEN store_items.expires_at IS NOT NULL AND store_items.expires_at <= ?4 THEN excluded.created_at ELSE store_items.created_at END,
-	updated_at = excluded.updated_at,
+	created_at = CASE WHEN store_items.expires_at IS NOT NULL AND store_items.expires_at <= ?4
+		THEN max(excluded.updated_at, store_items.updated_at + 1000) ELSE store_items.created_at END,
+	updated_at = max(excluded.updated_at, store_items.updated_at + 1000),
 	expires_at = excluded.expires_at,
 	ttl = excluded.ttl`,
 		rec.Namespace, rec.Key, string(rec.Value), nanos(rec.UpdatedAt), expiry(rec.ExpiresAt), ttlOf(rec.TTL)); err != nil {

@@ -80,6 +80,7 @@ func Run(t *testing.T, h Harness) {
 		{"ListNamespaces", namespaceTests},
 		{"TTL", ttlTests},
 		{"Reopen", reopenTests},
+		{"Order", orderTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
