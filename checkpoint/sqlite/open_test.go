@@ -73,4 +73,3 @@ func TestOpenMigratesAnOlderWALDatabase(t *testing.T) {
 	_, err = sqlite.Open(path, sqlite.ReadOnly())
 	require.ErrorContains(t, err, "open it once for writing")
 }
-
