@@ -34,6 +34,11 @@ var (
 	// ErrAmbiguousResume: one Resume value was given while several
 	// interrupts are pending; answer them with ResumeByID.
 	ErrAmbiguousResume = errors.New("graph: ambiguous resume")
+	// ErrGraphMismatch: the thread's checkpoint schedules a node (or a
+	// Send to one) that the graph reading it does not have: the thread was
+	// saved by another graph, or by this one built with other options.
+	// The data is sound; it is not ErrCorrupt.
+	ErrGraphMismatch = errors.New("graph: the thread was saved by a different graph")
 )
 
 // NodeError is a node's failure: its error after the retry policy gave up,

@@ -105,7 +105,9 @@ func (c *Compiled[S]) decodeInto(d *decoded[S], tup *checkpoint.Tuple, cfg check
 	}
 	for name, v := range tup.Checkpoint.Values {
 		if name == checkpoint.NextChannel {
-			if err := c.decodeSched(v.Snapshot, &d.next, o.schedules); err != nil {
+			if err := c.decodeSched(v.Snapshot, &d.next, o.schedules); errors.Is(err, ErrGraphMismatch) {
+				return fmt.Errorf("graph: thread %q: checkpoint %q: %w", cfg.ThreadID, id, err)
+			} else if err != nil {
 				return fmt.Errorf("graph: thread %q: checkpoint %q: schedule: %w: %w", cfg.ThreadID, id, checkpoint.ErrCorrupt, err)
 			}
 			d.sched = v.Snapshot

@@ -153,7 +153,7 @@ func (c *Compiled[S]) decodeSched(data []byte, next *schedule[S], memo *schedMem
 		}
 		nd := c.nodes[n]
 		if nd == nil {
-			return fmt.Errorf("scheduled node %q is not in the graph", n)
+			return fmt.Errorf("%w: it schedules node %q, which this graph does not have", ErrGraphMismatch, n)
 		}
 		next.add(nd)
 	}
@@ -197,7 +197,7 @@ func (c *Compiled[S]) decodeSendWrite(data []byte) (state.Send[S], error) {
 
 func (c *Compiled[S]) decodeSend(ss checkpoint.ScheduledSend) (state.Send[S], error) {
 	if c.nodes[ss.Node] == nil {
-		return state.Send[S]{}, fmt.Errorf("send to %q: not a node of the graph", ss.Node)
+		return state.Send[S]{}, fmt.Errorf("%w: it sends to node %q, which this graph does not have", ErrGraphMismatch, ss.Node)
 	}
 	var arg S
 	if len(ss.Full) > 0 {

@@ -299,6 +299,15 @@ func Emit(ctx context.Context, v any) {
 	}
 }
 
+// Streams reports whether the run of the node ctx belongs to streams any
+// of modes (Messages|Custom, say); false outside a node. A node that asks
+// a model for a token stream only for its consumers checks it first:
+// Invoke streams nothing, so its model calls can be plain requests.
+func Streams(ctx context.Context, modes Mode) bool {
+	s := scopeOf(ctx)
+	return s != nil && s.emit != nil && s.modes&modes != 0
+}
+
 // StreamingFunc returns a function for langchaingo's
 // llms.WithStreamingFunc that sends each chunk to the Messages stream,
 // tagged with the node, step, task id and namespace (Event.Node, Step,

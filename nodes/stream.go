@@ -53,7 +53,8 @@ func streaming(ctx context.Context, on bool, node, step string) context.Context 
 
 // streamOptions returns opts with llms.WithStreamingFunc sending the
 // tokens to the run's Messages stream, and emits the ModelCall of attempt,
-// when ctx streams (streaming); opts as they are otherwise.
+// when ctx streams (streaming) and the run streams Messages; opts as they
+// are otherwise, so the model is not asked for a stream nobody reads.
 func streamOptions(ctx context.Context, attempt int, opts []llms.CallOption) []llms.CallOption {
 	tag, ok := ctx.Value(streamKey{}).(streamTag)
 	if !ok {
@@ -62,6 +63,9 @@ func streamOptions(ctx context.Context, attempt int, opts []llms.CallOption) []l
 	info, _ := graph.RunInfo(ctx)
 	id := uuid.NewString()
 	graph.Emit(ctx, ModelCall{Node: tag.node, StepID: tag.step, TaskID: info.TaskID, MessageID: id, Attempt: attempt})
+	if !graph.Streams(ctx, graph.Messages) {
+		return opts // nobody reads the tokens (Invoke): a plain request
+	}
 	send := graph.StreamingFuncFor(ctx, id)
 	return append(append([]llms.CallOption(nil), opts...), llms.WithStreamingFunc(func(ctx context.Context, chunk []byte) error {
 		if len(chunk) == 0 {

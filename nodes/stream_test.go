@@ -72,6 +72,22 @@ func TestTheAgentDoesNotStreamUnlessAsked(t *testing.T) {
 	}
 }
 
+func TestTokenStreamingAsksForNoStreamUnderInvoke(t *testing.T) {
+	t.Parallel()
+	srv := fakechat.New(t,
+		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
+		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
+		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
+	)
+	app, c := agentOn(t, srv, nodes.Budget{MaxModelCalls: 10}, nodes.WithTokenStreaming())
+	_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	require.NoError(t, err)
+	require.Len(t, srv.Requests(), 3)
+	for _, r := range srv.Requests() {
+		require.NotContains(t, r, `"stream":true`, "nobody reads the tokens")
+	}
+}
+
 func TestAReActStepsModelCallsAreTaggedWithItsPlanStep(t *testing.T) {
 	t.Parallel()
 	c := delivery.New()

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
-	migrations "github.com/stategraph/stategraph/internal/migrate"
+	migrations "github.com/stategraph/stategraph/internal/migrate/sqlmigrate"
 )
 
 // TestOpenRefusesAnotherProgramsDatabaseAndLeavesItAsItWas pins that Open

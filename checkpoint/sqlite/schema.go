@@ -4,11 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"strings"
 
-	migrations "github.com/stategraph/stategraph/internal/migrate"
+	migrations "github.com/stategraph/stategraph/internal/migrate/sqlmigrate"
 )
 
 // steps are the schema changes, in order; step i brings the
@@ -120,7 +121,7 @@ UPDATE schema_migrations SET version = version WHERE 0;
 // written (*migrate.NewerError). lockFirst takes the write lock first in
 // each transaction, for a handle whose transactions are not IMMEDIATE.
 func migrate(ctx context.Context, db *sql.DB, lockFirst bool) error {
-	set := migrations.SQLSet{Table: "schema_migrations", Steps: steps}
+	set := migrations.Set{Table: "schema_migrations", Steps: steps}
 	if lockFirst {
 		set.Lock = lockSQL
 	}
@@ -131,7 +132,7 @@ func migrate(ctx context.Context, db *sql.DB, lockFirst bool) error {
 // release migrates to, for a database opened read-only (ReadOnly), which
 // must not be migrated.
 func checkVersion(ctx context.Context, db *sql.DB) error {
-	set := migrations.SQLSet{Table: "schema_migrations", Steps: steps}
+	set := migrations.Set{Table: "schema_migrations", Steps: steps}
 	v, err := set.Version(ctx, db)
 	switch {
 	case err != nil:
@@ -142,6 +143,102 @@ func checkVersion(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("the database is at schema version %d and this release reads version %d: open it once for writing (without sqlite.ReadOnly) to migrate it", v, len(steps))
 	}
 	return nil
+}
+
+// openSchema makes sure the database at path holds this package's tables
+// at this release's version, for Open: it refuses a file of another
+// program, or one a newer release migrated, and migrates an older one
+// (unless readOnly, when an older one is an error).
+//
+// A file already in WAL mode is checked on a read connection of rdb, in
+// two queries: it is left as it was if it is not ours (the read handle
+// cannot write, and its pragmas change nothing in a WAL file), and when it
+// is at this version nothing else is done, so a reader never opens the
+// write connection. Any other file is checked by checkForeign through a
+// read-only connection of its own (Open's pragmas would switch it to WAL)
+// and then migrated, or its version checked, on wdb.
+func openSchema(ctx context.Context, path string, rdb, wdb *sql.DB, readOnly bool) error {
+	if walFile(path) {
+		current, err := checkOurs(ctx, rdb)
+		if err != nil || current {
+			return err
+		}
+	} else if err := checkForeign(ctx, path); err != nil {
+		return err
+	}
+	if readOnly {
+		return checkVersion(ctx, wdb)
+	}
+	return migrate(ctx, wdb, false)
+}
+
+// walFile reports whether the file at path is a SQLite database in WAL
+// mode: its header's read and write versions (bytes 18 and 19) are 2.
+func walFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var h [20]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		return false
+	}
+	return string(h[:16]) == "SQLite format 3\x00" && h[18] == 2 && h[19] == 2
+}
+
+// checkOurs reads, on db, whether the database holds tables of another
+// program (an error) and whether its schema is at this release's version
+// (current). A database a newer release migrated is a
+// *migrations.NewerError.
+func checkOurs(ctx context.Context, db *sql.DB) (current bool, err error) {
+	foreign, ours, err := tablesOf(ctx, db)
+	if err != nil || len(foreign) > 0 {
+		return false, errForeign(foreign, err)
+	}
+	if !ours {
+		return false, nil
+	}
+	v, err := migrations.Set{Table: "schema_migrations", Steps: steps}.Version(ctx, db)
+	switch {
+	case err != nil:
+		return false, err
+	case v > len(steps):
+		return false, &migrations.NewerError{Version: v, Known: len(steps)}
+	}
+	return v == len(steps), nil
+}
+
+// tablesOf lists the tables of db that are not this package's, and says
+// whether schema_migrations is there.
+func tablesOf(ctx context.Context, db *sql.DB) (foreign []string, ours bool, err error) {
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+	if err != nil {
+		return nil, false, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, false, err
+		}
+		switch {
+		case name == "schema_migrations":
+			ours = true
+		case !ownTables[name]:
+			foreign = append(foreign, name)
+		}
+	}
+	return foreign, ours, rows.Err()
+}
+
+// errForeign is the error of a database holding the tables foreign, or
+// err when listing them failed.
+func errForeign(foreign []string, err error) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("not a stategraph checkpoint database: it holds tables of another program (%s); it was left as it was (to keep checkpoints in a database you share, open it yourself and use sqlite.New)", strings.Join(foreign, ", "))
 }
 
 // ownTables are the tables this package keeps in a file it opens.
@@ -164,26 +261,12 @@ func checkForeign(ctx context.Context, path string) error {
 		return nil
 	}
 	defer db.Close()
-	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
+	foreign, _, err := tablesOf(ctx, db)
 	if err != nil {
-		return nil
-	}
-	defer rows.Close()
-	var foreign []string
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil
-		}
-		if !ownTables[name] {
-			foreign = append(foreign, name)
-		}
-	}
-	if rows.Err() != nil {
-		return nil
+		return nil // left to Open to report
 	}
 	if len(foreign) > 0 {
-		return fmt.Errorf("not a stategraph checkpoint database: it holds tables of another program (%s); it was left as it was (to keep checkpoints in a database you share, open it yourself and use sqlite.New)", strings.Join(foreign, ", "))
+		return errForeign(foreign, nil)
 	}
 	return nil
 }

@@ -128,9 +128,6 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	} else if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("sqlite: open %q read-only: %w", path, err)
 	}
-	if err := checkForeign(context.Background(), path); err != nil {
-		return nil, fmt.Errorf("sqlite: open %q: %w", path, err)
-	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout("+strconv.FormatInt(o.busyTimeout.Milliseconds(), 10)+")")
 	if o.readOnly {
@@ -138,14 +135,19 @@ func Open(path string, opts ...Option) (*Saver, error) {
 		if immutable(path) {
 			q.Set("immutable", "1")
 		}
-	} else {
-		q.Add("_pragma", "journal_mode(WAL)")
-		q.Add("_pragma", "synchronous("+o.sync.String()+")")
 	}
-	q.Add("_pragma", "foreign_keys(1)")
 	base := "file:" + (&url.URL{Path: path}).EscapedPath()
 
+	// The write connection sets the journal mode (kept in the file),
+	// synchronous and foreign keys, which only writes need: a read
+	// connection opens with none of them (each is a statement run at
+	// connect).
 	wq := cloneValues(q)
+	if !o.readOnly {
+		wq.Add("_pragma", "journal_mode(WAL)")
+		wq.Add("_pragma", "synchronous("+o.sync.String()+")")
+	}
+	wq.Add("_pragma", "foreign_keys(1)")
 	wq.Set("_txlock", "immediate")
 	wdb, err := sql.Open("sqlite", base+"?"+wq.Encode())
 	if err != nil {
@@ -155,17 +157,6 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	wdb.SetMaxIdleConns(1)
 	wdb.SetConnMaxLifetime(0)
 	wdb.SetConnMaxIdleTime(0)
-	ctx := context.Background()
-	if o.readOnly {
-		err = checkVersion(ctx, wdb)
-	} else {
-		err = migrate(ctx, wdb, false)
-	}
-	if err != nil {
-		wdb.Close()
-		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(explainOpen(path, err)))
-	}
-
 	rq := cloneValues(q)
 	rq.Set("_query_only", "1")
 	rdb, err := sql.Open("sqlite", base+"?"+rq.Encode())
@@ -177,6 +168,15 @@ func Open(path string, opts ...Option) (*Saver, error) {
 	rdb.SetMaxIdleConns(o.readers)
 	rdb.SetConnMaxLifetime(0)
 	rdb.SetConnMaxIdleTime(0)
+	// Connections open as they are first used: a database this release
+	// migrated, already in WAL mode, is checked on a read connection and
+	// the write connection waits for the first write.
+	ctx := context.Background()
+	if err := openSchema(ctx, path, rdb, wdb, o.readOnly); err != nil {
+		rdb.Close()
+		wdb.Close()
+		return nil, fmt.Errorf("sqlite: open %q: %w", path, markCorrupt(explainOpen(path, err)))
+	}
 
 	s := &Saver{rdb: rdb, wdb: wdb, own: true, wsem: make(chan struct{}, 1), busyTimeout: o.busyTimeout}
 	s.leases.now = o.leaseNow
@@ -200,7 +200,14 @@ func New(db *sql.DB) (*Saver, error) {
 		return nil, fmt.Errorf("sqlite: %w", markCorrupt(err))
 	}
 	s := &Saver{rdb: db, wdb: db, lockFirst: true, wsem: make(chan struct{}, 1)}
-	if err := s.st.prepare(ctx, db, db); err != nil {
+	// A handle the caller opened is already open for writing: its write
+	// statements are prepared now, as a writer expects, not at the first
+	// write.
+	err := s.st.prepare(ctx, db, db)
+	if err == nil {
+		err = s.st.prepareWrites(ctx)
+	}
+	if err != nil {
 		s.st.close()
 		return nil, fmt.Errorf("sqlite: %w", schemaMismatch(markCorrupt(err)))
 	}
@@ -239,6 +246,9 @@ func (s *Saver) write(ctx context.Context, fn func(tx *sql.Tx) error) (err error
 		return ctx.Err()
 	}
 	defer func() { <-s.wsem }()
+	if err := s.st.prepareWrites(ctx); err != nil {
+		return schemaMismatch(markCorrupt(err)) // as Open does
+	}
 	var tx *sql.Tx
 	if s.own {
 		err = retryBusy(ctx, s.busyTimeout, func() (err error) {

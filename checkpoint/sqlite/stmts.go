@@ -127,8 +127,9 @@ func checkpointArgs(thread, ns, id, parent, created, versions, md, head, crc, in
 	return [15]any{thread, ns, head, id, head, thread, ns, id, parent, created, versions, md, head, crc, inline}
 }
 
-// stmts holds the prepared statements. Write statements are prepared on
-// the write handle, the others on the read handle.
+// stmts holds the prepared statements. Read statements are prepared on
+// the read handle when the Saver opens; write statements on the write
+// handle at the first write (prepareWrites).
 type stmts struct {
 	lock, head, insertCheckpoint, insertBlob, countWrites, insertWrite, replaceWrite *sql.Stmt
 	getLatest, getByID, chain, chainOne, inlineOf, writesOne, writesPage             *sql.Stmt
@@ -140,6 +141,11 @@ type stmts struct {
 	list   map[string]*sql.Stmt
 	rdb    *sql.DB
 
+	// wdb is the write handle; writesReady is set once prepareWrites has
+	// prepared the write statements on it (guarded by Saver.wsem).
+	wdb         *sql.DB
+	writesReady bool
+
 	// blobsN[n] inserts n blobs in one statement (2 <= n <= maxBlobRows).
 	blobsN [maxBlobRows + 1]*sql.Stmt
 }
@@ -148,8 +154,9 @@ type stmts struct {
 const maxBlobRows = 8
 
 // insertBlobs returns the statement inserting n blobs at once (1 <= n <=
-// maxBlobRows). They are all prepared by prepare: the write handle has one
-// connection, which a transaction holds while it needs them.
+// maxBlobRows). They are all prepared by prepareWrites, before the first
+// write transaction: the write handle has one connection, which a
+// transaction holds while it needs them.
 func (st *stmts) insertBlobs(n int) *sql.Stmt {
 	if n == 1 {
 		return st.insertBlob
@@ -187,41 +194,65 @@ func (st *stmts) listStmt(ctx context.Context, query string) (*sql.Stmt, error) 
 	return stmt, nil
 }
 
+// prepare prepares the read statements on rdb, and keeps wdb for
+// prepareWrites: a process that only reads (the inspector, a resume's
+// first State) prepares no write statement.
 func (st *stmts) prepare(ctx context.Context, rdb, wdb *sql.DB) error {
-	st.rdb = rdb
-	list := []struct {
-		dst **sql.Stmt
-		db  *sql.DB
-		sql string
-	}{
-		{&st.lock, wdb, lockSQL},
-		{&st.head, wdb, sqlHead},
-		{&st.insertCheckpoint, wdb, sqlInsertCheckpoint},
-		{&st.insertBlob, wdb, sqlInsertBlob},
-		{&st.countWrites, wdb, sqlCountWrites},
-		{&st.insertWrite, wdb, sqlInsertWrite},
-		{&st.replaceWrite, wdb, sqlReplaceWrite},
-		{&st.getLatest, rdb, sqlGetLatest},
-		{&st.getByID, rdb, sqlGetByID},
-		{&st.chain, rdb, sqlChain},
-		{&st.chainOne, rdb, sqlChainOne},
-		{&st.inlineOf, rdb, sqlInlineOf},
-		{&st.writesOne, rdb, sqlWritesOne},
-		{&st.writesPage, rdb, sqlWritesPage},
+	st.rdb, st.wdb = rdb, wdb
+	return st.prepareOn(ctx, rdb, []stmtDef{
+		{&st.getLatest, sqlGetLatest},
+		{&st.getByID, sqlGetByID},
+		{&st.chain, sqlChain},
+		{&st.chainOne, sqlChainOne},
+		{&st.inlineOf, sqlInlineOf},
+		{&st.writesOne, sqlWritesOne},
+		{&st.writesPage, sqlWritesPage},
+	})
+}
+
+// prepareWrites prepares the write statements on the write handle, once:
+// Saver.write calls it, one writer at a time, before its transaction
+// begins. After an error it prepares what is missing on the next call.
+func (st *stmts) prepareWrites(ctx context.Context) error {
+	if st.writesReady {
+		return nil
+	}
+	defs := []stmtDef{
+		{&st.lock, lockSQL},
+		{&st.head, sqlHead},
+		{&st.insertCheckpoint, sqlInsertCheckpoint},
+		{&st.insertBlob, sqlInsertBlob},
+		{&st.countWrites, sqlCountWrites},
+		{&st.insertWrite, sqlInsertWrite},
+		{&st.replaceWrite, sqlReplaceWrite},
 	}
 	for n := 2; n <= maxBlobRows; n++ {
-		list = append(list, struct {
-			dst **sql.Stmt
-			db  *sql.DB
-			sql string
-		}{&st.blobsN[n], wdb, blobsSQL(n)})
+		defs = append(defs, stmtDef{&st.blobsN[n], blobsSQL(n)})
 	}
-	for _, p := range list {
-		stmt, err := p.db.PrepareContext(ctx, p.sql)
-		if err != nil {
-			return fmt.Errorf("prepare %q: %w", p.sql, err)
+	if err := st.prepareOn(ctx, st.wdb, defs); err != nil {
+		return err
+	}
+	st.writesReady = true
+	return nil
+}
+
+// stmtDef is a statement to prepare: where it goes, and its SQL.
+type stmtDef struct {
+	dst **sql.Stmt
+	sql string
+}
+
+// prepareOn prepares each statement of defs not prepared yet on db.
+func (st *stmts) prepareOn(ctx context.Context, db *sql.DB, defs []stmtDef) error {
+	for _, d := range defs {
+		if *d.dst != nil {
+			continue
 		}
-		*p.dst = stmt
+		stmt, err := db.PrepareContext(ctx, d.sql)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", d.sql, err)
+		}
+		*d.dst = stmt
 		st.all = append(st.all, stmt)
 	}
 	return nil

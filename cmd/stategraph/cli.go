@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/store"
@@ -114,6 +115,9 @@ func runOn(ctx context.Context, term terminal, args []string, stdout, stderr io.
 	if rest[0] == "help" {
 		return help(stdout, stderr, rest[1:])
 	}
+	if rest[0] == "version" {
+		return runVersion(stdout, stderr, rest[1:])
+	}
 	if rest[0] == "studio" {
 		return runStudio(ctx, rest[1:], studioConfig{serveConfig: serveConfig{db: g.db, dsn: g.dsn, schema: g.schema}, keys: g.keys}, stdout, stderr, getenv)
 	}
@@ -170,6 +174,13 @@ func runOn(ctx context.Context, term terminal, args []string, stdout, stderr io.
 	return exitOK
 }
 
+// isNegativeInt reports whether arg is a negative integer, as the input
+// checkpoint's step -1 is: an argument, never a flag.
+func isNegativeInt(arg string) bool {
+	n, err := strconv.Atoi(arg)
+	return err == nil && n < 0
+}
+
 // help prints the usage, or with a command's name that command's.
 func help(stdout, stderr io.Writer, args []string) int {
 	switch {
@@ -202,6 +213,11 @@ func parseCommand(cmd *command, e *env, g *globals, args []string) ([]string, er
 	}
 	var pos []string
 	for {
+		if len(args) > 0 && isNegativeInt(args[0]) {
+			pos = append(pos, args[0]) // a step such as -1, not a flag
+			args = args[1:]
+			continue
+		}
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err

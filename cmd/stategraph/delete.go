@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -12,11 +13,11 @@ import (
 
 var deleteCmd = &command{
 	name:    "delete",
-	args:    "THREAD [-yes]",
-	summary: "delete every checkpoint, value and pending write of the thread (asks first, unless -yes)",
+	args:    "THREAD [-y]",
+	summary: "delete every checkpoint, value and pending write of the thread (asks first, unless -y)",
 	min:     1, max: 1,
 	flags: func(fs *flag.FlagSet, e *env) {
-		fs.BoolVar(&e.yes, "yes", e.yes, "delete without asking (needed when standard input is not a terminal)")
+		yesFlag(fs, e, "delete")
 	},
 	run: runDelete,
 }
@@ -34,10 +35,9 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !e.yes {
-		if err := confirm(e, thread, len(hist)); err != nil {
-			return err
-		}
+	what := fmt.Sprintf("thread %s (%d checkpoints)", printable(thread), len(hist))
+	if err := confirm(e, "delete", what); err != nil {
+		return err
 	}
 	if err := e.store.DeleteThread(ctx, thread); err != nil {
 		return fmt.Errorf("delete thread %q: %w", thread, err)
@@ -50,14 +50,31 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-// confirm asks on the terminal whether to delete thread, which has n
-// checkpoints, and returns nil for a yes (y or yes, in any case). Without
-// a terminal to ask on it refuses: -yes is how a script says yes.
-func confirm(e *env, thread string, n int) error {
-	if !e.term.interactive || e.term.in == nil {
-		return usagef(lookup("delete"), "delete thread %q (%d checkpoints): not deleted: standard input is not a terminal to confirm on; give -yes to delete without asking", thread, n)
+// yesFlag adds -y and its long form -yes, which answer yes to verb's
+// question.
+func yesFlag(fs *flag.FlagSet, e *env, verb string) {
+	usage := verb + " without asking (needed when standard input is not a terminal)"
+	fs.BoolVar(&e.yes, "y", e.yes, usage)
+	fs.BoolVar(&e.yes, "yes", e.yes, "the same as -y")
+}
+
+// errNotConfirmed is the error of a command that asked and was not told
+// yes, or had no terminal to ask on: exit status 1, as any command that
+// did not do its work (a usage error is 2).
+var errNotConfirmed = errors.New("not confirmed")
+
+// confirm asks on the terminal whether to verb what ("delete" and
+// "thread t (4 checkpoints)", made printable), unless -y was given, and returns nil
+// for a yes (y or yes, in any case). Without a terminal to ask on it
+// refuses: -y is how a script says yes.
+func confirm(e *env, verb, what string) error {
+	if e.yes {
+		return nil
 	}
-	fmt.Fprintf(e.errOut, "delete thread %s (%d checkpoints)? [y/N] ", printable(thread), n)
+	if !e.term.interactive || e.term.in == nil {
+		return fmt.Errorf("%s %s: %w: standard input is not a terminal to confirm on; give -y to %s without asking", verb, what, errNotConfirmed, verb)
+	}
+	fmt.Fprintf(e.errOut, "%s %s? [y/N] ", verb, what)
 	line, err := bufio.NewReader(e.term.in).ReadString('\n')
 	answer := strings.ToLower(strings.TrimSpace(line))
 	if answer == "y" || answer == "yes" {
@@ -66,5 +83,5 @@ func confirm(e *env, thread string, n int) error {
 	if err != nil && answer == "" {
 		fmt.Fprintln(e.errOut) // the end of input left the prompt's line open
 	}
-	return fmt.Errorf("thread %q not deleted (the answer was not yes)", thread)
+	return fmt.Errorf("%s: %w: not done (the answer was not yes)", what, errNotConfirmed)
 }

@@ -11,7 +11,7 @@ import (
 func TestDeleteRemovesOnlyThatThread(t *testing.T) {
 	t.Parallel()
 	db := sqliteDB(t)
-	r := onDB(t, db, "delete", "-yes", threadFailed)
+	r := onDB(t, db, "delete", "-y", threadFailed)
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "deleted thread failed-1 (4 checkpoints)\n", r.stdout)
 
@@ -47,7 +47,7 @@ func TestPruneKeepsTheNewestCheckpoints(t *testing.T) {
 	db := sqliteDB(t)
 	before := decode[[]historyRow](t, db, "history", threadDone)
 
-	r := onDB(t, db, "prune", threadDone, "--keep", "2")
+	r := onDB(t, db, "prune", threadDone, "--keep", "2", "-y")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "pruned thread done-1: kept 2 of 5 checkpoints, removed 3\n", r.stdout)
 	after := decode[[]historyRow](t, db, "history", threadDone)
@@ -58,7 +58,7 @@ func TestPruneKeepsTheNewestCheckpoints(t *testing.T) {
 	assert.JSONEq(t, `["Go, draft 1","Go, draft 2"]`, string(v.Values["drafts"]))
 
 	// Flags may come first; -json after the command.
-	p := decode[pruneView](t, db, "prune", "-keep=1", threadDone)
+	p := decode[pruneView](t, db, "prune", "-keep=1", "-y", threadDone)
 	assert.Equal(t, pruneView{Thread: threadDone, Keep: 1, Before: 2, After: 1, Removed: 1}, p)
 }
 
@@ -68,7 +68,7 @@ func TestPruneKeepsTheNewestCheckpointsOfEveryNamespace(t *testing.T) {
 	before := decode[[]historyRow](t, db, "history", threadNested, "-ns", subgraphNode)
 	require.Len(t, before, 5)
 
-	p := decode[pruneView](t, db, "prune", threadNested, "--keep", "2")
+	p := decode[pruneView](t, db, "prune", threadNested, "--keep", "2", "-y")
 	assert.Equal(t, pruneView{Thread: threadNested, Keep: 2, Before: 4, After: 2, Removed: 2}, p, "the counts are the root's")
 
 	after := decode[[]historyRow](t, db, "history", threadNested, "-ns", subgraphNode)
@@ -118,7 +118,7 @@ func TestDeleteAsksOnATerminal(t *testing.T) {
 			}
 			assert.Equal(t, 1, r.code)
 			assert.Empty(t, r.stdout)
-			assert.Contains(t, r.stderr, `thread "failed-1" not deleted (the answer was not yes)`)
+			assert.Contains(t, r.stderr, `thread failed-1 (4 checkpoints): not confirmed: not done (the answer was not yes)`)
 			assert.Len(t, left, 5, "nothing was deleted")
 		})
 	}
@@ -127,17 +127,17 @@ func TestDeleteAsksOnATerminal(t *testing.T) {
 func TestDeleteWithoutATerminalNeedsYes(t *testing.T) {
 	t.Parallel()
 	db := sqliteDB(t)
-	// The built command, its standard input not a terminal.
+	// The built command, its standard input not a terminal: the command
+	// did not do its work (exit 1); the command line was right (not 2).
 	r := onDB(t, db, "delete", threadFailed)
-	assert.Equal(t, 2, r.code)
+	assert.Equal(t, exitFailed, r.code)
 	assert.Empty(t, r.stdout)
-	assert.Contains(t, r.stderr, `delete thread "failed-1" (4 checkpoints): not deleted: standard input is not a terminal to confirm on; give -yes to delete without asking`)
-	assert.Contains(t, r.stderr, "usage: stategraph [database flags] delete THREAD [-yes]")
+	assert.Equal(t, "stategraph: delete thread failed-1 (4 checkpoints): not confirmed: standard input is not a terminal to confirm on; give -y to delete without asking\n", r.stderr)
 	assert.Len(t, decode[[]threadRow](t, db, "threads"), 5, "nothing was deleted")
 
 	// In this process too, with input that is not a terminal.
 	r = runIn(t, terminal{in: strings.NewReader("y\n")}, nil, "-db", db, "delete", threadFailed)
-	assert.Equal(t, 2, r.code)
+	assert.Equal(t, exitFailed, r.code)
 	assert.Len(t, decode[[]threadRow](t, db, "threads"), 5)
 
 	// -yes deletes without asking, even on a terminal.
@@ -145,4 +145,51 @@ func TestDeleteWithoutATerminalNeedsYes(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Empty(t, r.stderr, "no question asked")
 	assert.Len(t, decode[[]threadRow](t, db, "threads"), 4)
+}
+
+func TestPruneAsksOnATerminalLikeDelete(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		answer string
+		pruned bool
+	}{
+		{"y\n", true}, {"yes\n", true}, {"n\n", false}, {"", false},
+	} {
+		t.Run(strings.TrimSpace(tc.answer), func(t *testing.T) {
+			t.Parallel()
+			db := sqliteDB(t)
+			r := runIn(t, fakeTerminal(tc.answer), nil, "-db", db, "prune", threadDone, "--keep", "2")
+			assert.True(t, strings.HasPrefix(r.stderr, "prune thread done-1 to its newest 2 checkpoints (3 of 5 deleted)? [y/N] "), r.stderr)
+			left := len(decode[[]historyRow](t, db, "history", threadDone))
+			if tc.pruned {
+				require.Equal(t, 0, r.code, r.stderr)
+				assert.Equal(t, 2, left)
+				return
+			}
+			assert.Equal(t, exitFailed, r.code)
+			assert.Equal(t, 5, left, "nothing was pruned")
+		})
+	}
+}
+
+func TestPruneWithoutATerminalNeedsY(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"prune", threadDone, "--keep", "2"},
+		{"prune", "--older-than", "1h"},
+	} {
+		db := sqliteDB(t)
+		r := onDB(t, db, args...)
+		assert.Equal(t, exitFailed, r.code, "%v", args)
+		assert.Contains(t, r.stderr, "not confirmed: standard input is not a terminal to confirm on; give -y to prune without asking")
+		assert.Len(t, decode[[]historyRow](t, db, "history", threadDone), 5, "%v: nothing was pruned", args)
+	}
+}
+
+func TestPruneKeepingEveryCheckpointAsksNothing(t *testing.T) {
+	t.Parallel()
+	db := sqliteDB(t)
+	r := onDB(t, db, "prune", threadDone, "--keep", "5")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "pruned thread done-1: kept 5 of 5 checkpoints, removed 0\n", r.stdout)
 }

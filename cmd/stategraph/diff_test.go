@@ -134,3 +134,33 @@ func TestDiffPrintsMapsWithSortedKeys(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "values:\n{\n  \"attrs\": {\n    \"due\": \"mon\",\n    \"owner\": \"ann\"\n  }\n}\n")
 }
+
+func TestDiffTakesStepNumbers(t *testing.T) {
+	t.Parallel()
+	db := sqliteDB(t)
+	hist := decode[[]historyRow](t, db, "history", threadDone)
+	head, step1 := hist[0].Checkpoint, hist[2].Checkpoint
+
+	byStep := decode[diffView](t, db, "diff", threadDone, "1", "3")
+	byID := decode[diffView](t, db, "diff", threadDone, step1, head)
+	assert.Equal(t, byID, byStep, "a plain integer is a step, not a part of an id")
+
+	input := decode[diffView](t, db, "diff", threadDone, "-1", "0")
+	assert.Equal(t, -1, input.A.Step, "-1 is the input checkpoint's step, not a flag")
+	assert.Equal(t, 0, input.B.Step)
+}
+
+func TestDiffRefusesAStepTheThreadDoesNotHaveAndAShortPartOfAnID(t *testing.T) {
+	t.Parallel()
+	db := sqliteDB(t)
+	for _, tc := range []struct {
+		ref, want string
+	}{
+		{"99", "has no checkpoint at step 99 (its steps run from -1 to 3"},
+		{"a1f", `"a1f": give a step number, a whole checkpoint id or at least 4 characters of one`},
+	} {
+		r := onDB(t, db, "diff", threadDone, tc.ref, "1")
+		assert.Equal(t, exitFailed, r.code, tc.ref)
+		assert.Contains(t, r.stderr, tc.want)
+	}
+}

@@ -25,11 +25,12 @@
 //	state THREAD [CHECKPOINT] [-ns NS] [-field PATH]  values, next nodes, interrupts and task errors; -field: one value
 //	diff THREAD A B [-ns NS]                          what changed from checkpoint A to B, path by path
 //	mermaid THREAD [CHECKPOINT] [-ns NS]              the path the thread took, as a Mermaid flowchart
-//	delete THREAD [-yes]                              delete every checkpoint of the thread (asks first)
-//	prune THREAD --keep N | --older-than D [--keep N] keep the newest N checkpoints of the thread, or sweep old threads
+//	delete THREAD [-y]                                delete every checkpoint of the thread (asks first)
+//	prune THREAD --keep N | --older-than D [--keep N] keep the newest N checkpoints of the thread, or sweep old threads (asks first)
 //	verify [THREAD...]                                check every row and link of the threads (default: all)
 //	serve [-addr HOST:PORT]                           serve the example graphs over LangGraph's Agent Server API
 //	studio [-addr HOST:PORT]                          a local web page to watch, inspect, fork and resume threads
+//	version                                           the module version the binary was built from
 //
 // studio serves LangGraph's Agent Server API at / and a page over it at
 // /studio/ (package studio; docs/studio.md), on the example graphs, over
@@ -43,10 +44,16 @@
 // "stategraph COMMAND -h" (or --help, or "stategraph help COMMAND")
 // prints a command's usage and flags on standard output and exits 0.
 //
-// A CHECKPOINT is a checkpoint id as history prints it, or any part of
-// one that names a single checkpoint of the thread: the exact id first,
-// then the only id that ends with it, then the only id that contains it
-// (ids are UUIDv7: a thread's share their first characters).
+// A CHECKPOINT is a step number, a checkpoint id as history prints it,
+// or a part of one that names a single checkpoint of the thread. A plain
+// integer without a leading zero (-1 for the input checkpoint) is a step:
+// the newest checkpoint of that step (forks and updates may have saved
+// several); "diff THREAD 0 1" compares steps 0 and 1. Anything else is the
+// exact id first, then, with at least 4 characters, the only id that ends
+// with it, then the only id that contains it (ids are UUIDv7: a thread's
+// share their first characters). A number of 4 digits or more that no
+// step has is matched as a part of an id, as the digits a cut id ends
+// with may be.
 //
 // Tables fit the terminal's width, or $COLUMNS columns when that is set
 // (output to a pipe or a file is never cut, unless $COLUMNS is set): the
@@ -70,8 +77,11 @@
 // grew is "appended", followed by the elements it gained.
 //
 // delete asks "delete thread X (N checkpoints)? [y/N]" on the terminal and
-// deletes only after y or yes; when standard input is not a terminal it
-// refuses (exit 2) unless -yes is given.
+// deletes only after y or yes; prune asks the same way before it deletes
+// anything ("prune thread X to its newest N checkpoints (M of K
+// deleted)?", or for --older-than the sweep it is about to make). When
+// standard input is not a terminal both refuse (exit 1: nothing was done)
+// unless -y (or -yes) is given, which is how a script says yes.
 //
 // The status of a thread is done, pending, interrupted or error. A run
 // stopped by Ctrl-C leaves it pending; a task error that ends with
@@ -94,9 +104,9 @@
 //
 // Exit status: 0 on success, 1 when the command failed (a missing
 // database, a wrong DSN, an unknown thread, namespace, checkpoint or
-// field, damage found by verify, a delete answered no), 2 for a usage
-// error (an unknown command or flag, a missing argument, a bad --keep or
-// -n, a delete without a terminal to confirm on and without -yes).
+// field, damage found by verify, a delete or prune answered no or without
+// a terminal to confirm on and without -y), 2 for a usage error (an
+// unknown command or flag, a missing argument, a bad --keep or -n).
 //
 // See docs/inspector.md for examples.
 package main

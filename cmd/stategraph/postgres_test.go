@@ -97,7 +97,7 @@ func TestPostgresEveryCommand(t *testing.T) {
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, `unknown namespace "nope": thread "nested-1" has no such namespace; its one subgraph namespace is "`+ns.Namespace+`"`)
 
-	r = run("prune", threadDone, "--keep", "2")
+	r = run("prune", threadDone, "--keep", "2", "-y")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "pruned thread done-1: kept 2 of 5 checkpoints, removed 3\n", r.stdout)
 

@@ -13,12 +13,13 @@ import (
 
 var pruneCmd = &command{
 	name:    "prune",
-	args:    "THREAD --keep N | --older-than D [--keep N]",
-	summary: "keep the newest N checkpoints of the thread, delete the rest; or delete (prune to N) every thread untouched for D",
+	args:    "THREAD --keep N | --older-than D [--keep N] [-y]",
+	summary: "keep the newest N checkpoints of the thread, delete the rest; or delete (prune to N) every thread untouched for D (asks first, unless -y)",
 	min:     0, max: 1,
 	flags: func(fs *flag.FlagSet, e *env) {
 		fs.Var(&e.keep, "keep", "how many checkpoints to keep (at least 1)")
 		fs.Var(&e.older, "older-than", "threads whose last checkpoint is older than this (720h, 30d)")
+		yesFlag(fs, e, "prune")
 	},
 	check: func(c *command, e *env) error {
 		switch {
@@ -84,6 +85,12 @@ func runPrune(ctx context.Context, e *env, args []string) error {
 	before, err := inspect.History(ctx, e.store, thread, "")
 	if err != nil {
 		return err
+	}
+	if len(before) > e.keep.n {
+		what := fmt.Sprintf("thread %s to its newest %d checkpoints (%d of %d deleted)", printable(thread), e.keep.n, len(before)-e.keep.n, len(before))
+		if err := confirm(e, "prune", what); err != nil {
+			return err
+		}
 	}
 	if err := p.Prune(ctx, thread, e.keep.n); err != nil {
 		return fmt.Errorf("prune thread %q: %w", thread, err)

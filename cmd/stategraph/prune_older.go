@@ -71,6 +71,13 @@ func runPruneOlder(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 {
 		return usagef(lookup("prune"), "prune: give THREAD or --older-than, not both")
 	}
+	what := fmt.Sprintf("every thread untouched for %v (each deleted whole)", e.older.d)
+	if e.keep.set {
+		what = fmt.Sprintf("every thread untouched for %v to its newest %d checkpoints", e.older.d, e.keep.n)
+	}
+	if err := confirm(e, "prune", what); err != nil {
+		return err
+	}
 	sw, err := retention.New(e.store.Saver, retention.Policy{TTL: e.older.d, Keep: e.keep.n})
 	if err != nil {
 		return fmt.Errorf("%s: %w", e.store.Name, err)

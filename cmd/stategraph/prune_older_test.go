@@ -58,13 +58,13 @@ func TestPruneOlderThanDeletesTheThreadsUntouchedSinceThen(t *testing.T) {
 	before := listThreads(t, run)
 	require.Contains(t, before, "old-40")
 
-	r := run("prune", "--older-than", "720h")
+	r := run("prune", "--older-than", "720h", "-y")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Regexp(t, `^deleted 2 threads whose last checkpoint is older than 720h0m0s \(before .+\)\n  old-31\n  old-40\n$`, r.stdout)
 	after := listThreads(t, run)
 	assert.Equal(t, slices.DeleteFunc(before, func(id string) bool { return id == "old-31" || id == "old-40" }), after, "the others stay")
 
-	v := decode[pruneOlderView](t, db, "prune", "--older-than", "720h")
+	v := decode[pruneOlderView](t, db, "prune", "--older-than", "720h", "-y")
 	assert.Empty(t, v.Deleted, "nothing is left to delete")
 	assert.Equal(t, "720h0m0s", v.OlderThan)
 }
@@ -72,13 +72,13 @@ func TestPruneOlderThanDeletesTheThreadsUntouchedSinceThen(t *testing.T) {
 func TestPruneOlderThanWithKeepPrunesThem(t *testing.T) {
 	t.Parallel()
 	db := newDB(t, "old.db", oldThreads)
-	v := decode[pruneOlderView](t, db, "prune", "--older-than", "30d", "--keep", "1")
+	v := decode[pruneOlderView](t, db, "prune", "--older-than", "30d", "--keep", "1", "-y")
 	assert.Equal(t, []string{"old-31", "old-40"}, v.Pruned)
 	assert.Empty(t, v.Deleted)
 	assert.Len(t, decode[[]historyRow](t, db, "history", "old-40"), 1)
 	assert.Len(t, decode[[]historyRow](t, db, "history", "young-10"), 2)
 
-	r := onDB(t, db, "prune", "--older-than", "5d", "--keep", "1")
+	r := onDB(t, db, "prune", "--older-than", "5d", "--keep", "1", "-y")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "pruned to 1 checkpoints 3 threads")
 }
@@ -118,7 +118,7 @@ func TestPostgresPruneOlderThan(t *testing.T) {
 		return cli(t, nil, append([]string{"-dsn", dsn, "-schema", schema}, args...)...)
 	}
 
-	r := run("-json", "prune", "--older-than", "720h")
+	r := run("-json", "prune", "--older-than", "720h", "-y")
 	require.Equal(t, 0, r.code, r.stderr)
 	var v pruneOlderView
 	require.NoError(t, jsonUnmarshal(r.stdout, &v))

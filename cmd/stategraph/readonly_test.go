@@ -32,7 +32,7 @@ func TestReadOnlyDatabaseIsReadAndWritesAreRefused(t *testing.T) {
 	r = onDB(t, db, "history", "done-1")
 	require.Equal(t, 0, r.code, r.stderr)
 
-	r = onDB(t, db, "prune", "done-1", "--keep", "1")
+	r = onDB(t, db, "prune", "done-1", "--keep", "1", "-y")
 	require.Equal(t, 1, r.code)
 	require.Contains(t, r.stderr, "readonly")
 }

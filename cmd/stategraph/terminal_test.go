@@ -47,7 +47,7 @@ func TestInspectorEscapesControlAndBidiCharactersInTextOutput(t *testing.T) {
 		{"state", hostile},
 		{"history", hostile},
 		{"mermaid", hostile},
-		{"prune", "-keep=3", hostile},
+		{"prune", "-keep=3", "-y", hostile},
 		{"delete", "-yes", hostile},
 	} {
 		r := onDB(t, db, args...)

@@ -34,9 +34,12 @@ Commands:
 	usageFooter = `
   serve [-addr HOST:PORT]  serve the example graphs over LangGraph's Agent Server API (serve -h)
   studio [-addr HOST:PORT] a local web page to watch, inspect, fork and resume threads (studio -h)
+  version                  the module version this binary was built from
 
-CHECKPOINT is an id from history, or a part of one (a suffix, or any
-chunk) that no other checkpoint of the thread has.
+CHECKPOINT is a step number (-1 for the input checkpoint; the newest
+checkpoint of that step when a fork or an update saved several), an id
+from history, or a part of one of at least 4 characters (a suffix, or
+any chunk) that no other checkpoint of the thread has.
 NS is a namespace in which a subgraph of the thread checkpointed, as
 threads -json lists them, or a prefix of one such as the subgraph's node
 name. Without -ns, commands read the root graph's namespace.

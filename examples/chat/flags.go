@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Exit codes.
@@ -67,4 +68,23 @@ func parseFlags(args []string, stderr io.Writer) (config, int) {
 		return cfg, exitUsage
 	}
 	return cfg, -1
+}
+
+// continueCommand is the command that goes on with the conversation:
+// the flags that make the same graph (-review adds a node, so a thread
+// saved with it needs it) and the same model.
+func (c config) continueCommand() string {
+	cmd := "go run ./examples/chat -thread " + c.thread + " -db " + c.db
+	if c.review {
+		cmd += " -review"
+	}
+	if c.model != "" {
+		cmd += " -model " + c.model
+	}
+	return cmd
+}
+
+// resumeCommand is the command that finishes an unfinished turn.
+func (c config) resumeCommand() string {
+	return strings.Replace(c.continueCommand(), " -thread ", " -resume -thread ", 1)
 }

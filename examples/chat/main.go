@@ -26,7 +26,11 @@
 // program prints the command that finishes the turn (-resume), which runs
 // only what was cut off: a model reply that was saved is not asked for
 // again, and a tool call that had finished is not run again (each call is
-// a task of its own).
+// a task of its own). Ctrl-C at the "you:" prompt ends the program at
+// once and prints the command that goes on with the conversation. Both
+// commands carry the flags the thread needs: a thread started with
+// -review has a review node, and a graph without it cannot read it (the
+// program says so: graph.ErrGraphMismatch, not damage).
 //
 // Exit codes: 0 done, 1 a turn failed, 2 bad flags or a model not
 // configured, 130 interrupted.

@@ -91,10 +91,19 @@ func TestReviewApprovesEditsRejectsAndWaitsAcrossRuns(t *testing.T) {
 	// Input ends at the review: the call waits, saved, for the next run.
 	res = execute(t, command(t, dir, "-review"), "weather in Paris\n")
 	require.Equal(t, exitFailed, res.Code)
-	require.Contains(t, res.Stdout, "The tool call waits for your review; answer it with:\n  go run ./examples/chat -resume -thread chat -db chat.db")
+	require.Contains(t, res.Stdout, "The tool call waits for your review; answer it with:\n  go run ./examples/chat -resume -thread chat -db chat.db -review\n",
+		"the hint has every flag the graph needs: without -review it has no review node")
 	res = execute(t, command(t, dir, "-review"), "")
 	require.Equal(t, exitFailed, res.Code)
-	require.Contains(t, res.Stderr, "thread chat has an unfinished turn (next: review); finish it with -resume")
+	require.Contains(t, res.Stderr, "thread chat has an unfinished turn (next: review); finish it with:\n  go run ./examples/chat -resume -thread chat -db chat.db -review\n")
+
+	// Following a hint without -review is a graph mismatch, said as one.
+	res = execute(t, command(t, dir, "-resume"), "")
+	require.Equal(t, exitFailed, res.Code)
+	require.NotContains(t, res.Stderr, "corrupt")
+	require.Contains(t, res.Stderr, `the thread was saved by a different graph: it schedules node "review", which this graph does not have`)
+	require.Contains(t, res.Stderr, "the thread was saved with -review (its turn waits in the review node); run it with the flags it was started with:\n  go run ./examples/chat -resume -thread chat -db chat.db -review\n")
+
 	res = execute(t, command(t, dir, "-review", "-resume"), "y\n\n")
 	require.Equal(t, exitOK, res.Code, res.Stderr)
 	require.Contains(t, res.Stdout, "resuming the unfinished turn (next: review)")
@@ -169,4 +178,34 @@ func TestOpenAIModelThroughLangchaingo(t *testing.T) {
 	res = execute(t, cmd, "")
 	require.Equal(t, exitUsage, res.Code)
 	require.Contains(t, res.Stderr, "-model openai needs OPENAI_API_KEY")
+}
+
+func TestCtrlCAtThePromptExitsWithTheCommandToGoOn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cmd := command(t, dir, "-thread", "t-prompt", "-review")
+	stdin, err := cmd.StdinPipe() // kept open: the program waits at "you: "
+	require.NoError(t, err)
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	// Read up to the prompt, which ends no line.
+	out := bufio.NewReader(stdout)
+	var seen strings.Builder
+	for !strings.HasSuffix(seen.String(), "you: ") {
+		b, err := out.ReadByte()
+		require.NoError(t, err, "no prompt: %s", seen.String())
+		seen.WriteByte(b)
+	}
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	rest, err := io.ReadAll(out)
+	require.NoError(t, err)
+	err = cmd.Wait()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee, "the first Ctrl-C ends the program")
+	require.Equal(t, exitInterrupted, ee.ExitCode(), stderr.String())
+	require.Equal(t, "\nInterrupted. The conversation is saved; go on with it with:\n  go run ./examples/chat -thread t-prompt -db chat.db -review\n", string(rest))
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,13 +28,16 @@ type session struct {
 	cfg   config
 	a     *agent.Agent[agent.NoResponse]
 	app   *graph.Compiled[turnState]
-	in    *bufio.Scanner
+	in    *lines
 	out   io.Writer
 	shown string // id of the message whose chunks are being printed
 }
 
 // errNoAnswer is the end of input while a review waits for an answer.
 var errNoAnswer = errors.New("no answer to the review")
+
+// errAtPrompt is Ctrl-C at the "you:" prompt, where no turn is pending.
+var errAtPrompt = errors.New("interrupted at the prompt")
 
 func run(ctx context.Context, cfg config, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	model, label, err := chatModel(ctx, cfg.model, getenv)
@@ -59,7 +61,7 @@ func run(ctx context.Context, cfg config, getenv func(string) string, stdin io.R
 		fmt.Fprintln(stderr, "chat:", err)
 		return exitFailed
 	}
-	s := &session{cfg: cfg, a: a, app: app, in: bufio.NewScanner(stdin), out: stdout}
+	s := &session{cfg: cfg, a: a, app: app, in: newLines(stdin), out: stdout}
 	fmt.Fprintf(stdout, "chat on thread %s (%s), saved in %s. An empty line ends.\n", cfg.thread, label, cfg.db)
 	return s.exit(s.chat(ctx), stderr)
 }
@@ -71,6 +73,8 @@ func (s *session) chat(ctx context.Context) error {
 	switch {
 	case errors.Is(err, checkpoint.ErrNotFound):
 		snap = nil
+	case errors.Is(err, graph.ErrGraphMismatch) && !s.cfg.review:
+		return fmt.Errorf("%w\nthe thread was saved with -review (its turn waits in the review node); run it with the flags it was started with:\n  %s -review", err, s.cfg.resumeCommand())
 	case err != nil:
 		return err
 	}
@@ -80,12 +84,12 @@ func (s *session) chat(ctx context.Context) error {
 	pending := snap != nil && len(snap.Next) > 0
 	switch {
 	case pending && !s.cfg.resume:
-		return fmt.Errorf("thread %s has an unfinished turn (next: %s); finish it with -resume", s.cfg.thread, strings.Join(snap.Next, ", "))
+		return fmt.Errorf("thread %s has an unfinished turn (next: %s); finish it with:\n  %s", s.cfg.thread, strings.Join(snap.Next, ", "), s.cfg.resumeCommand())
 	case pending:
 		fmt.Fprintf(s.out, "resuming the unfinished turn (next: %s)\n", strings.Join(snap.Next, ", "))
 		var resume []graph.RunOption
 		if len(snap.Interrupts) > 0 {
-			d, err := s.review(snap.Interrupts[0])
+			d, err := s.review(ctx, snap.Interrupts[0])
 			if err != nil {
 				return err
 			}
@@ -99,11 +103,18 @@ func (s *session) chat(ctx context.Context) error {
 	}
 	for {
 		fmt.Fprint(s.out, "you: ")
-		if !s.in.Scan() || strings.TrimSpace(s.in.Text()) == "" {
-			fmt.Fprintln(s.out, "\nbye")
-			return s.in.Err()
+		line, ok, err := s.in.next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return errAtPrompt // Ctrl-C between turns: nothing is pending
+			}
+			return err
 		}
-		if err := s.turn(ctx, s.a.Input(chat.Human(s.in.Text()))); err != nil {
+		if !ok || strings.TrimSpace(line) == "" {
+			fmt.Fprintln(s.out, "\nbye")
+			return nil
+		}
+		if err := s.turn(ctx, s.a.Input(chat.Human(line))); err != nil {
 			return err
 		}
 	}
@@ -138,7 +149,7 @@ func (s *session) turn(ctx context.Context, input state.Update[turnState], extra
 		if len(pending) == 0 {
 			return nil
 		}
-		d, err := s.review(pending[0])
+		d, err := s.review(ctx, pending[0])
 		if err != nil {
 			return err
 		}
@@ -206,18 +217,22 @@ func (s *session) update(node string, u state.Update[turnState], cached bool) {
 
 // review asks, for each call of the interrupt's review, approve, reject or
 // edit.
-func (s *session) review(in graph.Interruption) ([]toolnode.Decision, error) {
+func (s *session) review(ctx context.Context, in graph.Interruption) ([]toolnode.Decision, error) {
 	rev, err := graph.Payload[toolnode.Review](in)
 	if err != nil {
 		return nil, err
 	}
 	ask := func(q string) (string, error) {
 		fmt.Fprint(s.out, q)
-		if !s.in.Scan() {
+		line, ok, err := s.in.next(ctx)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
 			fmt.Fprintln(s.out)
 			return "", errNoAnswer
 		}
-		return strings.TrimSpace(s.in.Text()), nil
+		return strings.TrimSpace(line), nil
 	}
 	var out []toolnode.Decision
 	for _, c := range rev.Calls {
@@ -260,10 +275,13 @@ func (s *session) review(in graph.Interruption) ([]toolnode.Decision, error) {
 
 // exit reports how the chat ended and returns the exit code.
 func (s *session) exit(err error, stderr io.Writer) int {
-	resume := fmt.Sprintf("go run ./examples/chat -resume -thread %s -db %s", s.cfg.thread, s.cfg.db)
+	resume := s.cfg.resumeCommand()
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.Is(err, errAtPrompt):
+		fmt.Fprintf(s.out, "\nInterrupted. The conversation is saved; go on with it with:\n  %s\n", s.cfg.continueCommand())
+		return exitInterrupted
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintf(s.out, "\nInterrupted. The thread is saved; finish the turn with:\n  %s\n", resume)
 		return exitInterrupted

@@ -25,10 +25,11 @@
 //	-mermaid FILE         write the graph and this run's path as Markdown
 //	-delay DURATION       make each simulated tool call take that long
 //	                      (default 0), time enough to press Ctrl-C
-//	-trace                export OpenTelemetry spans (run, steps, tasks,
-//	                      checkpoint writes, model and tool calls) to
-//	                      standard output, or over OTLP/HTTP when
-//	                      OTEL_EXPORTER_OTLP_ENDPOINT is set
+//
+// The same program exporting OpenTelemetry spans (run, steps, tasks,
+// checkpoint writes, model and tool calls) is examples/tracing: the
+// exporters' modules (gRPC, protobuf, OTLP) are its own, so this program
+// downloads and links none of them.
 //
 // Ctrl-C stops the run and leaves the thread resumable; the program prints
 // the command that finishes it. The offline run takes milliseconds, so to
@@ -51,17 +52,15 @@ import (
 	"context"
 	"os"
 	"os/signal"
+
+	"github.com/stategraph/stategraph/examples/internal/planexec"
 )
 
 func main() {
-	cfg, code := parseFlags(os.Args[1:], os.Stderr)
-	if code >= 0 {
-		os.Exit(code)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	go func() {
 		<-ctx.Done()
 		stop() // a second Ctrl-C kills the process
 	}()
-	os.Exit(run(ctx, cfg, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(planexec.Main(ctx, planexec.Program{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

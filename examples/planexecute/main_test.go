@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stategraph/stategraph/examples/internal/clitest"
+	"github.com/stategraph/stategraph/examples/internal/deliverytest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -47,18 +48,11 @@ func execute(t *testing.T, cmd *exec.Cmd, stdin string) result {
 }
 
 // recommendation are the phrases the answer must reach.
-var recommendation = []string{
-	"Warehouse A cannot make it",
-	"Recommendation: switch to warehouse B, standard shipping: extra 10, arrives Friday 16:00",
-	"Confirm by Tuesday 16:00",
-	"Nothing was changed",
-}
+var recommendation = deliverytest.Recommendation
 
 func requireRecommendation(t *testing.T, out string) {
 	t.Helper()
-	for _, want := range recommendation {
-		require.Contains(t, out, want)
-	}
+	deliverytest.RequireRecommendation(t, out)
 }
 
 // toolCalls lists the tool-call lines of a run's output ("→ tool input").

@@ -1,7 +1,8 @@
 // Package migrate applies the versioned schema migrations of the packages
-// of this module that keep tables in a database (checkpoint/postgres and
-// worker in PostgreSQL, checkpoint/sqlite in SQLite), so that the loop that
-// applies them is written once per kind of database.
+// of this module that keep tables in PostgreSQL (checkpoint/postgres,
+// store/postgres and worker), so that the loop that applies them is
+// written once. Its sibling sqlmigrate does the same for SQLite through
+// database/sql, without the PostgreSQL driver this package imports.
 //
 // A Set names its migrations (ordered SQL steps: step i brings the tables
 // to version i+1), the table that records the applied versions (version
@@ -11,11 +12,6 @@
 // that lock (pg_advisory_xact_lock), so it is idempotent and safe when
 // several processes call it at once. Set.Version reads the version a
 // database is at, for a caller that refuses to start on an older one.
-//
-// SQLSet does the same through database/sql for SQLite, which has no
-// advisory locks: each step runs in a write transaction of its own, and a
-// database a newer release migrated is refused with a *NewerError before
-// anything is written.
 //
 // SessionLock holds the same kind of lock across several transactions on
 // one connection, for a caller that must run other migrations (River's)

@@ -12,7 +12,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
-	"github.com/stategraph/stategraph/internal/migrate"
+	"github.com/stategraph/stategraph/internal/migrate/sqlmigrate"
 	"github.com/stategraph/stategraph/store"
 )
 
@@ -97,7 +97,7 @@ func New(ctx context.Context, db *sql.DB, opts ...store.Option) (*store.Store, e
 }
 
 func newDriver(ctx context.Context, db *sql.DB) (*Driver, error) {
-	set := migrate.SQLSet{Table: "store_migrations", Steps: steps}
+	set := sqlmigrate.Set{Table: "store_migrations", Steps: steps}
 	if err := set.Up(ctx, db); err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -35,16 +36,39 @@ func Head(ctx context.Context, s checkpoint.Saver, thread, ns string) (*checkpoi
 	return tup, nil
 }
 
-// Resolve returns the checkpoint ref of a thread in namespace ns: the
-// latest when ref is "", else the checkpoint whose id is ref or, failing
-// that, the only one whose id ends with ref or, failing that, the only
-// one whose id contains ref. Checkpoint ids are UUIDv7: the checkpoints of
-// a thread share their first characters and differ in their last, so a
-// suffix or a chunk from the middle names one where a prefix rarely does.
+// MinIDPart is the fewest characters of a checkpoint id that Resolve
+// matches as a part of one: shorter parts match most ids of a long
+// thread, and a plain number is a step.
+const MinIDPart = 4
+
+// Resolve returns the checkpoint ref of a thread in namespace ns:
+//   - "": the latest;
+//   - a plain integer N (-1 included, no leading zero): the newest
+//     checkpoint of step N (the one a fork or an update saved last, when
+//     several have it); a number of MinIDPart digits or more that no step
+//     has is read as a part of an id, as is one with a leading zero
+//     ("0042");
+//   - a whole checkpoint id;
+//   - else a part of an id of at least MinIDPart characters: the only
+//     checkpoint whose id ends with it or, failing that, the only one
+//     whose id contains it. Checkpoint ids are UUIDv7: the checkpoints of
+//     a thread share their first characters and differ in their last, so
+//     a suffix or a chunk from the middle names one where a prefix rarely
+//     does.
+//
+// Anything else is ErrUnknownCheckpoint, saying what ref matched.
 func Resolve(ctx context.Context, s checkpoint.Saver, thread, ns, ref string) (*checkpoint.Tuple, error) {
 	head, err := Head(ctx, s, thread, ns)
 	if err != nil || ref == "" {
 		return head, err
+	}
+	if step, ok := stepNumber(ref); ok {
+		tup, err := atStep(ctx, s, thread, ns, step)
+		if err == nil || len(ref) < MinIDPart || !errors.Is(err, ErrUnknownCheckpoint) {
+			return tup, err
+		}
+		// A number no step has, long enough to be the digits that end
+		// an id (as history prints a cut one): read it as a part of one.
 	}
 	tup, err := s.Get(ctx, checkpoint.Config{ThreadID: thread, Namespace: ns, CheckpointID: ref})
 	if err == nil {
@@ -52,6 +76,10 @@ func Resolve(ctx context.Context, s checkpoint.Saver, thread, ns, ref string) (*
 	}
 	if !errors.Is(err, checkpoint.ErrNotFound) {
 		return nil, fmt.Errorf("%s checkpoint %q: %w", where(thread, ns), ref, err)
+	}
+	if len(ref) < MinIDPart {
+		return nil, fmt.Errorf("%w %q: give a step number, a whole checkpoint id or at least %d characters of one (list them with \"stategraph history %s\")",
+			ErrUnknownCheckpoint, ref, MinIDPart, historyArgs(thread, ns))
 	}
 	hist, err := History(ctx, s, thread, ns)
 	if err != nil {
@@ -70,6 +98,35 @@ func Resolve(ctx context.Context, s checkpoint.Saver, thread, ns, ref string) (*
 		return nil, fmt.Errorf("%s checkpoint %q: %w", where(thread, ns), id, err)
 	}
 	return tup, nil
+}
+
+// stepNumber reports whether ref is written as a step: an integer
+// without a sign other than -, and without a leading zero.
+func stepNumber(ref string) (int, bool) {
+	digits := strings.TrimPrefix(ref, "-")
+	if digits == "" || (len(digits) > 1 && digits[0] == '0') || (ref[0] == '-' && digits == "0") {
+		return 0, false
+	}
+	n, err := strconv.Atoi(ref)
+	return n, err == nil && !strings.HasPrefix(ref, "+")
+}
+
+// atStep returns the newest checkpoint of step of a thread in namespace
+// ns, or ErrUnknownCheckpoint naming the steps it has.
+func atStep(ctx context.Context, s checkpoint.Saver, thread, ns string, step int) (*checkpoint.Tuple, error) {
+	hist, err := History(ctx, s, thread, ns)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := hist[0].Metadata.Step, hist[0].Metadata.Step
+	for _, t := range hist { // newest first
+		if t.Metadata.Step == step {
+			return t, nil
+		}
+		lo, hi = min(lo, t.Metadata.Step), max(hi, t.Metadata.Step)
+	}
+	return nil, fmt.Errorf("%w: %s has no checkpoint at step %d (its steps run from %d to %d; list them with \"stategraph history %s\")",
+		ErrUnknownCheckpoint, where(thread, ns), step, lo, hi, historyArgs(thread, ns))
 }
 
 // matchCheckpoint returns the id among ids (a thread's checkpoints in

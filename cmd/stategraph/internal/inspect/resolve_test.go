@@ -116,3 +116,16 @@ func TestMatchCheckpointListsTheCandidates(t *testing.T) {
 		})
 	}
 }
+
+func TestStepNumberIsAPlainIntegerWithoutALeadingZero(t *testing.T) {
+	t.Parallel()
+	for ref, want := range map[string]int{"0": 0, "1": 1, "-1": -1, "12": 12, "2000": 2000} {
+		got, ok := stepNumber(ref)
+		assert.True(t, ok, ref)
+		assert.Equal(t, want, got, ref)
+	}
+	for _, ref := range []string{"", "-", "-0", "+1", "01", "0042", "1a", "a111", "1.5", " 1"} {
+		_, ok := stepNumber(ref)
+		assert.False(t, ok, "%q is not a step", ref)
+	}
+}

@@ -1,4 +1,11 @@
-package migrate
+// Package sqlmigrate applies the versioned schema migrations of the
+// packages of this module that keep tables in SQLite (checkpoint/sqlite,
+// store/sqlite) through database/sql. SQLite has no advisory locks: each
+// step runs in a write transaction of its own, and a database a newer
+// release migrated is refused with a *NewerError before anything is
+// written. It imports nothing but the standard library, so a SQLite
+// program does not link the PostgreSQL driver of package migrate.
+package sqlmigrate
 
 import (
 	"context"
@@ -7,14 +14,15 @@ import (
 	"time"
 )
 
-// SQLSet is the migrations of one package's tables in a database reached
+// Set is the migrations of one package's tables in a database reached
 // through database/sql: SQLite, where there is no advisory lock and one
 // writer at a time holds the whole file.
-type SQLSet struct {
+type Set struct {
 	// Table records the applied versions (version INTEGER PRIMARY KEY,
 	// applied_at TEXT). Up creates it when missing.
 	Table string
-	// Steps are the migrations in order, as in Set.
+	// Steps are the migrations in order: Steps[i] brings the tables to
+	// version i+1. Append new ones; never edit one that has shipped.
 	Steps []string
 	// Lock, if set, runs first in each step's transaction, to take the
 	// database's write lock before the version is read (a connection that
@@ -40,7 +48,7 @@ func (e *NewerError) Error() string {
 // a transaction of its own (Lock first), recording it, so a concurrent Up
 // in another process applies none twice. A failed step rolls back and its
 // error names its version.
-func (s SQLSet) Up(ctx context.Context, db *sql.DB) error {
+func (s Set) Up(ctx context.Context, db *sql.DB) error {
 	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS `+s.Table+` (
 	version    INTEGER PRIMARY KEY,
 	applied_at TEXT    NOT NULL
@@ -63,7 +71,7 @@ func (s SQLSet) Up(ctx context.Context, db *sql.DB) error {
 }
 
 // Version returns the highest version s.Table records (0 for none).
-func (s SQLSet) Version(ctx context.Context, db *sql.DB) (int, error) {
+func (s Set) Version(ctx context.Context, db *sql.DB) (int, error) {
 	var v sql.NullInt64
 	if err := db.QueryRowContext(ctx, `SELECT max(version) FROM `+s.Table).Scan(&v); err != nil {
 		return 0, fmt.Errorf("read %s: %w", s.Table, err)
@@ -71,7 +79,7 @@ func (s SQLSet) Version(ctx context.Context, db *sql.DB) (int, error) {
 	return int(v.Int64), nil
 }
 
-func (s SQLSet) apply(ctx context.Context, db *sql.DB, version int, step string) (err error) {
+func (s Set) apply(ctx context.Context, db *sql.DB, version int, step string) (err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

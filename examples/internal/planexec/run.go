@@ -1,4 +1,4 @@
-package main
+package planexec
 
 import (
 	"context"
@@ -17,9 +17,6 @@ import (
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/state"
-	"github.com/stategraph/stategraph/telemetry"
-	"github.com/stategraph/stategraph/telemetry/agenttrace"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // app is the compiled agent.
@@ -28,8 +25,9 @@ type app = graph.Compiled[nodes.AgentState]
 // run runs (or resumes) the agent on the delivery case and returns the
 // exit code.
 func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Writer) int {
+	name := cfg.prog.name()
 	fail := func(code int, format string, args ...any) int {
-		fmt.Fprintf(stderr, "planexecute: "+format+"\n", args...)
+		fmt.Fprintf(stderr, name+": "+format+"\n", args...)
 		return code
 	}
 	c := delivery.New()
@@ -37,35 +35,31 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 	if err != nil {
 		var se *models.SetupError
 		if errors.As(err, &se) {
-			return fail(exitUsage, "%v", err)
+			return fail(ExitUsage, "%v", err)
 		}
-		return fail(exitFailed, "%v", err)
+		return fail(ExitFailed, "%v", err)
 	}
 	acfg.Tools = watchTools(acfg.Tools, slowTools(), cfg.delay)
 	var compileOpts []graph.CompileOption
-	if cfg.trace {
-		tr, err := newTracing(ctx, stdout, os.Getenv)
+	if tr := cfg.prog.Tracer; tr != nil {
+		var opts []graph.CompileOption
+		ctx, acfg, opts, err = tr.Start(ctx, Invocation{Thread: cfg.thread, Model: cfg.model}, acfg)
 		if err != nil {
-			return fail(exitUsage, "%v", err)
+			return fail(ExitUsage, "%v", err)
 		}
+		compileOpts = append(compileOpts, opts...)
 		defer func() {
-			if err := tr.shutdown(ctx); err != nil {
-				fmt.Fprintf(stderr, "planexecute: -trace: %v\n", err)
+			where, err := tr.Finish(context.WithoutCancel(ctx))
+			if err != nil {
+				fmt.Fprintf(stderr, "%s: %v\n", name, err)
 				return
 			}
-			fmt.Fprintf(stdout, "The spans went to %s.\n", tr.where)
+			fmt.Fprintf(stdout, "The spans went to %s.\n", where)
 		}()
-		// One trace for this invocation: the runs (a resume after the
-		// approval prompt among them) are its children.
-		var span trace.Span
-		ctx, span = tr.tp.Tracer("planexecute").Start(ctx, "planexecute", trace.WithAttributes(telemetry.KeyThread.String(cfg.thread)))
-		defer span.End()
-		acfg = agenttrace.Instrument(tr.tel, acfg, telemetry.WithModelName(modelName(cfg.model, os.Getenv))) // model, tools and replanner
-		compileOpts = append(compileOpts, graph.WithObserver(tr.tel))
 	}
 	saver, err := sqlite.Open(cfg.db)
 	if err != nil {
-		return fail(exitFailed, "open the checkpoint database: %v", err)
+		return fail(ExitFailed, "open the checkpoint database: %v", err)
 	}
 	defer saver.Close()
 	// A model's answer is printed as it arrives (the offline responder
@@ -76,11 +70,11 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 	}
 	agent, err := nodes.NewAgent(acfg, opts...)
 	if err != nil {
-		return fail(exitFailed, "%v", err)
+		return fail(ExitFailed, "%v", err)
 	}
 	a, err := agent.Compile(append(compileOpts, graph.WithCheckpointer(saver), graph.WithName("planexecute"))...)
 	if err != nil {
-		return fail(exitFailed, "%v", err)
+		return fail(ExitFailed, "%v", err)
 	}
 
 	p := newProgress(stdout)
@@ -95,16 +89,16 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 
 	r := &runner{cfg: cfg, app: a, p: p, in: newAsker(stdin, stdout), out: stdout}
 	code := r.run(ctx, c)
-	if code == exitFailed && r.err != nil {
-		fmt.Fprintf(stderr, "planexecute: %v\n", r.err)
+	if code == ExitFailed && r.err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, r.err)
 		fmt.Fprintf(stderr, "The thread keeps its last checkpoint; to retry what failed: %s\n", cfg.resumeCommand())
 	}
-	if cfg.mermaid != "" && code != exitUsage {
+	if cfg.mermaid != "" && code != ExitUsage {
 		// The run may have been cancelled; the file is still worth writing.
 		if err := writeMermaid(context.WithoutCancel(ctx), a, cfg.thread, cfg.mermaid); err != nil {
-			fmt.Fprintf(stderr, "planexecute: -mermaid: %v\n", err)
-			if code == exitOK {
-				code = exitFailed
+			fmt.Fprintf(stderr, "%s: -mermaid: %v\n", name, err)
+			if code == ExitOK {
+				code = ExitFailed
 			}
 		} else {
 			fmt.Fprintf(stdout, "The graph and this run's path are in %s.\n", cfg.mermaid)
@@ -122,7 +116,7 @@ type runner struct {
 	in      *asker
 	out     io.Writer
 	approve bool  // ask before the final answer
-	err     error // why the run failed (exitFailed)
+	err     error // why the run failed (ExitFailed)
 }
 
 func (r *runner) run(ctx context.Context, c *delivery.Case) int {
@@ -133,11 +127,11 @@ func (r *runner) run(ctx context.Context, c *delivery.Case) int {
 		snap, err := r.app.State(ctx, thread)
 		if errors.Is(err, checkpoint.ErrNotFound) {
 			fmt.Fprintf(r.out, "There is no thread %q in %s: start a run without -resume.\n", r.cfg.thread, r.cfg.db)
-			return exitUsage
+			return ExitUsage
 		}
 		if err != nil {
 			r.err = err
-			return exitFailed
+			return ExitFailed
 		}
 		if v, _ := snap.Metadata.Extra["approve"].(bool); v {
 			r.approve = true // the thread was started with -approve
@@ -145,7 +139,7 @@ func (r *runner) run(ctx context.Context, c *delivery.Case) int {
 		if len(snap.Next) == 0 {
 			fmt.Fprintln(r.out, "The thread has already finished; its answer:")
 			r.answer(snap.Values)
-			return exitOK
+			return ExitOK
 		}
 		fmt.Fprintf(r.out, "Resuming after graph step %d: %s. Work already saved is not done again.\n\n",
 			snap.Metadata.Step, pending(snap.Tasks))
@@ -159,7 +153,7 @@ func (r *runner) run(ctx context.Context, c *delivery.Case) int {
 			snap, err := r.app.State(ctx, thread)
 			if err != nil {
 				r.err = err
-				return exitFailed
+				return ExitFailed
 			}
 			if slices.Equal(snap.Next, []string{nodes.NodeRespond}) {
 				ok, err := r.ask(ctx, snap.Values)
@@ -173,7 +167,7 @@ func (r *runner) run(ctx context.Context, c *delivery.Case) int {
 					}
 					fmt.Fprintf(r.out, "%s: no answer was written. The thread stays paused before %q;\nto decide later: %s -approve\n",
 						why, nodes.NodeRespond, r.cfg.resumeCommand())
-					return exitDeclined
+					return ExitDeclined
 				}
 				approved = true
 			}
@@ -192,7 +186,7 @@ func (r *runner) run(ctx context.Context, c *delivery.Case) int {
 					return r.interrupted()
 				}
 				r.err = err
-				return exitFailed
+				return ExitFailed
 			}
 			if ev.Mode == graph.Interrupts {
 				paused = true
@@ -209,13 +203,13 @@ func (r *runner) run(ctx context.Context, c *delivery.Case) int {
 		input = state.Update[nodes.AgentState]{} // paused before respond: ask, then resume
 	}
 	r.answer(r.p.state)
-	return exitOK
+	return ExitOK
 }
 
 // interrupted explains how to finish a thread stopped by Ctrl-C.
 func (r *runner) interrupted() int {
 	fmt.Fprintf(r.out, "\nInterrupted. The thread is saved and resumable; finished steps will not run again.\nTo finish it: %s\n", r.cfg.resumeCommand())
-	return exitInterrupted
+	return ExitInterrupted
 }
 
 // ask shows what the agent found and asks whether to write the answer.

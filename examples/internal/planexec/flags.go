@@ -1,4 +1,4 @@
-package main
+package planexec
 
 import (
 	"crypto/rand"
@@ -10,13 +10,13 @@ import (
 	"time"
 )
 
-// Exit codes.
+// Exit codes of the programs.
 const (
-	exitOK          = 0
-	exitFailed      = 1   // the run failed
-	exitUsage       = 2   // bad flags, or a model not configured or not reachable
-	exitDeclined    = 3   // the answer was declined at the approval prompt
-	exitInterrupted = 130 // Ctrl-C: the thread is resumable
+	ExitOK          = 0   // the answer was written
+	ExitFailed      = 1   // the run failed
+	ExitUsage       = 2   // bad flags, or a model not configured or not reachable
+	ExitDeclined    = 3   // the answer was declined at the approval prompt
+	ExitInterrupted = 130 // Ctrl-C: the thread is resumable
 )
 
 // defaultDB is the checkpoint database when -db is not given.
@@ -32,14 +32,15 @@ type config struct {
 	mermaid string
 	delay   time.Duration // how long each simulated tool call takes
 	eager   bool          // start each step as soon as its dependencies complete
-	trace   bool          // export OpenTelemetry spans
+	prog    Program       // the program these flags are for
 }
 
 // parseFlags reads the command line. It returns a code >= 0 when the
 // program should exit at once (after -h, or on bad flags), -1 otherwise.
-func parseFlags(args []string, stderr io.Writer) (config, int) {
-	var cfg config
-	fs := flag.NewFlagSet("planexecute", flag.ContinueOnError)
+func parseFlags(p Program, args []string, stderr io.Writer) (config, int) {
+	cfg := config{prog: p}
+	name := p.name()
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.model, "model", "", "`name` of a real model provider, openai or ollama, to plan, replan and answer (default: none, offline)")
 	fs.StringVar(&cfg.thread, "thread", "", "the thread `ID` to run on (default: a new id, printed at start)")
@@ -48,51 +49,57 @@ func parseFlags(args []string, stderr io.Writer) (config, int) {
 	fs.StringVar(&cfg.db, "db", defaultDB, "the SQLite checkpoint database `PATH`")
 	fs.StringVar(&cfg.mermaid, "mermaid", "", "write the graph and the path this run took to `FILE` (Markdown with Mermaid blocks)")
 	fs.BoolVar(&cfg.eager, "eager", false, "start each step of the plan as soon as the steps it depends on complete (one execute task per round) instead of round by round")
-	fs.BoolVar(&cfg.trace, "trace", false, "export OpenTelemetry spans of the run, its steps, tasks, checkpoint writes, model and tool calls:\nto standard output, or over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set")
 	fs.DurationVar(&cfg.delay, "delay", 0, "make each simulated tool call take `DURATION` (such as 2s; default 0, no delay), time enough to press Ctrl-C and try -resume;\nthe case's time budget is one minute of running time, so keep it under 15s")
+	if p.Flags != nil {
+		p.Flags(fs)
+	}
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: go run ./examples/planexecute [flags]")
+		cmd := p.command()
+		fmt.Fprintf(stderr, "Usage: %s [flags]\n", cmd)
 		fmt.Fprintln(stderr, "\nThe plan-and-execute agent on the delivery case (order O1001), checkpointed in SQLite.")
+		if p.About != "" {
+			fmt.Fprintln(stderr, p.About)
+		}
 		fmt.Fprintln(stderr, "\nTry Ctrl-C and resume:")
-		fmt.Fprintln(stderr, "  go run ./examples/planexecute -delay 2s -thread demo   # press Ctrl-C after a few tool calls")
-		fmt.Fprintln(stderr, "  go run ./examples/planexecute -resume -thread demo     # finishes it; saved steps do not run again")
+		fmt.Fprintf(stderr, "  %s -delay 2s -thread demo   # press Ctrl-C after a few tool calls\n", cmd)
+		fmt.Fprintf(stderr, "  %s -resume -thread demo     # finishes it; saved steps do not run again\n", cmd)
 		fmt.Fprintln(stderr, "\nExit codes: 0 answered, 1 failed, 2 bad flags or model setup, 3 declined, 130 interrupted.")
 		fmt.Fprintln(stderr, "go run reports any failure as exit status 1 (it prints the program's own, e.g. \"exit status 3\");")
 		fmt.Fprintln(stderr, "scripts that need the codes run the program itself:")
-		fmt.Fprintln(stderr, "  go build -o planexecute ./examples/planexecute && ./planexecute")
+		fmt.Fprintf(stderr, "  go build -o %s ./examples/%s && ./%s\n", name, name, name)
 		fmt.Fprintln(stderr, "\nFlags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return cfg, exitOK
+			return cfg, ExitOK
 		}
-		return cfg, exitUsage
+		return cfg, ExitUsage
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "planexecute: unexpected arguments %q\n", fs.Args())
-		return cfg, exitUsage
+		fmt.Fprintf(stderr, "%s: unexpected arguments %q\n", name, fs.Args())
+		return cfg, ExitUsage
 	}
 	switch cfg.model {
 	case "", "openai", "ollama":
 	default:
-		fmt.Fprintf(stderr, "planexecute: -model %q: want openai or ollama\n", cfg.model)
-		return cfg, exitUsage
+		fmt.Fprintf(stderr, "%s: -model %q: want openai or ollama\n", name, cfg.model)
+		return cfg, ExitUsage
 	}
 	if cfg.delay < 0 {
-		fmt.Fprintf(stderr, "planexecute: -delay %v: want a duration of zero or more\n", cfg.delay)
-		return cfg, exitUsage
+		fmt.Fprintf(stderr, "%s: -delay %v: want a duration of zero or more\n", name, cfg.delay)
+		return cfg, ExitUsage
 	}
 	if cfg.mermaid != "" {
 		// Checked now, not after the run: a typo should not cost a run.
 		if err := checkWritable(cfg.mermaid); err != nil {
-			fmt.Fprintf(stderr, "planexecute: -mermaid %s: cannot write the file: %v\n", cfg.mermaid, err)
-			return cfg, exitUsage
+			fmt.Fprintf(stderr, "%s: -mermaid %s: cannot write the file: %v\n", name, cfg.mermaid, err)
+			return cfg, ExitUsage
 		}
 	}
 	if cfg.resume && cfg.thread == "" {
-		fmt.Fprintln(stderr, "planexecute: -resume needs -thread ID (the id printed when the run started)")
-		return cfg, exitUsage
+		fmt.Fprintf(stderr, "%s: -resume needs -thread ID (the id printed when the run started)\n", name)
+		return cfg, ExitUsage
 	}
 	if cfg.thread == "" {
 		cfg.thread = newThreadID()
@@ -109,7 +116,7 @@ func newThreadID() string {
 
 // resumeCommand is the command that continues the thread.
 func (c config) resumeCommand() string {
-	cmd := "go run ./examples/planexecute -resume -thread " + c.thread
+	cmd := c.prog.command() + " -resume -thread " + c.thread
 	if c.db != defaultDB {
 		cmd += " -db " + c.db
 	}
@@ -118,9 +125,6 @@ func (c config) resumeCommand() string {
 	}
 	if c.eager {
 		cmd += " -eager"
-	}
-	if c.trace {
-		cmd += " -trace"
 	}
 	return cmd
 }

@@ -5,11 +5,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sync"
 	"testing"
 
+	"github.com/stategraph/stategraph/examples/internal/deliverytest"
 	"github.com/stategraph/stategraph/internal/fakechat"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,22 +29,46 @@ var spanNames = []string{
 	"checkpoint input", "checkpoint loop", "execute_tool order_lookup", "execute_tool stock_check", "execute_tool shipping_quote",
 }
 
-func TestTraceFlagPrintsTheRunsSpans(t *testing.T) {
-	t.Parallel()
-	res := execute(t, command(t, t.TempDir(), "-trace"), "")
-	require.Equal(t, exitOK, res.Code, res.Stderr)
-	requireRecommendation(t, res.Stdout)
-	assert.Contains(t, res.Stdout, "The spans went to standard output")
+// jsonSpanNames are the names of the spans of the exporter's JSON.
+func jsonSpanNames(t *testing.T, out string) map[string]bool {
+	t.Helper()
 	names := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^\t"Name": (".*"),$`).FindAllStringSubmatch(res.Stdout, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^\t"Name": (".*"),$`).FindAllStringSubmatch(out, -1) {
 		var name string
 		require.NoError(t, json.Unmarshal([]byte(m[1]), &name))
 		names[name] = true
 	}
+	return names
+}
+
+func TestSpansGoToStandardErrorNotWithTheAnswer(t *testing.T) {
+	t.Parallel()
+	res := execute(t, command(t, t.TempDir()), "")
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	deliverytest.RequireRecommendation(t, res.Stdout)
+	assert.Contains(t, res.Stdout, "The spans went to standard error")
+	assert.NotContains(t, res.Stdout, `"Name":`, "standard output is the run's, as planexecute prints it")
+	names := jsonSpanNames(t, res.Stderr)
 	for _, want := range spanNames {
 		assert.True(t, names[want], "no span %q in the output", want)
 	}
-	assert.Contains(t, res.Stdout, `"stategraph.replan"`, "the replan is an event")
+	assert.Contains(t, res.Stderr, `"stategraph.replan"`, "the replan is an event")
+}
+
+func TestSpansFlagWritesThemToAFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "spans.json")
+	res := execute(t, command(t, dir, "-spans", file), "")
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	assert.Contains(t, res.Stdout, "The spans went to "+file+".")
+	assert.NotContains(t, res.Stdout+res.Stderr, `"Name":`)
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	names := jsonSpanNames(t, string(b))
+	for _, want := range spanNames {
+		assert.True(t, names[want], "no span %q in %s", want, file)
+	}
 }
 
 // collector is an OTLP/HTTP trace receiver keeping the spans it is sent.
@@ -74,12 +101,12 @@ func TestTraceFlagSendsOTLPWhenTheEnvironmentNamesACollector(t *testing.T) {
 	col := &collector{}
 	srv := httptest.NewServer(col)
 	defer srv.Close()
-	cmd := command(t, t.TempDir(), "-trace", "-thread", "traced")
+	cmd := command(t, t.TempDir(), "-thread", "traced")
 	cmd.Env = env("OTEL_EXPORTER_OTLP_ENDPOINT="+srv.URL, "OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf")
 	res := execute(t, cmd, "")
 	require.Equal(t, exitOK, res.Code, res.Stderr)
 	assert.Contains(t, res.Stdout, "The spans went to the OTLP/HTTP endpoint "+srv.URL)
-	assert.NotContains(t, res.Stdout, `"Name":`, "nothing printed when a collector takes the spans")
+	assert.NotContains(t, res.Stdout+res.Stderr, `"Name":`, "nothing printed when a collector takes the spans")
 
 	col.mu.Lock()
 	defer col.mu.Unlock()
@@ -105,14 +132,14 @@ func TestTraceFlagSendsOTLPWhenTheEnvironmentNamesACollector(t *testing.T) {
 func TestTraceFlagShowsModelCallsUnderTheirTasks(t *testing.T) {
 	t.Parallel()
 	chat := fakechat.NewWith(t, fakechat.Options{Key: "test"},
-		fakechat.Rule{Marker: "You are a planner", Reply: planReply},
-		fakechat.Rule{Marker: "You are revising a plan", Reply: replanReply},
-		fakechat.Rule{Marker: "Answer the user's request", Reply: answerReply},
+		fakechat.Rule{Marker: "You are a planner", Reply: deliverytest.PlanReply},
+		fakechat.Rule{Marker: "You are revising a plan", Reply: deliverytest.ReplanReply},
+		fakechat.Rule{Marker: "Answer the user's request", Reply: deliverytest.AnswerReply},
 	)
 	col := &collector{}
 	srv := httptest.NewServer(col)
 	defer srv.Close()
-	cmd := command(t, t.TempDir(), "-model", "openai", "-trace")
+	cmd := command(t, t.TempDir(), "-model", "openai")
 	cmd.Env = env("OPENAI_API_KEY=test", "OPENAI_BASE_URL="+chat.URL, "OPENAI_MODEL=test", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT="+srv.URL+"/v1/traces")
 	res := execute(t, cmd, "")
 	require.Equal(t, exitOK, res.Code, res.Stderr)
@@ -148,7 +175,7 @@ func TestTraceOfAResumedThreadLinksToTheRunItContinues(t *testing.T) {
 	dir := t.TempDir()
 	run := func(stdin string, code int, args ...string) {
 		t.Helper()
-		cmd := command(t, dir, append([]string{"-trace", "-thread", "t-linked"}, args...)...)
+		cmd := command(t, dir, append([]string{"-thread", "t-linked"}, args...)...)
 		cmd.Env = env("OTEL_EXPORTER_OTLP_ENDPOINT=" + srv.URL)
 		res := execute(t, cmd, stdin)
 		require.Equal(t, code, res.Code, res.Stderr)

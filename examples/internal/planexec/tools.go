@@ -1,4 +1,4 @@
-package main
+package planexec
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 	"github.com/tmc/langchaingo/tools"
 )
 
-// slowToolsEnv is a test hook: a comma-separated list of tool names whose
+// SlowToolsEnv is a test hook: a comma-separated list of tool names whose
 // calls block until the run is cancelled, so a test's Ctrl-C lands in the
 // middle of a step, deterministically.
-const slowToolsEnv = "PLANEXECUTE_SLOW_TOOLS"
+const SlowToolsEnv = "PLANEXECUTE_SLOW_TOOLS"
 
 // toolCall is what a watched tool reports on the Custom stream when called.
 type toolCall struct {
@@ -76,4 +76,4 @@ func watchTools(ts []tools.Tool, slow string, delay time.Duration) []tools.Tool 
 }
 
 // slowTools reads the test hook's environment variable.
-func slowTools() string { return os.Getenv(slowToolsEnv) }
+func slowTools() string { return os.Getenv(SlowToolsEnv) }
