@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/state"
@@ -70,6 +71,9 @@ type decodeOptions[S any] struct {
 func (c *Compiled[S]) decodeInto(d *decoded[S], tup *checkpoint.Tuple, cfg checkpoint.Config, o decodeOptions[S]) error {
 	sc := c.schema
 	id := tup.Config.CheckpointID
+	if err := liftStart(tup, cfg); err != nil {
+		return err
+	}
 	migrated, err := c.migrateStored(tup, cfg) // an older schema's checkpoint, brought up to date in place
 	if err != nil {
 		return err
@@ -148,6 +152,32 @@ func (c *Compiled[S]) decodeInto(d *decoded[S], tup *checkpoint.Tuple, cfg check
 			d.versions = map[string]string{}
 		}
 	}
+	return nil
+}
+
+// liftStart makes the input that tup, an input checkpoint of cfg's thread
+// and namespace, holds in checkpoint.StartChannel the pending writes of
+// its Start task, where every reader looks for them (and where input
+// checkpoints stored before that channel existed keep them). It does so
+// once: a tuple decoded again already has them.
+func liftStart(tup *checkpoint.Tuple, cfg checkpoint.Config) error {
+	v, ok := tup.Checkpoint.Values[checkpoint.StartChannel]
+	if !ok {
+		return nil
+	}
+	id := checkpoint.TaskID(tup.Config.CheckpointID, cfg.Namespace, tup.Metadata.Step+1, Start, -1)
+	for _, w := range tup.PendingWrites {
+		if w.TaskID == id {
+			return nil
+		}
+	}
+	ws, err := checkpoint.StartWrites(v.Snapshot, id)
+	if err != nil {
+		return fmt.Errorf("graph: thread %q: checkpoint %q: the input: %w: %w", cfg.ThreadID, tup.Config.CheckpointID, checkpoint.ErrCorrupt, err)
+	}
+	// Pending writes are ordered by task id, then index.
+	i, _ := slices.BinarySearchFunc(tup.PendingWrites, id, func(w checkpoint.PendingWrite, id string) int { return strings.Compare(w.TaskID, id) })
+	tup.PendingWrites = slices.Insert(tup.PendingWrites, i, ws...)
 	return nil
 }
 
