@@ -55,7 +55,7 @@ func (r *run[S]) finish(err error) error {
 	if r.cp == nil {
 		return err
 	}
-	ferr := r.cp.flush()
+	ferr := r.cp.flush(err)
 	switch {
 	case ferr == nil:
 		return err

@@ -205,10 +205,12 @@ func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, ove
 		}
 		p.trig = p.r.triggers()
 	}
-	if p.r.durability == DurabilityExit && (source == checkpoint.SourceLoop || source == checkpoint.SourceInput) && !p.r.next.empty() {
-		// Not stored until the run ends (flush). It gets its id now, so the
-		// next step's task ids are its own; the writes of the step that
-		// just finished are in the state now, so the ones held for it go.
+	if p.r.durability == DurabilityExit && (source == checkpoint.SourceLoop || source == checkpoint.SourceInput) && (!p.r.next.empty() || p.cfg.Namespace != "") {
+		// Not stored until the run ends (flush; a nested run's last
+		// checkpoint too, which flush stores only when the run stopped).
+		// It gets its id now, so the next step's task ids are its own; the
+		// writes of the step that just finished are in the state now, so
+		// the ones held for it go.
 		p.id, p.unsaved, p.unsavedSource, p.unsavedStep = checkpoint.NewIDAfter(max(p.head, p.parent)), true, source, step
 		p.held = p.held[:0]
 		return nil
@@ -457,12 +459,19 @@ func detachedSaveCtx(ctx context.Context) (context.Context, context.CancelFunc) 
 
 // flush waits for a checkpoint still being stored (DurabilityAsync) and
 // stores the final checkpoint of a DurabilityExit run, with the writes and
-// interrupts of its pending tasks.
-func (p *persist[S]) flush() error {
+// interrupts of its pending tasks. A nested run (a subgraph, a graph a
+// node invokes) that ended without runErr stores nothing, as LangGraph's
+// exit: its parent's checkpoint records the result, and only a subgraph
+// that stopped (an interrupt, an error) has to be gone on with.
+func (p *persist[S]) flush(runErr error) error {
 	if err := p.settle(); err != nil {
 		return err
 	}
 	if !p.unsaved {
+		return nil
+	}
+	if runErr == nil && p.cfg.Namespace != "" {
+		p.unsaved, p.held = false, p.held[:0]
 		return nil
 	}
 	return p.put(p.unsavedSource, p.unsavedStep, nil)
