@@ -323,15 +323,20 @@ func (p *persist[S]) load(input state.Update[S]) (bool, error) {
 	}
 	r.step = latest.Metadata.Step + 1
 	resume := len(r.o.resume) > 0 || r.o.resumeByID != nil
-	if !zero && !resume {
+	// An input with a goto or Sends is LangGraph's Command(goto=…): it
+	// resumes the thread, its writes and gotos applied to the resumed step
+	// (takeInput), rather than starting over from Start.
+	command := len(input.Goto) > 0 || len(input.Sends) > 0
+	if !zero && !resume && !command {
 		r.step++ // the input checkpoint takes the next step number
 		return false, nil
 	}
 	p.pending = groupPending(latest.PendingWrites)
 	// Resume values with an input: LangGraph's Command(resume=…,
-	// update=…). The interrupted tasks get their answers, and the input
-	// (with those given to earlier resumes of this checkpoint) is applied
-	// before they run again.
+	// update=…, goto=…). The interrupted tasks get their answers, and the
+	// input (with those given to earlier resumes of this checkpoint) is
+	// applied before they run again, its gotos and Sends adding tasks to
+	// the resumed step.
 	if err := p.takeInput(input); err != nil {
 		return false, err
 	}

@@ -19,7 +19,11 @@ import (
 // With a checkpointer and a thread: a non-zero input is applied on top of
 // the thread's state (if any) and the run starts from Start; a zero input
 // resumes the thread where it stopped (after an error, an interrupt or a
-// crash), re-running only the tasks whose writes were not saved. A run
+// crash), re-running only the tasks whose writes were not saved. An input
+// with a Goto or Sends is LangGraph's Command(goto=…, update=…) as input:
+// on a thread with checkpoints it resumes too (past a static breakpoint),
+// its writes applied first and its gotos and Sends run beside the resumed
+// step's tasks. A run
 // stopped by an interrupt returns the state so far (with the writes of the
 // interrupted step's tasks that finished, as State shows the thread) and an
 // *InterruptError.
@@ -352,6 +356,23 @@ func (r *run[S]) applyResumeUpdate() error {
 		if i := r.c.schema.IndexOf(w); i >= 0 && w.IsOverwrite() {
 			r.cp.tracks[i].lastLen = math.MaxInt // stored whole: the next blob is a snapshot
 		}
+	}
+	// The input's gotos and Sends join the resumed step's tasks, as a
+	// Command's goto does in LangGraph.
+	for _, to := range upd.Goto {
+		switch n := r.c.nodes[to]; {
+		case to == End:
+		case n == nil:
+			return fmt.Errorf("graph: input given to resume: %w: goto unknown node %q", ErrInvalidRoute, to)
+		default:
+			r.next.add(n)
+		}
+	}
+	for _, s := range upd.Sends {
+		if r.c.nodes[s.Node] == nil {
+			return fmt.Errorf("graph: input given to resume: %w: send to unknown node %q", ErrInvalidRoute, s.Node)
+		}
+		r.next.sends = append(r.next.sends, s)
 	}
 	return nil
 }
