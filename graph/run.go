@@ -305,6 +305,10 @@ func (r *run[S]) takeThread(saver checkpoint.Saver) error {
 	}
 	if ls != nil {
 		r.lease, r.ownLease = keepLease(ls, r.c.leaseTTL, r.cancel), true
+		// Every write of the run, its subgraphs' too, is fenced by the
+		// lease: one that lost the thread to another run stores nothing,
+		// even before its heartbeat finds out.
+		r.ctx = checkpoint.WithFence(r.ctx, ls)
 	}
 	return nil
 }

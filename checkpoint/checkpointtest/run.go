@@ -70,6 +70,7 @@ func groups() []group {
 		{"Concurrency", concurrencyTests},
 		{"Durability", durabilityTests},
 		{"Lease", leaseTests},
+		{"Fence", fenceTests},
 	}
 }
 

@@ -31,7 +31,7 @@ type direct struct {
 	// database/sql replace it, the statements are prepared again.
 	dc                                any
 	begin, commit, rollback, insertCp driver.StmtExecContext
-	head                              driver.StmtQueryContext
+	head, fence                       driver.StmtQueryContext
 	blobs                             [maxBlobRows + 1]driver.StmtExecContext
 	all                               []driver.Stmt
 	// args is reused by every statement.
@@ -120,15 +120,20 @@ func (d *direct) prepare(ctx context.Context, dc any) error {
 		}
 		err = exec(&d.blobs[n], q)
 	}
-	if err == nil {
-		var st driver.Stmt
-		if st, err = prep(sqlHead); err == nil {
-			q, ok := st.(driver.StmtQueryContext)
-			if !ok {
-				err = fmt.Errorf("driver statement %T cannot query with a context", st)
-			}
-			d.head = q
+	query := func(dst *driver.StmtQueryContext, query string) error {
+		st, err := prep(query)
+		if err != nil {
+			return err
 		}
+		q, ok := st.(driver.StmtQueryContext)
+		if !ok {
+			return fmt.Errorf("driver statement %T cannot query with a context", st)
+		}
+		*dst = q
+		return nil
+	}
+	if err == nil {
+		err = errors.Join(query(&d.head, sqlHead), query(&d.fence, sqlFence))
 	}
 	if err == nil {
 		// Waits for the write lock are retryBusy's, on every statement of
@@ -244,6 +249,11 @@ func (s *Saver) putDirect(ctx context.Context, req putRow) error {
 func (s *Saver) putRows(ctx context.Context, d *direct, r putRow) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if r.fence != nil {
+		if err := d.checkFence(r.fence); err != nil {
+			return err
+		}
 	}
 	bg := context.Background()
 	thread, ns, head := d.box(r.thread), d.box(r.ns), d.box(r.expectHead)
