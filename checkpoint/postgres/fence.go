@@ -27,7 +27,8 @@ func (s *Saver) fenceOf(ctx context.Context, thread string) *pgLease {
 	return l
 }
 
-// token is the fence's token as the statements take it: '' for none.
+// fenceToken is the fence's token as the statements take it: empty for
+// none.
 func (l *pgLease) fenceToken() string {
 	if l == nil {
 		return ""

@@ -62,7 +62,7 @@ SELECT EXISTS (SELECT 1 FROM h)`
 	RETURNING 1
 )` + putTail,
 		fenceHeld: `SELECT EXISTS (SELECT 1 FROM ` + t.leases + ` WHERE thread_id = $1 AND token = $2)`,
-		head: `SELECT head FROM ` + t.heads + ` WHERE thread_id = $1 AND ns = $2`,
+		head:      `SELECT head FROM ` + t.heads + ` WHERE thread_id = $1 AND ns = $2`,
 		// A non-negative index keeps the first write; a negative one
 		// replaces it. A missing checkpoint fails the foreign key.
 		// The checkpoint's nwrites counts the rows inserted (xmax = 0;
