@@ -246,7 +246,7 @@ func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S
 		saver = parent.saver
 	}
 	if saver == nil {
-		if o.thread == "" && (o.checkpointID != "" || len(o.resume) > 0 || o.resumeByID != nil) {
+		if o.checkpointID != "" || len(o.resume) > 0 || o.resumeByID != nil {
 			return r.abandon(errors.New("graph: resuming or replaying needs a checkpointer (graph.WithCheckpointer)"))
 		}
 	} else {
