@@ -42,6 +42,10 @@ type direct struct {
 	// namespace, parent and expected head.
 	thread, ns, id          string
 	threadBox, nsBox, idBox any
+	// tokenOf and tokenBox are the token of the last fenced put's lease,
+	// and it boxed: a run's puts are all fenced by one lease.
+	tokenOf  string
+	tokenBox any
 	// channels holds boxed channel names, which come again at every step
 	// (at most maxChannelBoxes of them).
 	channels map[string]any
@@ -250,15 +254,10 @@ func (s *Saver) putRows(ctx context.Context, d *direct, r putRow) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if r.fence != nil {
-		if err := d.checkFence(r.fence); err != nil {
-			return err
-		}
-	}
 	bg := context.Background()
 	thread, ns, head := d.box(r.thread), d.box(r.ns), d.box(r.expectHead)
 	id := any(r.id)
-	args := checkpointArgs(thread, ns, id, d.box(r.parent), r.created, r.versions, r.md, head, r.crc, inlineArg(r.inline))
+	args := checkpointArgs(thread, ns, id, d.box(r.parent), r.created, r.versions, r.md, head, r.crc, inlineArg(r.inline), d.token(r.fence))
 	d.setArgs(args[:])
 	n, err := d.exec(bg, d.insertCp)
 	if err != nil {
@@ -266,6 +265,11 @@ func (s *Saver) putRows(ctx context.Context, d *direct, r putRow) error {
 	}
 	d.thread, d.ns, d.id = r.thread, r.ns, r.id
 	d.threadBox, d.nsBox, d.idBox = thread, ns, id
+	if n == 0 && r.fence != nil {
+		if err := d.checkFence(r.fence); err != nil {
+			return err
+		}
+	}
 	if n == 0 {
 		d.setArgs(args[:2])
 		rows, err := d.head.QueryContext(bg, d.args)

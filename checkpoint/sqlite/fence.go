@@ -40,7 +40,9 @@ func (l *sqlLease) lost() error {
 	return checkpoint.FenceLostError(l.info.Thread, l.Info().Holder)
 }
 
-// checkFenceTx checks, in tx, that l is still held (nil l: no fence).
+// checkFenceTx checks, in tx, that l is still held (nil l: no fence):
+// after a fenced statement changed nothing, it tells a lost lease from
+// the statement's other reasons.
 func checkFenceTx(ctx context.Context, tx *sql.Tx, l *sqlLease) error {
 	if l == nil {
 		return nil
@@ -53,7 +55,27 @@ func checkFenceTx(ctx context.Context, tx *sql.Tx, l *sqlLease) error {
 	return err
 }
 
-// checkFence is checkFenceTx inside putDirect's transaction.
+// fenceToken is l's token as the statements take it: "" for no fence.
+func (l *sqlLease) fenceToken() string {
+	if l == nil {
+		return ""
+	}
+	return l.token
+}
+
+// token is l's token boxed, reusing the box of the last put.
+func (d *direct) token(l *sqlLease) any {
+	if l == nil {
+		return ""
+	}
+	if d.tokenBox == nil || d.tokenOf != l.token {
+		d.tokenOf, d.tokenBox = l.token, any(l.token)
+	}
+	return d.tokenBox
+}
+
+// checkFence is checkFenceTx inside putDirect's transaction, after its
+// insert stored nothing: the lease lost, or another reason (the head).
 func (d *direct) checkFence(l *sqlLease) error {
 	d.setArgs([]any{l.info.Thread, l.token})
 	rows, err := d.fence.QueryContext(context.Background(), d.args)
