@@ -37,6 +37,14 @@ const (
 	// ResumeChannel is a pending write at ResumeIndex: the JSON list of
 	// the values a task was resumed with.
 	ResumeChannel = "__resume__"
+	// StartChannel is a checkpoint value of an input checkpoint (source
+	// SourceInput): the run's input, stored in the checkpoint's own
+	// commit as LangGraph keeps it in its __start__ channel. It is the
+	// JSON list of the writes of the step's Start task, PendingWrites
+	// with an empty TaskID (see StartWrites). Input checkpoints stored
+	// before it existed hold their input as the pending writes of that
+	// task instead.
+	StartChannel = "__start__"
 )
 
 // Indices of the special pending writes. They are negative, so a saver
@@ -58,6 +66,20 @@ const DoneValue = "true"
 // rather than a state field: it starts and ends with "__".
 func IsReserved(name string) bool {
 	return len(name) > 4 && name[:2] == "__" && name[len(name)-2:] == "__"
+}
+
+// StartWrites decodes a StartChannel value into the pending writes of
+// the Start task it belongs to, taskID (TaskID(checkpoint, namespace,
+// step+1, "__start__", -1) of the input checkpoint at step).
+func StartWrites(data []byte, taskID string) ([]PendingWrite, error) {
+	var ws []PendingWrite
+	if err := json.Unmarshal(data, &ws); err != nil {
+		return nil, err
+	}
+	for i := range ws {
+		ws[i].TaskID = taskID
+	}
+	return ws, nil
 }
 
 // Interrupt is one interrupt as an InterruptChannel write stores it (the

@@ -30,7 +30,7 @@ type StateGraph[S any] struct {
 type node[S any] struct {
 	name         string
 	fn           NodeFunc[S]
-	retry        *RetryPolicy
+	retry        []RetryPolicy
 	timeout      time.Duration
 	destinations []string        // declared goto/Send targets, for validation and drawing
 	cache        *CachePolicy[S] // WithCache
@@ -66,14 +66,21 @@ func (g *StateGraph[S]) errorf(format string, args ...any) {
 type NodeOption func(*nodeOptions)
 
 type nodeOptions struct {
-	retry        *RetryPolicy
+	retry        []RetryPolicy
 	timeout      time.Duration
 	destinations []string
 	cache        any // a *CachePolicy[S] (WithCache)
 }
 
-// WithRetry retries the node's failures under the policy.
-func WithRetry(p RetryPolicy) NodeOption { return func(o *nodeOptions) { o.retry = &p } }
+// WithRetry retries the node's failures under the policy. Given several
+// times (or with several policies), the node has several policies, as
+// LangGraph's retry_policy=[…]: a failure is retried under the first whose
+// RetryOn matches it (a policy without RetryOn matches every error a
+// retry may take), with the attempts counted across all of them; an error
+// no policy matches fails the node at once.
+func WithRetry(policies ...RetryPolicy) NodeOption {
+	return func(o *nodeOptions) { o.retry = append(o.retry, policies...) }
+}
 
 // WithTimeout bounds each attempt of the node; an attempt that runs longer
 // fails with ErrNodeTimeout (and is retried if the policy says so).

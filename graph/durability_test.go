@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -231,7 +232,7 @@ func TestSubgraphFollowsTheParentsDurability(t *testing.T) {
 		innerPuts int // checkpoints stored in the subgraph's namespace
 	}{
 		{graph.DurabilitySync, 5}, // input, input applied, x, y, z
-		{graph.DurabilityExit, 1}, // the end
+		{graph.DurabilityExit, 0}, // none: LangGraph stores a finished subgraph's nothing under exit
 	} {
 		t.Run(tc.parent.String(), func(t *testing.T) {
 			t.Parallel()
@@ -634,4 +635,56 @@ func TestDurabilityAsyncRunThenUpdateStateAndReplay(t *testing.T) {
 	active, _, _, early := saver.snapshot()
 	require.Zero(t, active)
 	require.Empty(t, early)
+}
+
+// Mirrors test_pregel.py's checkpoint-events checks under durability="exit"
+// ("Save no checkpoints for subgraphs when durability=exit"): a parent
+// that runs a same-state subgraph twice leaves one checkpoint in the
+// thread, its own final one; the subgraphs store nothing when they finish.
+// A subgraph that stops (an interrupt) stores its checkpoint, so the
+// parent's resume goes on inside it.
+func TestDurabilityExitStoresNoCheckpointOfAFinishedSubgraph(t *testing.T) {
+	t.Parallel()
+	var puts sync.Map // namespace → count
+	count := func(req checkpoint.PutRequest) error {
+		n, _ := puts.LoadOrStore(req.Config.Namespace, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
+		return nil
+	}
+	total := func() (n int64, namespaces int) {
+		puts.Range(func(_, v any) bool { n += v.(*atomic.Int64).Load(); namespaces++; return true })
+		return n, namespaces
+	}
+	inner := mustCompile(t, graph.New(schema).
+		AddNode("x", visit("x")).AddNode("y", visit("y")).
+		AddEdge(graph.Start, "x").AddEdge("x", "y"))
+	g := graph.New(schema).AddSubgraph("sub1", inner).AddSubgraph("sub2", inner).
+		AddEdge(graph.Start, "sub1").AddEdge("sub1", "sub2")
+	saver := memory.New()
+	c := mustCompile(t, g, graph.WithCheckpointer(hookedSaver{Saver: saver, before: count}), graph.WithDurability(graph.DurabilityExit))
+	out, err := c.Invoke(t.Context(), state.Writes(trailField.Set([]string{"in"})), graph.WithThread("t"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"in", "x", "y", "x", "y"}, out.Trail)
+	n, namespaces := total()
+	require.EqualValues(t, 1, n, "one checkpoint in the thread")
+	require.Equal(t, 1, namespaces, "only the root namespace")
+	require.Len(t, history(t, c, "t"), 1)
+
+	// An interrupt inside the subgraph: its checkpoint is stored, and the
+	// resume answers it.
+	var cs calls
+	asking := mustCompile(t, graph.New(schema).
+		AddNode("x", visit("x")).AddNode("ask", askNode(&cs, "ask")).
+		AddEdge(graph.Start, "x").AddEdge("x", "ask"))
+	c2 := mustCompile(t, graph.New(schema).AddSubgraph("sub", asking).AddNode("after", visit("after")).
+		AddEdge(graph.Start, "sub").AddEdge("sub", "after"),
+		graph.WithCheckpointer(memory.New()), graph.WithDurability(graph.DurabilityExit))
+	_, err = c2.Invoke(t.Context(), zero, graph.WithThread("t"))
+	var ie *graph.InterruptError
+	require.ErrorAs(t, err, &ie)
+	out, err = c2.Invoke(t.Context(), zero, graph.WithThread("t"), graph.Resume("yes"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"x", "after"}, out.Trail)
+	require.Equal(t, []string{"yes"}, out.Items)
+	require.Equal(t, 2, cs.get("ask"), "asked, then answered")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
@@ -126,6 +127,54 @@ func TestGotoAndSendsStayWithinDeclaredDestinations(t *testing.T) {
 			require.Equal(t, "a", re.Node)
 			require.ErrorIs(t, err, graph.ErrInvalidRoute)
 			require.ErrorContains(t, err, c.wantErr)
+		})
+	}
+}
+
+// fooState is LangGraph's test state with foo: Annotated[str, operator.add].
+type fooState struct{ Foo string }
+
+var (
+	fooField  = state.Reduce("foo", func(s *fooState) *string { return &s.Foo }, func(old, upd string) string { return old + upd })
+	fooSchema = state.NewSchema(fooField)
+)
+
+// appendFoo is a node that adds text to foo.
+func appendFoo(text string) graph.NodeFunc[fooState] {
+	return func(ctx context.Context, s fooState) (state.Update[fooState], error) {
+		return state.Writes(fooField.Set(text)), nil
+	}
+}
+
+// Mirrors test_pregel.py's test_command_goto_with_static_breakpoints: a
+// goto given as the input of a thread stopped at a static breakpoint is a
+// Command: it resumes the thread, the stopped node runs past its
+// breakpoint, and the goto's node runs beside it in the same step (and
+// again after it, by the static edge): "abc|node-1|node-2|node-2". With
+// resume values the same.
+func TestGotoInputAtAStaticBreakpointResumesBesideThePendingNode(t *testing.T) {
+	t.Parallel()
+	for _, withResume := range []bool{false, true} {
+		t.Run(map[bool]string{false: "goto", true: "goto and resume"}[withResume], func(t *testing.T) {
+			t.Parallel()
+			g := graph.New(fooSchema).
+				AddNode("node1", appendFoo("|node-1")).AddNode("node2", appendFoo("|node-2")).
+				AddEdge(graph.Start, "node1").AddEdge("node1", "node2")
+			c, err := g.Compile(graph.WithCheckpointer(memory.New()), graph.WithInterruptBefore("node1"))
+			require.NoError(t, err)
+			ctx := t.Context()
+			out, err := c.Invoke(ctx, state.Writes(fooField.Set("abc")), graph.WithThread("t"))
+			var ie *graph.InterruptError
+			require.ErrorAs(t, err, &ie)
+			require.Equal(t, "abc", out.Foo)
+
+			opts := []graph.RunOption{graph.WithThread("t")}
+			if withResume {
+				opts = append(opts, graph.Resume(true))
+			}
+			out, err = c.Invoke(ctx, state.Update[fooState]{Goto: []string{"node2"}}, opts...)
+			require.NoError(t, err)
+			require.Equal(t, "abc|node-1|node-2|node-2", out.Foo)
 		})
 	}
 }

@@ -134,11 +134,14 @@ func convert[T any](v any) (T, error) {
 	return out, nil
 }
 
+// whenBefore is the When of a stop at an interrupt-before breakpoint.
+const whenBefore = "before"
+
 func (r *run[S]) interruptsBefore() []Interruption {
 	var out []Interruption
 	for _, t := range r.tasks {
 		if r.c.interruptBefore[t.name] || contains(r.o.interruptBefore, t.name) {
-			out = append(out, Interruption{ID: interruptID(t.id, -1), Node: t.name, When: "before", Step: r.step, TaskID: t.id})
+			out = append(out, Interruption{ID: interruptID(t.id, -1), Node: t.name, When: whenBefore, Step: r.step, TaskID: t.id})
 		}
 	}
 	return out

@@ -29,9 +29,11 @@ func TestInterruptBeforeAndAfter(t *testing.T) {
 	snap, err := c.State(t.Context(), graph.WithThread("t"))
 	require.NoError(t, err)
 	require.Equal(t, []string{"b"}, snap.Next)
-	require.Len(t, snap.Interrupts, 1)
-	require.Equal(t, "before", snap.Interrupts[0].When)
-	require.Equal(t, ie.Interrupts[0].ID, snap.Interrupts[0].ID)
+	// As LangGraph's (state.interrupts == ()), a static breakpoint records
+	// no interrupt in the thread or its task: b is simply next.
+	require.Empty(t, snap.Interrupts)
+	require.Len(t, snap.Tasks, 1)
+	require.Empty(t, snap.Tasks[0].Interrupts)
 
 	out, err = c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"), graph.InterruptAfter("b"))
 	require.ErrorAs(t, err, &ie)
@@ -135,7 +137,7 @@ func TestStateNextAfterEachKindOfStop(t *testing.T) {
 		taskErr    string
 	}{
 		{"interrupt before", []graph.CompileOption{graph.WithInterruptBefore("b")}, func(cs *calls) graph.NodeFunc[counter] { return cs.track("b") },
-			graph.ErrInterrupted, []string{"b"}, []string{"a"}, []string{"before"}, ""},
+			graph.ErrInterrupted, []string{"b"}, []string{"a"}, nil, ""},
 		{"dynamic interrupt", nil, func(cs *calls) graph.NodeFunc[counter] { return askNode(cs, "b") },
 			graph.ErrInterrupted, []string{"b"}, []string{"a"}, []string{"during"}, ""},
 		{"error", nil, func(cs *calls) graph.NodeFunc[counter] {

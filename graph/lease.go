@@ -82,6 +82,11 @@ func (c *Compiled[S]) takeLease(ctx context.Context, saver checkpoint.Saver, thr
 		return nil, nil
 	}
 	pause := 5 * time.Millisecond
+	var last *checkpoint.BusyError // the holder the run is waiting for
+	gaveUp := func() error {
+		return fmt.Errorf("graph: waiting for thread %q (held by %s since %s): %w",
+			thread, last.Holder, last.Since.UTC().Format(time.RFC3339Nano), ctx.Err())
+	}
 	for {
 		ls, err := l.Lease(ctx, thread, holder, c.leaseTTL)
 		if err == nil {
@@ -92,19 +97,21 @@ func (c *Compiled[S]) takeLease(ctx context.Context, saver checkpoint.Saver, thr
 		case errors.As(err, &be):
 		case errors.Is(err, checkpoint.ErrBusy): // busy, holder unknown
 			be = &checkpoint.BusyError{LeaseInfo: checkpoint.LeaseInfo{Thread: thread, Holder: "another run", Since: time.Now()}}
+		case last != nil && ctx.Err() != nil:
+			return nil, gaveUp() // the wait ended during a try
 		default:
 			return nil, fmt.Errorf("graph: thread %q: take its lease: %w", thread, err)
 		}
 		if !wait {
 			return nil, &busyError{b: be}
 		}
+		last = be
 		t := time.NewTimer(pause)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return nil, fmt.Errorf("graph: waiting for thread %q (held by %s since %s): %w",
-				thread, be.Holder, be.Since.UTC().Format(time.RFC3339Nano), ctx.Err())
+			return nil, gaveUp()
 		}
 		pause = min(2*pause, leaseWaitMax, c.leaseTTL)
 	}

@@ -99,12 +99,32 @@ func TestRunOnABusyThreadGetsABusyErrorNamingTheHolder(t *testing.T) {
 	}
 }
 
+// busySignalSaver is a memory saver that reports each lease refused as
+// busy on busy, so a test can act once a waiting run has found the thread
+// taken (rather than guess how long that takes).
+type busySignalSaver struct {
+	*memory.Saver
+	busy chan struct{}
+}
+
+func (s busySignalSaver) Lease(ctx context.Context, thread, holder string, ttl time.Duration) (checkpoint.Lease, error) {
+	ls, err := s.Saver.Lease(ctx, thread, holder, ttl)
+	if errors.Is(err, checkpoint.ErrBusy) {
+		select {
+		case s.busy <- struct{}{}:
+		default:
+		}
+	}
+	return ls, err
+}
+
 func TestWaitForThreadWaitsForAnotherProcessLease(t *testing.T) {
 	t.Parallel()
-	saver := memory.New()
+	mem := memory.New()
+	saver := busySignalSaver{Saver: mem, busy: make(chan struct{}, 1)}
 	entered, release := make(chan struct{}), make(chan struct{})
 	g := gatedGraph(entered, release)
-	first := mustCompile(t, g, graph.WithCheckpointer(saver))
+	first := mustCompile(t, g, graph.WithCheckpointer(mem))
 	second := mustCompile(t, g, graph.WithCheckpointer(saver))
 	done := make(chan error, 1)
 	go func() {
@@ -113,11 +133,16 @@ func TestWaitForThreadWaitsForAnotherProcessLease(t *testing.T) {
 	}()
 	<-entered
 
-	// Bounded by its context, the wait gives up naming the holder.
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Millisecond)
+	// Bounded by its context, the wait gives up naming the holder: the
+	// context ends once the waiting run found the thread busy.
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
+	go func() {
+		<-saver.busy
+		cancel()
+	}()
 	_, err := second.Invoke(ctx, state.Writes(lastField.Set("second")), graph.WithThread("t"), graph.WaitForThread())
-	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorIs(t, err, context.Canceled)
 	require.ErrorContains(t, err, `waiting for thread "t" (held by `)
 
 	waited := make(chan counter, 1)

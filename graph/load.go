@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/state"
@@ -70,6 +71,9 @@ type decodeOptions[S any] struct {
 func (c *Compiled[S]) decodeInto(d *decoded[S], tup *checkpoint.Tuple, cfg checkpoint.Config, o decodeOptions[S]) error {
 	sc := c.schema
 	id := tup.Config.CheckpointID
+	if err := liftStart(tup, cfg); err != nil {
+		return err
+	}
 	migrated, err := c.migrateStored(tup, cfg) // an older schema's checkpoint, brought up to date in place
 	if err != nil {
 		return err
@@ -150,6 +154,32 @@ func (c *Compiled[S]) decodeInto(d *decoded[S], tup *checkpoint.Tuple, cfg check
 			d.versions = map[string]string{}
 		}
 	}
+	return nil
+}
+
+// liftStart makes the input that tup, an input checkpoint of cfg's thread
+// and namespace, holds in checkpoint.StartChannel the pending writes of
+// its Start task, where every reader looks for them (and where input
+// checkpoints stored before that channel existed keep them). It does so
+// once: a tuple decoded again already has them.
+func liftStart(tup *checkpoint.Tuple, cfg checkpoint.Config) error {
+	v, ok := tup.Checkpoint.Values[checkpoint.StartChannel]
+	if !ok {
+		return nil
+	}
+	id := checkpoint.TaskID(tup.Config.CheckpointID, cfg.Namespace, tup.Metadata.Step+1, Start, -1)
+	for _, w := range tup.PendingWrites {
+		if w.TaskID == id {
+			return nil
+		}
+	}
+	ws, err := checkpoint.StartWrites(v.Snapshot, id)
+	if err != nil {
+		return fmt.Errorf("graph: thread %q: checkpoint %q: the input: %w: %w", cfg.ThreadID, tup.Config.CheckpointID, checkpoint.ErrCorrupt, err)
+	}
+	// Pending writes are ordered by task id, then index.
+	i, _ := slices.BinarySearchFunc(tup.PendingWrites, id, func(w checkpoint.PendingWrite, id string) int { return strings.Compare(w.TaskID, id) })
+	tup.PendingWrites = slices.Insert(tup.PendingWrites, i, ws...)
 	return nil
 }
 
@@ -295,15 +325,20 @@ func (p *persist[S]) load(input state.Update[S]) (bool, error) {
 	}
 	r.step = latest.Metadata.Step + 1
 	resume := len(r.o.resume) > 0 || r.o.resumeByID != nil
-	if !zero && !resume {
+	// An input with a goto or Sends is LangGraph's Command(goto=…): it
+	// resumes the thread, its writes and gotos applied to the resumed step
+	// (takeInput), rather than starting over from Start.
+	command := len(input.Goto) > 0 || len(input.Sends) > 0
+	if !zero && !resume && !command {
 		r.step++ // the input checkpoint takes the next step number
 		return false, nil
 	}
 	p.pending = groupPending(latest.PendingWrites)
 	// Resume values with an input: LangGraph's Command(resume=…,
-	// update=…). The interrupted tasks get their answers, and the input
-	// (with those given to earlier resumes of this checkpoint) is applied
-	// before they run again.
+	// update=…, goto=…). The interrupted tasks get their answers, and the
+	// input (with those given to earlier resumes of this checkpoint) is
+	// applied before they run again, its gotos and Sends adding tasks to
+	// the resumed step.
 	if err := p.takeInput(input); err != nil {
 		return false, err
 	}

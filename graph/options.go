@@ -86,9 +86,14 @@ const (
 	// starts: a crash loses at most the running step, whose finished
 	// tasks' writes are kept too.
 	DurabilitySync Durability = iota
-	// DurabilityExit stores only the input's checkpoint and the one the
-	// run ends on (with the writes of finished tasks): fastest, but a
-	// crash loses the run.
+	// DurabilityExit stores only the checkpoint the run ends on, with the
+	// pending writes of its step's tasks (the writes of those that
+	// finished, the interrupts and errors of the others), as LangGraph's
+	// durability="exit". A subgraph, or a graph a node invokes, stores
+	// nothing when it finishes (its parent's checkpoint holds the result)
+	// and its last checkpoint when it stops at an interrupt or an error,
+	// so the parent's resume goes on inside it. Fastest, but a crash
+	// loses the run.
 	DurabilityExit
 	// DurabilityAsync stores each step's checkpoint in the background
 	// while the next step runs (LangGraph's durability="async"). The run

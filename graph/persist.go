@@ -35,6 +35,9 @@ type persist[S any] struct {
 	// startInput is the input a loaded input checkpoint holds as the
 	// writes of its Start task.
 	startInput state.Update[S]
+	// startData is the input the next input checkpoint stores
+	// (checkpoint.StartChannel), until a later checkpoint applied it.
+	startData []byte
 	// replayedFrom is the checkpoint a replay with resume values forked:
 	// pending, resumes and resumeIDs are keyed by the tasks' ids there.
 	replayedFrom string

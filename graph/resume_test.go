@@ -492,3 +492,25 @@ func TestTaskInterruptedTwiceBesideFinishedSiblingKeepsItsWrites(t *testing.T) {
 		require.Equal(t, 2, cs.get("ask2"))
 	})
 }
+
+// A resume or a replay needs the thread's checkpoints: on a graph without
+// a checkpointer it is an error naming what is missing, with or without a
+// thread, never a silent run from Start (issue #27).
+func TestResumeOrReplayWithoutACheckpointerIsAnError(t *testing.T) {
+	t.Parallel()
+	var cs calls
+	c := mustCompile(t, graph.New(schema).AddNode("a", cs.track("a")).AddEdge(graph.Start, "a"))
+	for _, tc := range []struct {
+		name string
+		opts []graph.RunOption
+	}{
+		{"resume", []graph.RunOption{graph.Resume(true)}},
+		{"resume on a thread", []graph.RunOption{graph.WithThread("t"), graph.Resume(true)}},
+		{"resume by id on a thread", []graph.RunOption{graph.WithThread("t"), graph.ResumeByID(map[string]any{"x": 1})}},
+		{"replay on a thread", []graph.RunOption{graph.WithThread("t"), graph.WithCheckpoint("cp")}},
+	} {
+		_, err := c.Invoke(t.Context(), zero, tc.opts...)
+		require.ErrorContains(t, err, "needs a checkpointer", tc.name)
+	}
+	require.Zero(t, cs.get("a"), "nothing ran")
+}

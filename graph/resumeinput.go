@@ -39,10 +39,10 @@ func (p *persist[S]) takeInput(input state.Update[S]) error {
 		if err != nil {
 			return p.errorf("checkpoint %q: the input given with an earlier resume: %w: %w", p.id, checkpoint.ErrCorrupt, err)
 		}
-		upd.Writes = u.Writes
+		upd = u
 	}
 	if !input.IsZero() {
-		ws, err := p.successWrites(&task[S]{name: resumeInputTask, id: id, update: state.Update[S]{Writes: input.Writes}})
+		ws, err := p.successWrites(&task[S]{name: resumeInputTask, id: id, update: input})
 		if err != nil {
 			return err
 		}
@@ -57,6 +57,8 @@ func (p *persist[S]) takeInput(input state.Update[S]) error {
 			return p.errorf("save the input given with the resume values at step %d: %w", p.r.step, err)
 		}
 		upd.Writes = append(upd.Writes, input.Writes...)
+		upd.Goto = append(upd.Goto, input.Goto...)
+		upd.Sends = append(upd.Sends, input.Sends...)
 	}
 	p.update = upd
 	return nil

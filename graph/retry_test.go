@@ -168,3 +168,65 @@ func TestRetryAfterResumeReusesResumeValue(t *testing.T) {
 	require.Equal(t, "ann", out.Last)
 	require.EqualValues(t, 3, calls.Load())
 }
+
+// Mirrors LangGraph's retry_policy=[NETWORK_POLICY, VALUE_POLICY] (a node
+// with several policies, "only the first matching policy is used — they do
+// not combine"): a failure is retried under the first policy whose RetryOn
+// matches it, the attempts counted across policies; an error no policy
+// matches is not retried.
+func TestSeveralRetryPoliciesMatchInOrderByError(t *testing.T) {
+	t.Parallel()
+	errNetwork := errors.New("connection reset")
+	errValue := errors.New("bad value")
+	errOther := errors.New("other")
+	network := graph.RetryPolicy{MaxAttempts: 5, InitialInterval: time.Microsecond, RetryOn: func(err error) bool { return errors.Is(err, errNetwork) }}
+	value := graph.RetryPolicy{MaxAttempts: 2, InitialInterval: time.Microsecond, RetryOn: func(err error) bool { return errors.Is(err, errValue) }}
+	cases := []struct {
+		name      string
+		failures  []error // the errors of the first attempts, in order; then success
+		wantCalls int
+		wantErr   error
+	}{
+		{"network twice, then success on attempt 3", []error{errNetwork, errNetwork}, 3, nil},
+		{"network four times: five attempts allowed", []error{errNetwork, errNetwork, errNetwork, errNetwork}, 5, nil},
+		{"value once: two attempts allowed", []error{errValue}, 2, nil},
+		{"value twice: gives up at the value policy's two", []error{errValue, errValue}, 2, errValue},
+		{"attempts count across policies: a value error at attempt 3", []error{errNetwork, errNetwork, errValue}, 3, errValue},
+		{"an error no policy matches is not retried", []error{errOther}, 1, errOther},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var calls atomic.Int64
+			g := graph.New(schema).AddNode("unreliable", func(ctx context.Context, s counter) (state.Update[counter], error) {
+				n := int(calls.Add(1))
+				if n <= len(tc.failures) {
+					return state.Update[counter]{}, tc.failures[n-1]
+				}
+				return state.Writes(nField.Set(s.N + 1)), nil
+			}, graph.WithRetry(network), graph.WithRetry(value)).AddEdge(graph.Start, "unreliable")
+			out, err := mustCompile(t, g).Invoke(t.Context(), zero)
+			require.EqualValues(t, tc.wantCalls, calls.Load())
+			if tc.wantErr != nil {
+				require.ErrorIs(t, err, tc.wantErr)
+				var ne *graph.NodeError
+				require.ErrorAs(t, err, &ne)
+				require.Equal(t, tc.wantCalls, ne.Attempts)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, 1, out.N)
+		})
+	}
+	// Both policies in one WithRetry are the same as two WithRetry.
+	var calls atomic.Int64
+	g := graph.New(schema).AddNode("unreliable", func(ctx context.Context, s counter) (state.Update[counter], error) {
+		if calls.Add(1) == 1 {
+			return state.Update[counter]{}, errValue
+		}
+		return state.Writes(nField.Set(1)), nil
+	}, graph.WithRetry(network, value)).AddEdge(graph.Start, "unreliable")
+	_, err := mustCompile(t, g).Invoke(t.Context(), zero)
+	require.NoError(t, err)
+	require.EqualValues(t, 2, calls.Load())
+}

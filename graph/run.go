@@ -19,7 +19,11 @@ import (
 // With a checkpointer and a thread: a non-zero input is applied on top of
 // the thread's state (if any) and the run starts from Start; a zero input
 // resumes the thread where it stopped (after an error, an interrupt or a
-// crash), re-running only the tasks whose writes were not saved. A run
+// crash), re-running only the tasks whose writes were not saved. An input
+// with a Goto or Sends is LangGraph's Command(goto=…, update=…) as input:
+// on a thread with checkpoints it resumes too (past a static breakpoint),
+// its writes applied first and its gotos and Sends run beside the resumed
+// step's tasks. A run
 // stopped by an interrupt returns the state so far (with the writes of the
 // interrupted step's tasks that finished, as State shows the thread) and an
 // *InterruptError.
@@ -55,7 +59,7 @@ func (r *run[S]) finish(err error) error {
 	if r.cp == nil {
 		return err
 	}
-	ferr := r.cp.flush()
+	ferr := r.cp.flush(err)
 	switch {
 	case ferr == nil:
 		return err
@@ -242,7 +246,7 @@ func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S
 		saver = parent.saver
 	}
 	if saver == nil {
-		if o.thread == "" && (o.checkpointID != "" || len(o.resume) > 0 || o.resumeByID != nil) {
+		if o.checkpointID != "" || len(o.resume) > 0 || o.resumeByID != nil {
 			return r.abandon(errors.New("graph: resuming or replaying needs a checkpointer (graph.WithCheckpointer)"))
 		}
 	} else {
@@ -301,6 +305,10 @@ func (r *run[S]) takeThread(saver checkpoint.Saver) error {
 	}
 	if ls != nil {
 		r.lease, r.ownLease = keepLease(ls, r.c.leaseTTL, r.cancel), true
+		// Every write of the run, its subgraphs' too, is fenced by the
+		// lease: one that lost the thread to another run stores nothing,
+		// even before its heartbeat finds out.
+		r.ctx = checkpoint.WithFence(r.ctx, ls)
 	}
 	return nil
 }
@@ -355,6 +363,23 @@ func (r *run[S]) applyResumeUpdate() error {
 	}
 	for _, i := range r.applier.Rewrites() {
 		r.cp.tracks[i].lastLen = math.MaxInt
+	}
+	// The input's gotos and Sends join the resumed step's tasks, as a
+	// Command's goto does in LangGraph.
+	for _, to := range upd.Goto {
+		switch n := r.c.nodes[to]; {
+		case to == End:
+		case n == nil:
+			return fmt.Errorf("graph: input given to resume: %w: goto unknown node %q", ErrInvalidRoute, to)
+		default:
+			r.next.add(n)
+		}
+	}
+	for _, s := range upd.Sends {
+		if r.c.nodes[s.Node] == nil {
+			return fmt.Errorf("graph: input given to resume: %w: send to unknown node %q", ErrInvalidRoute, s.Node)
+		}
+		r.next.sends = append(r.next.sends, s)
 	}
 	return nil
 }

@@ -108,31 +108,29 @@ func (p *persist[S]) successWrites(t *task[S]) ([]checkpoint.PendingWrite, error
 }
 
 // saveInput stores the input checkpoint of a run with input: at step
-// r.step-1, the state before the input, with Start next and the input as
-// the pending writes of the Start task (LangGraph's input checkpoint, whose
-// next is ("__start__",)). A zero input (a subgraph's start) has no writes
-// to store: its Start task finds none and applies nothing.
+// r.step-1, the state before the input, with Start next and the input in
+// the checkpoint itself (checkpoint.StartChannel, LangGraph's input
+// checkpoint, whose next is ("__start__",) and whose __start__ channel
+// holds the input), so the checkpoint and its input are one commit: a
+// crash never leaves a thread whose input checkpoint lacks its input. A
+// zero input (a subgraph's start) stores no input: its Start task
+// applies nothing.
 func (p *persist[S]) saveInput(input state.Update[S]) error {
 	r := p.r
 	r.next.reset()
 	r.next.start = true
 	r.tasks = r.tasks[:0]
-	if err := p.save(checkpoint.SourceInput, r.step-1, nil, nil); err != nil {
-		return err
+	p.startData = nil
+	if !input.IsZero() {
+		ws, err := p.successWrites(&task[S]{name: Start, update: input})
+		if err != nil {
+			return err
+		}
+		if p.startData, err = json.Marshal(ws); err != nil {
+			return p.errorf("encode the input at step %d: %w", r.step-1, err)
+		}
 	}
-	if input.IsZero() {
-		return nil
-	}
-	t := &task[S]{name: Start, update: input}
-	t.id = p.taskID(r.step, t)
-	ws, err := p.successWrites(t)
-	if err != nil {
-		return err
-	}
-	if err := p.putWrites(t.id, ws); err != nil {
-		return p.errorf("save the input at step %d: %w", r.step-1, err)
-	}
-	return nil
+	return p.save(checkpoint.SourceInput, r.step-1, nil, nil)
 }
 
 // saveInterrupts records static interrupts before a step as pending
@@ -196,6 +194,9 @@ func (p *persist[S]) markDirty(touched []int) {
 func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, overwritten []bool) error {
 	p.markDirty(touched)
 	p.nodes, p.trig = nil, nil
+	if source != checkpoint.SourceInput {
+		p.startData = nil // applied: the state holds the input now
+	}
 	if source == checkpoint.SourceLoop {
 		for _, t := range p.r.tasks {
 			if t.name != Start { // one per task: Sends to one node repeat it
@@ -204,10 +205,12 @@ func (p *persist[S]) save(source checkpoint.Source, step int, touched []int, ove
 		}
 		p.trig = p.r.triggers()
 	}
-	if p.r.durability == DurabilityExit && (source == checkpoint.SourceLoop || source == checkpoint.SourceInput) && !p.r.next.empty() {
-		// Not stored until the run ends (flush). It gets its id now, so the
-		// next step's task ids are its own; the writes of the step that
-		// just finished are in the state now, so the ones held for it go.
+	if p.r.durability == DurabilityExit && (source == checkpoint.SourceLoop || source == checkpoint.SourceInput) && (!p.r.next.empty() || p.cfg.Namespace != "") {
+		// Not stored until the run ends (flush; a nested run's last
+		// checkpoint too, which flush stores only when the run stopped).
+		// It gets its id now, so the next step's task ids are its own; the
+		// writes of the step that just finished are in the state now, so
+		// the ones held for it go.
 		p.id, p.unsaved, p.unsavedSource, p.unsavedStep = checkpoint.NewIDAfter(max(p.head, p.parent)), true, source, step
 		p.held = p.held[:0]
 		return nil
@@ -251,6 +254,12 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 		}
 		versions[name] = blob.Version
 		blobs[name] = blob
+	}
+	if source == checkpoint.SourceInput && p.startData != nil {
+		versions[checkpoint.StartChannel] = id
+		blobs[checkpoint.StartChannel] = checkpoint.Blob{Version: id, Data: p.startData}
+	} else {
+		delete(versions, checkpoint.StartChannel) // the input of an earlier checkpoint
 	}
 	sched, err := p.encodeSched()
 	if err != nil {
@@ -450,12 +459,19 @@ func detachedSaveCtx(ctx context.Context) (context.Context, context.CancelFunc) 
 
 // flush waits for a checkpoint still being stored (DurabilityAsync) and
 // stores the final checkpoint of a DurabilityExit run, with the writes and
-// interrupts of its pending tasks.
-func (p *persist[S]) flush() error {
+// interrupts of its pending tasks. A nested run (a subgraph, a graph a
+// node invokes) that ended without runErr stores nothing, as LangGraph's
+// exit: its parent's checkpoint records the result, and only a subgraph
+// that stopped (an interrupt, an error) has to be gone on with.
+func (p *persist[S]) flush(runErr error) error {
 	if err := p.settle(); err != nil {
 		return err
 	}
 	if !p.unsaved {
+		return nil
+	}
+	if runErr == nil && p.cfg.Namespace != "" {
+		p.unsaved, p.held = false, p.held[:0]
 		return nil
 	}
 	return p.put(p.unsavedSource, p.unsavedStep, nil)

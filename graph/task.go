@@ -150,11 +150,18 @@ func (r *run[S]) executeCached(ctx context.Context, t *task[S], in S) {
 }
 
 // retryAfter reports whether attempt's error is retried, after waiting
-// the policy's backoff.
+// the backoff of the first of policies that matches the error.
 //
 //go:noinline
-func retryAfter(ctx context.Context, p *RetryPolicy, attempt int, err error) bool {
-	if attempt >= p.attempts() || ctx.Err() != nil || !p.retries(err) {
+func retryAfter(ctx context.Context, policies []RetryPolicy, attempt int, err error) bool {
+	var p *RetryPolicy
+	for i := range policies {
+		if policies[i].retries(err) {
+			p = &policies[i]
+			break
+		}
+	}
+	if p == nil || attempt >= p.attempts() || ctx.Err() != nil {
 		return false
 	}
 	timer := time.NewTimer(p.wait(attempt))

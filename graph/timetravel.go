@@ -158,6 +158,14 @@ func (c *Compiled[S]) snapshot(d *decoded[S], applyPending bool) (*Snapshot[S], 
 				if err := json.Unmarshal(w.Value, &ints); err != nil {
 					return nil, fmt.Errorf("graph: thread %q: checkpoint %q: interrupt of task %q: %w: %w", tup.Config.ThreadID, tup.Config.CheckpointID, t.id, checkpoint.ErrCorrupt, err)
 				}
+				// A static breakpoint's record (When "before") says why
+				// the run stopped, for a resume and for inspectors; as
+				// LangGraph's, the snapshot shows no interrupt for it (the
+				// task is simply next), as after interrupt_after.
+				ints = slices.DeleteFunc(ints, func(in Interruption) bool { return in.When == whenBefore })
+				if len(ints) == 0 {
+					continue
+				}
 				info.Interrupts = ints
 				snap.Interrupts = append(snap.Interrupts, ints...)
 			}

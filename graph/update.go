@@ -41,6 +41,7 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 	}
 	if ls != nil {
 		defer releaseLease(ctx, ls)
+		ctx = checkpoint.WithFence(ctx, ls)
 	}
 	base := checkpoint.Config{ThreadID: o.thread}
 	latest, err := c.saver.Get(ctx, base)

@@ -71,9 +71,9 @@ func (c *converter) event(ctx context.Context, ev Event) {
 		if ns != "" {
 			return
 		}
-		c.interrupted, c.interrupts = true, ev.Interrupts
+		c.interrupted, c.interrupts = true, dynamicInterrupts(ev.Interrupts)
 		if c.want["updates"] {
-			c.emit("updates", ns, map[string]any{graph.InterruptNode: interruptsJSON(ev.Interrupts)})
+			c.emit("updates", ns, map[string]any{graph.InterruptNode: interruptsJSON(c.interrupts)})
 		}
 		if c.want["values"] {
 			c.emit("values", ns, c.withInterrupts(c.values[ns]))
@@ -89,6 +89,19 @@ func (c *converter) event(ctx context.Context, ev Event) {
 	case graph.Checkpoints:
 		c.checkpoint(ctx, ev)
 	}
+}
+
+// dynamicInterrupts leaves out the stops at static breakpoints
+// (interrupt_before, interrupt_after), for which LangGraph's API reports
+// no interrupt ("__interrupt__": []).
+func dynamicInterrupts(ins []graph.Interruption) []graph.Interruption {
+	out := make([]graph.Interruption, 0, len(ins))
+	for _, in := range ins {
+		if in.When != "before" && in.When != "after" {
+			out = append(out, in)
+		}
+	}
+	return out
 }
 
 // withInterrupts adds "__interrupt__" to a values object.

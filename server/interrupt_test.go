@@ -55,7 +55,10 @@ func TestInterruptBeforeAndAfterNodes(t *testing.T) {
 	h := newHarness(t)
 	h.json("POST", "/threads", map[string]any{"thread_id": "t"}, 200)
 	out := h.json("POST", "/threads/t/runs/wait", map[string]any{"assistant_id": "echo", "input": map[string]any{"input": "hi"}, "interrupt_before": "*"}, 200)
-	assert.Len(t, out["__interrupt__"], 1)
+	// As LangGraph's API: a static breakpoint stops the run with no
+	// interrupt value ("__interrupt__": []), in the result and the state.
+	assert.Equal(t, []any{}, out["__interrupt__"])
+	assert.Empty(t, h.json("GET", "/threads/t/state", nil, 200)["interrupts"])
 	assert.Nil(t, out["replies"])
 	assert.Equal(t, []any{"respond"}, h.json("GET", "/threads/t/state", nil, 200)["next"])
 	assert.Equal(t, "interrupted", h.json("GET", "/threads/t", nil, 200)["status"])
@@ -67,7 +70,7 @@ func TestInterruptBeforeAndAfterNodes(t *testing.T) {
 	h.json("POST", "/threads", map[string]any{"thread_id": "u"}, 200)
 	out = h.json("POST", "/threads/u/runs/wait", map[string]any{"assistant_id": "echo", "input": map[string]any{"input": "x"}, "interrupt_after": []string{"respond"}}, 200)
 	assert.Equal(t, []any{"echo: x"}, out["replies"])
-	assert.Len(t, out["__interrupt__"], 1)
+	assert.Equal(t, []any{}, out["__interrupt__"])
 }
 
 func TestResumeWithUpdateAppliesTheUpdateFirst(t *testing.T) {

@@ -36,12 +36,14 @@ func (s *Server) latest(ctx context.Context, t ThreadRecord) (*State, error) {
 
 // statusOf computes a thread's status: busy while a run (of any replica, with WithWorkers) is
 // live or queued on it, interrupted when its latest checkpoint has pending
-// interrupts, error when its last run failed, idle otherwise.
+// interrupts or its last run stopped at a static breakpoint with tasks
+// left (which records no interrupt), error when its last run failed, idle
+// otherwise.
 func (s *Server) statusOf(ctx context.Context, t ThreadRecord, st *State) string {
 	switch {
 	case s.busy(ctx, t.ThreadID):
 		return StatusBusy
-	case st != nil && len(st.Interrupts) > 0:
+	case st != nil && (len(st.Interrupts) > 0 || t.Status == StatusInterrupted && len(st.Next) > 0):
 		return StatusInterrupted
 	case t.Status == StatusError:
 		return StatusError

@@ -80,6 +80,7 @@ func groups() []group {
 		{"Concurrency", concurrencyTests},
 		{"Durability", durabilityTests},
 		{"Lease", leaseTests},
+		{"Fence", fenceTests},
 	}
 }
 

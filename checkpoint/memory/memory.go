@@ -140,6 +140,9 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.checkFence(ctx, cfg.ThreadID); err != nil {
+		return checkpoint.Config{}, fmt.Errorf("memory: put checkpoint %s on thread %q ns %q: %w", cp.ID, cfg.ThreadID, cfg.Namespace, err)
+	}
 	th := s.threads[cfg.ThreadID]
 	var sp *space
 	if th != nil {
@@ -193,6 +196,9 @@ func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID str
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.checkFence(ctx, cfg.ThreadID); err != nil {
+		return fmt.Errorf("memory: put writes of task %q on thread %q ns %q checkpoint %s: %w", taskID, cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, err)
+	}
 	var rec *record
 	if cfg.CheckpointID != "" { // writes go to a named checkpoint, never "the latest"
 		rec = s.record(cfg)

@@ -182,13 +182,18 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 	}
 	var ok bool
 	var conflict error
+	fence := s.fenceOf(ctx, cfg.ThreadID)
 	err = s.settled(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
 		err := conn.QueryRow(ctx, sql,
 			cfg.ThreadID, cfg.Namespace, cp.ID, parent, cp.CreatedAt,
 			string(versions), string(md), string(filter), req.ExpectHead,
-			channels, vers, data, delta, base, crc, sums,
+			channels, vers, data, delta, base, crc, sums, fence.fenceToken(),
 		).Scan(&ok)
 		if err == nil && !ok {
+			if conflict = s.fenceLost(ctx, conn, fence); conflict != nil {
+				conflict = fmt.Errorf("postgres: put %s on thread %q ns %q: %w", cp.ID, cfg.ThreadID, cfg.Namespace, conflict)
+				return nil
+			}
 			conflict = s.conflict(ctx, conn, cfg, cp.ID, req.ExpectHead)
 		}
 		return err
@@ -288,10 +293,18 @@ func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID str
 		values = append(values, w.Value)
 		sums = append(sums, writeChecksum(cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, taskID, int32(w.Index), w.Channel, w.Value))
 	}
+	fence := s.fenceOf(ctx, cfg.ThreadID)
+	var lost error
 	err := s.settled(ctx, func(ctx context.Context, conn *pgxpool.Conn) error {
-		_, err := conn.Exec(ctx, s.q.putWrites, cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, taskID, idx, channels, values, sums)
+		tag, err := conn.Exec(ctx, s.q.putWrites, cfg.ThreadID, cfg.Namespace, cfg.CheckpointID, taskID, idx, channels, values, sums, fence.fenceToken())
+		if err == nil && tag.RowsAffected() == 0 && fence != nil {
+			lost, err = s.fenceLost(ctx, conn, fence), nil
+		}
 		return err
 	})
+	if lost != nil {
+		return fmt.Errorf("postgres: put writes of task %q on thread %q checkpoint %s: %w", taskID, cfg.ThreadID, cfg.CheckpointID, lost)
+	}
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr) && pgErr.Code == codeForeignKeyViolation:

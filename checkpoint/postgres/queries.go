@@ -10,6 +10,7 @@ type queries struct {
 	putNext    string // Put when ExpectHead is set
 	head       string
 	putWrites  string
+	fenceHeld  string // whether the lease with token $2 holds thread $1
 	exists     string
 	deleteAll  []string
 	copyThread []string
@@ -36,35 +37,48 @@ b AS (
 	ON CONFLICT DO NOTHING
 )
 SELECT EXISTS (SELECT 1 FROM h)`
+	// fence holds the lease row of a fenced write ($17 for Put, $9 for
+	// PutWrites: the lease's token, '' for an unfenced write) FOR SHARE:
+	// a takeover of the lease waits for the write's commit, and one that
+	// committed first changed the token, so the row is not found.
+	fence := func(token string) string {
+		return `f AS (
+	SELECT 1 FROM ` + t.leases + ` WHERE thread_id = $1 AND token = ` + token + `::text FOR SHARE
+),
+`
+	}
+	fenced := func(token string) string { return `(` + token + `::text = '' OR EXISTS (SELECT 1 FROM f))` }
 	return queries{
 		// $9 is ExpectHead: recorded as prev, and for putNext the head
 		// that must be current.
-		putFirst: `WITH h AS (
-	INSERT INTO ` + t.heads + ` (thread_id, ns, head) SELECT $1::text, $2::text, $3::text WHERE $9::text = ''
+		putFirst: `WITH ` + fence("$17") + `h AS (
+	INSERT INTO ` + t.heads + ` (thread_id, ns, head) SELECT $1::text, $2::text, $3::text WHERE $9::text = '' AND ` + fenced("$17") + `
 	ON CONFLICT DO NOTHING
 	RETURNING 1
 )` + putTail,
-		putNext: `WITH h AS (
+		putNext: `WITH ` + fence("$17") + `h AS (
 	UPDATE ` + t.heads + ` SET head = $3::text
-	WHERE thread_id = $1 AND ns = $2 AND head = $9::text AND $3::text > head
+	WHERE thread_id = $1 AND ns = $2 AND head = $9::text AND $3::text > head AND ` + fenced("$17") + `
 	RETURNING 1
 )` + putTail,
-		head: `SELECT head FROM ` + t.heads + ` WHERE thread_id = $1 AND ns = $2`,
+		fenceHeld: `SELECT EXISTS (SELECT 1 FROM ` + t.leases + ` WHERE thread_id = $1 AND token = $2)`,
+		head:      `SELECT head FROM ` + t.heads + ` WHERE thread_id = $1 AND ns = $2`,
 		// A non-negative index keeps the first write; a negative one
 		// replaces it. A missing checkpoint fails the foreign key.
 		// The checkpoint's nwrites counts the rows inserted (xmax = 0;
 		// a replaced row has the updating transaction's id there).
-		putWrites: `WITH w AS (
+		putWrites: `WITH ` + fence("$9") + `w AS (
 	INSERT INTO ` + t.writes + ` (thread_id, ns, checkpoint_id, task_id, idx, channel, value, crc)
 	SELECT $1::text, $2::text, $3::text, $4::text, u.idx, u.channel, u.value, u.crc
 	FROM unnest($5::integer[], $6::text[], $7::bytea[], $8::bigint[]) AS u(idx, channel, value, crc)
+	WHERE ` + fenced("$9") + `
 	ON CONFLICT (thread_id, ns, checkpoint_id, task_id, idx) DO UPDATE
 	SET channel = EXCLUDED.channel, value = EXCLUDED.value, crc = EXCLUDED.crc
 	WHERE EXCLUDED.idx < 0
 	RETURNING xmax = 0 AS inserted
 )
 UPDATE ` + t.checkpoints + ` SET nwrites = nwrites + (SELECT count(*) FROM w WHERE inserted)
-WHERE thread_id = $1 AND ns = $2 AND id = $3`,
+WHERE thread_id = $1 AND ns = $2 AND id = $3 AND ` + fenced("$9") + ``,
 		exists: `SELECT EXISTS (SELECT 1 FROM ` + t.checkpoints + ` WHERE thread_id = $1 AND ns = $2 AND id = $3)`,
 		deleteAll: []string{
 			`DELETE FROM ` + t.writes + ` WHERE thread_id = $1`,

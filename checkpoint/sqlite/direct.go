@@ -31,7 +31,7 @@ type direct struct {
 	// database/sql replace it, the statements are prepared again.
 	dc                                any
 	begin, commit, rollback, insertCp driver.StmtExecContext
-	head                              driver.StmtQueryContext
+	head, fence                       driver.StmtQueryContext
 	blobs                             [maxBlobRows + 1]driver.StmtExecContext
 	all                               []driver.Stmt
 	// args is reused by every statement.
@@ -42,6 +42,10 @@ type direct struct {
 	// namespace, parent and expected head.
 	thread, ns, id          string
 	threadBox, nsBox, idBox any
+	// tokenOf and tokenBox are the token of the last fenced put's lease,
+	// and it boxed: a run's puts are all fenced by one lease.
+	tokenOf  string
+	tokenBox any
 	// channels holds boxed channel names, which come again at every step
 	// (at most maxChannelBoxes of them).
 	channels map[string]any
@@ -120,15 +124,20 @@ func (d *direct) prepare(ctx context.Context, dc any) error {
 		}
 		err = exec(&d.blobs[n], q)
 	}
-	if err == nil {
-		var st driver.Stmt
-		if st, err = prep(sqlHead); err == nil {
-			q, ok := st.(driver.StmtQueryContext)
-			if !ok {
-				err = fmt.Errorf("driver statement %T cannot query with a context", st)
-			}
-			d.head = q
+	query := func(dst *driver.StmtQueryContext, query string) error {
+		st, err := prep(query)
+		if err != nil {
+			return err
 		}
+		q, ok := st.(driver.StmtQueryContext)
+		if !ok {
+			return fmt.Errorf("driver statement %T cannot query with a context", st)
+		}
+		*dst = q
+		return nil
+	}
+	if err == nil {
+		err = errors.Join(query(&d.head, sqlHead), query(&d.fence, sqlFence))
 	}
 	if err == nil {
 		// Waits for the write lock are retryBusy's, on every statement of
@@ -248,7 +257,7 @@ func (s *Saver) putRows(ctx context.Context, d *direct, r putRow) error {
 	bg := context.Background()
 	thread, ns, head := d.box(r.thread), d.box(r.ns), d.box(r.expectHead)
 	id := any(r.id)
-	args := checkpointArgs(thread, ns, id, d.box(r.parent), r.created, r.versions, r.md, head, r.crc, inlineArg(r.inline))
+	args := checkpointArgs(thread, ns, id, d.box(r.parent), r.created, r.versions, r.md, head, r.crc, inlineArg(r.inline), d.token(r.fence))
 	d.setArgs(args[:])
 	n, err := d.exec(bg, d.insertCp)
 	if err != nil {
@@ -256,6 +265,11 @@ func (s *Saver) putRows(ctx context.Context, d *direct, r putRow) error {
 	}
 	d.thread, d.ns, d.id = r.thread, r.ns, r.id
 	d.threadBox, d.nsBox, d.idBox = thread, ns, id
+	if n == 0 && r.fence != nil {
+		if err := d.checkFence(r.fence); err != nil {
+			return err
+		}
+	}
 	if n == 0 {
 		d.setArgs(args[:2])
 		rows, err := d.head.QueryContext(bg, d.args)

@@ -45,7 +45,7 @@ func (s *Saver) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.
 		thread: thread, ns: ns, id: cp.ID, parent: cfg.CheckpointID, expectHead: req.ExpectHead,
 		created: created, versions: versions, md: md, inline: inline, inlineAll: all, inlined: some,
 		crc:   cpChecksum(thread, ns, cp.ID, cfg.CheckpointID, created, versions, md, req.ExpectHead, inline, true),
-		blobs: cp.New, cpVersions: cp.Versions,
+		blobs: cp.New, cpVersions: cp.Versions, fence: s.fenceOf(ctx, thread),
 	}
 	if s.own {
 		err = s.putDirect(ctx, row)
@@ -75,6 +75,9 @@ type putRow struct {
 	inlined    []inlineBlob
 	blobs      map[string]checkpoint.Blob
 	cpVersions map[string]string
+	// fence is the lease the put is fenced by (checkpoint.WithFence), or
+	// nil.
+	fence *sqlLease
 }
 
 // isInlined reports whether the new blob of channel ch is in the row's
@@ -119,7 +122,7 @@ func (r putRow) mismatch(head string) error {
 // putTx inserts the checkpoint and its blobs in tx, through database/sql:
 // Put's way on a handle the caller opened (New).
 func (s *Saver) putTx(ctx context.Context, tx *sql.Tx, r putRow) error {
-	args := checkpointArgs(r.thread, r.ns, r.id, r.parent, r.created, r.versions, r.md, r.expectHead, r.crc, inlineArg(r.inline))
+	args := checkpointArgs(r.thread, r.ns, r.id, r.parent, r.created, r.versions, r.md, r.expectHead, r.crc, inlineArg(r.inline), r.fence.fenceToken())
 	res, err := tx.StmtContext(ctx, s.st.insertCheckpoint).ExecContext(ctx, args[:]...)
 	if err != nil {
 		return err
@@ -127,6 +130,9 @@ func (s *Saver) putTx(ctx context.Context, tx *sql.Tx, r putRow) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n == 0 {
+		if err := checkFenceTx(ctx, tx, r.fence); err != nil {
+			return err
+		}
 		var head string
 		err := tx.StmtContext(ctx, s.st.head).QueryRowContext(ctx, r.thread, r.ns).Scan(&head)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -183,6 +189,7 @@ func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID str
 		return notFoundError(cfg)
 	}
 	thread, ns, id := cfg.ThreadID, cfg.Namespace, cfg.CheckpointID
+	fence := s.fenceOf(ctx, thread)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		// added counts the rows this call inserts, for the checkpoint's
 		// nwrites; a write that replaces one adds none.
@@ -215,13 +222,16 @@ func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID str
 				return err
 			}
 		}
-		res, err := tx.StmtContext(ctx, s.st.countWrites).ExecContext(ctx, thread, ns, id, added)
+		res, err := tx.StmtContext(ctx, s.st.countWrites).ExecContext(ctx, thread, ns, id, added, fence.fenceToken())
 		if err != nil {
 			return err
 		}
 		if n, err := res.RowsAffected(); err != nil {
 			return err
 		} else if n == 0 {
+			if err := checkFenceTx(ctx, tx, fence); err != nil {
+				return err // rolled back: the writes inserted above go
+			}
 			return notFoundError(cfg)
 		}
 		return nil

@@ -29,9 +29,13 @@ const (
 	// row through a temporary table first; a VALUES row is inserted as it
 	// is.) Its parameters are anonymous (the driver makes a string of the
 	// name of each numbered one, at every execution), so the thread,
-	// namespace, id and head come twice: see checkpointArgs.
+	// namespace, id and head come twice: see checkpointArgs. A fenced put
+	// (checkpoint.WithFence) passes its lease's token, and the test also
+	// needs the lease row with that token (fence.go); an unfenced one
+	// passes "".
 	sqlInsertCheckpoint = `INSERT OR IGNORE INTO checkpoints (thread_id, ns, id, parent_id, created_at, versions, metadata, prev, nwrites, crc, inline)
-VALUES (CASE WHEN coalesce((SELECT id FROM checkpoints WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1), '') = ? AND ? > ? THEN ? END,
+VALUES (CASE WHEN coalesce((SELECT id FROM checkpoints WHERE thread_id = ? AND ns = ? ORDER BY id DESC LIMIT 1), '') = ? AND ? > ?
+	AND (? = '' OR EXISTS (SELECT 1 FROM leases WHERE thread_id = ? AND token = ?)) THEN ? END,
 	?, ?, ?, ?, ?, ?, ?, 0, ?, ?)`
 
 	sqlInsertBlob = `INSERT INTO blobs (thread_id, ns, channel, version, delta, base, crc, data)
@@ -41,8 +45,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
 	blobValuesRow = `, (?, ?, ?, ?, ?, ?, ?, ?)`
 
 	// sqlCountWrites adds ?4 to the number of pending writes of a
-	// checkpoint; no row changed means there is no such checkpoint.
-	sqlCountWrites = `UPDATE checkpoints SET nwrites = nwrites + ?4 WHERE thread_id = ?1 AND ns = ?2 AND id = ?3`
+	// checkpoint; no row changed means there is no such checkpoint, or
+	// the writes were fenced by a lease (?5, its token; "" for none) that
+	// is no longer held (fence.go): the transaction is then rolled back.
+	sqlCountWrites = `UPDATE checkpoints SET nwrites = nwrites + ?4 WHERE thread_id = ?1 AND ns = ?2 AND id = ?3
+	AND (?5 = '' OR EXISTS (SELECT 1 FROM leases WHERE thread_id = ?1 AND token = ?5))`
 
 	sqlInsertWrite = `INSERT INTO writes (thread_id, ns, checkpoint_id, task_id, idx, channel, crc, value)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`
@@ -122,9 +129,10 @@ chain (delta, base, crc, data) AS (
 )
 SELECT delta, base, crc, data FROM chain`
 
-// checkpointArgs are the arguments of sqlInsertCheckpoint, in order.
-func checkpointArgs(thread, ns, id, parent, created, versions, md, head, crc, inline any) [15]any {
-	return [15]any{thread, ns, head, id, head, thread, ns, id, parent, created, versions, md, head, crc, inline}
+// checkpointArgs are the arguments of sqlInsertCheckpoint, in order;
+// token is the fencing lease's token, "" for none.
+func checkpointArgs(thread, ns, id, parent, created, versions, md, head, crc, inline, token any) [18]any {
+	return [18]any{thread, ns, head, id, head, token, thread, token, thread, ns, id, parent, created, versions, md, head, crc, inline}
 }
 
 // stmts holds the prepared statements. Read statements are prepared on
