@@ -225,10 +225,16 @@ func TestRunThatLostItsLeaseStopsBeforeStoringMore(t *testing.T) {
 
 func TestHeartbeatKeepsTheLeaseBeyondItsTTL(t *testing.T) {
 	t.Parallel()
-	saver := &losingSaver{Saver: memory.New(), lose: make(chan struct{}), renewed: make(chan struct{}, 1)}
+	// The saver's leases read a clock the test moves: after each renewal it
+	// has seen, half a ttl. Past a ttl of moves the lease would have expired
+	// unless the heartbeat renewed it, however late the machine runs.
+	var moved atomic.Int64
+	start := time.Now()
+	clock := func() time.Time { return start.Add(time.Duration(moved.Load())) }
+	saver := &losingSaver{Saver: memory.New(memory.WithLeaseClock(clock)), lose: make(chan struct{}), renewed: make(chan struct{}, 1)}
 	entered, release := make(chan struct{}), make(chan struct{})
 	g := gatedGraph(entered, release)
-	const ttl = 30 * time.Millisecond
+	const ttl = 300 * time.Millisecond
 	c := mustCompile(t, g, graph.WithCheckpointer(saver), graph.WithLease(ttl))
 	done := make(chan error, 1)
 	go func() {
@@ -236,9 +242,9 @@ func TestHeartbeatKeepsTheLeaseBeyondItsTTL(t *testing.T) {
 		done <- err
 	}()
 	<-entered
-	taken := time.Now()
-	for saver.renewals.Load() < 6 || time.Since(taken) < 2*ttl {
+	for time.Duration(moved.Load()) < 2*ttl {
 		<-saver.renewed
+		moved.Add(int64(ttl / 2))
 	}
 	_, err := saver.Saver.Lease(t.Context(), "t", "intruder", time.Minute)
 	require.ErrorIs(t, err, checkpoint.ErrBusy, "renewed, the lease outlives its ttl")
