@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -66,12 +67,16 @@ func TestConformanceOverTextResults(t *testing.T) {
 	t.Parallel()
 	schema := newSchema(t)
 	simple := func(cfg *pgxpool.Config) { cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol }
-	s := postgres.New(newPool(t, simple), postgres.WithSchema(schema))
+	// Text results send a few MB of blobs as hex: on a loaded machine one
+	// such statement can outlast the default write timeout, which is not
+	// what this suite tests.
+	slow := postgres.WithWriteTimeout(5 * time.Minute)
+	s := postgres.New(newPool(t, simple), postgres.WithSchema(schema), slow)
 	require.NoError(t, s.Migrate(context.Background()))
 	checkpointtest.RunHarness(t, checkpointtest.Harness{
 		New: func(testing.TB) checkpoint.Saver { return s },
 		Reopen: func(tb testing.TB, _ checkpoint.Saver) checkpoint.Saver {
-			return postgres.New(newPool(tb, simple), postgres.WithSchema(schema))
+			return postgres.New(newPool(tb, simple), postgres.WithSchema(schema), slow)
 		},
 		IsLimit: func(err error) bool { return errors.Is(err, postgres.ErrLimit) },
 	})
