@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/stategraph/stategraph/examples/internal/models"
+	"github.com/stategraph/stategraph/internal/chatdemo"
 	"github.com/tmc/langchaingo/llms"
 )
 
@@ -11,7 +12,7 @@ import (
 // offline), and a few words about it.
 func chatModel(ctx context.Context, kind string, getenv func(string) string) (llms.Model, string, error) {
 	if kind == "" {
-		return scripted{}, "offline: a scripted model", nil
+		return chatdemo.Scripted{}, "offline: a scripted model", nil
 	}
 	return models.Named(ctx, kind, getenv)
 }

@@ -5,9 +5,7 @@
 // A calculate call waits for a person's review (an interrupt answered
 // with toolnode decisions); get_weather runs at once.
 //
-// The scripted model and the tools are the example's, kept here so the
-// server can serve them; examples/chat has its own copy with its test
-// hooks.
+// examples/chat runs the same scripted model and tools in a terminal.
 package chatdemo
 
 import (
@@ -31,7 +29,7 @@ const Prompt = "You are a helpful assistant. Use get_weather for the weather in 
 
 // Agent returns the chat assistant on model (Scripted{} offline).
 func Agent(model llms.Model) *agent.Agent[agent.NoResponse] {
-	return agent.New[agent.NoResponse](model, Tools(), agent.WithPrompt(Prompt), agent.WithReview(toolnode.ReviewTools("calculate")))
+	return agent.New[agent.NoResponse](model, Tools(nil), agent.WithPrompt(Prompt), agent.WithReview(toolnode.ReviewTools("calculate")))
 }
 
 // Model returns the model -model names: "" is Scripted, "openai" reads
@@ -90,10 +88,18 @@ type calcArgs struct {
 }
 
 // Tools are get_weather (canned weather of Oslo, Paris, Tokyo and Lima)
-// and calculate (a op b).
-func Tools() []tools.Tool {
+// and calculate (a op b). before, if not nil, is called with a tool's name
+// as each call starts; an error from it is the call's error (examples/chat
+// blocks a tool there for its tests).
+func Tools(before func(ctx context.Context, name string) error) []tools.Tool {
+	if before == nil {
+		before = func(context.Context, string) error { return nil }
+	}
 	return []tools.Tool{
 		tool.New("get_weather", "Today's weather in a city.", func(ctx context.Context, a weatherArgs) (string, error) {
+			if err := before(ctx, "get_weather"); err != nil {
+				return "", err
+			}
 			w, ok := weather[strings.ToLower(strings.TrimSpace(a.City))]
 			if !ok {
 				return "", fmt.Errorf("no weather for %q (known: Oslo, Paris, Tokyo, Lima)", a.City)
@@ -101,6 +107,9 @@ func Tools() []tools.Tool {
 			return fmt.Sprintf("%s: %s", a.City, w), nil
 		}),
 		tool.New("calculate", "Arithmetic on two numbers: a op b.", func(ctx context.Context, a calcArgs) (string, error) {
+			if err := before(ctx, "calculate"); err != nil {
+				return "", err
+			}
 			var r float64
 			switch a.Op {
 			case "+":
