@@ -34,11 +34,17 @@ func TestInterruptBeforeAndAfter(t *testing.T) {
 	require.Empty(t, snap.Interrupts)
 	require.Len(t, snap.Tasks, 1)
 	require.Empty(t, snap.Tasks[0].Interrupts)
+	require.True(t, snap.Tasks[0].Breakpoint, "the task says the run stopped before it")
 
 	out, err = c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"), graph.InterruptAfter("b"))
 	require.ErrorAs(t, err, &ie)
 	require.Equal(t, "after", ie.Interrupts[0].When)
 	require.Equal(t, []string{"a", "b"}, out.Trail)
+
+	snap, err = c.State(t.Context(), graph.WithThread("t"))
+	require.NoError(t, err)
+	require.Len(t, snap.Tasks, 1)
+	require.False(t, snap.Tasks[0].Breakpoint, "c has no breakpoint before it")
 
 	out, err = c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
 	require.NoError(t, err)

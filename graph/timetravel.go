@@ -47,6 +47,10 @@ type TaskInfo struct {
 	// Interrupts are the task's pending interrupts (in a past snapshot,
 	// also those it was resumed from).
 	Interrupts []Interruption
+	// Breakpoint says the run stopped before this task at an
+	// interrupt-before breakpoint (WithInterruptBefore). As in LangGraph,
+	// such a stop is no interrupt: Interrupts leaves it out.
+	Breakpoint bool
 	// Result is what the task wrote, by field name (LangGraph's
 	// PregelTask.result), once it finished: its saved writes, or, in
 	// History, for the only task of a step (whose writes the next
@@ -162,7 +166,9 @@ func (c *Compiled[S]) snapshot(d *decoded[S], applyPending bool) (*Snapshot[S], 
 				// the run stopped, for a resume and for inspectors; as
 				// LangGraph's, the snapshot shows no interrupt for it (the
 				// task is simply next), as after interrupt_after.
+				all := len(ints)
 				ints = slices.DeleteFunc(ints, func(in Interruption) bool { return in.When == whenBefore })
+				info.Breakpoint = info.Breakpoint || len(ints) < all
 				if len(ints) == 0 {
 					continue
 				}

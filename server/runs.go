@@ -149,7 +149,7 @@ func (s *Server) resumable(ctx context.Context, t ThreadRecord, g Graph) bool {
 		return false
 	}
 	st, err := g.State(ctx, t.ThreadID, "")
-	return err == nil && (len(st.Interrupts) > 0 || t.Status == StatusInterrupted && len(st.Next) > 0)
+	return err == nil && (len(st.Interrupts) > 0 || stoppedAtBreakpoint(st) || t.Status == StatusInterrupted && len(st.Next) > 0)
 }
 
 // graphModes is the runtime's modes for the API's: always values and

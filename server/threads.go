@@ -43,12 +43,24 @@ func (s *Server) statusOf(ctx context.Context, t ThreadRecord, st *State) string
 	switch {
 	case s.busy(ctx, t.ThreadID):
 		return StatusBusy
-	case st != nil && (len(st.Interrupts) > 0 || t.Status == StatusInterrupted && len(st.Next) > 0):
+	case st != nil && (len(st.Interrupts) > 0 || stoppedAtBreakpoint(st) || t.Status == StatusInterrupted && len(st.Next) > 0):
 		return StatusInterrupted
 	case t.Status == StatusError:
 		return StatusError
 	}
 	return StatusIdle
+}
+
+// stoppedAtBreakpoint reports whether st's run stopped before a task at an
+// interrupt-before breakpoint, whoever ran it (a thread written by another
+// program has no run record saying so).
+func stoppedAtBreakpoint(st *State) bool {
+	for _, t := range st.Tasks {
+		if t.Breakpoint && !t.Done {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Server) threadJSON(ctx context.Context, t ThreadRecord) (map[string]any, error) {

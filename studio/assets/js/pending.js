@@ -25,6 +25,9 @@ export function pendingView(head, thread, running, actions) {
   let why;
   if (failed.length) why = `The last run failed in ${failed.map((t) => `${t.name} (${t.error})`).join(", ")}. Retrying runs the tasks without saved writes again.`;
   else if (static_.length) why = `The run was interrupted ${static_[0].when} ${[...new Set(static_.map((i) => i.node))].join(", ")} (interrupt_${static_[0].when}) and waits for your go-ahead. Edit the state below first if you want, then continue.`;
+  // A breakpoint records no interrupt (as in LangGraph): the thread's
+  // status says the run stopped at one, before what is next.
+  else if (thread.status === "interrupted") why = `The run was interrupted before ${next.join(", ")} (a breakpoint) and waits for your go-ahead. Edit the state below first if you want, then continue.`;
   else if (["update", "fork"].includes(head.metadata?.source)) why = `The state was edited (${head.metadata.source}); the next step runs ${next.join(", ")}. Continue to run on from the edit.`;
   else why = `The thread stopped before ${next.join(", ")} (a cancelled run or a crash). Continuing runs it from there; work already saved is not done again.`;
   return el("div", {},
