@@ -2,29 +2,26 @@ package chat_test
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stategraph/stategraph/chat"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/sqlitetest"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// testdata/old_role_parts.db is a SQLite thread ("old-format") that the
+// testdata/old_role_parts.sql is the dump of a SQLite thread ("old-format") that the
 // code before LangChain's message JSON wrote, in the {id, role, parts}
 // form: the graph of TestMessagesSurviveEverySaver, run once. It must
 // read back as it ran, in State and in every checkpoint of History, and
 // the thread must go on: a new turn appends in the new form.
 func TestThreadStoredInTheOldFormKeepsReading(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile(filepath.Join("testdata", "old_role_parts.db"))
-	require.NoError(t, err)
-	path := filepath.Join(t.TempDir(), "old.db")
-	require.NoError(t, os.WriteFile(path, data, 0o600))
+	path := sqlitetest.FromDump(t, filepath.Join("testdata", "old_role_parts.sql"), "old.db")
 	saver, err := sqlite.Open(path)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = saver.Close() })
