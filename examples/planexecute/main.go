@@ -48,19 +48,6 @@
 //	go build -o planexecute ./examples/planexecute && ./planexecute
 package main
 
-import (
-	"context"
-	"os"
-	"os/signal"
+import "github.com/stategraph/stategraph/examples/internal/planexec"
 
-	"github.com/stategraph/stategraph/examples/internal/planexec"
-)
-
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C kills the process
-	}()
-	os.Exit(planexec.Main(ctx, planexec.Program{}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
+func main() { planexec.Exit(planexec.Program{}) }

@@ -21,23 +21,14 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"io"
 	"os"
-	"os/signal"
 
 	"github.com/stategraph/stategraph/examples/internal/planexec"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C kills the process
-	}()
-	os.Exit(planexec.Main(ctx, program(os.Stderr, os.Getenv), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
+func main() { planexec.Exit(program(os.Stderr, os.Getenv)) }
 
 // program is planexecute with a tracer and the -spans flag.
 func program(stderr io.Writer, getenv func(string) string) planexec.Program {

@@ -10,6 +10,8 @@ import (
 	"context"
 	"flag"
 	"io"
+	"os"
+	"os/signal"
 
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/nodes"
@@ -55,6 +57,18 @@ type Tracer interface {
 	// Finish ends the span, exports what was not exported yet, and says
 	// where the spans went.
 	Finish(ctx context.Context) (where string, err error)
+}
+
+// Exit runs p as this process's program on its arguments and standard
+// streams, and exits with its code. The first Ctrl-C cancels the run
+// (which stops at its last checkpoint); a second one kills the process.
+func Exit(p Program) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills the process
+	}()
+	os.Exit(Main(ctx, p, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 // Main parses args and runs the program until it ends or ctx is
