@@ -8,6 +8,7 @@ import (
 	"iter"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -137,6 +138,31 @@ func Register[S any](id string, g *graph.Compiled[S]) Graph {
 type typed[S any] struct {
 	id string
 	g  *graph.Compiled[S]
+
+	listsOnce sync.Once
+	lists     map[string]bool // the fields whose schema type is array
+}
+
+// listFields returns the fields whose values are lists, from the state's
+// JSON schema.
+func (t *typed[S]) listFields() map[string]bool {
+	t.listsOnce.Do(func() {
+		var sch struct {
+			Properties map[string]struct {
+				Type any `json:"type"`
+			} `json:"properties"`
+		}
+		t.lists = map[string]bool{}
+		if json.Unmarshal(t.Schemas().State, &sch) != nil {
+			return
+		}
+		for name, p := range sch.Properties {
+			if p.Type == "array" {
+				t.lists[name] = true
+			}
+		}
+	})
+	return t.lists
 }
 
 var jsonCodec = checkpoint.JSON
@@ -188,7 +214,15 @@ func (t *typed[S]) encodeState(s *S) (json.RawMessage, error) {
 		return nil, err
 	}
 	obj := make(map[string]json.RawMessage, len(m))
+	lists := t.listFields()
 	for k, v := range m {
+		// A list field no one wrote is a nil slice, which encodes as
+		// null; after a run it is often an empty one. Both are the empty
+		// list, so clients (and the studio's diff) never see a change
+		// from [] to null that did not happen.
+		if lists[k] && isNull(v) {
+			v = json.RawMessage("[]")
+		}
 		obj[k] = v
 	}
 	return json.Marshal(obj)

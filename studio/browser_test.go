@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/assert"
@@ -25,6 +26,14 @@ import (
 // for the test, or skips the test when there is none.
 func chromium(t *testing.T) context.Context {
 	t.Helper()
+	return chromiumAt(t, 1280, 860)
+}
+
+// chromiumAt is chromium with a window of w×h pixels. The test fails
+// on any uncaught exception, console error or browser log error (such
+// as a Content-Security-Policy violation) of the page.
+func chromiumAt(t *testing.T, w, h int) context.Context {
+	t.Helper()
 	path := os.Getenv("STATEGRAPH_CHROMIUM")
 	if path == "" {
 		path = "/usr/bin/chromium"
@@ -36,14 +45,33 @@ func chromium(t *testing.T) context.Context {
 		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 860))
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(w, h))
 	bctx, cancelCtx := chromedp.NewContext(actx)
 	var mu sync.Mutex
 	var exceptions []string
 	require.NoError(t, chromedp.Listen(bctx, func(ev any) {
-		if e, ok := ev.(*runtime.EventExceptionThrown); ok {
+		var msg string
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			msg = e.ExceptionDetails.Text
+			if x := e.ExceptionDetails.Exception; x != nil {
+				msg += " " + x.Description
+			}
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError {
+				msg = "console.error"
+				for _, a := range e.Args {
+					msg += " " + string(a.Value) + a.Description
+				}
+			}
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.EntryLevelError {
+				msg = "log: " + e.Entry.Text + " " + e.Entry.URL
+			}
+		}
+		if msg != "" {
 			mu.Lock()
-			exceptions = append(exceptions, e.ExceptionDetails.Text)
+			exceptions = append(exceptions, msg)
 			mu.Unlock()
 		}
 	}), "start Chromium")
@@ -52,7 +80,7 @@ func chromium(t *testing.T) context.Context {
 		cancelAlloc()
 		mu.Lock()
 		defer mu.Unlock()
-		assert.Empty(t, exceptions, "uncaught JavaScript exceptions on the page")
+		assert.Empty(t, exceptions, "exceptions and console errors on the page")
 	})
 	return bctx
 }
@@ -157,6 +185,10 @@ func TestTheGraphShowsTheRunningNodeLiveAndCancelStopsTheRun(t *testing.T) {
 		until(`document.querySelector('#run-bar').dataset.status === "success"`),
 		until(`document.querySelectorAll('#timeline li[data-nodes="slow"]').length === 2`),
 		until(`[...document.querySelectorAll('#timeline li')].some((li) => li.dataset.lane !== "0")`),
+		// The branch is indented (a lane class; the page's CSP blocks inline styles).
+		until(`(() => { const rows = [...document.querySelectorAll('#timeline li')]; const pad = (li) => parseFloat(getComputedStyle(li).paddingLeft);
+			const main = rows.find((li) => li.dataset.lane === "0"), branch = rows.find((li) => li.dataset.lane !== "0");
+			return pad(branch) > pad(main) + 10; })()`),
 	)
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,15 +10,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
-	"github.com/stategraph/stategraph/cmd/stategraph/internal/inspect"
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/store"
 	"github.com/stategraph/stategraph/server"
 	"github.com/stategraph/stategraph/studio"
@@ -33,9 +29,11 @@ checkpoint's state and what changed, the graph with the path taken and the
 running node, pending interrupts. The page is served at /studio/ beside
 LangGraph's Agent Server API at / on one port, over the example graphs
 (planexecute, support, essay, chat) as stategraph serve serves them; everything
-it loads is in this binary. Threads already in the database (those the
-examples write, such as go run ./examples/planexecute) are listed too:
-each gets a thread record naming the served graph whose fields it has.
+it loads is in this binary. Every thread of the database is listed, also
+those another program writes while the studio runs (such as go run
+./examples/planexecute): each gets a thread record naming the served
+graph whose fields it has, or the graph read-only when no served graph
+has them (its checkpoints are shown, runs and edits refused).
 
   -db PATH        the SQLite checkpoint file (default stategraph.db; created if missing)
   -store PATH     the SQLite file of thread and run records (default: PATH of -db with .server.db)
@@ -182,11 +180,16 @@ func serveStudio(ctx context.Context, c studioConfig, ln net.Listener, stdout io
 	if err != nil {
 		return fmt.Errorf("studio: %w", err)
 	}
-	adopted, err := adoptThreads(ctx, b.inspect.Lister, b.saver, b.records, graphs)
+	graphs = withExamples(graphs)
+	records, err := newLiveThreads(b.records, b.inspect.Lister, b.saver, graphs)
 	if err != nil {
 		return fmt.Errorf("studio: %w", err)
 	}
-	srv, err := server.New(graphs, server.WithStore(b.records))
+	adopted, err := records.sync(ctx)
+	if err != nil {
+		return fmt.Errorf("studio: %w", err)
+	}
+	srv, err := server.New(append(graphs, readOnlyGraph{saver: b.saver}), server.WithStore(records))
 	if err != nil {
 		return fmt.Errorf("studio: %w", err)
 	}
@@ -210,84 +213,4 @@ func serveStudio(ctx context.Context, c studioConfig, ln net.Listener, stdout io
 		err = nil
 	}
 	return err
-}
-
-// adoptThreads gives each thread of the checkpoint database that has no
-// thread record one, naming the served graph whose state fields hold all
-// the thread's channels (the examples write checkpoints without the
-// server, so it would not know them). It returns a line for each thread
-// adopted or left out.
-func adoptThreads(ctx context.Context, lister store.ThreadLister, saver checkpoint.Saver, records server.Store, graphs []server.Graph) ([]string, error) {
-	threads, err := lister.Threads(ctx)
-	if err != nil {
-		return nil, err
-	}
-	fields := make([][]string, len(graphs))
-	for i, g := range graphs {
-		var sch struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-		}
-		if err := json.Unmarshal(g.Schemas().State, &sch); err != nil {
-			return nil, fmt.Errorf("graph %q: state schema: %w", g.ID(), err)
-		}
-		for f := range sch.Properties {
-			fields[i] = append(fields[i], f)
-		}
-	}
-	var lines []string
-	for _, t := range threads {
-		_, err := records.GetThread(ctx, t.ID)
-		if err == nil {
-			continue
-		}
-		if !errors.Is(err, server.ErrNotFound) {
-			return nil, fmt.Errorf("thread %q: %w", t.ID, err)
-		}
-		head, err := saver.Get(ctx, checkpoint.Config{ThreadID: t.ID})
-		if err != nil {
-			return nil, fmt.Errorf("thread %q: %w", t.ID, err)
-		}
-		var channels []string
-		for ch := range head.Checkpoint.Versions {
-			if !strings.HasPrefix(ch, "__") {
-				channels = append(channels, ch)
-			}
-		}
-		slices.Sort(channels)
-		g := graphFor(channels, graphs, fields)
-		if g == nil {
-			lines = append(lines, fmt.Sprintf("thread %s: not listed, no served graph has the fields %s", t.ID, strings.Join(channels, ", ")))
-			continue
-		}
-		rec := server.ThreadRecord{ThreadID: t.ID, GraphID: g.ID(), Metadata: map[string]any{"graph_id": g.ID()},
-			Status: server.StatusIdle, CreatedAt: t.Updated, UpdatedAt: t.Updated}
-		if st, err := inspect.StatusOf(head); err == nil && st.State == inspect.StateError {
-			rec.Status, rec.Error = server.StatusError, st.Error
-		}
-		if err := records.CreateThread(ctx, rec); err != nil && !errors.Is(err, server.ErrExists) {
-			return nil, fmt.Errorf("thread %q: %w", t.ID, err)
-		}
-		lines = append(lines, fmt.Sprintf("thread %s: listed as a thread of graph %s", t.ID, g.ID()))
-	}
-	return lines, nil
-}
-
-// graphFor returns the graph whose fields hold every channel, the one
-// with the fewest fields when several do; nil when none does.
-func graphFor(channels []string, graphs []server.Graph, fields [][]string) server.Graph {
-	var best server.Graph
-	bestN := 0
-	for i, g := range graphs {
-		ok := len(channels) > 0
-		for _, ch := range channels {
-			if !slices.Contains(fields[i], ch) {
-				ok = false
-				break
-			}
-		}
-		if ok && (best == nil || len(fields[i]) < bestN) {
-			best, bestN = g, len(fields[i])
-		}
-	}
-	return best
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -16,9 +17,7 @@ import (
 
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/encrypt"
-	"github.com/stategraph/stategraph/cmd/stategraph/internal/servegraphs"
 	"github.com/stategraph/stategraph/graph"
-	"github.com/stategraph/stategraph/server"
 	"github.com/stategraph/stategraph/state"
 )
 
@@ -75,27 +74,45 @@ func TestStudioIsInTheUsageAndHasItsOwn(t *testing.T) {
 	assert.Contains(t, errb.String(), "not a loopback address")
 }
 
-// A thread whose fields no served graph has is left out, and says so;
-// the threads of the served graphs are listed under their graph.
-func TestStudioListsTheThreadsOfTheServedGraphsOnly(t *testing.T) {
+// A thread whose fields no served graph has is listed under the
+// read-only graph, with the reason in its metadata; its state reads, and
+// a run on it is refused, naming why.
+func TestStudioListsTheThreadsNoServedGraphHasReadOnly(t *testing.T) {
 	t.Parallel()
 	db := sqliteDB(t) // the test graphs' threads: topic, drafts, revisions, approved
-	c := studioConfig{serveConfig: serveConfig{db: db, store: filepath.Join(t.TempDir(), "records.db"), addr: "127.0.0.1:0"}}
-	b, err := openStudio(context.Background(), c)
-	require.NoError(t, err)
-	defer b.Close()
-	// essay has topic and drafts, but no graph has revisions.
-	graphs, err := servegraphs.Graphs(b.saver)
-	require.NoError(t, err)
-	lines, err := adoptThreads(context.Background(), b.inspect.Lister, b.saver, b.records, graphs)
-	require.NoError(t, err)
-	require.NotEmpty(t, lines)
-	for _, l := range lines {
-		assert.Regexp(t, `^thread \S+: not listed, no served graph has the fields (approved, )?drafts, revisions, topic$`, l)
+	dir := t.TempDir()
+	base := startStudio(t, studioConfig{serveConfig: serveConfig{db: db, store: filepath.Join(dir, "records.db")}})
+	threads := postJSON[[]map[string]any](t, base+"/threads/search", `{"limit": 100}`, 200)
+	require.NotEmpty(t, threads)
+	for _, th := range threads {
+		md, _ := th["metadata"].(map[string]any)
+		assert.Equal(t, readOnlyGraphID, md["graph_id"], "thread %v", th["thread_id"])
+		assert.Regexp(t, `^no served graph has the fields (approved, )?drafts, revisions, topic$`, md[readOnlyReasonKey])
 	}
-	all, err := b.records.SearchThreads(context.Background(), server.ThreadQuery{})
+	tid := threads[0]["thread_id"].(string)
+	resp, err := http.Get(base + "/threads/" + tid + "/state")
 	require.NoError(t, err)
-	assert.Empty(t, all)
+	raw, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode, "%s", raw)
+	assert.Contains(t, string(raw), `"revisions"`)
+	refused := postJSON[map[string]any](t, base+"/threads/"+tid+"/runs/wait", `{"assistant_id": "read-only", "input": {}}`, 422)
+	assert.Contains(t, refused["detail"], "read-only")
+}
+
+// postJSON posts body to url, checks the status and decodes the answer.
+func postJSON[T any](t *testing.T, url, body string, status int) T {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, status, resp.StatusCode, "%s", raw)
+	var out T
+	require.NoError(t, json.Unmarshal(raw, &out), "%s", raw)
+	return out
 }
 
 // The studio on a database file that does not exist yet creates it, as

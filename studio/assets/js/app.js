@@ -7,7 +7,10 @@ import { $, el, clear, keyed } from "./dom.js";
 import { draw } from "./graph.js";
 import * as timeline from "./timeline.js";
 import { diff, diffTable, setOpen, tree } from "./values.js";
-import { pendingView } from "./pending.js";
+import { chatView, messagesOf, reviewOf } from "./chat.js";
+import { limitOf, pendingView, recursionText } from "./pending.js";
+
+const READ_ONLY = "read-only"; // the graph of threads no served graph has
 
 const S = {
   assistants: [],
@@ -49,16 +52,14 @@ async function loadThreads() {
     say(explain(err, "Could not list the threads"));
     return;
   }
-  // The last step is in each thread's latest checkpoint.
-  await Promise.all(threads.map(async (t) => {
-    try {
-      const st = await api.state(t.thread_id);
-      t.step = st.metadata ? st.metadata.step : null;
-      t.next = st.next || [];
-    } catch (_) { t.step = null; t.next = []; }
-  }));
+  // One request: the search gives each thread's status, graph and time.
   S.threads = threads;
   renderThreads();
+}
+
+/** readOnly is why a thread cannot be run or edited here, or "". */
+export function readOnly(t) {
+  return t?.metadata?.read_only_reason || "";
 }
 
 function statusOf(t) {
@@ -76,18 +77,19 @@ function renderThreads() {
   $("thread-count").textContent = `${shown.length} of ${S.threads.length} thread${S.threads.length === 1 ? "" : "s"}`;
   keyed($("thread-list"), shown.map((t) => {
     const st = statusOf(t);
+    const ro = readOnly(t);
     const updated = t.updated_at ? new Date(t.updated_at).toLocaleString([], { hour12: false }) : "";
     return {
       key: t.thread_id,
-      sig: JSON.stringify([t.status, st, t.step, updated, t.metadata?.graph_id]),
+      sig: JSON.stringify([t.status, st, updated, t.metadata?.graph_id, ro]),
       make: () => el("li", {}, el("button", {
         type: "button", class: "thread", "data-thread": t.thread_id,
-        "aria-label": `${t.thread_id}, ${st}, step ${t.step ?? "none"}, updated ${updated}`,
+        "aria-label": `${t.thread_id}, ${st}${ro ? ", read-only" : ""}, graph ${t.metadata?.graph_id || "none"}, updated ${updated}`,
         onclick: () => openThread(t.thread_id),
       },
       el("span", { class: "tid" }, t.thread_id),
       el("span", { class: "badge " + (st === "paused" ? "interrupted" : t.status) }, st),
-      el("span", { class: "sub" }, `step ${t.step ?? "–"} · ${t.metadata?.graph_id || ""} · ${updated}`))),
+      el("span", { class: "sub" }, ro ? `read-only · ${updated}` : `${t.metadata?.graph_id || "no graph"} · ${updated}`))),
       update: (li) => li.firstChild.setAttribute("aria-current", t.thread_id === S.tid ? "true" : "false"),
     };
   }));
@@ -117,6 +119,12 @@ async function openThread(tid, checkpointID) {
     clear($("timeline"));
     delete $("timeline").dataset.thread;
     $("pending").hidden = true;
+    $("read-only").hidden = true;
+    $("thread-body").hidden = true;
+    $("thread-title").textContent = tid;
+    $("thread-status").hidden = true;
+    $("thread-graph").textContent = "";
+    $("chat").hidden = true;
     if (!S.run || S.run.tid !== tid) $("run-bar").hidden = true;
     $("thread-pane").setAttribute("aria-busy", "true");
   }
@@ -150,7 +158,10 @@ async function readThread() {
   try {
     [thread, hist, head] = await Promise.all([api.thread(tid), api.history(tid), api.state(tid)]);
   } catch (err) {
-    say(explain(err, `Could not read thread ${tid}`));
+    if (S.tid !== tid) return;
+    // Nothing of another thread stays on screen: the pane says which
+    // thread could not be read, and why.
+    unreadable(tid, explain(err, `Could not read thread ${tid}`));
     return;
   }
   if (S.tid !== tid) return;
@@ -167,24 +178,53 @@ async function readThread() {
   else if (following && !S.want) S.selected = headID;
   if (!S.selected || !S.tl.byID.has(S.selected)) S.selected = headID;
   const t = S.threads.find((x) => x.thread_id === tid);
-  if (t) { t.status = thread.status; t.step = head.metadata?.step ?? null; t.next = head.next || []; t.updated_at = thread.updated_at; renderThreads(); }
+  if (t) { t.status = thread.status; t.next = head.next || []; t.updated_at = thread.updated_at; renderThreads(); }
   try { await drawingOf(S.graphID); } catch (err) { say(explain(err, `Could not read the graph ${S.graphID}`)); }
   renderThread();
+}
+
+// unreadable shows thread tid as the open one with only the reason it
+// could not be read: no header, timeline, graph or checkpoint of it (nor
+// of the thread open before).
+function unreadable(tid, why) {
+  S.thread = null; S.head = null; S.selected = null; S.want = null;
+  S.tl = { entries: [], byID: new Map() };
+  rendered = "";
+  clear($("timeline"));
+  delete $("timeline").dataset.thread;
+  $("thread-title").textContent = tid;
+  $("thread-status").hidden = true;
+  $("thread-graph").textContent = "";
+  $("pending").hidden = true;
+  $("read-only").hidden = true;
+  $("chat").hidden = true;
+  $("thread-body").hidden = true;
+  $("empty-hint").hidden = false;
+  $("empty-hint").textContent = why;
+  $("empty-hint").dataset.error = "true";
+  $("thread-pane").removeAttribute("aria-busy");
+  $("run-here").disabled = true;
+  say(why);
 }
 
 function renderThread() {
   const th = S.thread;
   $("empty-hint").hidden = !!th;
   $("thread-body").hidden = !th;
-  $("run-here").disabled = !th || !!S.run;
+  const ro = readOnly(th);
+  $("run-here").disabled = !th || !!S.run || !!ro;
   if (!th) return;
+  $("empty-hint").textContent = "Choose a thread on the left, or start a run.";
+  delete $("empty-hint").dataset.error;
+  $("read-only").hidden = !ro;
+  $("read-only").textContent = ro ? `Read-only: ${ro}. The studio shows its checkpoints; runs and edits are refused (run it with the program that wrote it).` : "";
   $("thread-title").textContent = th.thread_id;
   const st = statusOf({ ...th, next: S.head?.next });
   const badge = $("thread-status");
   badge.hidden = false;
   badge.className = "badge " + (st === "paused" ? "interrupted" : th.status);
   badge.textContent = st;
-  $("thread-graph").textContent = S.graphID ? `graph ${S.graphID}` : "no graph yet";
+  $("thread-graph").textContent = ro ? "graph not served" : S.graphID ? `graph ${S.graphID}` : "no graph yet";
   renderPending();
   timeline.render($("timeline"), S.tl.entries, S.head?.checkpoint?.checkpoint_id, S.selected, select);
   $("timeline").dataset.thread = th.thread_id;
@@ -205,9 +245,43 @@ function select(id, fromClick) {
 
 // ---- pending interrupts ----
 
+// ---- the conversation of a chat thread ----
+
+let chatShown = "";
+
+function renderChat() {
+  const msgs = messagesOf(S.head?.values);
+  const box = $("chat");
+  box.hidden = !msgs;
+  if (!msgs) { chatShown = ""; return; }
+  const ro = !!readOnly(S.thread);
+  const review = reviewOf(S.head);
+  const disabled = !!S.run || ro;
+  $("chat-send").disabled = disabled || !!review;
+  $("chat-input").disabled = ro;
+  const sig = JSON.stringify([S.tid, msgs, review, disabled]);
+  if (sig === chatShown) return;
+  chatShown = sig;
+  clear($("chat-log"), chatView(msgs, review, disabled, {
+    decide: (decisions) => startRun(S.tid, { command: { resume: decisions } }),
+  }));
+  $("chat-log").dataset.count = String(msgs.length);
+}
+
+async function sendChat() {
+  quiet();
+  const text = $("chat-input").value.trim();
+  if (!text) { say("Write a message first. Nothing was sent."); return; }
+  $("chat-input").value = "";
+  await startRun(S.tid, { input: { messages: [{ type: "human", content: text }] } });
+}
+
 function renderPending() {
+  renderChat();
   const box = $("pending");
-  const body = pendingView(S.head, S.thread, !!S.run, {
+  // A tool review of a chat thread is answered in the conversation.
+  if (!$("chat").hidden && reviewOf(S.head)) { box.hidden = true; return; }
+  const body = pendingView(S.head, S.thread, !!S.run || !!readOnly(S.thread), {
     answer: (resume) => startRun(S.tid, { command: { resume } }),
     resume: () => startRun(S.tid, { input: null }),
     say,
@@ -223,8 +297,9 @@ let rendered = ""; // what the checkpoint pane shows: a re-read of the same keep
 function renderCheckpoint() {
   const e = S.tl.byID.get(S.selected);
   if (!e) return;
-  $("replay").disabled = !!S.run || !S.graphID;
-  $("edit-submit").disabled = !!S.run || !S.graphID;
+  const ro = !!readOnly(S.thread);
+  $("replay").disabled = !!S.run || !S.graphID || ro;
+  $("edit-submit").disabled = !!S.run || !S.graphID || ro;
   const sig = JSON.stringify([S.tid, e.id, e.parent, e.nodes, e.state.tasks, e.state.next, S.graphID, S.drawings.has(S.graphID)]);
   if (sig === rendered) { renderGraph(); return; }
   rendered = sig;
@@ -269,7 +344,11 @@ function renderCheckpoint() {
 function renderGraph() {
   const drawing = S.drawings.get(S.graphID);
   const box = $("graph");
-  if (!drawing) { clear(box, el("p", { class: "muted" }, "No graph for this thread yet.")); return; }
+  if (!drawing || drawing.nodes.length === 0) {
+    clear(box, el("p", { class: "muted" }, readOnly(S.thread) ? "The graph that wrote this thread is not served here." : "No graph for this thread yet."));
+    $("graph-path").textContent = "";
+    return;
+  }
   const e = S.tl.byID.get(S.selected);
   const path = e ? timeline.pathTo(e, S.tl.byID) : [];
   const visited = new Set();
@@ -284,15 +363,17 @@ function renderGraph() {
     }
     prev = p.nodes;
   }
-  const next = new Set(e?.state.next || []);
+  const failed = new Set((e?.state.tasks || []).filter((t) => t.error).map((t) => t.name));
+  const next = new Set((e?.state.next || []).filter((n) => !failed.has(n)));
   if (e && next.size === 0 && e.nodes.length) for (const a of prev) if (edges.has(`${a}\u0000__end__`)) { taken.add(`${a}\u0000__end__`); visited.add("__end__"); }
   if (path.length) visited.add("__start__");
   const running = S.run && S.run.tid === S.tid ? [...S.run.running] : [];
   const order = path.flatMap((p) => p.nodes);
   const title = `Graph ${S.graphID}. Path to the selected checkpoint: ${order.join(" → ") || "none"}.` +
-    (next.size ? ` Next: ${[...next].join(", ")}.` : "") + (running.length ? ` Running: ${running.join(", ")}.` : "");
-  clear(box, draw(drawing, { visited, next, taken, current: e?.nodes[0] || null, running: running[0] || null, title }));
+    (next.size ? ` Next: ${[...next].join(", ")}.` : "") + (failed.size ? ` Failed: ${[...failed].join(", ")}.` : "") + (running.length ? ` Running: ${running.join(", ")}.` : "");
+  clear(box, draw(drawing, { visited, next, failed, taken, current: e?.nodes[0] || null, running: running[0] || null, title }));
   $("graph-path").textContent = `Path: ${order.join(" → ") || "–"}` + (next.size ? ` · next: ${[...next].join(", ")}` : "") +
+    (failed.size ? ` · failed: ${[...failed].join(", ")}` : "") +
     (running.length ? ` · running: ${running.join(", ")}` : "");
   $("graph-path").dataset.running = running.join(",");
 }
@@ -335,7 +416,8 @@ async function startRun(tid, body) {
           break;
         case "error":
           run.status = "error";
-          say(`The run failed: ${data.message || data.error || JSON.stringify(data)}`);
+          if (limitOf(data.message)) say(recursionText(data.message, []));
+          else say(`The run failed: ${data.message || data.error || JSON.stringify(data)}`);
           break;
         case "end":
           run.status = data.status || run.status;
@@ -453,6 +535,8 @@ async function fillRunForm() {
     say(explain(err, "Could not list the graphs"));
     return;
   }
+  // The read-only graph holds threads no served graph has: it cannot run.
+  S.assistants = S.assistants.filter((a) => a.graph_id !== READ_ONLY);
   clear($("run-graph"), S.assistants.map((a) => el("option", { value: a.graph_id }, a.graph_id)));
   await templateFor($("run-graph").value);
 }
@@ -463,7 +547,13 @@ async function templateFor(graphID) {
   try {
     if (!S.schemas.has(graphID)) S.schemas.set(graphID, await api.schemas(graphID));
   } catch (_) { return; }
-  const props = S.schemas.get(graphID)?.input_schema?.properties || {};
+  const input = S.schemas.get(graphID)?.input_schema || {};
+  // A graph's own example is a valid first run; else its fields, empty.
+  if (Array.isArray(input.examples) && input.examples.length > 0) {
+    $("run-input").value = JSON.stringify(input.examples[0], null, 2);
+    return;
+  }
+  const props = input.properties || {};
   const zero = { string: "", array: [], object: {}, integer: 0, number: 0, boolean: false };
   const tmpl = {};
   for (const [k, p] of Object.entries(props)) tmpl[k] = p.type in zero ? structuredClone(zero[p.type]) : null;
@@ -480,6 +570,7 @@ function wire() {
   $("run-cancel").addEventListener("click", cancelRun);
   $("replay").addEventListener("click", replay);
   $("edit-form").addEventListener("submit", (ev) => { ev.preventDefault(); fork(); });
+  $("chat-form").addEventListener("submit", (ev) => { ev.preventDefault(); sendChat(); });
   $("edit-field").addEventListener("change", (ev) => {
     const e = S.tl.byID.get(S.selected);
     const f = ev.target.value;

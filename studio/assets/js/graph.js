@@ -107,6 +107,7 @@ export function draw(drawing, marks) {
       n.id === START || n.id === END ? "terminal" : "",
       marks.visited?.has(n.id) ? "visited" : "",
       marks.next?.has(n.id) ? "next" : "",
+      marks.failed?.has(n.id) ? "failed" : "",
       marks.current === n.id ? "current" : "",
       marks.running === n.id ? "running" : ""].filter(Boolean).join(" ");
     root.append(svg("g", { class: cls, "data-node": n.id },

@@ -28,6 +28,8 @@ export function pendingView(head, thread, running, actions) {
   // A breakpoint records no interrupt (as in LangGraph): the thread's
   // status says the run stopped at one, before what is next.
   else if (thread.status === "interrupted") why = `The run was interrupted before ${next.join(", ")} (a breakpoint) and waits for your go-ahead. Edit the state below first if you want, then continue.`;
+  else if (thread.status === "error" && limitOf(thread.error)) why = recursionText(thread.error, next);
+  else if (thread.status === "error" && thread.error) why = `The last run failed: ${thread.error}. Continuing runs ${next.join(", ")} again from here.`;
   else if (["update", "fork"].includes(head.metadata?.source)) why = `The state was edited (${head.metadata.source}); the next step runs ${next.join(", ")}. Continue to run on from the edit.`;
   else why = `The thread stopped before ${next.join(", ")} (a cancelled run or a crash). Continuing runs it from there; work already saved is not done again.`;
   return el("div", {},
@@ -35,6 +37,19 @@ export function pendingView(head, thread, running, actions) {
     el("div", { class: "buttons" },
       el("button", { type: "button", id: "continue", disabled: running, onclick: () => actions.resume() },
         failed.length ? "Retry" : `Continue: run ${next.join(", ")}`)));
+}
+
+/** limitOf returns the recursion limit a run error names, or 0. */
+export function limitOf(message) {
+  const m = /recursion limit reached: (\d+) steps/.exec(message || "");
+  return m ? Number(m[1]) : 0;
+}
+
+/** recursionText explains a run stopped by its recursion limit. */
+export function recursionText(message, next) {
+  const n = limitOf(message);
+  return `The run stopped at its recursion limit: ${n} steps ran and ${next.length ? next.join(", ") : "more work"} was still to run. ` +
+    `Nothing failed. Continue runs on from here with a new budget of ${n} steps; for a longer run, set a higher Recursion limit under Start a run.`;
 }
 
 function interruptsView(interrupts, running, actions) {

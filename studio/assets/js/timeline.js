@@ -84,7 +84,9 @@ export function render(list, entries, head, selected, onSelect) {
           .filter(Boolean).join(", ");
         return el("li", {
           id: "cp-" + e.id, role: "option", "aria-label": desc, "data-id": e.id, "data-step": md.step, "data-nodes": e.nodes.join(","),
-          "data-source": md.source || "", "data-lane": e.lane, style: `--lane: ${Math.min(e.lane, 6)}`,
+          "data-source": md.source || "", "data-lane": e.lane,
+          // A class, not an inline style: the page's CSP allows no inline style.
+          class: `lane-${Math.min(e.lane, 6)}`,
           onclick: () => onSelect(e.id, true),
         },
         el("span", { class: "step" }, String(md.step)),

@@ -33,10 +33,42 @@ function walk(path, a, b, out) {
       for (let i = a.length; i < b.length; i++) out.push({ path: key(path, i), kind: "added", after: b[i] });
       return;
     }
+    if (byID(a) && byID(b)) { walkByID(path, a, b, out); return; }
     for (let i = 0; i < Math.max(a.length, b.length); i++) walk(key(path, i), a[i], b[i], out);
     return;
   }
   out.push({ path, kind: "changed", before: a, after: b });
+}
+
+// byID reports whether every element of list is an object with an id
+// (a string or number) of its own: such lists are compared element by
+// id, so a step replaced in the middle of a plan is one removed and one
+// added element, not a change of every later position.
+function byID(list) {
+  if (list.length === 0) return true;
+  const seen = new Set();
+  for (const v of list) {
+    if (!isObj(v) || (typeof v.id !== "string" && typeof v.id !== "number") || seen.has(v.id)) return false;
+    seen.add(v.id);
+  }
+  return true;
+}
+
+const idKey = (path, id) => `${path}[id=${id}]`;
+
+function walkByID(path, a, b, out) {
+  const before = new Map(a.map((v) => [v.id, v]));
+  const after = new Map(b.map((v) => [v.id, v]));
+  const rows = out.length;
+  for (const v of a) if (!after.has(v.id)) out.push({ path: idKey(path, v.id), kind: "removed", before: v });
+  for (const v of b) {
+    if (!before.has(v.id)) out.push({ path: idKey(path, v.id), kind: "added", after: v });
+    else walk(idKey(path, v.id), before.get(v.id), v, out);
+  }
+  if (out.length === rows) {
+    // The same elements in another order.
+    out.push({ path, kind: "reordered", before: a.map((v) => v.id), after: b.map((v) => v.id) });
+  }
 }
 
 const show = (v) => (typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v, null, 1));
@@ -86,7 +118,7 @@ export function tree(v, changed) {
 }
 
 function touched(path, changed) {
-  for (const p of changed) if (p === path || p.startsWith(path + ".")) return true;
+  for (const p of changed) if (p === path || p.startsWith(path + ".") || p.startsWith(path + "[")) return true;
   return false;
 }
 
