@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -31,8 +32,10 @@ func chromium(t *testing.T) context.Context {
 
 // chromiumAt is chromium with a window of w×h pixels. The test fails
 // on any uncaught exception, console error or browser log error (such
-// as a Content-Security-Policy violation) of the page.
-func chromiumAt(t *testing.T, w, h int) context.Context {
+// as a Content-Security-Policy violation) of the page, except the
+// network errors of requests whose URL contains one of failing (the API
+// failing on purpose).
+func chromiumAt(t *testing.T, w, h int, failing ...string) context.Context {
 	t.Helper()
 	path := os.Getenv("STATEGRAPH_CHROMIUM")
 	if path == "" {
@@ -65,7 +68,11 @@ func chromiumAt(t *testing.T, w, h int) context.Context {
 				}
 			}
 		case *cdplog.EventEntryAdded:
-			if e.Entry.Level == cdplog.EntryLevelError {
+			expected := false
+			for _, f := range failing {
+				expected = expected || (e.Entry.Source == cdplog.EntrySourceNetwork && strings.Contains(e.Entry.URL, f))
+			}
+			if e.Entry.Level == cdplog.EntryLevelError && !expected {
 				msg = "log: " + e.Entry.Text + " " + e.Entry.URL
 			}
 		}

@@ -1,0 +1,330 @@
+package studio_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/stategraph/stategraph/checkpoint/memory"
+	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/server"
+	"github.com/stategraph/stategraph/state"
+	"github.com/stategraph/stategraph/studio"
+)
+
+// serve serves graphs and the page until the test ends; wrap, if not
+// nil, wraps the API (to make it fail on purpose).
+func serve(t *testing.T, wrap func(http.Handler) http.Handler, graphs ...server.Graph) string {
+	t.Helper()
+	srv, err := server.New(graphs)
+	require.NoError(t, err)
+	var api http.Handler = srv
+	if wrap != nil {
+		api = wrap(srv)
+	}
+	web := httptest.NewServer(studio.Beside(api))
+	t.Cleanup(func() {
+		web.Close()
+		srv.Close()
+	})
+	return web.URL
+}
+
+// steps runs the actions, each under a guard against a hung page, and
+// names the failing one.
+func steps(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	for i, a := range actions {
+		step, cancel := context.WithTimeout(ctx, 30*time.Second) // a guard, not an assertion
+		err := chromedp.Do(step, a)
+		cancel()
+		if err != nil {
+			page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(document.querySelector('#message')?.textContent || "") + " | " + (document.querySelector('#run-bar')?.textContent || "")`))
+			t.Fatalf("%s: step %d of %d: %v (message and run bar: %s)", what, i+1, len(actions), err, page)
+		}
+	}
+}
+
+// apiJSON calls the API and decodes its answer.
+func apiJSON[T any](t *testing.T, method, url, body string) T {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, 200, resp.StatusCode, "%s %s: %s", method, url, raw)
+	var out T
+	require.NoError(t, json.Unmarshal(raw, &out), "%s", raw)
+	return out
+}
+
+// startRun fills the run box with input and starts a run on a new thread
+// of graph id.
+func startRun(id, input string) []chromedp.Action[chromedp.Void] {
+	return []chromedp.Action[chromedp.Void]{
+		until(`document.querySelector('#run-graph option[value="` + id + `"]') !== null`),
+		chromedp.SetValue(chromedp.CSS(`#run-graph`), id),
+		chromedp.SetValue(chromedp.CSS(`#run-input`), input),
+		chromedp.Click(chromedp.CSS(`#run-new`)),
+	}
+}
+
+type note struct{ Text string }
+
+// Defect 4 of #31: a long interrupt value (one line of 6,000 characters)
+// wraps inside the page at 1024×768; the page does not grow wider than
+// the window and the answer box stays on screen.
+func TestALongInterruptValueWrapsAndTheAnswerBoxStaysOnScreen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	ctx := chromiumAt(t, 1024, 768)
+	text := state.Value("text", func(n *note) *string { return &n.Text })
+	long := strings.Repeat("x", 6000)
+	app, err := graph.New(state.NewSchema(text)).
+		AddNode("ask", func(ctx context.Context, n note) (state.Update[note], error) {
+			reply, err := graph.Interrupt[string](ctx, map[string]any{"question": "Accept?", "evidence": long})
+			if err != nil {
+				return state.Update[note]{}, err
+			}
+			return state.Writes(text.Set(reply)), nil
+		}).
+		AddEdge(graph.Start, "ask").AddEdge("ask", graph.End).
+		Compile(graph.WithCheckpointer(memory.New()))
+	require.NoError(t, err)
+	base := serve(t, nil, server.Register("notes", app))
+	steps(t, ctx, "a long interrupt value stays inside the window",
+		append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(base + "/studio/")},
+			append(startRun("notes", `{"text": "start"}`),
+				until(`document.querySelector('#run-bar').dataset.status === "interrupted"`),
+				chromedp.WaitVisible(chromedp.CSS(`#pending .answer`)),
+				until(`document.querySelector('#pending pre').textContent.includes("xxxx")`),
+				until(`document.documentElement.scrollWidth <= window.innerWidth`),
+				until(`(() => { const r = document.querySelector('#pending .answer').getBoundingClientRect(); return r.left >= 0 && r.right <= window.innerWidth && r.width > 100; })()`),
+				until(`(() => { const r = document.querySelector('#answer-submit').getBoundingClientRect(); return r.right <= window.innerWidth; })()`),
+				chromedp.SetValue(chromedp.CSS(`#pending .answer`), "accepted"),
+				chromedp.Click(chromedp.CSS(`#answer-submit`)),
+				until(`document.querySelector('#run-bar').dataset.status === "success"`),
+			)...)...)
+	threads := apiJSON[[]map[string]any](t, "POST", base+"/threads/search", `{}`)
+	require.Len(t, threads, 1)
+	assert.Equal(t, map[string]any{"text": "accepted"}, threads[0]["values"])
+}
+
+type order struct {
+	Item  string
+	Notes []string
+	Tags  []string
+}
+
+// Defects 5 and 6 of #31: a fork of a thread whose list fields nothing
+// wrote shows only the field it changed (the API gives [] for an empty
+// list, never null), and its branch is indented with no console error.
+func TestAForkShowsOnlyTheFieldsItChanged(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	ctx := chromium(t)
+	item := state.Value("item", func(o *order) *string { return &o.Item })
+	notes := state.Append("notes", func(o *order) *[]string { return &o.Notes })
+	tags := state.Value("tags", func(o *order) *[]string { return &o.Tags })
+	app, err := graph.New(state.NewSchema(item, notes, tags)).
+		AddNode("pack", func(ctx context.Context, o order) (state.Update[order], error) {
+			return state.Writes(item.Set(o.Item + ", packed")), nil
+		}).
+		AddNode("ship", func(ctx context.Context, o order) (state.Update[order], error) {
+			return state.Writes(item.Set(o.Item + ", shipped")), nil
+		}).
+		AddEdge(graph.Start, "pack").AddEdge("pack", "ship").AddEdge("ship", graph.End).
+		Compile(graph.WithCheckpointer(memory.New()))
+	require.NoError(t, err)
+	base := serve(t, nil, server.Register("orders", app))
+	pack := `#timeline li[data-nodes="pack"]`
+	steps(t, ctx, "fork the pack step with a new item",
+		append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(base + "/studio/")},
+			append(startRun("orders", `{"item": "lamp"}`),
+				until(`document.querySelector('#run-bar').dataset.status === "success"`),
+				chromedp.WaitVisible(chromedp.CSS(`#timeline li[data-nodes="ship"]`)),
+				chromedp.Click(chromedp.CSS(pack)),
+				chromedp.WaitVisible(chromedp.CSS(pack+`[aria-selected="true"]`)),
+				chromedp.Click(chromedp.CSS(`#edit summary`)),
+				chromedp.SetValue(chromedp.CSS(`#edit-values`), `{"item": "desk"}`),
+				chromedp.SetValue(chromedp.CSS(`#edit-node`), ""),
+				chromedp.Click(chromedp.CSS(`#edit-submit`)),
+				textContains("#message", "Forked from"),
+				chromedp.WaitVisible(chromedp.CSS(`#timeline li[aria-selected="true"] .mark.fork`)),
+				textContains("#diff", `"desk"`),
+				until(`document.querySelectorAll('#diff tbody tr').length === 1`),
+				until(`!document.querySelector('#diff').textContent.includes('null')`),
+				until(`(() => { const rows = [...document.querySelectorAll('#timeline li')]; const pad = (li) => parseFloat(getComputedStyle(li).paddingLeft);
+					const main = rows.find((li) => li.dataset.lane === "0"), branch = rows.find((li) => li.dataset.lane !== "0");
+					return !!branch && pad(branch) > pad(main) + 10; })()`),
+			)...)...)
+	threads := apiJSON[[]map[string]any](t, "POST", base+"/threads/search", `{}`)
+	require.Len(t, threads, 1)
+	hist := apiJSON[[]map[string]any](t, "POST", base+"/threads/"+threads[0]["thread_id"].(string)+"/history", `{"limit": 100}`)
+	for _, st := range hist {
+		values := st["values"].(map[string]any)
+		if len(values) == 0 {
+			continue // the input checkpoint, before any field was written
+		}
+		assert.Equal(t, []any{}, values["notes"], "an append field nothing wrote is the empty list")
+		assert.Equal(t, []any{}, values["tags"], "a list field nothing wrote is the empty list")
+	}
+	assert.Equal(t, "desk", hist[0]["values"].(map[string]any)["item"])
+}
+
+// Defect 8 of #31: when the API fails to read a thread, the page shows
+// that thread with the error only, never the header, timeline, graph or
+// checkpoint of the thread open before.
+func TestAThreadThatCannotBeReadShowsOnlyWhy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	ctx := chromiumAt(t, 1280, 860, "/threads/broken/history")
+	item := state.Value("item", func(o *order) *string { return &o.Item })
+	app, err := graph.New(state.NewSchema(item)).
+		AddNode("pack", func(ctx context.Context, o order) (state.Update[order], error) {
+			return state.Writes(item.Set(o.Item + ", packed")), nil
+		}).
+		AddEdge(graph.Start, "pack").AddEdge("pack", graph.End).
+		Compile(graph.WithCheckpointer(memory.New()))
+	require.NoError(t, err)
+	broken := func(api http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/threads/broken/history") {
+				http.Error(w, `{"detail": "the database is unreachable"}`, http.StatusInternalServerError)
+				return
+			}
+			api.ServeHTTP(w, r)
+		})
+	}
+	base := serve(t, broken, server.Register("orders", app))
+	for _, tid := range []string{"good", "broken"} {
+		apiJSON[map[string]any](t, "POST", base+"/threads", `{"thread_id": "`+tid+`", "graph_id": "orders"}`)
+		apiJSON[map[string]any](t, "POST", base+"/threads/"+tid+"/runs/wait", `{"assistant_id": "orders", "input": {"item": "`+tid+`"}}`)
+	}
+	steps(t, ctx, "open the good thread, then the broken one",
+		chromedp.Navigate(base+"/studio/"),
+		chromedp.Click(chromedp.CSS(`button[data-thread="good"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#timeline[data-thread="good"] li[data-nodes="pack"]`)),
+		chromedp.Click(chromedp.CSS(`button[data-thread="broken"]`)),
+		textContains("#message", "the database is unreachable"),
+		textContains("#thread-title", "broken"),
+		until(`document.querySelector('button[data-thread="broken"]').getAttribute('aria-current') === "true"`),
+		until(`document.querySelector('#thread-body').hidden && document.querySelector('#thread-status').hidden`),
+		until(`document.querySelectorAll('#timeline li').length === 0 && document.querySelector('#timeline').dataset.thread === undefined`),
+		until(`document.querySelector('#empty-hint').dataset.error === "true" && document.querySelector('#empty-hint').textContent.includes("broken")`),
+		until(`document.querySelector('#run-here').disabled`),
+		chromedp.Click(chromedp.CSS(`button[data-thread="good"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#timeline[data-thread="good"] li[data-nodes="pack"]`)),
+		until(`!document.querySelector('#thread-body').hidden && document.querySelector('#thread-title').textContent === "good"`),
+	)
+}
+
+// Defect 9 of #31, the failed node: a run whose node fails draws that
+// node as failed, not as next, and says the run failed in it.
+func TestAFailedNodeIsDrawnAsFailed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	ctx := chromium(t)
+	item := state.Value("item", func(o *order) *string { return &o.Item })
+	app, err := graph.New(state.NewSchema(item)).
+		AddNode("pack", func(ctx context.Context, o order) (state.Update[order], error) {
+			return state.Writes(item.Set(o.Item + ", packed")), nil
+		}).
+		AddNode("ship", func(ctx context.Context, o order) (state.Update[order], error) {
+			return state.Update[order]{}, errors.New("the carrier refused the parcel")
+		}).
+		AddEdge(graph.Start, "pack").AddEdge("pack", "ship").AddEdge("ship", graph.End).
+		Compile(graph.WithCheckpointer(memory.New()))
+	require.NoError(t, err)
+	base := serve(t, nil, server.Register("orders", app))
+	steps(t, ctx, "a failed run",
+		append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(base + "/studio/")},
+			append(startRun("orders", `{"item": "lamp"}`),
+				until(`document.querySelector('#run-bar').dataset.status === "error"`),
+				textContains("#message", "the carrier refused the parcel"),
+				until(`document.querySelector('#graph g.node.failed[data-node="ship"]') !== null`),
+				until(`document.querySelector('#graph g.node.next[data-node="ship"]') === null`),
+				textContains("#graph-path", "failed: ship"),
+				textContains("#pending", "failed in ship"),
+				textContains("#continue", "Retry"),
+			)...)...)
+	threads := apiJSON[[]map[string]any](t, "POST", base+"/threads/search", `{}`)
+	require.Len(t, threads, 1)
+	assert.Equal(t, "error", threads[0]["status"])
+}
+
+type plan struct {
+	Goal  string
+	Steps []planStep
+}
+
+type planStep struct {
+	ID     string `json:"id"`
+	Tool   string `json:"tool"`
+	Status string `json:"status"`
+}
+
+// Defect 10 of #31: a replan that replaced a step in the middle of a list
+// of steps with ids shows one removed and one added step, matched by id,
+// not a change of every later position; at 1024×768 the diff is on the
+// first screen of the checkpoint.
+func TestListDiffsMatchElementsByID(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	ctx := chromiumAt(t, 1024, 768)
+	goal := state.Value("goal", func(p *plan) *string { return &p.Goal })
+	stepsF := state.Value("steps", func(p *plan) *[]planStep { return &p.Steps })
+	app, err := graph.New(state.NewSchema(goal, stepsF)).
+		AddNode("planner", func(ctx context.Context, p plan) (state.Update[plan], error) {
+			return state.Writes(stepsF.Set([]planStep{{"order", "lookup", "done"}, {"deliver_a", "route", "pending"}, {"notify", "mail", "pending"}, {"close", "crm", "pending"}})), nil
+		}).
+		AddNode("replan", func(ctx context.Context, p plan) (state.Update[plan], error) {
+			out := []planStep{p.Steps[0], {"b_stock", "stock", "pending"}, p.Steps[2], p.Steps[3]}
+			out[2].Status = "ready"
+			return state.Writes(stepsF.Set(out)), nil
+		}).
+		AddEdge(graph.Start, "planner").AddEdge("planner", "replan").AddEdge("replan", graph.End).
+		Compile(graph.WithCheckpointer(memory.New()))
+	require.NoError(t, err)
+	base := serve(t, nil, server.Register("plans", app))
+	replan := `#timeline li[data-nodes="replan"]`
+	steps(t, ctx, "the replan's diff",
+		append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(base + "/studio/")},
+			append(startRun("plans", `{"goal": "deliver O1001"}`),
+				until(`document.querySelector('#run-bar').dataset.status === "success"`),
+				chromedp.Click(chromedp.CSS(replan)),
+				chromedp.WaitVisible(chromedp.CSS(replan+`[aria-selected="true"]`)),
+				textContains("#diff", "steps[id=deliver_a]"),
+				until(`(() => { const rows = [...document.querySelectorAll('#diff tbody tr')].map((tr) => tr.textContent);
+					return rows.length === 3 && rows.some((r) => r.startsWith("steps[id=deliver_a]removed")) &&
+						rows.some((r) => r.startsWith("steps[id=b_stock]added")) && rows.some((r) => r.startsWith("steps[id=notify].statuschanged")); })()`),
+				until(`!document.querySelector('#diff').textContent.includes("steps.2")`),
+				until(`(window.scrollTo(0, 0), document.querySelector('#diff').getBoundingClientRect().top < window.innerHeight - 100)`),
+			)...)...)
+}
+
+// textContains waits until the element sel is shown and its text contains want.
+func textContains(sel, want string) chromedp.Action[chromedp.Void] {
+	js := fmt.Sprintf(`(() => { const n = document.querySelector(%q); return !!n && !n.closest("[hidden]") && n.textContent.includes(%q); })()`, sel, want)
+	return until(js)
+}
