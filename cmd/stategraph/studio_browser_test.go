@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -76,6 +77,14 @@ func startStudio(t *testing.T, c studioConfig) string {
 // there is none.
 func browser(t *testing.T) context.Context {
 	t.Helper()
+	return browserAt(t, 1280, 860)
+}
+
+// browserAt is browser with a window of w×h pixels. The test fails on
+// any uncaught exception, console error or browser log error (such as a
+// Content-Security-Policy violation) of the page.
+func browserAt(t *testing.T, w, h int) context.Context {
+	t.Helper()
 	path := os.Getenv(chromiumEnv)
 	if path == "" {
 		path = "/usr/bin/chromium"
@@ -93,18 +102,33 @@ func browser(t *testing.T) context.Context {
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 860),
+		chromedp.WindowSize(w, h),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	bctx, cancelCtx := chromedp.NewContext(actx)
 	var mu sync.Mutex
 	var exceptions []string
 	require.NoError(t, chromedp.Listen(bctx, func(ev any) {
-		if e, ok := ev.(*runtime.EventExceptionThrown); ok {
-			msg := e.ExceptionDetails.Text
+		var msg string
+		switch e := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			msg = e.ExceptionDetails.Text
 			if x := e.ExceptionDetails.Exception; x != nil {
 				msg += " " + x.Description
 			}
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError {
+				msg = "console.error"
+				for _, a := range e.Args {
+					msg += " " + string(a.Value) + a.Description
+				}
+			}
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.EntryLevelError {
+				msg = "log: " + e.Entry.Text + " " + e.Entry.URL
+			}
+		}
+		if msg != "" {
 			mu.Lock()
 			exceptions = append(exceptions, msg)
 			mu.Unlock()
@@ -118,7 +142,7 @@ func browser(t *testing.T) context.Context {
 		cancelAlloc()
 		mu.Lock()
 		defer mu.Unlock()
-		assert.Empty(t, exceptions, "uncaught JavaScript exceptions on the page")
+		assert.Empty(t, exceptions, "exceptions and console errors on the page")
 	})
 	return ctx
 }
