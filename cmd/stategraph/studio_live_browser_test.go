@@ -214,7 +214,7 @@ func TestStudioChatViewSendsMessagesAndReviewsToolCalls(t *testing.T) {
 		until(`document.querySelector('#chat-log details.call[data-tool="calculate"] pre.result')?.textContent === "12 * 7 = 84"`),
 		textContains(`#chat-log li.msg.ai:last-child .text`, "12 * 7 = 84"),
 		until(`document.querySelector('#chat-log form.review') === null`),
-		until(`(document.querySelector('#chat').scrollIntoView(), true)`),
+		until(`(document.querySelectorAll('#chat-log details.call').forEach((d) => { d.open = true; }), document.querySelector('#chat').scrollIntoView(), true)`),
 		shot(t, "studio-chat.png"),
 	)
 	threads := postJSON[[]map[string]any](t, base+"/threads/search", `{}`, 200)

@@ -266,6 +266,7 @@ function renderChat() {
     decide: (decisions) => startRun(S.tid, { command: { resume: decisions } }),
   }));
   $("chat-log").dataset.count = String(msgs.length);
+  $("chat-log").scrollTop = $("chat-log").scrollHeight; // the latest turn in view
 }
 
 async function sendChat() {

@@ -80,10 +80,12 @@ function reviewForm(review, disabled, actions) {
   const rows = review.calls.map((c, i) => {
     const act = `review-${n}-${i}`;
     const txt = `review-text-${n}-${i}`;
-    const text = el("input", { id: txt, class: "review-text", type: "text", value: c.args, "aria-label": `Arguments or reason for ${c.tool}` });
+    // Shown for an edit (the arguments) or a rejection (the reason).
+    const text = el("input", { id: txt, class: "review-text", type: "text", value: c.args, hidden: true, "aria-label": `Arguments or reason for ${c.tool}` });
     const sel = el("select", {
       id: act, class: "review-action", "data-call": c.id,
       onchange: (ev) => {
+        text.hidden = ev.target.value === "approve";
         text.value = ev.target.value === "edit" ? c.args : "";
         text.placeholder = ev.target.value === "reject" ? "why (the model reads it)" : "";
       },
@@ -101,7 +103,7 @@ function reviewForm(review, disabled, actions) {
     actions.decide(decisions);
   };
   return el("form", { class: "review", onsubmit: (ev) => { ev.preventDefault(); send(); } },
-    el("p", { class: "review-title" }, `${review.node} waits for your review of ${review.calls.length === 1 ? "this call" : "these calls"}`),
+    el("p", { class: "review-title" }, `Before it runs ${review.calls.length === 1 ? "this call" : "these calls"}, node ${review.node} waits for your decision`),
     ...rows.map((r) => r.view),
     el("div", { class: "buttons" }, el("button", { type: "submit", id: "review-submit", disabled }, "Send the decisions and resume")));
 }
