@@ -29,7 +29,11 @@ var index = template.Must(template.ParseFS(assets, "assets/index.html"))
 // which only works when that server allows the page's origin (package
 // server sends no CORS headers: serve both on one origin). An apiBase
 // that is none of these is an error.
-func Handler(apiBase string) (http.Handler, error) {
+func Handler(apiBase string, opts ...Option) (http.Handler, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	apiBase = strings.TrimSuffix(apiBase, "/")
 	connect := "'self'"
 	if apiBase != "" && !strings.HasPrefix(apiBase, "/") {
@@ -67,15 +71,29 @@ func Handler(apiBase string) (http.Handler, error) {
 			_, _ = w.Write(page.Bytes())
 			return
 		}
+		if p == "/traces" {
+			o.traces.ServeHTTP(w, r) // a nil *Traces answers that it records none
+			return
+		}
 		files.ServeHTTP(w, r)
 	}), nil
 }
 
+// Option configures Handler and Beside.
+type Option func(*options)
+
+type options struct{ traces *Traces }
+
+// WithTraces serves the runs t recorded at "traces" beside the page (at
+// Prefix + "traces" with Beside), for the page's trace view of a
+// checkpoint's run. Without it the trace view says nothing is recorded.
+func WithTraces(t *Traces) Option { return func(o *options) { o.traces = t } }
+
 // Beside returns a handler serving the page at Prefix (/studio/) and api
 // at every other path; GET / redirects to the page. The page calls the
 // API on the same origin, so api is typically a *server.Server.
-func Beside(api http.Handler) http.Handler {
-	page, err := Handler("")
+func Beside(api http.Handler, opts ...Option) http.Handler {
+	page, err := Handler("", opts...)
 	if err != nil {
 		panic(err) // "" is always a valid API base
 	}

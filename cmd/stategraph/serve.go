@@ -67,12 +67,12 @@ const modelUsage = `  -model NAME     the chat assistant's model: openai (OPENAI
 
 // chatGraphs returns the served graphs, the chat assistant on the model
 // -model names.
-func chatGraphs(saver checkpoint.Saver, model string) ([]server.Graph, string, error) {
+func chatGraphs(saver checkpoint.Saver, model string, opts ...servegraphs.Option) ([]server.Graph, string, error) {
 	m, about, err := chatdemo.Model(model, os.Getenv)
 	if err != nil {
 		return nil, "", err
 	}
-	graphs, err := servegraphs.Graphs(saver, servegraphs.ChatModel(m))
+	graphs, err := servegraphs.Graphs(saver, append([]servegraphs.Option{servegraphs.ChatModel(m)}, opts...)...)
 	return graphs, about, err
 }
 

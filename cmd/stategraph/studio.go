@@ -16,9 +16,12 @@ import (
 	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
+	"github.com/stategraph/stategraph/cmd/stategraph/internal/servegraphs"
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/store"
 	"github.com/stategraph/stategraph/server"
 	"github.com/stategraph/stategraph/studio"
+	"github.com/stategraph/stategraph/telemetry"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 const studioUsage = `usage: stategraph studio [-db PATH [-store PATH] | -dsn DSN [-schema NAME]] [-addr HOST:PORT] [-allow-remote] [-model openai|ollama]
@@ -42,6 +45,9 @@ has them (its checkpoints are shown, runs and edits refused).
   -addr HOST:PORT where to listen (default 127.0.0.1:2024)
   -allow-remote   listen on a non-loopback address (anyone who reaches it can run the graphs)
 ` + modelUsage + "\n" + keyFlagsUsage
+
+// studioTraceRuns is how many runs' spans the studio keeps for its trace view.
+const studioTraceRuns = 500
 
 // studioConfig is what studio runs with: serve's settings and the keys.
 type studioConfig struct {
@@ -176,7 +182,11 @@ func serveStudio(ctx context.Context, c studioConfig, ln net.Listener, stdout io
 			err = fmt.Errorf("studio: close: %w", cerr)
 		}
 	}()
-	graphs, chatModel, err := chatGraphs(b.saver, c.model)
+	// The trace view: the runtime's spans, recorded in this process only.
+	traces := studio.NewTraces(studioTraceRuns)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(traces))
+	defer tp.Shutdown(context.WithoutCancel(ctx))
+	graphs, chatModel, err := chatGraphs(b.saver, c.model, servegraphs.Traced(telemetry.New(telemetry.WithTracerProvider(tp))))
 	if err != nil {
 		return fmt.Errorf("studio: %w", err)
 	}
@@ -193,7 +203,7 @@ func serveStudio(ctx context.Context, c studioConfig, ln net.Listener, stdout io
 	if err != nil {
 		return fmt.Errorf("studio: %w", err)
 	}
-	hs := &http.Server{Handler: studio.Beside(srv), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: studio.Beside(srv, studio.WithTraces(traces)), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "stategraph studio: http://%s/studio/ (API at http://%s/; graphs planexecute, support, essay, chat on %s; %s)\n", ln.Addr(), ln.Addr(), chatModel, b.where)
 	for _, a := range adopted {
 		fmt.Fprintf(stdout, "  %s\n", a)

@@ -230,3 +230,49 @@ func TestStudioChatViewSendsMessagesAndReviewsToolCalls(t *testing.T) {
 	human := msgs[4].(map[string]any)
 	assert.Equal(t, "what is 12 * 7?", human["content"], "the page sent the human message as LangChain clients do")
 }
+
+// The trace view (#31): the studio's server records the spans of the runs
+// it executes (the runtime's observer, package telemetry), and each
+// checkpoint shows the waterfall of the run that wrote it: the run, its
+// steps and tasks, its checkpoint writes and its model calls with their
+// provider and tokens, the checkpoint's own write marked.
+func TestStudioTraceViewShowsTheRunThatWroteACheckpoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	ctx := browser(t)
+	dir := t.TempDir()
+	base := startStudio(t, studioConfig{serveConfig: serveConfig{db: filepath.Join(dir, "trace.db"), store: filepath.Join(dir, "trace.server.db")}})
+	drive(t, ctx, "a chat turn from the page, then its trace",
+		chromedp.Navigate(base+"/studio/"),
+		until(`document.querySelector('#run-graph option[value="chat"]') !== null`),
+		chromedp.SetValue(chromedp.CSS(`#run-graph`), "chat"),
+		until(`document.querySelector('#run-graph').dispatchEvent(new Event('change'))`),
+		until(`document.querySelector('#run-input').value.includes("weather in Oslo")`),
+		chromedp.Click(chromedp.CSS(`#run-new`)),
+		until(`document.querySelector('#run-bar').dataset.status === "success"`),
+		chromedp.WaitVisible(chromedp.CSS(`#trace table.waterfall`)),
+		chromedp.WaitVisible(chromedp.CSS(`#trace tr[data-span="run chat"]`)),
+		until(`document.querySelectorAll('#trace tr[data-span="task agent"]').length === 2`),
+		until(`document.querySelectorAll('#trace tr[data-span="chat"]').length === 2`),
+		textContains(`#trace tr[data-span="chat"] .span-details`, "provider chatdemo"),
+		textContains(`#trace tr[data-span="chat"] .span-details`, "tokens 0 in, 0 out"),
+		textContains(`#trace tr.mine .span-details`, "this checkpoint"),
+		until(`document.querySelector('#trace tr.mine').dataset.span === "checkpoint loop"`),
+		until(`[...document.querySelectorAll('#trace .bar')].every((b) => b.style.width !== "")`),
+		until(`(document.querySelector('#trace-title').scrollIntoView(), true)`),
+		shot(t, "studio-trace.png"),
+	)
+	threads := postJSON[[]map[string]any](t, base+"/threads/search", `{}`, 200)
+	require.Len(t, threads, 1)
+	tid := threads[0]["thread_id"].(string)
+	head := apiGet[map[string]any](t, base+"/threads/"+tid+"/state", 200)
+	runID := head["metadata"].(map[string]any)["run_id"]
+	traces := apiGet[struct {
+		Recording bool             `json:"recording"`
+		Runs      []map[string]any `json:"runs"`
+	}](t, base+"/studio/traces?thread="+tid, 200)
+	assert.True(t, traces.Recording)
+	require.Len(t, traces.Runs, 1)
+	assert.Equal(t, runID, traces.Runs[0]["run_id"], "the trace is the run that wrote the head")
+}

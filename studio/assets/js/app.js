@@ -7,6 +7,7 @@ import { $, el, clear, keyed } from "./dom.js";
 import { draw } from "./graph.js";
 import * as timeline from "./timeline.js";
 import { diff, diffTable, setOpen, tree } from "./values.js";
+import { fetchTraces, traceView } from "./trace.js";
 import { chatView, messagesOf, reviewOf } from "./chat.js";
 import { limitOf, pendingView, recursionText } from "./pending.js";
 
@@ -25,6 +26,7 @@ const S = {
   selected: null,
   want: null, // a checkpoint to select once the history has it
   run: null, // {tid, runID, running: Set of node names, status}
+  traces: { recording: false, runs: [] }, // the runs of the open thread the studio's server traced
 };
 
 // ---- messages ----
@@ -155,8 +157,9 @@ async function readThread() {
   const tid = S.tid;
   if (!tid) return;
   let thread, hist, head;
+  let traces;
   try {
-    [thread, hist, head] = await Promise.all([api.thread(tid), api.history(tid), api.state(tid)]);
+    [thread, hist, head, traces] = await Promise.all([api.thread(tid), api.history(tid), api.state(tid), fetchTraces(tid)]);
   } catch (err) {
     if (S.tid !== tid) return;
     // Nothing of another thread stays on screen: the pane says which
@@ -168,6 +171,7 @@ async function readThread() {
   // Following the head (it was selected) goes on following it as the thread grows.
   const following = !S.selected || S.selected === S.head?.checkpoint?.checkpoint_id;
   S.thread = thread;
+  S.traces = traces;
   S.graphID = graphOf(thread);
   S.head = head;
   S.tl = timeline.build(hist);
@@ -302,7 +306,7 @@ function renderCheckpoint() {
   $("replay").disabled = !!S.run || !S.graphID || ro;
   $("edit-submit").disabled = !!S.run || !S.graphID || ro;
   const sig = JSON.stringify([S.tid, e.id, e.parent, e.nodes, e.state.tasks, e.state.next, S.graphID, S.drawings.has(S.graphID)]);
-  if (sig === rendered) { renderGraph(); return; }
+  if (sig === rendered) { renderTrace(); renderGraph(); return; }
   rendered = sig;
   const st = e.state;
   const md = st.metadata || {};
@@ -326,6 +330,7 @@ function renderCheckpoint() {
       (t.interrupts || []).length ? el("span", { class: "mark interrupt" }, ` interrupt: ${JSON.stringify(t.interrupts.map((i) => i.value))}`) : null))),
   ] : []);
 
+  renderTrace();
   const changes = diff(parent ? parent.state.values : undefined, st.values);
   clear($("diff"), diffTable(parent ? changes : [], !!parent));
   clear($("state-tree"), tree(st.values, new Set(parent ? changes.map((c) => c.path) : [])));
@@ -340,6 +345,12 @@ function renderCheckpoint() {
   clear($("edit-node"), el("option", { value: "" }, "(none: keep the pending tasks)"), nodes.map((n) => el("option", { value: n }, n)));
   $("edit-node").value = nodes.includes(asNode) ? asNode : "";
   renderGraph();
+}
+
+function renderTrace() {
+  const e = S.tl.byID.get(S.selected);
+  if (!e) return;
+  clear($("trace"), traceView(S.traces, e.state.metadata?.run_id, e.id));
 }
 
 function renderGraph() {

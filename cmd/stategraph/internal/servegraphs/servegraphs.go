@@ -24,16 +24,26 @@ import (
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/server"
 	"github.com/stategraph/stategraph/state"
+	"github.com/stategraph/stategraph/telemetry"
+	"github.com/stategraph/stategraph/telemetry/agenttrace"
 	"github.com/tmc/langchaingo/llms"
 )
 
 // Option configures Graphs.
 type Option func(*options)
 
-type options struct{ chatModel llms.Model }
+type options struct {
+	chatModel llms.Model
+	tel       *telemetry.Telemetry
+}
 
 // ChatModel makes the chat assistant use m instead of the scripted model.
 func ChatModel(m llms.Model) Option { return func(o *options) { o.chatModel = m } }
+
+// Traced makes every graph's runs, steps, tasks and checkpoint writes,
+// and the model and tool calls of planexecute and the model calls of
+// chat, spans of tel (the studio's trace view records them).
+func Traced(tel *telemetry.Telemetry) Option { return func(o *options) { o.tel = tel } }
 
 // Graphs returns the served graphs over saver.
 func Graphs(saver checkpoint.Saver, opts ...Option) ([]server.Graph, error) {
@@ -41,23 +51,31 @@ func Graphs(saver checkpoint.Saver, opts ...Option) ([]server.Graph, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	ch, err := chatdemo.Agent(o.chatModel).Graph.Compile(graph.WithCheckpointer(saver), graph.WithName("chat"))
+	model := o.chatModel
+	cfg := delivery.New().AgentConfig()
+	var observe []graph.CompileOption
+	if o.tel != nil {
+		model = o.tel.Model(model)
+		cfg = agenttrace.Instrument(o.tel, cfg)
+		observe = append(observe, graph.WithObserver(o.tel.Observer()))
+	}
+	ch, err := chatdemo.Agent(model).Graph.Compile(append([]graph.CompileOption{graph.WithCheckpointer(saver), graph.WithName("chat")}, observe...)...)
 	if err != nil {
 		return nil, fmt.Errorf("chat: %w", err)
 	}
-	agent, err := nodes.NewAgent(delivery.New().AgentConfig(), nodes.WithTokenStreaming())
+	agent, err := nodes.NewAgent(cfg, nodes.WithTokenStreaming())
 	if err != nil {
 		return nil, fmt.Errorf("planexecute: %w", err)
 	}
-	pe, err := agent.Compile(graph.WithCheckpointer(saver), graph.WithName("planexecute"))
+	pe, err := agent.Compile(append([]graph.CompileOption{graph.WithCheckpointer(saver), graph.WithName("planexecute")}, observe...)...)
 	if err != nil {
 		return nil, fmt.Errorf("planexecute: %w", err)
 	}
-	sup, err := support(saver)
+	sup, err := support(saver, observe...)
 	if err != nil {
 		return nil, fmt.Errorf("support: %w", err)
 	}
-	es, err := essay(saver)
+	es, err := essay(saver, observe...)
 	if err != nil {
 		return nil, fmt.Errorf("essay: %w", err)
 	}
@@ -91,7 +109,7 @@ var (
 	ticketApproved = state.Value("approved", func(t *Ticket) *bool { return &t.Approved })
 )
 
-func support(saver checkpoint.Saver) (*graph.Compiled[Ticket], error) {
+func support(saver checkpoint.Saver, opts ...graph.CompileOption) (*graph.Compiled[Ticket], error) {
 	return graph.New(state.NewSchema(ticketRequest, ticketDraft, ticketNotes, ticketApproved)).
 		AddNode("draft", func(ctx context.Context, t Ticket) (state.Update[Ticket], error) {
 			text := "We are sorry about: " + t.Request + "."
@@ -118,7 +136,7 @@ func support(saver checkpoint.Saver) (*graph.Compiled[Ticket], error) {
 			}
 			return "draft", nil
 		}), "draft", graph.End).
-		Compile(graph.WithCheckpointer(saver), graph.WithName("support"))
+		Compile(append([]graph.CompileOption{graph.WithCheckpointer(saver), graph.WithName("support")}, opts...)...)
 }
 
 // Essay is the essay graph's state.
@@ -132,7 +150,7 @@ var (
 	essayDrafts = state.Append("drafts", func(e *Essay) *[]string { return &e.Drafts })
 )
 
-func essay(saver checkpoint.Saver) (*graph.Compiled[Essay], error) {
+func essay(saver checkpoint.Saver, opts ...graph.CompileOption) (*graph.Compiled[Essay], error) {
 	return graph.New(state.NewSchema(essayTopic, essayDrafts)).
 		AddNode("write", func(ctx context.Context, e Essay) (state.Update[Essay], error) {
 			d := fmt.Sprintf("%s, draft %d", e.Topic, len(e.Drafts)+1)
@@ -145,5 +163,5 @@ func essay(saver checkpoint.Saver) (*graph.Compiled[Essay], error) {
 			}
 			return graph.End, nil
 		}), "write", graph.End).
-		Compile(graph.WithCheckpointer(saver), graph.WithName("essay"))
+		Compile(append([]graph.CompileOption{graph.WithCheckpointer(saver), graph.WithName("essay")}, opts...)...)
 }
