@@ -76,6 +76,7 @@ function renderThreads() {
   const status = $("status-filter").value;
   const shown = S.threads.filter((t) => (!q || t.thread_id.toLowerCase().includes(q)) &&
     (!status || t.status === status || (status === "interrupted" && statusOf(t) === "paused")));
+  const stop = shown.some((t) => t.thread_id === S.tid) ? S.tid : shown[0]?.thread_id;
   $("thread-count").textContent = `${shown.length} of ${S.threads.length} thread${S.threads.length === 1 ? "" : "s"}`;
   keyed($("thread-list"), shown.map((t) => {
     const st = statusOf(t);
@@ -92,7 +93,11 @@ function renderThreads() {
       el("span", { class: "tid" }, t.thread_id),
       el("span", { class: "badge " + (st === "paused" ? "interrupted" : t.status) }, st),
       el("span", { class: "sub" }, ro ? `read-only · ${updated}` : `${t.metadata?.graph_id || "no graph"} · ${updated}`))),
-      update: (li) => li.firstChild.setAttribute("aria-current", t.thread_id === S.tid ? "true" : "false"),
+      update: (li) => {
+        li.firstChild.setAttribute("aria-current", t.thread_id === S.tid ? "true" : "false");
+        // One Tab stop for the list: the open thread (or the first); ↑ ↓ move.
+        li.firstChild.tabIndex = t.thread_id === stop ? 0 : -1;
+      },
     };
   }));
 }
@@ -347,6 +352,18 @@ function renderCheckpoint() {
   renderGraph();
 }
 
+// pickNode selects the newest checkpoint node wrote on the path to the
+// selected one, else the newest it wrote anywhere in the thread.
+function pickNode(node) {
+  const e = S.tl.byID.get(S.selected);
+  const onPath = e ? timeline.pathTo(e, S.tl.byID) : [];
+  const hit = [...onPath].reverse().find((x) => x.nodes.includes(node)) ||
+    [...S.tl.entries].reverse().find((x) => x.nodes.includes(node));
+  if (!hit) { say(`Node ${node} has not run in thread ${S.tid}.`, "info"); return; }
+  quiet();
+  select(hit.id, false);
+}
+
 function renderTrace() {
   const e = S.tl.byID.get(S.selected);
   if (!e) return;
@@ -383,7 +400,9 @@ function renderGraph() {
   const order = path.flatMap((p) => p.nodes);
   const title = `Graph ${S.graphID}. Path to the selected checkpoint: ${order.join(" → ") || "none"}.` +
     (next.size ? ` Next: ${[...next].join(", ")}.` : "") + (failed.size ? ` Failed: ${[...failed].join(", ")}.` : "") + (running.length ? ` Running: ${running.join(", ")}.` : "");
-  clear(box, draw(drawing, { visited, next, failed, taken, current: e?.nodes[0] || null, running: running[0] || null, title }));
+  const focused = document.activeElement?.closest?.("#graph g.node")?.dataset.node;
+  clear(box, draw(drawing, { visited, next, failed, taken, current: e?.nodes[0] || null, running: running[0] || null, title, onNode: pickNode }));
+  if (focused) box.querySelector(`g.node[data-node="${CSS.escape(focused)}"]`)?.focus();
   $("graph-path").textContent = `Path: ${order.join(" → ") || "–"}` + (next.size ? ` · next: ${[...next].join(", ")}` : "") +
     (failed.size ? ` · failed: ${[...failed].join(", ")}` : "") +
     (running.length ? ` · running: ${running.join(", ")}` : "");
@@ -590,6 +609,17 @@ function wire() {
   });
   $("expand-all").addEventListener("click", () => setOpen($("state-tree"), true));
   $("collapse-all").addEventListener("click", () => setOpen($("state-tree"), false));
+  $("thread-list").addEventListener("keydown", (ev) => {
+    const buttons = [...$("thread-list").querySelectorAll("button.thread")];
+    const i = buttons.indexOf(document.activeElement);
+    if (i < 0) return;
+    const to = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 0, End: buttons.length - 1 }[ev.key];
+    if (to === undefined) return;
+    ev.preventDefault();
+    const b = buttons[Math.max(0, Math.min(to, buttons.length - 1))];
+    for (const x of buttons) x.tabIndex = x === b ? 0 : -1;
+    b.focus();
+  });
   $("timeline").addEventListener("keydown", (ev) => timeline.keys(ev, S.tl.entries, S.tl.byID, S.selected, select));
 }
 

@@ -76,7 +76,8 @@ export function layout(drawing) {
  */
 export function draw(drawing, marks) {
   const { pos, back, width, height } = layout(drawing);
-  const root = svg("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-labelledby": "graph-svg-title" },
+  // A group, not an image: its nodes are buttons of their own.
+  const root = svg("svg", { width, height, viewBox: `0 0 ${width} ${height}`, role: "group", "aria-labelledby": "graph-svg-title" },
     svg("title", { id: "graph-svg-title" }, marks.title || "The graph"),
     svg("defs", {}, svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" },
       svg("path", { d: "M0,0 L10,5 L0,10 z" }))));
@@ -110,7 +111,18 @@ export function draw(drawing, marks) {
       marks.failed?.has(n.id) ? "failed" : "",
       marks.current === n.id ? "current" : "",
       marks.running === n.id ? "running" : ""].filter(Boolean).join(" ");
-    root.append(svg("g", { class: cls, "data-node": n.id },
+    const terminal = n.id === START || n.id === END;
+    const pick = () => marks.onNode?.(n.id);
+    root.append(svg("g", {
+      class: cls, "data-node": n.id,
+      // Each node is a button: it selects the checkpoint its last run wrote.
+      tabindex: terminal || !marks.onNode ? undefined : "0",
+      role: terminal || !marks.onNode ? undefined : "button",
+      "aria-label": terminal ? undefined : `node ${n.id}` + [marks.visited?.has(n.id) ? "on the path" : "", marks.next?.has(n.id) ? "next" : "",
+        marks.failed?.has(n.id) ? "failed" : "", marks.running === n.id ? "running" : ""].filter(Boolean).map((x) => `, ${x}`).join(""),
+      onclick: terminal ? undefined : pick,
+      onkeydown: terminal ? undefined : (ev) => { if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); pick(); } },
+    },
       svg("rect", { x: p.x, y: p.y, width: p.w, height: H, rx: n.id === START || n.id === END ? 15 : 5 }),
       svg("text", { x: p.x + p.w / 2, y: p.y + H / 2 + 4, "text-anchor": "middle" }, n.id)));
   }
