@@ -35,7 +35,7 @@ func chromium(t *testing.T) context.Context {
 // as a Content-Security-Policy violation) of the page, except the
 // network errors of requests whose URL contains one of failing (the API
 // failing on purpose).
-func chromiumAt(t *testing.T, w, h int, failing ...string) context.Context {
+func chromiumAt(t testing.TB, w, h int, failing ...string) context.Context {
 	t.Helper()
 	path := os.Getenv("STATEGRAPH_CHROMIUM")
 	if path == "" {

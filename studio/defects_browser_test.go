@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -25,7 +26,7 @@ import (
 
 // serve serves graphs and the page until the test ends; wrap, if not
 // nil, wraps the API (to make it fail on purpose).
-func serve(t *testing.T, wrap func(http.Handler) http.Handler, graphs ...server.Graph) string {
+func serve(t testing.TB, wrap func(http.Handler) http.Handler, graphs ...server.Graph) string {
 	t.Helper()
 	srv, err := server.New(graphs)
 	require.NoError(t, err)
@@ -57,7 +58,7 @@ func steps(t *testing.T, ctx context.Context, what string, actions ...chromedp.A
 }
 
 // apiJSON calls the API and decodes its answer.
-func apiJSON[T any](t *testing.T, method, url, body string) T {
+func apiJSON[T any](t testing.TB, method, url, body string) T {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	require.NoError(t, err)
@@ -327,4 +328,48 @@ func TestListDiffsMatchElementsByID(t *testing.T) {
 func textContains(sel, want string) chromedp.Action[chromedp.Void] {
 	js := fmt.Sprintf(`(() => { const n = document.querySelector(%q); return !!n && !n.closest("[hidden]") && n.textContent.includes(%q); })()`, sel, want)
 	return until(js)
+}
+
+// Defect 7 of #31, a long thread: it opens on its newest 100 checkpoints
+// (not its whole history), and "Load older checkpoints" reads the pages
+// before them, down to the thread's first checkpoint.
+func TestALongThreadOpensOnItsNewestPageAndLoadsOlder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	ctx := chromium(t)
+	n := state.Value("n", func(c *counter) *int { return &c.N })
+	app, err := graph.New(state.NewSchema(n)).
+		AddNode("count", func(ctx context.Context, c counter) (state.Update[counter], error) {
+			return state.Writes(n.Set(c.N + 1)), nil
+		}).
+		AddEdge(graph.Start, "count").
+		AddConditionalEdges("count", graph.Choose(func(ctx context.Context, c counter) (string, error) {
+			if c.N < 230 {
+				return "count", nil
+			}
+			return graph.End, nil
+		}), "count", graph.End).
+		Compile(graph.WithCheckpointer(memory.New()))
+	require.NoError(t, err)
+	base := serve(t, nil, server.Register("counter", app))
+	apiJSON[map[string]any](t, "POST", base+"/threads", `{"thread_id": "long", "graph_id": "counter"}`)
+	apiJSON[map[string]any](t, "POST", base+"/threads/long/runs/wait", `{"assistant_id": "counter", "input": {"n": 0}, "config": {"recursion_limit": 500}}`)
+	hist := apiJSON[[]map[string]any](t, "POST", base+"/threads/long/history", `{"limit": 1000}`)
+	require.Len(t, hist, 232, "input, loop and 230 steps")
+	steps(t, ctx, "the newest page, then the older ones",
+		chromedp.Navigate(base+"/studio/#thread=long"),
+		until(`document.querySelectorAll('#timeline li').length === 100`),
+		until(`document.querySelector('#timeline li[aria-selected="true"]').dataset.step === "230"`),
+		chromedp.Click(chromedp.CSS(`#load-older`)),
+		until(`document.querySelectorAll('#timeline li').length === 200`),
+		chromedp.Click(chromedp.CSS(`#load-older`)),
+		until(`document.querySelectorAll('#timeline li').length === 232`),
+		until(`document.querySelector('#load-older').hidden`),
+		until(`[...document.querySelectorAll('#timeline li')].every((li) => li.dataset.lane === "0")`),
+		until(`document.querySelector('#timeline li[aria-selected="true"]').dataset.step === "230"`),
+		chromedp.Focus(chromedp.CSS(`#timeline`)),
+		chromedp.KeyEvent(kb.Home),
+		chromedp.WaitVisible(chromedp.CSS(`#timeline li[data-step="-1"][aria-selected="true"]`)),
+	)
 }

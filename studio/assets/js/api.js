@@ -54,7 +54,7 @@ export const api = {
   thread: (tid) => request("GET", `/threads/${enc(tid)}`),
   createThread: (graphID) => request("POST", "/threads", { graph_id: graphID }),
   state: (tid, cid) => request("GET", `/threads/${enc(tid)}/state` + (cid ? `/${enc(cid)}` : "")),
-  history: (tid) => request("POST", `/threads/${enc(tid)}/history`, { limit: 10000 }),
+  history: (tid, limit, before) => request("POST", `/threads/${enc(tid)}/history`, before ? { limit, before } : { limit }),
   updateState: (tid, body) => request("POST", `/threads/${enc(tid)}/state`, body),
   cancel: (tid, rid) => request("POST", `/threads/${enc(tid)}/runs/${enc(rid)}/cancel?action=interrupt`),
 };

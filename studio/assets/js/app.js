@@ -11,6 +11,7 @@ import { fetchTraces, traceView } from "./trace.js";
 import { chatView, messagesOf, reviewOf } from "./chat.js";
 import { limitOf, pendingView, recursionText } from "./pending.js";
 
+const PAGE = 100; // checkpoints read at a time: a long thread opens fast
 const READ_ONLY = "read-only"; // the graph of threads no served graph has
 
 const S = {
@@ -23,6 +24,8 @@ const S = {
   graphID: null,
   head: null, // the latest checkpoint's state, as last loaded
   tl: { entries: [], byID: new Map() },
+  older: [], // checkpoints older than the newest page, loaded with "Load older"
+  more: false, // the thread may have checkpoints older than those loaded
   selected: null,
   want: null, // a checkpoint to select once the history has it
   run: null, // {tid, runID, running: Set of node names, status}
@@ -57,6 +60,7 @@ async function loadThreads() {
   // One request: the search gives each thread's status, graph and time.
   S.threads = threads;
   renderThreads();
+  performance.mark("studio:threads"); // the page's own timings (BenchmarkStudioPage)
 }
 
 /** readOnly is why a thread cannot be run or edited here, or "". */
@@ -122,6 +126,7 @@ async function openThread(tid, checkpointID) {
     // Another thread: nothing of the last one stays on screen while this one loads.
     S.selected = null; S.want = null; S.thread = null; S.head = null;
     S.tl = { entries: [], byID: new Map() };
+    S.older = []; S.more = false;
     rendered = "";
     clear($("timeline"));
     delete $("timeline").dataset.thread;
@@ -164,7 +169,7 @@ async function readThread() {
   let thread, hist, head;
   let traces;
   try {
-    [thread, hist, head, traces] = await Promise.all([api.thread(tid), api.history(tid), api.state(tid), fetchTraces(tid)]);
+    [thread, hist, head, traces] = await Promise.all([api.thread(tid), api.history(tid, PAGE), api.state(tid), fetchTraces(tid)]);
   } catch (err) {
     if (S.tid !== tid) return;
     // Nothing of another thread stays on screen: the pane says which
@@ -179,7 +184,11 @@ async function readThread() {
   S.traces = traces;
   S.graphID = graphOf(thread);
   S.head = head;
-  S.tl = timeline.build(hist);
+  // The newest page, and the older pages loaded before (without the
+  // checkpoints the newest page has again).
+  const ids = new Set(hist.map((st) => st.checkpoint?.checkpoint_id));
+  if (S.older.length === 0) S.more = hist.length === PAGE;
+  S.tl = timeline.build([...hist, ...S.older.filter((st) => !ids.has(st.checkpoint?.checkpoint_id))]);
   const headID = head.checkpoint?.checkpoint_id || null;
   // A checkpoint asked for (a fork just written) is selected once a read
   // has it; a read that began before it was written keeps the selection.
@@ -237,14 +246,18 @@ function renderThread() {
   renderPending();
   timeline.render($("timeline"), S.tl.entries, S.head?.checkpoint?.checkpoint_id, S.selected, select);
   $("timeline").dataset.thread = th.thread_id;
+  $("load-older").hidden = !S.more;
   $("thread-pane").removeAttribute("aria-busy");
   renderCheckpoint();
+  performance.mark("studio:thread");
 }
 
 function select(id, fromClick) {
   if (!S.tl.byID.has(id)) return;
   S.selected = id;
-  timeline.render($("timeline"), S.tl.entries, S.head?.checkpoint?.checkpoint_id, S.selected, select);
+  // Only the selection moved: mark two rows rather than render the list
+  // again (a thread of 1,000 checkpoints moves at key-repeat speed).
+  timeline.mark($("timeline"), S.selected);
   const li = document.getElementById("cp-" + id);
   li?.scrollIntoView({ block: "nearest" });
   if (fromClick) $("timeline").focus();
@@ -515,6 +528,21 @@ async function newRun(onThisThread) {
   await startRun(tid, body);
 }
 
+// loadOlder reads the page of checkpoints before the oldest loaded.
+async function loadOlder() {
+  const tid = S.tid;
+  const oldest = S.tl.entries[0]?.id;
+  if (!tid || !oldest) return;
+  let page;
+  try {
+    page = await api.history(tid, PAGE, oldest);
+  } catch (err) { say(explain(err, `Could not read the older checkpoints of thread ${tid}`)); return; }
+  if (S.tid !== tid) return;
+  S.older = [...S.older, ...page];
+  S.more = page.length === PAGE;
+  await reloadThread();
+}
+
 async function replay() {
   if (!S.selected) return;
   await startRun(S.tid, { input: null, checkpoint_id: S.selected });
@@ -600,6 +628,7 @@ function wire() {
   $("run-here").addEventListener("click", () => newRun(true));
   $("run-cancel").addEventListener("click", cancelRun);
   $("replay").addEventListener("click", replay);
+  $("load-older").addEventListener("click", loadOlder);
   $("edit-form").addEventListener("submit", (ev) => { ev.preventDefault(); fork(); });
   $("chat-form").addEventListener("submit", (ev) => { ev.preventDefault(); sendChat(); });
   $("edit-field").addEventListener("change", (ev) => {

@@ -101,6 +101,13 @@ export function render(list, entries, head, selected, onSelect) {
   else list.removeAttribute("aria-activedescendant");
 }
 
+/** mark moves the listbox's selection to the row of checkpoint selected. */
+export function mark(list, selected) {
+  for (const li of list.querySelectorAll('li[aria-selected="true"]')) li.setAttribute("aria-selected", "false");
+  document.getElementById("cp-" + selected)?.setAttribute("aria-selected", "true");
+  list.setAttribute("aria-activedescendant", "cp-" + selected);
+}
+
 /**
  * keys handles the listbox's keyboard: ↑ ↓ the previous and next
  * checkpoint, ← the parent, → the next checkpoint on the same branch
