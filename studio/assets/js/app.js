@@ -11,7 +11,11 @@ import { fetchTraces, traceView } from "./trace.js";
 import { chatView, messagesOf, reviewOf } from "./chat.js";
 import { limitOf, pendingView, recursionText } from "./pending.js";
 
-const PAGE = 100; // checkpoints read at a time: a long thread opens fast
+// One formatter for every time shown: toLocaleString builds one per call,
+// which made a list of 1,000 threads take half a second.
+const dateTime = new Intl.DateTimeFormat([], { year: "numeric", month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+const PAGE = 100;
+const LIST_PAGE = 100; // threads listed at a time // checkpoints read at a time: a long thread opens fast
 const READ_ONLY = "read-only"; // the graph of threads no served graph has
 
 const S = {
@@ -24,6 +28,7 @@ const S = {
   graphID: null,
   head: null, // the latest checkpoint's state, as last loaded
   tl: { entries: [], byID: new Map() },
+  listed: LIST_PAGE, // how many threads the list shows
   older: [], // checkpoints older than the newest page, loaded with "Load older"
   more: false, // the thread may have checkpoints older than those loaded
   selected: null,
@@ -57,6 +62,7 @@ async function loadThreads() {
     say(explain(err, "Could not list the threads"));
     return;
   }
+
   // One request: the search gives each thread's status, graph and time.
   S.threads = threads;
   renderThreads();
@@ -82,10 +88,17 @@ function renderThreads() {
     (!status || t.status === status || (status === "interrupted" && statusOf(t) === "paused")));
   const stop = shown.some((t) => t.thread_id === S.tid) ? S.tid : shown[0]?.thread_id;
   $("thread-count").textContent = `${shown.length} of ${S.threads.length} thread${S.threads.length === 1 ? "" : "s"}`;
-  keyed($("thread-list"), shown.map((t) => {
+  // The newest rows first, more on demand: a list of 1,000 threads is
+  // ready without building 1,000 buttons (search and filter see them all).
+  let rows = shown.slice(0, S.listed);
+  const open = shown.find((t) => t.thread_id === S.tid);
+  if (open && !rows.includes(open)) rows = [...rows, open];
+  $("more-threads").hidden = shown.length <= rows.length;
+  $("more-threads").textContent = `Show ${Math.min(LIST_PAGE, shown.length - rows.length)} more of ${shown.length - rows.length}`;
+  keyed($("thread-list"), rows.map((t) => {
     const st = statusOf(t);
     const ro = readOnly(t);
-    const updated = t.updated_at ? new Date(t.updated_at).toLocaleString([], { hour12: false }) : "";
+    const updated = t.updated_at ? dateTime.format(new Date(t.updated_at)) : "";
     return {
       key: t.thread_id,
       sig: JSON.stringify([t.status, st, updated, t.metadata?.graph_id, ro]),
@@ -621,6 +634,7 @@ async function templateFor(graphID) {
 
 function wire() {
   $("thread-search").addEventListener("input", renderThreads);
+  $("more-threads").addEventListener("click", () => { S.listed += LIST_PAGE; renderThreads(); });
   $("status-filter").addEventListener("change", renderThreads);
   $("refresh").addEventListener("click", async () => { await loadThreads(); if (S.tid) await reloadThread(); });
   $("run-graph").addEventListener("change", (ev) => templateFor(ev.target.value));
@@ -659,6 +673,12 @@ async function main() {
   await loadThreads();
   const hash = new URLSearchParams(location.hash.slice(1));
   if (hash.get("thread")) await openThread(hash.get("thread"), hash.get("checkpoint") || undefined);
+  // A link to #thread=…&checkpoint=… opens it, also on a page already open.
+  window.addEventListener("hashchange", () => {
+    const h = new URLSearchParams(location.hash.slice(1));
+    const tid = h.get("thread");
+    if (tid && (tid !== S.tid || (h.get("checkpoint") && h.get("checkpoint") !== S.selected))) openThread(tid, h.get("checkpoint") || undefined);
+  });
   document.body.dataset.ready = "true";
 }
 

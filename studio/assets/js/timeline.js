@@ -52,10 +52,12 @@ export function pathTo(e, byID) {
   return out;
 }
 
+const clock = new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+
 function time(iso) {
   if (!iso) return "";
   const d = new Date(iso);
-  return d.toLocaleTimeString([], { hour12: false }) + "." + String(d.getMilliseconds()).padStart(3, "0");
+  return clock.format(d) + "." + String(d.getMilliseconds()).padStart(3, "0");
 }
 
 /** render fills the listbox list with the entries; head is the thread's latest checkpoint id. */

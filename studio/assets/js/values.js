@@ -131,7 +131,9 @@ function node(label, path, v, changed, depth) {
   const count = Array.isArray(v) ? `[${v.length} item${v.length === 1 ? "" : "s"}]` : `{${entries.length} key${entries.length === 1 ? "" : "s"}}`;
   const d = el("details", { class: mark.trim() },
     el("summary", {}, el("span", { class: "key" }, label), " ", el("span", { class: "count" }, count)));
-  if (depth === 0 && mark) d.open = true;
+  // A changed top-level field starts open, unless it is long: building a
+  // thousand rows on every move of the selection would stall the keys.
+  if (depth === 0 && mark && entries.length <= 50) d.open = true;
   // Children are built when first opened: a long history of big states
   // stays cheap to show.
   let built = false;
