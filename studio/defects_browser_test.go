@@ -373,3 +373,53 @@ func TestALongThreadOpensOnItsNewestPageAndLoadsOlder(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`#timeline li[data-step="-1"][aria-selected="true"]`)),
 	)
 }
+
+// Interrupts from the page (#31): a run started with "Stop before nodes"
+// waits before that node (interrupt_before) and Continue runs it; a node
+// the graph does not have is refused before anything starts.
+func TestARunStopsBeforeTheNodesThePageNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	ctx := chromium(t)
+	item := state.Value("item", func(o *order) *string { return &o.Item })
+	app, err := graph.New(state.NewSchema(item)).
+		AddNode("pack", func(ctx context.Context, o order) (state.Update[order], error) {
+			return state.Writes(item.Set(o.Item + ", packed")), nil
+		}).
+		AddNode("ship", func(ctx context.Context, o order) (state.Update[order], error) {
+			return state.Writes(item.Set(o.Item + ", shipped")), nil
+		}).
+		AddEdge(graph.Start, "pack").AddEdge("pack", "ship").AddEdge("ship", graph.End).
+		Compile(graph.WithCheckpointer(memory.New()))
+	require.NoError(t, err)
+	base := serve(t, nil, server.Register("orders", app))
+	steps(t, ctx, "a node the graph does not have is refused",
+		chromedp.Navigate(base+"/studio/"),
+		until(`document.querySelector('#run-graph').value === "orders"`),
+		chromedp.SetValue(chromedp.CSS(`#run-input`), `{"item": "lamp"}`),
+		chromedp.SetValue(chromedp.CSS(`#run-before`), "nope"),
+		chromedp.Click(chromedp.CSS(`#run-new`)),
+		textContains("#message", "has no node nope"),
+	)
+	assert.Empty(t, apiJSON[[]map[string]any](t, "POST", base+"/threads/search", `{}`), "nothing was started")
+	steps(t, ctx, "stop before ship, then continue",
+		chromedp.SetValue(chromedp.CSS(`#run-before`), "ship"),
+		chromedp.Click(chromedp.CSS(`#run-new`)),
+		until(`document.querySelector('#run-bar').dataset.status === "interrupted"`),
+		textContains("#pending", "before ship"),
+		textContains("#thread-status", "interrupted"),
+	)
+	threads := apiJSON[[]map[string]any](t, "POST", base+"/threads/search", `{}`)
+	require.Len(t, threads, 1)
+	tid := threads[0]["thread_id"].(string)
+	head := apiJSON[map[string]any](t, "GET", base+"/threads/"+tid+"/state", "")
+	assert.Equal(t, []any{"ship"}, head["next"])
+	assert.Equal(t, "lamp, packed", head["values"].(map[string]any)["item"])
+	steps(t, ctx, "continue",
+		chromedp.Click(chromedp.CSS(`#continue`)),
+		until(`document.querySelector('#run-bar').dataset.status === "success"`),
+	)
+	head = apiJSON[map[string]any](t, "GET", base+"/threads/"+tid+"/state", "")
+	assert.Equal(t, "lamp, packed, shipped", head["values"].(map[string]any)["item"])
+}

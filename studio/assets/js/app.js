@@ -144,6 +144,7 @@ async function openThread(tid, checkpointID) {
     clear($("timeline"));
     delete $("timeline").dataset.thread;
     $("pending").hidden = true;
+    pendingShown = "";
     $("read-only").hidden = true;
     $("thread-body").hidden = true;
     $("thread-title").textContent = tid;
@@ -227,6 +228,7 @@ function unreadable(tid, why) {
   $("thread-status").hidden = true;
   $("thread-graph").textContent = "";
   $("pending").hidden = true;
+  pendingShown = "";
   $("read-only").hidden = true;
   $("chat").hidden = true;
   $("thread-body").hidden = true;
@@ -312,11 +314,18 @@ async function sendChat() {
   await startRun(S.tid, { input: { messages: [{ type: "human", content: text }] } });
 }
 
+let pendingShown = "";
+
 function renderPending() {
   renderChat();
   const box = $("pending");
   // A tool review of a chat thread is answered in the conversation.
-  if (!$("chat").hidden && reviewOf(S.head)) { box.hidden = true; return; }
+  if (!$("chat").hidden && reviewOf(S.head)) { box.hidden = true; pendingShown = ""; return; }
+  // The same question is not drawn again: a re-read while the pointer is
+  // on Continue (or an answer is being typed) keeps the same elements.
+  const sig = JSON.stringify([S.tid, S.head?.checkpoint?.checkpoint_id, S.head?.tasks, S.head?.next, S.thread?.status, S.thread?.error, !!S.run]);
+  if (sig === pendingShown) return;
+  pendingShown = sig;
   const body = pendingView(S.head, S.thread, !!S.run || !!readOnly(S.thread), {
     answer: (resume) => startRun(S.tid, { command: { resume } }),
     resume: () => startRun(S.tid, { input: null }),
@@ -527,6 +536,14 @@ async function newRun(onThisThread) {
   const limit = $("run-limit").value.trim();
   const body = { input, assistant_id: graphID };
   if (limit) body.config = { recursion_limit: Number(limit) };
+  const nodes = (id) => $(id).value.split(",").map((x) => x.trim()).filter(Boolean);
+  const known = new Set(((S.drawings.get(graphID) || await drawingOf(graphID).catch(() => null))?.nodes || []).map((n) => n.id));
+  for (const [id, key] of [["run-before", "interrupt_before"], ["run-after", "interrupt_after"]]) {
+    const list = nodes(id);
+    const unknown = list.filter((n) => n !== "*" && known.size > 0 && !known.has(n));
+    if (unknown.length) { say(`Graph ${graphID} has no node ${unknown.join(", ")} (nodes: ${[...known].filter((n) => !n.startsWith("__")).join(", ")}). Nothing was started.`); return; }
+    if (list.length) body[key] = list.includes("*") ? "*" : list;
+  }
   let tid = S.tid;
   if (!onThisThread) {
     try {
