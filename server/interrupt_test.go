@@ -59,7 +59,7 @@ func TestInterruptBeforeAndAfterNodes(t *testing.T) {
 	// interrupt value ("__interrupt__": []), in the result and the state.
 	assert.Equal(t, []any{}, out["__interrupt__"])
 	assert.Empty(t, h.json("GET", "/threads/t/state", nil, 200)["interrupts"])
-	assert.Nil(t, out["replies"])
+	assert.Equal(t, []any{}, out["replies"], "an append field nothing wrote is the empty list, as in LangGraph")
 	assert.Equal(t, []any{"respond"}, h.json("GET", "/threads/t/state", nil, 200)["next"])
 	assert.Equal(t, "interrupted", h.json("GET", "/threads/t", nil, 200)["status"])
 	// A run with no input goes on from where the thread stopped.

@@ -2,122 +2,16 @@
 // API. Views: threads, a thread's timeline, a checkpoint's state and
 // diff, the graph. Actions: run, answer, fork, replay, cancel.
 
-import { api, apiBase, APIError, stream } from "./api.js";
-import { $, el, clear, keyed } from "./dom.js";
-import { draw } from "./graph.js";
+import { api, apiBase, stream } from "./api.js";
+import { $, el, clear } from "./dom.js";
 import * as timeline from "./timeline.js";
-import { diff, diffTable, setOpen, tree } from "./values.js";
-import { fetchTraces, traceView } from "./trace.js";
+import { setOpen } from "./values.js";
+import { fetchTraces } from "./trace.js";
+import { explain, PAGE, quiet, READ_ONLY, readOnly, S, say, statusOf } from "./state.js";
+import { loadThreads, renderThreads, threadKeys } from "./threads.js";
+import { forgetCheckpoint, renderCheckpoint, renderGraph } from "./checkpoint.js";
 import { chatView, messagesOf, reviewOf } from "./chat.js";
 import { limitOf, pendingView, recursionText } from "./pending.js";
-
-// One formatter for every time shown: toLocaleString builds one per call,
-// which made a list of 1,000 threads take half a second.
-const dateTime = new Intl.DateTimeFormat([], { year: "numeric", month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
-const PAGE = 100;
-const LIST_PAGE = 100; // threads listed at a time // checkpoints read at a time: a long thread opens fast
-const READ_ONLY = "read-only"; // the graph of threads no served graph has
-
-const S = {
-  assistants: [],
-  drawings: new Map(), // graph id → drawing
-  schemas: new Map(), // graph id → schemas
-  threads: [], // as /threads/search gives them, with .step added
-  tid: null,
-  thread: null,
-  graphID: null,
-  head: null, // the latest checkpoint's state, as last loaded
-  tl: { entries: [], byID: new Map() },
-  listed: LIST_PAGE, // how many threads the list shows
-  older: [], // checkpoints older than the newest page, loaded with "Load older"
-  more: false, // the thread may have checkpoints older than those loaded
-  selected: null,
-  want: null, // a checkpoint to select once the history has it
-  run: null, // {tid, runID, running: Set of node names, status}
-  traces: { recording: false, runs: [] }, // the runs of the open thread the studio's server traced
-};
-
-// ---- messages ----
-
-function say(text, kind = "error") {
-  const m = $("message");
-  m.className = "message" + (kind === "info" ? " info" : "");
-  m.setAttribute("role", kind === "info" ? "status" : "alert");
-  m.textContent = text;
-  m.hidden = false;
-}
-function quiet() { $("message").hidden = true; }
-function explain(err, what) {
-  if (err instanceof APIError) return `${what}: ${err.message}` + (err.status ? ` (HTTP ${err.status})` : "");
-  return `${what}: ${err.message || err}`;
-}
-
-// ---- threads ----
-
-async function loadThreads() {
-  let threads;
-  try {
-    threads = await api.threads();
-  } catch (err) {
-    say(explain(err, "Could not list the threads"));
-    return;
-  }
-
-  // One request: the search gives each thread's status, graph and time.
-  S.threads = threads;
-  renderThreads();
-  performance.mark("studio:threads"); // the page's own timings (BenchmarkStudioPage)
-}
-
-/** readOnly is why a thread cannot be run or edited here, or "". */
-export function readOnly(t) {
-  return t?.metadata?.read_only_reason || "";
-}
-
-function statusOf(t) {
-  // A thread stopped before a node by interrupt_before has no interrupt
-  // record but waits all the same.
-  if (t.status === "idle" && (t.next || []).length > 0) return "paused";
-  return t.status;
-}
-
-function renderThreads() {
-  const q = $("thread-search").value.trim().toLowerCase();
-  const status = $("status-filter").value;
-  const shown = S.threads.filter((t) => (!q || t.thread_id.toLowerCase().includes(q)) &&
-    (!status || t.status === status || (status === "interrupted" && statusOf(t) === "paused")));
-  const stop = shown.some((t) => t.thread_id === S.tid) ? S.tid : shown[0]?.thread_id;
-  $("thread-count").textContent = `${shown.length} of ${S.threads.length} thread${S.threads.length === 1 ? "" : "s"}`;
-  // The newest rows first, more on demand: a list of 1,000 threads is
-  // ready without building 1,000 buttons (search and filter see them all).
-  let rows = shown.slice(0, S.listed);
-  const open = shown.find((t) => t.thread_id === S.tid);
-  if (open && !rows.includes(open)) rows = [...rows, open];
-  $("more-threads").hidden = shown.length <= rows.length;
-  $("more-threads").textContent = `Show ${Math.min(LIST_PAGE, shown.length - rows.length)} more of ${shown.length - rows.length}`;
-  keyed($("thread-list"), rows.map((t) => {
-    const st = statusOf(t);
-    const ro = readOnly(t);
-    const updated = t.updated_at ? dateTime.format(new Date(t.updated_at)) : "";
-    return {
-      key: t.thread_id,
-      sig: JSON.stringify([t.status, st, updated, t.metadata?.graph_id, ro]),
-      make: () => el("li", {}, el("button", {
-        type: "button", class: "thread", "data-thread": t.thread_id,
-        "aria-label": `${t.thread_id}, ${st}${ro ? ", read-only" : ""}, graph ${t.metadata?.graph_id || "none"}, updated ${updated}`,
-        onclick: () => openThread(t.thread_id),
-      },
-      el("span", { class: "tid" }, t.thread_id),
-      el("span", { class: "badge " + (st === "paused" ? "interrupted" : t.status) }, st),
-      el("span", { class: "sub" }, ro ? `read-only · ${updated}` : `${t.metadata?.graph_id || "no graph"} · ${updated}`))),
-      update: (li) => {
-        li.firstChild.setAttribute("aria-current", t.thread_id === S.tid ? "true" : "false");
-        // One Tab stop for the list: the open thread (or the first); ↑ ↓ move.
-        li.firstChild.tabIndex = t.thread_id === stop ? 0 : -1;
-      },
-    };
-  }));
-}
 
 // ---- a thread ----
 
@@ -133,14 +27,14 @@ async function drawingOf(graphID) {
   return S.drawings.get(graphID);
 }
 
-async function openThread(tid, checkpointID) {
+export async function openThread(tid, checkpointID) {
   quiet();
   if (S.tid !== tid) {
     // Another thread: nothing of the last one stays on screen while this one loads.
     S.selected = null; S.want = null; S.thread = null; S.head = null;
     S.tl = { entries: [], byID: new Map() };
     S.older = []; S.more = false;
-    rendered = "";
+    forgetCheckpoint();
     clear($("timeline"));
     delete $("timeline").dataset.thread;
     $("pending").hidden = true;
@@ -221,7 +115,7 @@ async function readThread() {
 function unreadable(tid, why) {
   S.thread = null; S.head = null; S.selected = null; S.want = null;
   S.tl = { entries: [], byID: new Map() };
-  rendered = "";
+  forgetCheckpoint();
   clear($("timeline"));
   delete $("timeline").dataset.thread;
   $("thread-title").textContent = tid;
@@ -267,7 +161,7 @@ function renderThread() {
   performance.mark("studio:thread");
 }
 
-function select(id, fromClick) {
+export function select(id, fromClick) {
   if (!S.tl.byID.has(id)) return;
   S.selected = id;
   // Only the selection moved: mark two rows rather than render the list
@@ -333,115 +227,6 @@ function renderPending() {
   });
   box.hidden = !body;
   clear($("pending-body"), body);
-}
-
-// ---- the selected checkpoint ----
-
-let rendered = ""; // what the checkpoint pane shows: a re-read of the same keeps it as it is
-
-function renderCheckpoint() {
-  const e = S.tl.byID.get(S.selected);
-  if (!e) return;
-  const ro = !!readOnly(S.thread);
-  $("replay").disabled = !!S.run || !S.graphID || ro;
-  $("edit-submit").disabled = !!S.run || !S.graphID || ro;
-  const sig = JSON.stringify([S.tid, e.id, e.parent, e.nodes, e.state.tasks, e.state.next, S.graphID, S.drawings.has(S.graphID)]);
-  if (sig === rendered) { renderTrace(); renderGraph(); return; }
-  rendered = sig;
-  const st = e.state;
-  const md = st.metadata || {};
-  const parent = S.tl.byID.get(e.parent);
-  $("checkpoint-title").textContent = `Checkpoint at step ${md.step}` + (e.nodes.length ? ` (${e.nodes.join(", ")})` : "");
-  const meta = [
-    ["id", e.id], ["source", md.source], ["step", md.step], ["nodes", e.nodes.join(", ") || "–"],
-    ["created", st.created_at], ["parent", e.parent || "–"], ["next", (st.next || []).join(", ") || "– (the end)"],
-    ["run", md.run_id || "–"],
-  ];
-  const extra = Object.entries(md).filter(([k]) => !["source", "step", "run_id", "parents"].includes(k));
-  for (const [k, v] of extra) meta.push([k, typeof v === "string" ? v : JSON.stringify(v)]);
-  clear($("checkpoint-meta"), meta.flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, String(v ?? ""))]));
-
-  const tasks = st.tasks || [];
-  clear($("checkpoint-tasks"), tasks.length ? [
-    el("h4", {}, "Tasks of the next step"),
-    el("ul", { class: "tasks" }, tasks.map((t) => el("li", {},
-      el("strong", {}, t.name),
-      t.error ? el("span", { class: "mark error" }, ` error: ${t.error}`) : null,
-      (t.interrupts || []).length ? el("span", { class: "mark interrupt" }, ` interrupt: ${JSON.stringify(t.interrupts.map((i) => i.value))}`) : null))),
-  ] : []);
-
-  renderTrace();
-  const changes = diff(parent ? parent.state.values : undefined, st.values);
-  clear($("diff"), diffTable(parent ? changes : [], !!parent));
-  clear($("state-tree"), tree(st.values, new Set(parent ? changes.map((c) => c.path) : [])));
-
-  const fields = Object.keys(st.values || {}).sort();
-  const keep = $("edit-field").value;
-  clear($("edit-field"), el("option", { value: "" }, "(choose a field)"), fields.map((f) => el("option", { value: f }, f)));
-  if (fields.includes(keep)) $("edit-field").value = keep;
-  const drawing = S.drawings.get(S.graphID);
-  const nodes = (drawing?.nodes || []).filter((n) => n.type !== "schema").map((n) => n.id);
-  const asNode = e.nodes[0] || "";
-  clear($("edit-node"), el("option", { value: "" }, "(none: keep the pending tasks)"), nodes.map((n) => el("option", { value: n }, n)));
-  $("edit-node").value = nodes.includes(asNode) ? asNode : "";
-  renderGraph();
-}
-
-// pickNode selects the newest checkpoint node wrote on the path to the
-// selected one, else the newest it wrote anywhere in the thread.
-function pickNode(node) {
-  const e = S.tl.byID.get(S.selected);
-  const onPath = e ? timeline.pathTo(e, S.tl.byID) : [];
-  const hit = [...onPath].reverse().find((x) => x.nodes.includes(node)) ||
-    [...S.tl.entries].reverse().find((x) => x.nodes.includes(node));
-  if (!hit) { say(`Node ${node} has not run in thread ${S.tid}.`, "info"); return; }
-  quiet();
-  select(hit.id, false);
-}
-
-function renderTrace() {
-  const e = S.tl.byID.get(S.selected);
-  if (!e) return;
-  clear($("trace"), traceView(S.traces, e.state.metadata?.run_id, e.id));
-}
-
-function renderGraph() {
-  const drawing = S.drawings.get(S.graphID);
-  const box = $("graph");
-  if (!drawing || drawing.nodes.length === 0) {
-    clear(box, el("p", { class: "muted" }, readOnly(S.thread) ? "The graph that wrote this thread is not served here." : "No graph for this thread yet."));
-    $("graph-path").textContent = "";
-    return;
-  }
-  const e = S.tl.byID.get(S.selected);
-  const path = e ? timeline.pathTo(e, S.tl.byID) : [];
-  const visited = new Set();
-  const taken = new Set();
-  const edges = new Set(drawing.edges.map((d) => `${d.source}\u0000${d.target}`));
-  let prev = ["__start__"];
-  for (const p of path) {
-    if (p.nodes.length === 0) continue;
-    for (const n of p.nodes) {
-      visited.add(n);
-      for (const a of prev) if (edges.has(`${a}\u0000${n}`)) taken.add(`${a}\u0000${n}`);
-    }
-    prev = p.nodes;
-  }
-  const failed = new Set((e?.state.tasks || []).filter((t) => t.error).map((t) => t.name));
-  const next = new Set((e?.state.next || []).filter((n) => !failed.has(n)));
-  if (e && next.size === 0 && e.nodes.length) for (const a of prev) if (edges.has(`${a}\u0000__end__`)) { taken.add(`${a}\u0000__end__`); visited.add("__end__"); }
-  if (path.length) visited.add("__start__");
-  const running = S.run && S.run.tid === S.tid ? [...S.run.running] : [];
-  const order = path.flatMap((p) => p.nodes);
-  const title = `Graph ${S.graphID}. Path to the selected checkpoint: ${order.join(" → ") || "none"}.` +
-    (next.size ? ` Next: ${[...next].join(", ")}.` : "") + (failed.size ? ` Failed: ${[...failed].join(", ")}.` : "") + (running.length ? ` Running: ${running.join(", ")}.` : "");
-  const focused = document.activeElement?.closest?.("#graph g.node")?.dataset.node;
-  clear(box, draw(drawing, { visited, next, failed, taken, current: e?.nodes[0] || null, running: running[0] || null, title, onNode: pickNode }));
-  if (focused) box.querySelector(`g.node[data-node="${CSS.escape(focused)}"]`)?.focus();
-  $("graph-path").textContent = `Path: ${order.join(" → ") || "–"}` + (next.size ? ` · next: ${[...next].join(", ")}` : "") +
-    (failed.size ? ` · failed: ${[...failed].join(", ")}` : "") +
-    (running.length ? ` · running: ${running.join(", ")}` : "");
-  $("graph-path").dataset.running = running.join(",");
 }
 
 // ---- runs ----
@@ -669,17 +454,7 @@ function wire() {
   });
   $("expand-all").addEventListener("click", () => setOpen($("state-tree"), true));
   $("collapse-all").addEventListener("click", () => setOpen($("state-tree"), false));
-  $("thread-list").addEventListener("keydown", (ev) => {
-    const buttons = [...$("thread-list").querySelectorAll("button.thread")];
-    const i = buttons.indexOf(document.activeElement);
-    if (i < 0) return;
-    const to = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 0, End: buttons.length - 1 }[ev.key];
-    if (to === undefined) return;
-    ev.preventDefault();
-    const b = buttons[Math.max(0, Math.min(to, buttons.length - 1))];
-    for (const x of buttons) x.tabIndex = x === b ? 0 : -1;
-    b.focus();
-  });
+  $("thread-list").addEventListener("keydown", threadKeys);
   $("timeline").addEventListener("keydown", (ev) => timeline.keys(ev, S.tl.entries, S.tl.byID, S.selected, select));
 }
 
