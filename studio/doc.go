@@ -17,9 +17,16 @@
 //     its parent, path by path;
 //   - the graph drawn as SVG from GET /assistants/{id}/graph, with the
 //     path the thread took and, while a run streams, the running node;
-//   - actions: start a run with input, answer an interrupt or continue a
-//     paused thread, edit the state as a node and fork from any
-//     checkpoint, replay from a checkpoint, cancel the streaming run.
+//   - a thread whose state has a messages field as a conversation, its
+//     tool calls and results folded under their AI message, with a box
+//     that sends a human message and tool reviews answered inline;
+//   - the trace of the run that wrote a checkpoint (runs, steps, tasks,
+//     checkpoint writes, model and tool calls), when the server records
+//     the spans of package telemetry in a Traces (WithTraces);
+//   - actions: start a run with input (stopping before or after nodes),
+//     answer an interrupt or continue a paused thread, edit the state as
+//     a node and fork from any checkpoint, replay from a checkpoint,
+//     cancel the streaming run.
 //
 // Handler serves the page alone, for a program that serves the API
 // elsewhere on the same origin; Beside serves the page at /studio/ next

@@ -2,6 +2,7 @@ package studio_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"github.com/stategraph/stategraph/server"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stategraph/stategraph/studio"
+	"github.com/stategraph/stategraph/telemetry"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 type greeting struct{ Name, Text string }
@@ -62,4 +65,67 @@ func ExampleBeside() {
 	// Output:
 	// 200 true
 	// {"name":"Ada","text":"Hello, Ada"}
+}
+
+// Record the runtime's spans for the page's trace view: package
+// telemetry's observer on an OpenTelemetry SDK TracerProvider whose
+// processor is a studio.Traces, served beside the page.
+func ExampleWithTraces() {
+	traces := studio.NewTraces(100)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(traces))
+	defer tp.Shutdown(context.Background())
+	tel := telemetry.New(telemetry.WithTracerProvider(tp))
+	app, err := graph.New(state.NewSchema(name, text)).
+		AddNode("greet", func(ctx context.Context, g greeting) (state.Update[greeting], error) {
+			return state.Writes(text.Set("Hello, " + g.Name)), nil
+		}).
+		AddEdge(graph.Start, "greet").
+		AddEdge("greet", graph.End).
+		Compile(graph.WithCheckpointer(memory.New()), graph.WithName("greeter"), graph.WithObserver(tel.Observer()))
+	if err != nil {
+		panic(err)
+	}
+	srv, err := server.New([]server.Graph{server.Register("greeter", app)})
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+	web := httptest.NewServer(studio.Beside(srv, studio.WithTraces(traces)))
+	defer web.Close()
+
+	run, err := http.Post(web.URL+"/threads", "application/json", strings.NewReader(`{"thread_id": "t1"}`))
+	if err != nil {
+		panic(err)
+	}
+	run.Body.Close()
+	run, err = http.Post(web.URL+"/threads/t1/runs/wait", "application/json", strings.NewReader(`{"assistant_id": "greeter", "input": {"name": "Ada"}}`))
+	if err != nil {
+		panic(err)
+	}
+	run.Body.Close()
+	res, err := http.Get(web.URL + "/studio/traces?thread=t1")
+	if err != nil {
+		panic(err)
+	}
+	var out struct {
+		Runs []struct {
+			Spans []struct {
+				Name string `json:"name"`
+			} `json:"spans"`
+		} `json:"runs"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+		panic(err)
+	}
+	res.Body.Close()
+	for _, s := range out.Runs[0].Spans {
+		fmt.Println(s.Name)
+	}
+	// Output:
+	// run greeter
+	// checkpoint input
+	// checkpoint loop
+	// step
+	// task greet
+	// checkpoint loop
 }
