@@ -2,7 +2,9 @@ package studio
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"sync"
@@ -20,6 +22,7 @@ import (
 // and to Beside with WithTraces. It keeps the newest runs, at most the
 // number NewTraces is given. It is safe for concurrent use.
 type Traces struct {
+	db     *sql.DB // where runs are kept, or nil (see Persist)
 	mu     sync.Mutex
 	limit  int
 	byID   map[string]*runTrace
@@ -94,7 +97,14 @@ func (t *Traces) OnEnd(s sdktrace.ReadOnlySpan) {
 		}
 		sp.Events = append(sp.Events, e)
 	}
-	id := s.SpanContext().TraceID().String()
+	if keep := t.add(s.SpanContext().TraceID().String(), sp); keep != nil {
+		t.save(*keep) // once per run, as its own span ends
+	}
+}
+
+// add records sp in its run; it returns a copy of the run to keep when sp
+// is the run's own span and runs are kept in a database.
+func (t *Traces) add(id string, sp traceSpan) *runTrace {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	rt, ok := t.byID[id]
@@ -121,6 +131,75 @@ func (t *Traces) OnEnd(s sdktrace.ReadOnlySpan) {
 	if g, ok := sp.Attrs["stategraph.graph.name"].(string); ok && rt.Graph == "" {
 		rt.Graph = g
 	}
+	if sp.ParentID == "" && t.db != nil && rt.Thread != "" {
+		// The run's own span ends last: keep the whole run.
+		keep := *rt
+		keep.Spans = slices.Clone(rt.Spans)
+		return &keep
+	}
+	return nil
+}
+
+// Persist keeps every run t records from now on in db, a SQLite database
+// (table studio_traces, created if missing, holding the newest runs up to
+// the limit), and first loads the runs already kept there: the trace
+// view then outlives the process.
+func (t *Traces) Persist(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS studio_traces (trace_id TEXT PRIMARY KEY, thread_id TEXT NOT NULL, started TEXT NOT NULL, body TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("studio: traces table: %w", err)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT body FROM studio_traces ORDER BY started DESC LIMIT ?`, t.limit)
+	if err != nil {
+		return fmt.Errorf("studio: read traces: %w", err)
+	}
+	defer rows.Close()
+	var runs []runTrace
+	for rows.Next() {
+		var body string
+		if err := rows.Scan(&body); err != nil {
+			return fmt.Errorf("studio: read traces: %w", err)
+		}
+		var rt runTrace
+		if err := json.Unmarshal([]byte(body), &rt); err != nil {
+			return fmt.Errorf("studio: read traces: a run that is not JSON: %w", err)
+		}
+		runs = append(runs, rt)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("studio: read traces: %w", err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := len(runs) - 1; i >= 0; i-- { // oldest first
+		rt := runs[i]
+		if _, ok := t.byID[rt.TraceID]; ok {
+			continue
+		}
+		t.byID[rt.TraceID] = &rt
+		t.order = append(t.order, rt.TraceID)
+		t.thread[rt.Thread] = append(t.thread[rt.Thread], rt.TraceID)
+		t.evict()
+	}
+	t.db = db
+	return nil
+}
+
+// save writes one finished run and drops the runs beyond the limit.
+func (t *Traces) save(rt runTrace) {
+	t.mu.Lock()
+	db := t.db
+	t.mu.Unlock()
+	body, err := json.Marshal(rt)
+	if err != nil {
+		return
+	}
+	ctx := context.Background()
+	// A trace that cannot be kept is still shown from memory.
+	if _, err := db.ExecContext(ctx, `INSERT OR REPLACE INTO studio_traces (trace_id, thread_id, started, body) VALUES (?, ?, ?, ?)`,
+		rt.TraceID, rt.Thread, rt.Start.UTC().Format(time.RFC3339Nano), string(body)); err != nil {
+		return
+	}
+	_, _ = db.ExecContext(ctx, `DELETE FROM studio_traces WHERE trace_id NOT IN (SELECT trace_id FROM studio_traces ORDER BY started DESC LIMIT ?)`, t.limit)
 }
 
 // evict drops the oldest runs beyond the limit.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -184,6 +186,12 @@ func serveStudio(ctx context.Context, c studioConfig, ln net.Listener, stdout io
 	}()
 	// The trace view: the runtime's spans, recorded in this process only.
 	traces := studio.NewTraces(studioTraceRuns)
+	if c.dsn == "" {
+		// Kept beside the checkpoints, so a restart still shows them.
+		if err := keepTraces(ctx, b, traces, strings.TrimSuffix(c.db, ".db")+".traces.db"); err != nil {
+			return err
+		}
+	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(traces))
 	defer tp.Shutdown(context.WithoutCancel(ctx))
 	graphs, chatModel, err := chatGraphs(b.saver, c.model, servegraphs.Traced(telemetry.New(telemetry.WithTracerProvider(tp))))
@@ -223,4 +231,18 @@ func serveStudio(ctx context.Context, c studioConfig, ln net.Listener, stdout io
 		err = nil
 	}
 	return err
+}
+
+// keepTraces keeps the runs traces records in the SQLite file path,
+// closed with b.
+func keepTraces(ctx context.Context, b *studioBackend, traces *studio.Traces, path string) error {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)")
+	if err != nil {
+		return fmt.Errorf("studio: traces %s: %w", path, err)
+	}
+	b.closers = append(b.closers, db.Close)
+	if err := traces.Persist(ctx, db); err != nil {
+		return fmt.Errorf("studio: traces %s: %w", path, err)
+	}
+	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -275,4 +277,31 @@ func TestStudioTraceViewShowsTheRunThatWroteACheckpoint(t *testing.T) {
 	assert.True(t, traces.Recording)
 	require.Len(t, traces.Runs, 1)
 	assert.Equal(t, runID, traces.Runs[0]["run_id"], "the trace is the run that wrote the head")
+	_, err := os.Stat(filepath.Join(dir, "trace.traces.db"))
+	assert.NoError(t, err, "the traces are kept beside the checkpoints")
+}
+
+// The traces the studio recorded are kept beside its database: a studio
+// started again on it shows the run's trace.
+func TestStudioKeepsTracesAcrossARestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := studioConfig{serveConfig: serveConfig{db: filepath.Join(dir, "kept.db"), store: filepath.Join(dir, "kept.server.db")}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- serveStudio(ctx, c, ln, io.Discard) }()
+	base := "http://" + ln.Addr().String()
+	postJSON[map[string]any](t, base+"/threads", `{"thread_id": "k"}`, 200)
+	postJSON[map[string]any](t, base+"/threads/k/runs/wait", `{"assistant_id": "essay", "input": {"topic": "Go"}}`, 200)
+	cancel()
+	require.NoError(t, <-done)
+
+	again := startStudio(t, c)
+	traces := apiGet[struct {
+		Runs []map[string]any `json:"runs"`
+	}](t, again+"/studio/traces?thread=k", 200)
+	require.Len(t, traces.Runs, 1)
+	assert.Equal(t, "essay", traces.Runs[0]["graph"])
 }

@@ -59,7 +59,7 @@ export function traceView(traces, runID, cid) {
   if (!traces.recording) return el("p", { class: "muted" }, "This server records no traces (studio.WithTraces; stategraph studio records the runs it executes).");
   const tr = traces.runs.find((t) => t.run_id === runID);
   if (!runID) return el("p", { class: "muted" }, "No run wrote this checkpoint (an edit of the state).");
-  if (!tr) return el("p", { class: "muted" }, `No trace recorded for run ${runID}: the studio records the runs it executes while it runs.`);
+  if (!tr) return el("p", { class: "muted" }, `No trace recorded for run ${runID}: the studio traces the runs it executes itself, not those other programs made.`);
   const depth = new Map();
   const byID = new Map(tr.spans.map((s) => [s.span_id, s]));
   const depthOf = (s) => {
