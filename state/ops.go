@@ -98,6 +98,9 @@ func (o keyOps[S, T]) encodeTail(s *S, from int, c Codec) ([]byte, error) {
 
 func (o keyOps[S, T]) decode(s *S, snapshot []byte, deltas [][]byte, c Codec) error {
 	k := o.k
+	if o.decodeJoined(s, snapshot, deltas, c) {
+		return nil
+	}
 	var v T
 	if err := c.Unmarshal(snapshot, &v); err != nil {
 		return fmt.Errorf("state: field %q: %w", k.name, err)
