@@ -11,20 +11,52 @@ import (
 // since the value before it, and the backends rebuild the value from the
 // newest snapshot and the deltas after it (see checkpoint.Blob).
 
-// minSnapshotGap is the fewest appended elements an append field stores
-// as deltas before a full snapshot; after that, a snapshot is taken when
-// the deltas hold as many elements as the last snapshot, so a step costs
-// O(1) amortized and a read O(length).
-const minSnapshotGap = 64
+// When a snapshot is due. A snapshot costs the whole value's bytes once;
+// it saves reading the rows of the deltas before it on every later read.
+// A read decodes the same elements either way (the deltas are decoded in
+// one pass, state/deltajoin.go), so what a snapshot saves is the rows: a
+// snapshot is taken when the deltas since the last one hold
+// snapshotFactor times its bytes, and at least minSnapshotBytes. A
+// thread's bytes then stay within about 1 + 1/snapshotFactor of its
+// values' own bytes, and its chain of rows within snapshotFactor times
+// the rows the snapshot replaced. A 50-turn chat (some 40 kB of
+// messages) never needs one; a step that replaced or removed elements
+// (an overwrite, a rewrite by an AppendReduce reducer) always takes one.
+const (
+	minSnapshotBytes = 64 << 10
+	snapshotFactor   = 4
+)
 
-// appendTrack is what a run knows of an append field's stored value: how
-// long it was at the last save and at the last snapshot, and the deltas
-// written since, so the next save can write a delta or a snapshot.
+// appendTrack is what a run knows of an append field's stored value: its
+// length at the last save, and the bytes of its last snapshot and of the
+// deltas stored since, so the next save can write a delta or a
+// snapshot. A run that starts from a stored checkpoint restores all but
+// segs from the value it read (the saver returns the snapshot and the
+// chain of deltas after it); the merge levels of an earlier run are not
+// recoverable from them (a merged delta names the version it extends, and
+// the saver returns the deltas' bytes, not their versions), so merging
+// starts afresh at the loaded version.
 type appendTrack struct {
-	lastLen int   // length at the last save
-	snapLen int   // length at the last full snapshot
-	chain   int   // elements stored as deltas since that snapshot
-	segs    []seg // this run's deltas since the snapshot, oldest first
+	lastLen    int   // length at the last save
+	snapBytes  int   // bytes of the last snapshot
+	chainBytes int   // bytes of the deltas stored since that snapshot
+	segs       []seg // this run's deltas since the snapshot, oldest first
+}
+
+// restoreTrack is the track of an append field read back as value v,
+// whose decoded length is n.
+func restoreTrack(v checkpoint.Value, n int) appendTrack {
+	tr := appendTrack{lastLen: n, snapBytes: len(v.Snapshot)}
+	for _, d := range v.Deltas {
+		tr.chainBytes += len(d)
+	}
+	return tr
+}
+
+// snapshotDue reports whether the next save of the field must store it
+// whole rather than add added bytes of deltas.
+func (tr *appendTrack) snapshotDue(added int) bool {
+	return tr.chainBytes+added >= max(minSnapshotBytes, snapshotFactor*tr.snapBytes)
 }
 
 // seg is one delta blob of an append field: the elements from start on,
@@ -99,27 +131,31 @@ func parseAppendVersion(v string) (n int, delta, ok bool) {
 
 // appendBlob encodes append field i of the run's state for checkpoint id:
 // as a delta over the value stored before when it only grew (mayDelta: no
-// write overwrote it) and the deltas since the last snapshot are still
-// short, and otherwise as a snapshot. DurabilityExit always stores
-// snapshots: the checkpoints in between are never stored.
+// write overwrote it) and no snapshot is due, and otherwise as a
+// snapshot. DurabilityExit always stores snapshots: the checkpoints in
+// between are never stored.
 func (p *persist[S]) appendBlob(i int, id string, mayDelta bool) (checkpoint.Blob, error) {
 	r := p.r
 	sc := r.c.schema
 	tr := &p.tracks[i]
 	n := sc.FieldLen(&r.st, i)
-	added := n - tr.lastLen
 	base, hasBase := p.versions[sc.Name(i)]
 	var blob checkpoint.Blob
 	var err error
-	if hasBase && added >= 0 && mayDelta && tr.chain+added < max(minSnapshotGap, tr.snapLen) && r.durability != DurabilityExit {
+	if hasBase && n >= tr.lastLen && mayDelta && r.durability != DurabilityExit {
 		from := 0
 		blob.Base, from = tr.nextDelta(base)
 		blob.Data, err = sc.EncodeTail(&r.st, i, from, r.c.ser)
 		blob.Delta = true
-		tr.chain += added
-	} else {
+		if err == nil && tr.snapshotDue(len(blob.Data)) {
+			blob = checkpoint.Blob{} // stored whole instead, below
+		} else {
+			tr.chainBytes += len(blob.Data)
+		}
+	}
+	if !blob.Delta && err == nil {
 		blob.Data, err = sc.Encode(&r.st, i, r.c.ser)
-		tr.snapLen, tr.chain, tr.segs = n, 0, tr.segs[:0]
+		tr.snapBytes, tr.chainBytes, tr.segs = len(blob.Data), 0, tr.segs[:0]
 	}
 	tr.lastLen = n
 	blob.Version = appendVersion(id, n, blob.Delta)
