@@ -129,3 +129,26 @@ func TestBadMessageInputIs422AndStoresNothing(t *testing.T) {
 	hist := h.list("POST", "/threads/"+thread+"/history", map[string]any{})
 	assert.Empty(t, hist, "nothing stored")
 }
+
+// A single message, not in a list, is the input LangGraph's add_messages
+// takes as a list of one: the run answers it; a bad single message is a
+// 422 naming the field.
+func TestASingleMessageInputIsAListOfOne(t *testing.T) {
+	t.Parallel()
+	h := newChatHarness(t)
+	thread := h.json("POST", "/threads", map[string]any{}, 200)["thread_id"].(string)
+	out := h.json("POST", "/threads/"+thread+"/runs/wait", map[string]any{
+		"assistant_id": "chat",
+		"input":        map[string]any{"messages": map[string]any{"role": "user", "content": "What is the weather in Paris?"}},
+	}, 200)
+	msgs, _ := out["messages"].([]any)
+	require.Len(t, msgs, 4, "the question, the tool call, its result and the answer")
+	first := msgs[0].(map[string]any)
+	assert.Equal(t, "human", first["type"])
+	assert.Equal(t, "What is the weather in Paris?", first["content"])
+	assert.NotEmpty(t, first["id"])
+
+	code, body := h.do("POST", "/threads/"+thread+"/runs/wait", `{"assistant_id":"chat","input":{"messages":{"type":"tool","content":"sunny"}}}`)
+	assert.Equal(t, 422, code, "%s", body)
+	assert.Contains(t, string(body), `tool_call_id`)
+}
