@@ -47,6 +47,12 @@ var refusals = []struct {
 	{"a list not a pair", `["user"]`, ""},
 	{"an unknown constructor", `{"lc":1,"type":"constructor","id":["x","FunctionMessage"],"kwargs":{"content":"x"}}`, "id"},
 	{"stored data not an object", `{"type":"human","data":"hi"}`, "data"},
+	{"thinking without its text", `{"type":"ai","content":[{"type":"thinking","signature":"s"}]}`, "content[0].thinking"},
+	{"thinking not a string", `{"type":"ai","content":["ok",{"type":"thinking","thinking":["a"]}]}`, "content[1].thinking"},
+	{"signature not a string", `{"type":"ai","content":[{"type":"thinking","thinking":"t","signature":5}]}`, "content[0].signature"},
+	{"reasoning not a string", `{"type":"ai","content":[{"type":"reasoning","reasoning":5}]}`, "content[0].reasoning"},
+	{"reasoning summary not a list", `{"type":"ai","content":[{"type":"reasoning","summary":"s"}]}`, "content[0].summary"},
+	{"redacted thinking without data", `{"type":"ai","content":[{"type":"redacted_thinking"}]}`, "content[0].data"},
 }
 
 func TestMessageJSONRefusesBadMessagesByField(t *testing.T) {
