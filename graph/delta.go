@@ -12,51 +12,58 @@ import (
 // newest snapshot and the deltas after it (see checkpoint.Blob).
 
 // When a snapshot is due. A snapshot costs the whole value's bytes once;
-// it saves reading the rows of the deltas before it on every later read.
-// A read decodes the same elements either way (the deltas are decoded in
-// one pass, state/deltajoin.go), so what a snapshot saves is the rows: a
-// snapshot is taken when the deltas since the last one hold
-// snapshotFactor times its bytes, and at least minSnapshotBytes. A
-// thread's bytes then stay within about 1 + 1/snapshotFactor of its
-// values' own bytes, and its chain of rows within snapshotFactor times
-// the rows the snapshot replaced. A 50-turn chat (some 40 kB of
-// messages) never needs one; a step that replaced or removed elements
-// (an overwrite, a rewrite by an AppendReduce reducer) always takes one.
+// what it saves is rows: a read of the newest value decodes the same
+// elements either way (the snapshot and its deltas in one pass,
+// state/deltajoin.go), plus one row per delta. So a snapshot is taken
+// when reading the chain's rows would cost as much as decoding the whole
+// value — a row costing about rowCostBytes of decoding (measured on
+// SQLite: some 2 µs a row, 15–20 ns a byte) — and the chain holds at
+// least minSnapshotBlobs deltas. Large deltas (chat messages of a few
+// hundred bytes) then never need one: a chat thread is stored at about
+// its messages' own bytes, and its latest state reads in less than twice
+// the time of one blob's decode. Tiny ones (a counter's log) get one
+// before their rows swamp their bytes. A step that replaced or removed
+// elements (an overwrite, a rewrite by an AppendReduce reducer) always
+// stores a snapshot.
 const (
-	minSnapshotBytes = 64 << 10
-	snapshotFactor   = 4
+	minSnapshotBlobs = 64
+	rowCostBytes     = 128
 )
 
 // appendTrack is what a run knows of an append field's stored value: its
-// length at the last save, and the bytes of its last snapshot and of the
-// deltas stored since, so the next save can write a delta or a
+// length at the last save, and the bytes and rows of its last snapshot
+// and of the deltas stored since, so the next save can write a delta or a
 // snapshot. A run that starts from a stored checkpoint restores all but
 // segs from the value it read (the saver returns the snapshot and the
 // chain of deltas after it); the merge levels of an earlier run are not
-// recoverable from them (a merged delta names the version it extends, and
-// the saver returns the deltas' bytes, not their versions), so merging
-// starts afresh at the loaded version.
+// recoverable from them (a merged delta names the version it extends,
+// and the saver returns the deltas' bytes, not their versions), so
+// merging starts afresh at the loaded version, above the chain read.
 type appendTrack struct {
 	lastLen    int   // length at the last save
 	snapBytes  int   // bytes of the last snapshot
 	chainBytes int   // bytes of the deltas stored since that snapshot
+	oldBlobs   int   // deltas in the chain that an earlier run stored
 	segs       []seg // this run's deltas since the snapshot, oldest first
 }
 
 // restoreTrack is the track of an append field read back as value v,
 // whose decoded length is n.
 func restoreTrack(v checkpoint.Value, n int) appendTrack {
-	tr := appendTrack{lastLen: n, snapBytes: len(v.Snapshot)}
+	tr := appendTrack{lastLen: n, snapBytes: len(v.Snapshot), oldBlobs: len(v.Deltas)}
 	for _, d := range v.Deltas {
 		tr.chainBytes += len(d)
 	}
 	return tr
 }
 
-// snapshotDue reports whether the next save of the field must store it
-// whole rather than add added bytes of deltas.
+// snapshotDue reports whether the field must be stored whole rather than
+// as the delta just planned (nextDelta), of added bytes: when the chain a
+// read would follow, that delta included, costs more in rows than the
+// value in bytes.
 func (tr *appendTrack) snapshotDue(added int) bool {
-	return tr.chainBytes+added >= max(minSnapshotBytes, snapshotFactor*tr.snapBytes)
+	blobs := tr.oldBlobs + len(tr.segs)
+	return blobs >= minSnapshotBlobs && blobs*rowCostBytes >= tr.snapBytes+tr.chainBytes+added
 }
 
 // seg is one delta blob of an append field: the elements from start on,
@@ -155,7 +162,7 @@ func (p *persist[S]) appendBlob(i int, id string, mayDelta bool) (checkpoint.Blo
 	}
 	if !blob.Delta && err == nil {
 		blob.Data, err = sc.Encode(&r.st, i, r.c.ser)
-		tr.snapBytes, tr.chainBytes, tr.segs = len(blob.Data), 0, tr.segs[:0]
+		tr.snapBytes, tr.chainBytes, tr.oldBlobs, tr.segs = len(blob.Data), 0, 0, tr.segs[:0]
 	}
 	tr.lastLen = n
 	blob.Version = appendVersion(id, n, blob.Delta)
