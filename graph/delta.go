@@ -69,9 +69,9 @@ func (tr *appendTrack) snapshotDue(added int) bool {
 // seg is one delta blob of an append field: the elements from start on,
 // extending base. Deltas are merged like the levels of an LSM tree: when
 // the newest mergeFanout deltas share a level, the next delta is written
-// as one blob covering all of them (from their base), a level up. Reading
-// the newest value then follows O(log n) blobs, and each element is
-// written O(log n) times.
+// as one blob covering all of them (from their base), a level up. Within
+// a run, reading the newest value then follows O(log n) blobs, and each
+// element is written O(log n) times.
 type seg struct {
 	base  string
 	start int
