@@ -3,6 +3,7 @@ package chat_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -10,8 +11,10 @@ import (
 
 	"github.com/stategraph/stategraph/chat"
 	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/pgtest"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
 )
@@ -72,18 +75,48 @@ func turnGraph(t *testing.T, saver checkpoint.Saver) (*graph.Compiled[churnState
 
 // A chat stored over many runs (each turn its own run, which restores the
 // messages field's storage track from the value it read) reads back in
-// a fresh process — a new saver on the same file, a new graph — exactly
-// as it ran: the latest state and every checkpoint of History. Its
-// turns are stored as deltas, with a snapshot where a turn rewrote the
-// history and where the deltas outgrew the snapshot schedule, not at
-// every run.
+// a fresh process — a new saver on the same database, a new graph —
+// exactly as it ran: the latest state and every checkpoint of History,
+// on SQLite and (with STATEGRAPH_POSTGRES_DSN) PostgreSQL. Its turns are
+// stored as deltas, with a snapshot where a turn rewrote the history and
+// where the chain outgrew the snapshot rule, not at every run.
 func TestAChatOfManyRunsReadsBackInAFreshSaver(t *testing.T) {
 	t.Parallel()
+	backends := map[string]func(t *testing.T) (first, again func() checkpoint.Saver){
+		"sqlite": func(t *testing.T) (func() checkpoint.Saver, func() checkpoint.Saver) {
+			path := filepath.Join(t.TempDir(), "chat.db")
+			open := func() checkpoint.Saver {
+				lite, err := sqlite.Open(path)
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = lite.Close() })
+				return lite
+			}
+			return open, open
+		},
+	}
+	if os.Getenv("STATEGRAPH_POSTGRES_DSN") != "" {
+		backends["postgres"] = func(t *testing.T) (func() checkpoint.Saver, func() checkpoint.Saver) {
+			schema := pgtest.Schema(t)
+			open := func() checkpoint.Saver {
+				pg := postgres.New(pgtest.Pool(t, nil), postgres.WithSchema(schema))
+				require.NoError(t, pg.Migrate(context.Background()))
+				return pg
+			}
+			return open, open
+		}
+	}
+	for name, backend := range backends {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			first, again := backend(t)
+			readsBackInAFreshSaver(t, first(), again)
+		})
+	}
+}
+
+func readsBackInAFreshSaver(t *testing.T, saver checkpoint.Saver, again func() checkpoint.Saver) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "chat.db")
-	lite, err := sqlite.Open(path)
-	require.NoError(t, err)
-	counted := &kinds{Saver: lite}
+	counted := &kinds{Saver: saver}
 	app, msgs := turnGraph(t, counted)
 	thread := graph.WithThread("many-runs")
 	const turns = 200
@@ -95,7 +128,6 @@ func TestAChatOfManyRunsReadsBackInAFreshSaver(t *testing.T) {
 			ran = append(ran, ev.State.Messages)
 		}
 	}
-	require.NoError(t, lite.Close())
 
 	t.Logf("%d deltas, %d whole values", counted.deltas, counted.wholes)
 	const rewrites = 3 // turns 90, 150 and 180
@@ -104,10 +136,7 @@ func TestAChatOfManyRunsReadsBackInAFreshSaver(t *testing.T) {
 	require.Less(t, counted.wholes, rewrites+12, "snapshots follow the schedule, not every run")
 	require.Zero(t, counted.over, "the chain stays within the schedule's bound across runs")
 
-	again, err := sqlite.Open(path)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = again.Close() })
-	fresh, _ := turnGraph(t, again)
+	fresh, _ := turnGraph(t, again())
 	snap, err := fresh.State(ctx, thread)
 	require.NoError(t, err)
 	require.Equal(t, ran[len(ran)-1], snap.Values.Messages)
