@@ -16,7 +16,8 @@ import (
 //	{"type": "human"|"ai"|"system"|"tool"|"remove"|"chat",
 //	 "content": "…" | [{"type": "text", "text": "…"},
 //	                   {"type": "image_url", "image_url": {"url": "…", "detail": "…"}},
-//	                   {"type": "image"|"audio"|"file", "source_type": "base64", "mime_type": "…", "data": "<base64>"}],
+//	                   {"type": "image"|"audio"|"file", "source_type": "base64", "mime_type": "…", "data": "<base64>"},
+//	                   {"type": "reasoning"|"thinking"|"redacted_thinking", …} (kept as they came)],
 //	 "id": "…", "name": "…",
 //	 "tool_calls": [{"id": "…", "name": "…", "args": {…}, "type": "tool_call"}],
 //	 "invalid_tool_calls": [{"id": "…", "name": "…", "args": "…", "error": "…", "type": "invalid_tool_call"}],
@@ -26,7 +27,8 @@ import (
 //	 "usage_metadata": {"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}}
 //
 // Empty fields are left out. Content is a string when the message has at
-// most one text part and nothing else, and a list of blocks otherwise.
+// most one text part and nothing else, and a list of blocks otherwise
+// (reasoning blocks at the places they were read from).
 // UnmarshalJSON reads that form and every other one LangGraph's server
 // accepts (json_decode.go), and the {id, role, parts} form of earlier
 // versions (json_legacy.go).
@@ -158,6 +160,8 @@ func (m Message) wire() (wireMessage, error) {
 		}
 	}
 	switch {
+	case len(m.Reasoning) > 0:
+		wm.Content = withReasoning(blocks, m.Reasoning)
 	case len(blocks) == 0:
 		wm.Content = ""
 	case len(blocks) == 1 && blocks[0].Type == "text":
@@ -166,6 +170,24 @@ func (m Message) wire() (wireMessage, error) {
 		wm.Content = blocks
 	}
 	return wm, nil
+}
+
+// withReasoning returns the content list of blocks with the reasoning
+// blocks back in their places (At; one past the list's end goes last).
+func withReasoning(blocks []wireBlock, reasoning []Reasoning) []any {
+	out := make([]any, 0, len(blocks)+len(reasoning))
+	next := 0
+	for _, r := range reasoning {
+		for next < len(blocks) && len(out) < r.At {
+			out = append(out, blocks[next])
+			next++
+		}
+		out = append(out, r.Block)
+	}
+	for ; next < len(blocks); next++ {
+		out = append(out, blocks[next])
+	}
+	return out
 }
 
 // dataBlockType is the LangChain block type for base64 data of a MIME

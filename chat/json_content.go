@@ -10,42 +10,52 @@ import (
 )
 
 // decodeContent reads content: null or missing (no parts), a string (one
-// text part unless empty) or a list of blocks.
-func decodeContent(raw json.RawMessage) ([]llms.ContentPart, error) {
+// text part unless empty) or a list of blocks, whose reasoning blocks it
+// returns apart, with their places in the list.
+func decodeContent(raw json.RawMessage) ([]llms.ContentPart, []Reasoning, error) {
 	if isNull(raw) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	switch raw[0] {
 	case '"':
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, bad("content", "%v", err)
+			return nil, nil, bad("content", "%v", err)
 		}
 		if s == "" {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return []llms.ContentPart{llms.TextContent{Text: s}}, nil
+		return []llms.ContentPart{llms.TextContent{Text: s}}, nil, nil
 	case '[':
 	default:
-		return nil, bad("content", "want a string or a list of content blocks, got %s", kindOf(raw))
+		return nil, nil, bad("content", "want a string or a list of content blocks, got %s", kindOf(raw))
 	}
 	var blocks []json.RawMessage
 	if err := json.Unmarshal(raw, &blocks); err != nil {
-		return nil, bad("content", "%v", err)
+		return nil, nil, bad("content", "%v", err)
 	}
 	parts := make([]llms.ContentPart, 0, len(blocks))
+	var reasoning []Reasoning
 	for i, b := range blocks {
-		p, err := decodeBlock(b)
+		r, isReasoning, err := decodeReasoning(b)
+		var p llms.ContentPart
+		if !isReasoning && err == nil {
+			p, err = decodeBlock(b)
+		}
 		if err != nil {
 			var me *MessageError
 			if errors.As(err, &me) {
 				me.Field = fmt.Sprintf("content[%d]", i) + dotted(me.Field)
 			}
-			return nil, err
+			return nil, nil, err
+		}
+		if isReasoning {
+			reasoning = append(reasoning, Reasoning{At: i, Block: r})
+			continue
 		}
 		parts = append(parts, p)
 	}
-	return parts, nil
+	return parts, reasoning, nil
 }
 
 func dotted(f string) string {
@@ -137,7 +147,58 @@ func decodeBlock(raw json.RawMessage) (llms.ContentPart, error) {
 	case "":
 		return nil, bad("type", "missing: a content block needs a type")
 	}
-	return nil, bad("type", "unknown content block type %q (want text, image_url, image, audio, file or tool_use)", b.Type)
+	return nil, bad("type", "unknown content block type %q (want text, image_url, image, audio, file, tool_use, reasoning, thinking or redacted_thinking)", b.Type)
+}
+
+// decodeReasoning reads a reasoning block, which a message keeps as it
+// came: LangChain's {"type": "reasoning", "reasoning": "…"} (or OpenAI's
+// "summary" list), Anthropic's {"type": "thinking", "thinking": "…",
+// "signature": "…"} and {"type": "redacted_thinking", "data": "…"}. It
+// reports false for any other block.
+func decodeReasoning(raw json.RawMessage) (json.RawMessage, bool, error) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false, nil
+	}
+	var b map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return nil, false, bad("", "%v", err)
+	}
+	var typ string
+	if json.Unmarshal(b["type"], &typ) != nil {
+		return nil, false, nil // decodeBlock names it
+	}
+	want := func(key, kind string, required bool) error {
+		v, ok := b[key]
+		if !ok || isNull(v) {
+			if required {
+				return bad(key, "missing: a %s block needs its %s", typ, key)
+			}
+			return nil
+		}
+		if kindOf(v) != kind {
+			return bad(key, "want %s, got %s", kind, kindOf(v))
+		}
+		return nil
+	}
+	var err error
+	switch typ {
+	case "reasoning":
+		if err = want("reasoning", "a string", false); err == nil {
+			err = want("summary", "a list", false)
+		}
+	case "thinking":
+		if err = want("thinking", "a string", true); err == nil {
+			err = want("signature", "a string", false)
+		}
+	case "redacted_thinking":
+		err = want("data", "a string", true)
+	default:
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, err
+	}
+	return compactRaw(raw), true, nil
 }
 
 // decodeData reads an image, audio or file block: base64 data becomes

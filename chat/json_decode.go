@@ -216,10 +216,11 @@ func (m *Message) fromDict(d map[string]json.RawMessage, typ string) error {
 		*m = Message{ID: out.ID, Role: RoleRemove}
 		return nil
 	}
-	parts, err := decodeContent(d["content"])
+	parts, reasoning, err := decodeContent(d["content"])
 	if err != nil {
 		return err
 	}
+	out.Reasoning = reasoning
 	delete(d, "content")
 	if err := decodeKwargs(d, &out); err != nil {
 		return err

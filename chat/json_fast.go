@@ -3,13 +3,15 @@ package chat
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/tmc/langchaingo/llms"
 )
 
 // fastDict is the message dict MarshalJSON writes for the common messages
-// (no metadata, string content): decodeFast reads it in one pass, where
-// the general decoder goes through a map of every key. Anything else, and
+// (no metadata, string content): decodeFast reads it in one pass by hand
+// (parseFastDict), where the general decoder goes through a map of every
+// key and encoding/json's reflection. Anything else, and
 // anything it would have to refuse, is left to the general decoder, which
 // gives the same result or the error.
 type fastDict struct {
@@ -27,19 +29,6 @@ type fastCall struct {
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
 	Type string          `json:"type"`
-	raw  json.RawMessage // the call's own JSON, to check its keys
-}
-
-// UnmarshalJSON keeps the call's JSON beside its fields.
-func (c *fastCall) UnmarshalJSON(data []byte) error {
-	type plain fastCall
-	var p plain
-	if err := json.Unmarshal(data, &p); err != nil {
-		return err
-	}
-	*c = fastCall(p)
-	c.raw = data
-	return nil
 }
 
 // The keys decodeFast reads, exactly (encoding/json would also match them
@@ -48,60 +37,6 @@ var (
 	fastKeys     = []string{"type", "content", "id", "name", "tool_calls", "tool_call_id", "status"}
 	fastCallKeys = []string{"id", "name", "args", "type"}
 )
-
-// onlyKeys reports whether data, a JSON object, has no key but those of
-// keys (exactly). It reads the top level only and gives up (false) on
-// anything it does not expect; encoding/json checks the rest.
-func onlyKeys(data []byte, keys []string) bool {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return false
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return true
-	}
-	for i < len(data) {
-		if data[i] != '"' {
-			return false
-		}
-		end := skipString(data, i)
-		if end < 0 {
-			return false
-		}
-		key := data[i+1 : end-1]
-		known := false
-		for _, k := range keys {
-			if string(key) == k {
-				known = true
-				break
-			}
-		}
-		if !known {
-			return false
-		}
-		i = skipSpace(data, end)
-		if i >= len(data) || data[i] != ':' {
-			return false
-		}
-		if i = skipValue(data, skipSpace(data, i+1)); i < 0 {
-			return false
-		}
-		i = skipSpace(data, i)
-		if i >= len(data) {
-			return false
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case '}':
-			return true
-		default:
-			return false
-		}
-	}
-	return false
-}
 
 func skipSpace(data []byte, i int) int {
 	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
@@ -165,21 +100,14 @@ func skipValue(data []byte, i int) int {
 // decodeFast decodes data into m when it is a plain dict fastDict covers,
 // and reports whether it did.
 func (m *Message) decodeFast(data []byte) bool {
-	if !onlyKeys(data, fastKeys) {
-		return false
-	}
 	var d fastDict
-	if json.Unmarshal(data, &d) != nil {
+	if !parseFastDict(data, &d) {
 		return false
-	}
-	for _, c := range d.ToolCalls {
-		if !onlyKeys(c.raw, fastCallKeys) {
-			return false
-		}
 	}
 	var text string
-	if len(d.Content) > 0 {
-		if d.Content[0] != '"' || json.Unmarshal(d.Content, &text) != nil {
+	if len(d.Content) > 0 && !isNullRaw(d.Content) {
+		var ok bool
+		if text, ok = fastString(d.Content); !ok {
 			return false
 		}
 	}
@@ -229,3 +157,200 @@ func (m *Message) decodeFast(data []byte) bool {
 	*m = out
 	return true
 }
+
+// parseFastDict reads data, a JSON object of fastKeys only, into d
+// without encoding/json's reflection: string fields as strings (or null),
+// content as its raw value, tool_calls as a list of objects of
+// fastCallKeys whose args are a valid JSON object. It reports false,
+// for the general decoder to read data, on anything else: another key, a
+// key twice or escaped, a value of another kind, bytes after the object.
+func parseFastDict(data []byte, d *fastDict) bool {
+	var seen [7]bool
+	ok := eachMember(data, func(key, val []byte) bool {
+		k := -1
+		for i, name := range fastKeys {
+			if string(key) == name {
+				k = i
+				break
+			}
+		}
+		if k < 0 || seen[k] {
+			return false
+		}
+		seen[k] = true
+		switch fastKeys[k] {
+		case "content":
+			d.Content = val
+			return true
+		case "tool_calls":
+			return parseFastCalls(val, d)
+		}
+		str, ok := fastStringOrNull(val)
+		switch fastKeys[k] {
+		case "type":
+			d.Type = str
+		case "id":
+			d.ID = str
+		case "name":
+			d.Name = str
+		case "tool_call_id":
+			d.ToolCallID = str
+		case "status":
+			d.Status = str
+		}
+		return ok
+	})
+	return ok
+}
+
+// parseFastCalls reads a tool_calls list (or null) into d.
+func parseFastCalls(val []byte, d *fastDict) bool {
+	if isNullRaw(val) {
+		return true
+	}
+	if len(val) < 2 || val[0] != '[' {
+		return false
+	}
+	i := skipSpace(val, 1)
+	if val[i] == ']' {
+		return i == len(val)-1
+	}
+	for i < len(val) {
+		end := skipValue(val, i)
+		if end < 0 {
+			return false
+		}
+		var c fastCall
+		var seen [4]bool
+		if !eachMember(val[i:end], func(key, v []byte) bool {
+			k := -1
+			for j, name := range fastCallKeys {
+				if string(key) == name {
+					k = j
+					break
+				}
+			}
+			if k < 0 || seen[k] {
+				return false
+			}
+			seen[k] = true
+			if fastCallKeys[k] == "args" {
+				c.Args = v
+				return isNullRaw(v) || json.Valid(v)
+			}
+			str, ok := fastStringOrNull(v)
+			switch fastCallKeys[k] {
+			case "id":
+				c.ID = str
+			case "name":
+				c.Name = str
+			case "type":
+				c.Type = str
+			}
+			return ok
+		}) {
+			return false
+		}
+		if isNullRaw(c.Args) {
+			c.Args = nil
+		}
+		d.ToolCalls = append(d.ToolCalls, c)
+		i = skipSpace(val, end)
+		if i >= len(val) {
+			return false
+		}
+		switch val[i] {
+		case ',':
+			i = skipSpace(val, i+1)
+		case ']':
+			return i == len(val)-1
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// eachMember calls fn with each key and value of obj, a JSON object (and
+// nothing after it but space), in order, and reports false when obj is
+// not one or fn returns false. Keys with escapes are not read (false).
+func eachMember(obj []byte, fn func(key, val []byte) bool) bool {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return false
+	}
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return skipSpace(obj, i+1) == len(obj)
+	}
+	for i < len(obj) {
+		if obj[i] != '"' {
+			return false
+		}
+		end := skipString(obj, i)
+		if end < 0 {
+			return false
+		}
+		key := obj[i+1 : end-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return false
+		}
+		i = skipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return false
+		}
+		i = skipSpace(obj, i+1)
+		vend := skipValue(obj, i)
+		if vend < 0 || !fn(key, obj[i:vend]) {
+			return false
+		}
+		i = skipSpace(obj, vend)
+		if i >= len(obj) {
+			return false
+		}
+		switch obj[i] {
+		case ',':
+			i = skipSpace(obj, i+1)
+		case '}':
+			return skipSpace(obj, i+1) == len(obj)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// fastStringOrNull reads a JSON string ("" for null).
+func fastStringOrNull(raw []byte) (string, bool) {
+	if isNullRaw(raw) {
+		return "", true
+	}
+	return fastString(raw)
+}
+
+// fastString reads a JSON string: without escapes, control bytes or
+// invalid UTF-8 its bytes are the string; otherwise encoding/json reads
+// it.
+func fastString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	plain := true
+	for _, b := range inner {
+		if b == '\\' || b == '"' || b < 0x20 {
+			plain = false
+			break
+		}
+	}
+	if plain && utf8.Valid(inner) {
+		return string(inner), true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func isNullRaw(raw []byte) bool { return string(raw) == "null" }

@@ -22,6 +22,8 @@ func FuzzMessageJSON(f *testing.F) {
 		`{"id":"x","role":"ai","parts":[{"type":"text","text":"t"}]}`,
 		`["user","hi"]`, `"hi"`, `{"type":"remove","id":"a"}`,
 		`{"type":"human","content":[{"type":"image","source_type":"base64","mime_type":"image/png","data":"AQI="}]}`,
+		`{"type":"ai","content":[{"type":"thinking","thinking":"t","signature":"s"},"x",{"type":"reasoning","summary":[]}]}`,
+		`{"type":"tool","tool_call_id":"c","content":[{"type":"redacted_thinking","data":"d"},{"type":"text","text":"r"}]}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -47,6 +47,12 @@ var refusals = []struct {
 	{"a list not a pair", `["user"]`, ""},
 	{"an unknown constructor", `{"lc":1,"type":"constructor","id":["x","FunctionMessage"],"kwargs":{"content":"x"}}`, "id"},
 	{"stored data not an object", `{"type":"human","data":"hi"}`, "data"},
+	{"thinking without its text", `{"type":"ai","content":[{"type":"thinking","signature":"s"}]}`, "content[0].thinking"},
+	{"thinking not a string", `{"type":"ai","content":["ok",{"type":"thinking","thinking":["a"]}]}`, "content[1].thinking"},
+	{"signature not a string", `{"type":"ai","content":[{"type":"thinking","thinking":"t","signature":5}]}`, "content[0].signature"},
+	{"reasoning not a string", `{"type":"ai","content":[{"type":"reasoning","reasoning":5}]}`, "content[0].reasoning"},
+	{"reasoning summary not a list", `{"type":"ai","content":[{"type":"reasoning","summary":"s"}]}`, "content[0].summary"},
+	{"redacted thinking without data", `{"type":"ai","content":[{"type":"redacted_thinking"}]}`, "content[0].data"},
 }
 
 func TestMessageJSONRefusesBadMessagesByField(t *testing.T) {
@@ -95,9 +101,30 @@ func TestRefusedInputStoresNothing(t *testing.T) {
 	}
 }
 
+// A single message, not in a list, is a list of one — through
+// DecodeMessages and as a messages field's write (the server's input), as
+// LangGraph's add_messages coerces it; a bad one is refused by its field.
 func TestSingleMessageDecodesAsAListOfOne(t *testing.T) {
 	t.Parallel()
 	got, err := chat.DecodeMessages([]byte(` {"role":"user","content":"hi"}`))
 	require.NoError(t, err)
 	assert.Equal(t, []chat.Message{chat.Human("hi")}, got)
+
+	sc := state.NewSchema[convo](convoMessages)
+	for _, in := range []string{`{"role":"user","content":"hi"}`, ` {"type":"human","content":"hi"}`, `"hi"`, `{"lc":1,"type":"constructor","id":["langchain_core","messages","HumanMessage"],"kwargs":{"content":"hi"}}`} {
+		w, err := sc.DecodeWrite("messages", []byte(in), checkpoint.JSON)
+		require.NoError(t, err, in)
+		var s convo
+		ap := sc.NewApplier()
+		require.NoError(t, ap.Add("input", []state.Write[convo]{w}))
+		_, err = ap.Apply(&s, false)
+		require.NoError(t, err)
+		require.Len(t, s.Messages, 1, in)
+		assert.Equal(t, chat.Human("hi").WithID(s.Messages[0].ID), s.Messages[0], in)
+	}
+	_, err = sc.DecodeWrite("messages", []byte(`{"type":"tool","content":"x"}`), checkpoint.JSON)
+	require.ErrorIs(t, err, chat.ErrBadMessage)
+	require.ErrorContains(t, err, `field "messages": chat: bad message: field "tool_call_id"`)
+	_, err = sc.DecodeWrite("messages", []byte(`42`), checkpoint.JSON)
+	require.ErrorIs(t, err, chat.ErrBadMessage)
 }

@@ -44,6 +44,43 @@ type Message struct {
 	ResponseMetadata map[string]json.RawMessage
 	// Usage is an AI message's token usage (LangChain's usage_metadata).
 	Usage *Usage
+	// Reasoning holds the message's reasoning blocks (LangChain's
+	// {"type": "reasoning"}, Anthropic's "thinking" and
+	// "redacted_thinking") as they came, each with its place in the
+	// content list, so the message round-trips whole. Content, what a
+	// model is sent, leaves them out: langchaingo's parts have no place
+	// for them.
+	Reasoning []Reasoning
+}
+
+// Reasoning is a reasoning block of a message's content.
+type Reasoning struct {
+	// At is the block's index in the message's content list.
+	At int
+	// Block is the block's JSON object, as it came (compacted).
+	Block json.RawMessage
+}
+
+// Text returns the block's reasoning text: a "reasoning" block's
+// reasoning (or its summary texts, joined), a "thinking" block's
+// thinking; "" for a redacted one.
+func (r Reasoning) Text() string {
+	var b struct {
+		Reasoning string `json:"reasoning"`
+		Thinking  string `json:"thinking"`
+		Summary   []struct {
+			Text string `json:"text"`
+		} `json:"summary"`
+	}
+	_ = json.Unmarshal(r.Block, &b)
+	if b.Reasoning != "" || b.Thinking != "" {
+		return b.Reasoning + b.Thinking
+	}
+	var out strings.Builder
+	for _, s := range b.Summary {
+		out.WriteString(s.Text)
+	}
+	return out.String()
 }
 
 // InvalidToolCall is a tool call whose arguments are not a JSON object.

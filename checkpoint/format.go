@@ -2,7 +2,9 @@ package checkpoint
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // The on-disk format of the graph runtime, beside the schema's own fields:
@@ -40,10 +42,10 @@ const (
 	// StartChannel is a checkpoint value of an input checkpoint (source
 	// SourceInput): the run's input, stored in the checkpoint's own
 	// commit as LangGraph keeps it in its __start__ channel. It is the
-	// JSON list of the writes of the step's Start task, PendingWrites
-	// with an empty TaskID (see StartWrites). Input checkpoints stored
-	// before it existed hold their input as the pending writes of that
-	// task instead.
+	// JSON list of the writes of the step's Start task, as
+	// AppendStartWrites encodes them and StartWrites reads them. Input
+	// checkpoints stored before it existed hold their input as the
+	// pending writes of that task instead.
 	StartChannel = "__start__"
 )
 
@@ -68,15 +70,84 @@ func IsReserved(name string) bool {
 	return len(name) > 4 && name[:2] == "__" && name[len(name)-2:] == "__"
 }
 
-// StartWrites decodes a StartChannel value into the pending writes of
-// the Start task it belongs to, taskID (TaskID(checkpoint, namespace,
-// step+1, "__start__", -1) of the input checkpoint at step).
+// AppendStartWrites appends the StartChannel value of ws, the writes of
+// an input checkpoint's Start task, to dst and returns it: a JSON list
+// with one element per write, in order. A write whose value is JSON (as
+// the JSON serializer's are) and whose index is its position is the pair
+// [channel, value], the value as it is; any other write is the
+// PendingWrite object, its value base64 ({"task_id":"","idx":…,
+// "channel":…,"value":…}, the only form before the pairs, which
+// StartWrites still reads). The pair stores a human message as itself
+// rather than a third larger and again in an object.
+func AppendStartWrites(dst []byte, ws []PendingWrite) ([]byte, error) {
+	dst = append(dst, '[')
+	for i, w := range ws {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		if w.Index == i && rawJSON(w.Value) && utf8.ValidString(w.Channel) {
+			ch, err := json.Marshal(w.Channel)
+			if err != nil {
+				return dst, err
+			}
+			dst = append(append(append(append(dst, '['), ch...), ','), w.Value...)
+			dst = append(dst, ']')
+			continue
+		}
+		w.TaskID = ""
+		obj, err := json.Marshal(w)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, obj...)
+	}
+	return append(dst, ']'), nil
+}
+
+// rawJSON reports whether data can be stored as itself inside a JSON
+// document and read back byte for byte: one valid JSON value, with no
+// space around it (a decoder drops that).
+func rawJSON(data []byte) bool {
+	if len(data) == 0 {
+		return false
+	}
+	switch data[0] {
+	case ' ', '\t', '\n', '\r':
+		return false
+	}
+	switch data[len(data)-1] {
+	case ' ', '\t', '\n', '\r':
+		return false
+	}
+	return json.Valid(data)
+}
+
+// StartWrites decodes a StartChannel value (either form AppendStartWrites
+// describes) into the pending writes of the Start task it belongs to,
+// taskID (TaskID(checkpoint, namespace, step+1, "__start__", -1) of the
+// input checkpoint at step).
 func StartWrites(data []byte, taskID string) ([]PendingWrite, error) {
-	var ws []PendingWrite
-	if err := json.Unmarshal(data, &ws); err != nil {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(data, &elems); err != nil {
 		return nil, err
 	}
-	for i := range ws {
+	ws := make([]PendingWrite, len(elems))
+	for i, e := range elems {
+		if len(e) > 0 && e[0] == '[' {
+			var pair []json.RawMessage
+			if err := json.Unmarshal(e, &pair); err != nil {
+				return nil, fmt.Errorf("write %d: %w", i, err)
+			}
+			if len(pair) != 2 {
+				return nil, fmt.Errorf("write %d: %d elements, want [channel, value]", i, len(pair))
+			}
+			if err := json.Unmarshal(pair[0], &ws[i].Channel); err != nil {
+				return nil, fmt.Errorf("write %d: channel: %w", i, err)
+			}
+			ws[i].Index, ws[i].Value = i, pair[1]
+		} else if err := json.Unmarshal(e, &ws[i]); err != nil {
+			return nil, fmt.Errorf("write %d: %w", i, err)
+		}
 		ws[i].TaskID = taskID
 	}
 	return ws, nil

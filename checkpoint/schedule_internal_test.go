@@ -21,6 +21,12 @@ func TestParseNodesOnlyAgreesWithJSON(t *testing.T) {
 		{`{"nodes":[]}`, nil, false},
 		{`{"sends":[]}`, nil, false},
 		{`{"nodes":["a"],"joins":{}}`, nil, false},
+		{`["a"]`, []string{"a"}, true},
+		{`["a","b c","é"]`, []string{"a", "b c", "é"}, true},
+		{`["a,b"]`, nil, false},
+		{`["x\",\"y"]`, nil, false},
+		{`[]`, nil, false},
+		{`["a"]]`, nil, false},
 	}
 	for _, c := range cases {
 		nodes, ok := parseNodesOnly([]byte(c.in))

@@ -11,28 +11,67 @@ import (
 // since the value before it, and the backends rebuild the value from the
 // newest snapshot and the deltas after it (see checkpoint.Blob).
 
-// minSnapshotGap is the fewest appended elements an append field stores
-// as deltas before a full snapshot; after that, a snapshot is taken when
-// the deltas hold as many elements as the last snapshot, so a step costs
-// O(1) amortized and a read O(length).
-const minSnapshotGap = 64
+// When a snapshot is due. A snapshot costs the whole value's bytes once;
+// what it saves is rows: a read of the newest value decodes the same
+// elements either way (the snapshot and its deltas in one pass,
+// state/deltajoin.go), plus one row per delta. So a snapshot is taken
+// when reading the chain's rows would cost as much as decoding the whole
+// value — a row costing about rowCostBytes of decoding (measured on
+// SQLite: some 2 µs a row, 15–20 ns a byte) — and the chain holds at
+// least minSnapshotBlobs deltas. Large deltas (chat messages of a few
+// hundred bytes) then never need one: a chat thread is stored at about
+// its messages' own bytes, and its latest state reads in less than twice
+// the time of one blob's decode. Tiny ones (a counter's log) get one
+// before their rows swamp their bytes. A step that replaced or removed
+// elements (an overwrite, a rewrite by an AppendReduce reducer) always
+// stores a snapshot.
+const (
+	minSnapshotBlobs = 64
+	rowCostBytes     = 128
+)
 
-// appendTrack is what a run knows of an append field's stored value: how
-// long it was at the last save and at the last snapshot, and the deltas
-// written since, so the next save can write a delta or a snapshot.
+// appendTrack is what a run knows of an append field's stored value: its
+// length at the last save, and the bytes and rows of its last snapshot
+// and of the deltas stored since, so the next save can write a delta or a
+// snapshot. A run that starts from a stored checkpoint restores all but
+// segs from the value it read (the saver returns the snapshot and the
+// chain of deltas after it); the merge levels of an earlier run are not
+// recoverable from them (a merged delta names the version it extends,
+// and the saver returns the deltas' bytes, not their versions), so
+// merging starts afresh at the loaded version, above the chain read.
 type appendTrack struct {
-	lastLen int   // length at the last save
-	snapLen int   // length at the last full snapshot
-	chain   int   // elements stored as deltas since that snapshot
-	segs    []seg // this run's deltas since the snapshot, oldest first
+	lastLen    int   // length at the last save
+	snapBytes  int   // bytes of the last snapshot
+	chainBytes int   // bytes of the deltas stored since that snapshot
+	oldBlobs   int   // deltas in the chain that an earlier run stored
+	segs       []seg // this run's deltas since the snapshot, oldest first
+}
+
+// restoreTrack is the track of an append field read back as value v,
+// whose decoded length is n.
+func restoreTrack(v checkpoint.Value, n int) appendTrack {
+	tr := appendTrack{lastLen: n, snapBytes: len(v.Snapshot), oldBlobs: len(v.Deltas)}
+	for _, d := range v.Deltas {
+		tr.chainBytes += len(d)
+	}
+	return tr
+}
+
+// snapshotDue reports whether the field must be stored whole rather than
+// as the delta just planned (nextDelta), of added bytes: when the chain a
+// read would follow, that delta included, costs more in rows than the
+// value in bytes.
+func (tr *appendTrack) snapshotDue(added int) bool {
+	blobs := tr.oldBlobs + len(tr.segs)
+	return blobs >= minSnapshotBlobs && blobs*rowCostBytes >= tr.snapBytes+tr.chainBytes+added
 }
 
 // seg is one delta blob of an append field: the elements from start on,
 // extending base. Deltas are merged like the levels of an LSM tree: when
 // the newest mergeFanout deltas share a level, the next delta is written
-// as one blob covering all of them (from their base), a level up. Reading
-// the newest value then follows O(log n) blobs, and each element is
-// written O(log n) times.
+// as one blob covering all of them (from their base), a level up. Within
+// a run, reading the newest value then follows O(log n) blobs, and each
+// element is written O(log n) times.
 type seg struct {
 	base  string
 	start int
@@ -99,27 +138,31 @@ func parseAppendVersion(v string) (n int, delta, ok bool) {
 
 // appendBlob encodes append field i of the run's state for checkpoint id:
 // as a delta over the value stored before when it only grew (mayDelta: no
-// write overwrote it) and the deltas since the last snapshot are still
-// short, and otherwise as a snapshot. DurabilityExit always stores
-// snapshots: the checkpoints in between are never stored.
+// write overwrote it) and no snapshot is due, and otherwise as a
+// snapshot. DurabilityExit always stores snapshots: the checkpoints in
+// between are never stored.
 func (p *persist[S]) appendBlob(i int, id string, mayDelta bool) (checkpoint.Blob, error) {
 	r := p.r
 	sc := r.c.schema
 	tr := &p.tracks[i]
 	n := sc.FieldLen(&r.st, i)
-	added := n - tr.lastLen
 	base, hasBase := p.versions[sc.Name(i)]
 	var blob checkpoint.Blob
 	var err error
-	if hasBase && added >= 0 && mayDelta && tr.chain+added < max(minSnapshotGap, tr.snapLen) && r.durability != DurabilityExit {
+	if hasBase && n >= tr.lastLen && mayDelta && r.durability != DurabilityExit {
 		from := 0
 		blob.Base, from = tr.nextDelta(base)
 		blob.Data, err = sc.EncodeTail(&r.st, i, from, r.c.ser)
 		blob.Delta = true
-		tr.chain += added
-	} else {
+		if err == nil && tr.snapshotDue(len(blob.Data)) {
+			blob = checkpoint.Blob{} // stored whole instead, below
+		} else {
+			tr.chainBytes += len(blob.Data)
+		}
+	}
+	if !blob.Delta && err == nil {
 		blob.Data, err = sc.Encode(&r.st, i, r.c.ser)
-		tr.snapLen, tr.chain, tr.segs = n, 0, tr.segs[:0]
+		tr.snapBytes, tr.chainBytes, tr.oldBlobs, tr.segs = len(blob.Data), 0, 0, tr.segs[:0]
 	}
 	tr.lastLen = n
 	blob.Version = appendVersion(id, n, blob.Delta)

@@ -127,8 +127,7 @@ func (c *Compiled[S]) decodeInto(d *decoded[S], tup *checkpoint.Tuple, cfg check
 			}
 		}
 		if d.tracks != nil && sc.Kind(i) == state.KindAppend {
-			n := sc.FieldLen(st, i)
-			d.tracks[i] = appendTrack{lastLen: n, snapLen: n, chain: len(v.Deltas)}
+			d.tracks[i] = restoreTrack(v, sc.FieldLen(st, i))
 		}
 	}
 	if !hit && !migrated && len(tup.Checkpoint.Values) < len(tup.Checkpoint.Versions) {

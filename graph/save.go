@@ -126,7 +126,7 @@ func (p *persist[S]) saveInput(input state.Update[S]) error {
 		if err != nil {
 			return err
 		}
-		if p.startData, err = json.Marshal(ws); err != nil {
+		if p.startData, err = checkpoint.AppendStartWrites(nil, ws); err != nil {
 			return p.errorf("encode the input at step %d: %w", r.step-1, err)
 		}
 	}

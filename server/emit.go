@@ -19,6 +19,8 @@ type converter struct {
 	messages   map[string]*message        // streamed messages by task id and message id
 	order      map[string][]string        // keys of messages by task id, in order
 	triggers   map[string][]string        // langgraph_triggers of running tasks other than an edge's
+	completed  map[string]bool            // messages mode: the messages sent complete, by namespace and id
+	streamed   map[string][]*message      // messages mode: streamed messages of finished tasks, by namespace, until the next state
 	interrupts []graph.Interruption
 	// interrupted: the run stopped at interrupts.
 	interrupted bool
@@ -31,7 +33,8 @@ type message struct {
 
 func newConverter(s *Server, run *liveRun) *converter {
 	c := &converter{s: s, run: run, want: map[string]bool{}, subgraphs: run.in.Subgraphs,
-		values: map[string]json.RawMessage{}, messages: map[string]*message{}, triggers: map[string][]string{}}
+		values: map[string]json.RawMessage{}, messages: map[string]*message{}, triggers: map[string][]string{},
+		completed: map[string]bool{}, streamed: map[string][]*message{}}
 	for _, m := range run.modes {
 		c.want[m] = true
 	}
@@ -63,6 +66,7 @@ func (c *converter) event(ctx context.Context, ev Event) {
 		if c.want["values"] {
 			c.emit("values", ns, ev.Values)
 		}
+		c.completeMessages(ns, ev.Values)
 	case graph.Updates:
 		if c.want["updates"] {
 			c.emit("updates", ns, map[string]json.RawMessage{ev.Node: ev.Update})
@@ -151,7 +155,10 @@ func aiMessage(id, content, kind string) map[string]any {
 }
 
 // message sends an LLM chunk: as a [chunk, metadata] tuple for
-// messages-tuple, and as metadata, then the message so far, for messages.
+// messages-tuple, and for messages as LangGraph's server does: the
+// chunk's metadata first (messages/metadata, keyed by the message's id),
+// then the message so far (messages/partial). Its messages/complete comes
+// with the state that holds it (completeMessages).
 func (c *converter) message(ev Event) {
 	key := ev.TaskID + "\x00" + ev.MessageID
 	m := c.messages[key]
@@ -206,7 +213,7 @@ func (c *converter) task(ev Event) {
 			if m := c.messages[key]; m != nil {
 				streamed[m.id] = true
 				if c.want["messages"] {
-					c.emit("messages/complete", ev.Namespace, []any{aiMessage(m.id, m.content, "ai")})
+					c.streamed[ev.Namespace] = append(c.streamed[ev.Namespace], m)
 				}
 			}
 			delete(c.messages, key)

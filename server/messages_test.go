@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stategraph/stategraph/checkpoint/memory"
@@ -128,4 +129,85 @@ func TestBadMessageInputIs422AndStoresNothing(t *testing.T) {
 	}
 	hist := h.list("POST", "/threads/"+thread+"/history", map[string]any{})
 	assert.Empty(t, hist, "nothing stored")
+}
+
+// A single message, not in a list, is the input LangGraph's add_messages
+// takes as a list of one: the run answers it; a bad single message is a
+// 422 naming the field.
+func TestASingleMessageInputIsAListOfOne(t *testing.T) {
+	t.Parallel()
+	h := newChatHarness(t)
+	thread := h.json("POST", "/threads", map[string]any{}, 200)["thread_id"].(string)
+	out := h.json("POST", "/threads/"+thread+"/runs/wait", map[string]any{
+		"assistant_id": "chat",
+		"input":        map[string]any{"messages": map[string]any{"role": "user", "content": "What is the weather in Paris?"}},
+	}, 200)
+	msgs, _ := out["messages"].([]any)
+	require.Len(t, msgs, 4, "the question, the tool call, its result and the answer")
+	first := msgs[0].(map[string]any)
+	assert.Equal(t, "human", first["type"])
+	assert.Equal(t, "What is the weather in Paris?", first["content"])
+	assert.NotEmpty(t, first["id"])
+
+	code, body := h.do("POST", "/threads/"+thread+"/runs/wait", `{"assistant_id":"chat","input":{"messages":{"type":"tool","content":"sunny"}}}`)
+	assert.Equal(t, 422, code, "%s", body)
+	assert.Contains(t, string(body), `tool_call_id`)
+}
+
+// The messages stream (LangGraph's server's, which the JS client's
+// "messages" mode reads) carries whole messages: each message of the
+// thread once as messages/complete — the question, the AI message with
+// its tool calls, the tool result, the answer — with a streamed message's
+// metadata (messages/metadata, by its id) and the message so far
+// (messages/partial) before its complete.
+func TestMessagesStreamSendsWholeMessages(t *testing.T) {
+	t.Parallel()
+	h := newChatHarness(t)
+	thread := h.json("POST", "/threads", map[string]any{}, 200)["thread_id"].(string)
+	_, evs := h.stream("/threads/"+thread+"/runs/stream", map[string]any{
+		"assistant_id": "chat", "stream_mode": "messages",
+		"input": map[string]any{"messages": []any{map[string]any{"type": "human", "content": "What is the weather in Paris?"}}},
+	})
+	var complete []map[string]any
+	partial := map[string]string{}
+	meta := map[string]map[string]any{}
+	var partialBeforeComplete []string
+	for _, ev := range evs {
+		switch ev.Event {
+		case "messages/metadata":
+			for id, m := range decode[map[string]map[string]map[string]any](t, ev.Data) {
+				meta[id] = m["metadata"]
+			}
+		case "messages/partial":
+			ms := decode[[]map[string]any](t, ev.Data)
+			require.Len(t, ms, 1)
+			id := ms[0]["id"].(string)
+			require.Contains(t, meta, id, "metadata comes first")
+			assert.Equal(t, "ai", ms[0]["type"])
+			assert.True(t, strings.HasPrefix(ms[0]["content"].(string), partial[id]), "a partial holds the message so far")
+			partial[id] = ms[0]["content"].(string)
+			partialBeforeComplete = append(partialBeforeComplete, id)
+		case "messages/complete":
+			complete = append(complete, decode[[]map[string]any](t, ev.Data)...)
+		case "messages":
+			t.Fatalf("unexpected event %s", ev.Event)
+		}
+	}
+	st := h.json("GET", "/threads/"+thread+"/state", nil, 200)
+	want := st["values"].(map[string]any)["messages"].([]any)
+	require.Len(t, want, 4)
+	require.Len(t, complete, 4, "each message once, whole")
+	for i := range want {
+		assert.Equal(t, want[i], any(complete[i]), "message %d as the state holds it", i)
+	}
+	assert.Equal(t, "get_weather", complete[1]["tool_calls"].([]any)[0].(map[string]any)["name"])
+	assert.Equal(t, "tool", complete[2]["type"])
+	answer := complete[3]["id"].(string)
+	require.NotEmpty(t, partialBeforeComplete)
+	assert.Equal(t, answer, partialBeforeComplete[len(partialBeforeComplete)-1])
+	assert.Equal(t, complete[3]["content"], partial[answer], "the partials add up to the answer")
+	assert.Equal(t, "agent", meta[answer]["langgraph_node"])
+	for _, k := range []string{"langgraph_step", "langgraph_triggers", "langgraph_checkpoint_ns", "thread_id", "run_id"} {
+		assert.Contains(t, meta[answer], k)
+	}
 }

@@ -138,3 +138,46 @@ func (c *converter) finishTuples(ev Event, streamed map[string]bool) {
 		}
 	}
 }
+
+// completeMessages sends, for the messages mode, the messages of a state
+// (its "messages" field) not yet sent complete in this run, as
+// messages/complete: LangGraph's server sends each message of every
+// state it streams once so, whole (type, content, tool calls, ids), the
+// thread's earlier messages with the run's first state. A message a
+// finished task streamed that the state does not hold (a graph without
+// a messages field) is sent complete as it streamed, an AI message of
+// its text.
+func (c *converter) completeMessages(ns string, values json.RawMessage) {
+	if !c.want["messages"] {
+		return
+	}
+	defer func() {
+		for _, m := range c.streamed[ns] {
+			if !c.completed[ns+"\x00"+m.id] {
+				c.completed[ns+"\x00"+m.id] = true
+				c.emit("messages/complete", ns, []any{aiMessage(m.id, m.content, "ai")})
+			}
+		}
+		delete(c.streamed, ns)
+	}()
+	var st struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if json.Unmarshal(values, &st) != nil {
+		return
+	}
+	var fresh []json.RawMessage
+	for _, raw := range st.Messages {
+		var m struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(raw, &m) != nil || m.ID == "" || c.completed[ns+"\x00"+m.ID] {
+			continue
+		}
+		c.completed[ns+"\x00"+m.ID] = true
+		fresh = append(fresh, raw)
+	}
+	if len(fresh) > 0 {
+		c.emit("messages/complete", ns, fresh)
+	}
+}

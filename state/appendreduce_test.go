@@ -68,3 +68,28 @@ func TestAppendReduceReportsRewritesAndStoresLikeAppend(t *testing.T) {
 	require.NoError(t, sc.Decode(&back, 0, snap, [][]byte{d1}, jsonCodec{}))
 	assert.Equal(t, []string{"x", "x", "-x"}, back.Tags)
 }
+
+// A write to an AppendReduce field decoded from JSON may be one element:
+// it is a list of one (LangGraph's add_messages takes a single message).
+// A plain Append field still wants a list.
+func TestAppendReduceTakesOneElementForAListOfOne(t *testing.T) {
+	t.Parallel()
+	type both struct{ Tags, Plain []string }
+	tags := state.AppendReduce("tags", func(s *both) *[]string { return &s.Tags }, dedupe)
+	plain := state.Append("plain", func(s *both) *[]string { return &s.Plain })
+	sc := state.NewSchema[both](tags, plain)
+	for in, want := range map[string][]string{`"a"`: {"a"}, ` ["a","b"]`: {"a", "b"}} {
+		w, err := sc.DecodeWrite("tags", []byte(in), jsonCodec{})
+		require.NoError(t, err, in)
+		ap := sc.NewApplier()
+		require.NoError(t, ap.Add("n", []state.Write[both]{w}))
+		var s both
+		_, err = ap.Apply(&s, false)
+		require.NoError(t, err)
+		assert.Equal(t, want, s.Tags, in)
+	}
+	_, err := sc.DecodeWrite("tags", []byte(`7`), jsonCodec{})
+	require.ErrorContains(t, err, `field "tags"`)
+	_, err = sc.DecodeWrite("plain", []byte(`"a"`), jsonCodec{})
+	require.Error(t, err)
+}

@@ -97,6 +97,8 @@ type Key[S, T any] struct {
 	// for the deltas a stored value is rebuilt from.
 	reportAppend func(old, update T) (T, bool)
 	grow         func(old, update T) T
+	// AppendReduce only: decodes a write that is one element, not a list.
+	decodeOne func(data []byte, c Codec) (T, error)
 }
 
 // Name returns the field's stable name.
@@ -174,11 +176,21 @@ func Sum[S any, T Number](name string, get func(*S) *T) *Key[S, T] {
 // field is (Kind reports KindAppend): a step whose writes only appended
 // costs the new elements (a delta), and a step whose reducer reported
 // anything else stores the whole value (a snapshot). A messages field
-// (LangGraph's add_messages) is the case it is made for.
+// (LangGraph's add_messages) is the case it is made for; as add_messages
+// takes a single message for a list of one, a write decoded from JSON
+// (Schema.DecodeWrite: the server's input) may be one element rather
+// than a list.
 func AppendReduce[S, E any](name string, get func(*S) *[]E, fn func(old, update []E) (out []E, appended bool)) *Key[S, []E] {
 	k := newKey(name, KindAppend, get, func(old, update []E) []E { out, _ := fn(old, update); return out })
 	k.reportAppend = fn
 	k.grow = func(old, update []E) []E { return append(old, update...) } // decode's own value
+	k.decodeOne = func(data []byte, c Codec) ([]E, error) {
+		var e E
+		if err := c.Unmarshal(data, &e); err != nil {
+			return nil, err
+		}
+		return []E{e}, nil
+	}
 
 	return k
 }

@@ -98,6 +98,9 @@ func (o keyOps[S, T]) encodeTail(s *S, from int, c Codec) ([]byte, error) {
 
 func (o keyOps[S, T]) decode(s *S, snapshot []byte, deltas [][]byte, c Codec) error {
 	k := o.k
+	if o.decodeJoined(s, snapshot, deltas, c) {
+		return nil
+	}
 	var v T
 	if err := c.Unmarshal(snapshot, &v); err != nil {
 		return fmt.Errorf("state: field %q: %w", k.name, err)
@@ -122,10 +125,32 @@ func (o keyOps[S, T]) decode(s *S, snapshot []byte, deltas [][]byte, c Codec) er
 
 func (o keyOps[S, T]) decodeValue(data []byte, c Codec) (any, error) {
 	var v T
-	if err := c.Unmarshal(data, &v); err != nil {
+	err := c.Unmarshal(data, &v)
+	if err != nil && o.k.decodeOne != nil && !isJSONList(data) {
+		// One element for a list of one (AppendReduce); its own error
+		// names what is wrong inside it.
+		one, oneErr := o.k.decodeOne(data, c)
+		if oneErr == nil {
+			return one, nil
+		}
+		return nil, fmt.Errorf("state: field %q: %w", o.k.name, oneErr)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("state: field %q%s: %w", o.k.name, badElement[T](data), err)
 	}
 	return v, nil
+}
+
+// isJSONList reports whether data is (begins as) a JSON list.
+func isJSONList(data []byte) bool {
+	for _, b := range data {
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return b == '['
+	}
+	return false
 }
 
 // badElement returns " [i]" for the first element of data, a JSON list

@@ -2,7 +2,8 @@
 // useStream (the React hook of @langchain/langgraph-sdk, rendered in Node
 // with react-test-renderer), the SDK's messages-tuple stream turned back
 // into AIMessageChunks by @langchain/core, and @langchain/core's
-// stored-message mapping of every message the server returns. Run by
+// stored-message mapping of every message the server returns, and the
+// SDK's "messages" stream mode. Run by
 // server/usestream_test.go: node usestream.mjs URL.
 import assert from "node:assert/strict";
 import React from "react";
@@ -110,4 +111,44 @@ for (const snap of [state, ...history]) {
 }
 assert.ok(mapped > 10);
 step(`stored-message mapping of ${mapped} messages`);
+
+// 5. The "messages" stream mode (LangGraph's server's
+// messages/metadata, messages/partial, messages/complete): every message
+// of the thread comes complete once, and maps through @langchain/core to
+// the message the state holds; a streamed message's partials, after its
+// metadata, add up to it.
+const chat = await client.threads.create();
+const completed = [];
+const partials = new Map();
+const metadata = {};
+for await (const ev of client.runs.stream(chat.thread_id, "chat", {
+  input: { messages: { role: "user", content: "What is the weather in Paris?" } },
+  streamMode: "messages",
+})) {
+  if (ev.event === "messages/metadata") Object.assign(metadata, ev.data);
+  if (ev.event === "messages/partial") {
+    for (const m of ev.data) {
+      assert.ok(metadata[m.id], `metadata before the partials of ${m.id}`);
+      partials.set(m.id, m.content);
+    }
+  }
+  if (ev.event === "messages/complete") completed.push(...ev.data);
+}
+const after = await client.threads.getState(chat.thread_id);
+assert.equal(completed.length, after.values.messages.length);
+assert.equal(completed.length, 4);
+completed.forEach((m, i) => {
+  const want = mapStoredMessageToChatMessage({ type: after.values.messages[i].type, data: after.values.messages[i] });
+  const got = mapStoredMessageToChatMessage({ type: m.type, data: m });
+  assert.equal(got._getType(), want._getType());
+  assert.deepEqual(got.content, want.content);
+  assert.equal(got.id, want.id);
+  if (m.type === "ai") assert.deepEqual(got.tool_calls.map((t) => [t.id, t.name, t.args]), want.tool_calls.map((t) => [t.id, t.name, t.args]));
+  if (m.type === "tool") assert.equal(got.tool_call_id, want.tool_call_id);
+});
+assert.deepEqual(completed.map((m) => m.type), ["human", "ai", "tool", "ai"]);
+assert.equal(completed[1].tool_calls[0].name, "get_weather");
+assert.equal(partials.get(completed[3].id), completed[3].content);
+assert.equal(metadata[completed[3].id].metadata.langgraph_node, "agent");
+step("the messages stream carries whole messages, their metadata and partials");
 console.log("all ok");
