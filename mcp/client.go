@@ -135,9 +135,9 @@ func WithCallTimeout(d time.Duration) Option {
 	}
 }
 
-// WithToolsChanged calls fn with the new tool list each time the server's
-// list changes (notifications/tools/list_changed, or a reconnection that
-// finds another list). Options given several times all apply, in order.
+// WithToolsChanged calls fn with the tool list each time the client lists
+// the tools again: on notifications/tools/list_changed, and on a
+// reconnection. Options given several times all apply, in order.
 // fn runs on a goroutine of the client's: it must not block long.
 func WithToolsChanged(fn func([]tools.Tool)) Option {
 	return func(o *options) { o.changed = append(o.changed, fn) }
