@@ -11,11 +11,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stategraph/stategraph/chat"
 	"github.com/stategraph/stategraph/chat/agent"
+	"github.com/stategraph/stategraph/chat/toolnode"
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/mcp"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms"
@@ -254,4 +256,68 @@ func TestPlanAndExecuteAgentPlansWithEverythingsTools(t *testing.T) {
 	}
 	assert.Contains(t, results["sum"], "42")
 	assert.Equal(t, "Echo: "+results["sum"], results["say"])
+}
+
+func TestChatAgentResumeReconnectsToAServerThatDied(t *testing.T) {
+	entered, release := make(chan struct{}, 2), make(chan struct{})
+	s := sdk.NewServer(&sdk.Implementation{Name: "calc", Version: "1"}, nil)
+	sdk.AddTool(s, &sdk.Tool{Name: "slow", Description: "answers when released"},
+		func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			entered <- struct{}{}
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, nil, nil
+		})
+	var mu sync.Mutex
+	var sessions []*sdk.ServerSession
+	srv := mcp.Server{Name: "calc", Transport: func() sdk.Transport {
+		st, ct := sdk.NewInMemoryTransports()
+		ss, err := s.Connect(context.Background(), st, nil)
+		require.NoError(t, err)
+		mu.Lock()
+		sessions = append(sessions, ss)
+		mu.Unlock()
+		t.Cleanup(func() { _ = ss.Close() })
+		return ct
+	}}
+	c, err := mcp.Connect(t.Context(), srv)
+	require.NoError(t, err)
+	defer c.Close()
+
+	m := &model{replies: []*llms.ContentChoice{{ToolCalls: []llms.ToolCall{call("c1", "slow", `{}`)}}, text("finished")}}
+	a := agent.New[agent.NoResponse](m, c.Tools(), agent.WithToolOptions(toolnode.PropagateErrors()))
+	app, err := a.Graph.Compile(graph.WithCheckpointer(memory.New()))
+	require.NoError(t, err)
+	failed := make(chan error, 1)
+	go func() {
+		_, err := app.Invoke(t.Context(), a.Input(chat.Human("go")), graph.WithThread("t"))
+		failed <- err
+	}()
+	<-entered // the call runs on the server: the server goes away
+	mu.Lock()
+	require.NoError(t, sessions[0].Close())
+	mu.Unlock()
+	err = <-failed
+	require.ErrorIs(t, err, mcp.ErrServerDown)
+	assert.ErrorContains(t, err, `"calc" died during a call of tool "slow"`)
+
+	close(release)
+	out, err := app.Invoke(t.Context(), state.Update[agent.State[agent.NoResponse]]{}, graph.WithThread("t"))
+	require.NoError(t, err, "the resume reconnects and runs the call again")
+	last, _ := chat.Last(out.Messages)
+	assert.Equal(t, "finished", last.Text())
+	var answers []string
+	for _, msg := range out.Messages {
+		if r, ok := msg.ToolResponse(); ok {
+			answers = append(answers, r.Content)
+		}
+	}
+	assert.Equal(t, []string{"done"}, answers)
+	mu.Lock()
+	assert.Len(t, sessions, 2)
+	mu.Unlock()
+	assert.Len(t, m.prompts, 2, "the resume did not ask the model again for the call")
 }

@@ -35,8 +35,9 @@ func (s *Server) mcpRoutes(m *http.ServeMux) {
 	m.Handle(MCPPath, h)
 }
 
-// mcpServer is the MCP server of one request: the assistants as tools,
-// each call run as the request's user.
+// mcpServer is the MCP server of one request (the endpoint is
+// stateless): the assistants as tools, each call run as the request's
+// user and cancelled when the request ends.
 func (s *Server) mcpServer(r *http.Request) *sdk.Server {
 	user, authed := userOf(r.Context())
 	srv := sdk.NewServer(&sdk.Implementation{Name: "stategraph", Version: "1"}, nil)
@@ -49,6 +50,12 @@ func (s *Server) mcpServer(r *http.Request) *sdk.Server {
 			if authed {
 				ctx = context.WithValue(ctx, userKey{}, user)
 			}
+			// The SDK detaches the handler from the HTTP request; a
+			// client that goes away ends the request, and the run.
+			ctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			stop := context.AfterFunc(r.Context(), cancel)
+			defer stop()
 			return s.mcpCall(ctx, a, req.Params.Arguments), nil
 		})
 	}

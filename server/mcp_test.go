@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stategraph/stategraph/checkpoint/memory"
+	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/server"
+	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -149,4 +153,50 @@ func TestMCPEndpointIsOffUnlessAsked(t *testing.T) {
 	h := newHarness(t)
 	code, _ := h.do("POST", server.MCPPath, map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
 	assert.Equal(t, http.StatusNotFound, code)
+}
+
+// Wait is the state of a graph whose node waits for its run to be
+// cancelled.
+type Wait struct {
+	Note string
+}
+
+var waitNote = state.Value("note", func(w *Wait) *string { return &w.Note })
+
+func TestMCPCallCancelledByTheClientCancelsItsRun(t *testing.T) {
+	t.Parallel()
+	started, cancelled := make(chan struct{}), make(chan struct{})
+	app, err := graph.New(state.NewSchema(waitNote)).
+		AddNode("wait", func(ctx context.Context, w Wait) (state.Update[Wait], error) {
+			close(started)
+			<-ctx.Done()
+			close(cancelled)
+			return state.Update[Wait]{}, ctx.Err()
+		}).
+		AddEdge(graph.Start, "wait").
+		AddEdge("wait", graph.End).
+		Compile(graph.WithCheckpointer(memory.New()))
+	require.NoError(t, err)
+	srv, err := server.New([]server.Graph{server.Register("waiter", app)}, server.WithMCP())
+	require.NoError(t, err)
+	hs := httptest.NewServer(srv)
+	defer func() {
+		hs.Close()
+		require.NoError(t, srv.Close())
+	}()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: hs.URL + server.MCPPath}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "waiter", Arguments: map[string]any{"note": "x"}})
+		done <- err
+	}()
+	<-started
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	<-cancelled // the run's node saw its context end
 }
