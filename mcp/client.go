@@ -126,7 +126,8 @@ type options struct {
 // WithCallTimeout bounds each tool call (d <= 0: DefaultCallTimeout). A
 // call that takes longer is cancelled on the server
 // (notifications/cancelled) and fails with an error matching
-// context.DeadlineExceeded.
+// context.DeadlineExceeded. Connecting (and listing the tools) takes at
+// most DefaultCallTimeout, or d when longer.
 func WithCallTimeout(d time.Duration) Option {
 	return func(o *options) {
 		if d > 0 {
@@ -162,7 +163,6 @@ type Client struct {
 	defs    []*sdk.Tool        // the latest list, in the server's order
 	byName  map[string]*Tool
 	closed  bool
-	lists   int // tool lists received, for tests
 	ctx     context.Context
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
@@ -248,11 +248,14 @@ func (c *Client) session(ctx context.Context) (*sdk.ClientSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cs *sdk.ClientSession
+	// Connecting (a process to start, say) and listing the tools take
+	// DefaultCallTimeout at most, or the call timeout when longer.
+	ctx, cancel := context.WithTimeout(ctx, max(c.o.timeout, DefaultCallTimeout))
+	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "stategraph", Version: "1"}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) { c.relist(req.Session) },
 	})
-	cs, err = client.Connect(ctx, t, nil)
+	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %q: connect: %w", ErrServerDown, c.name, err)
 	}
@@ -269,10 +272,11 @@ func (c *Client) session(ctx context.Context) (*sdk.ClientSession, error) {
 	}
 	c.sess = cs
 	changed := c.setDefsLocked(defs)
-	c.mu.Unlock()
 	// The session ends when the server goes (EOF, a dead process) or
-	// when it is closed; then the next call connects again.
+	// when it is closed; then the next call connects again. (Added under
+	// the lock: Close, which waits for the group, cannot be waiting yet.)
 	c.wg.Add(1)
+	c.mu.Unlock()
 	go func() {
 		defer c.wg.Done()
 		_ = cs.Wait()
@@ -328,7 +332,6 @@ func (c *Client) relist(cs *sdk.ClientSession) {
 // setDefsLocked stores a new list and returns the tools when there are
 // callbacks to tell.
 func (c *Client) setDefsLocked(defs []*sdk.Tool) []tools.Tool {
-	c.lists++
 	first := c.defs == nil
 	c.defs = defs
 	if first || len(c.o.changed) == 0 {
