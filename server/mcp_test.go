@@ -200,3 +200,14 @@ func TestMCPCallCancelledByTheClientCancelsItsRun(t *testing.T) {
 	require.ErrorIs(t, <-done, context.Canceled)
 	<-cancelled // the run's node saw its context end
 }
+
+func TestMCPEndpointOnAnAPIOnlyReplicaRunsOnTheWorkers(t *testing.T) {
+	t.Parallel()
+	rs := newReplicasWith(t, []int{0, 2}, func(int) []server.Option { return []server.Option{server.WithMCP()} })
+	cs, err := rs[0].mcpSession(t, "")
+	require.NoError(t, err)
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"input": "over river"}})
+	require.NoError(t, err)
+	require.False(t, res.IsError, "%v", res.Content)
+	assert.JSONEq(t, `{"input":"over river","replies":["echo: over river"]}`, resultText(t, res))
+}
