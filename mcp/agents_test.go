@@ -100,7 +100,7 @@ func jsonNumber(f float64) string {
 
 // inMemory reaches s through the SDK's in-memory transports, a new
 // server session for each connection.
-func inMemory(t *testing.T, s *sdk.Server) mcp.Server {
+func inMemory(t testing.TB, s *sdk.Server) mcp.Server {
 	return mcp.Server{Name: "calc", Transport: func() sdk.Transport {
 		st, ct := sdk.NewInMemoryTransports()
 		ss, err := s.Connect(context.Background(), st, nil)

@@ -45,7 +45,7 @@ func everything(t *testing.T) (node, script string) {
 	return node, script
 }
 
-func toolNamed(t *testing.T, ts []tools.Tool, name string) *mcp.Tool {
+func toolNamed(t testing.TB, ts []tools.Tool, name string) *mcp.Tool {
 	t.Helper()
 	for _, tl := range ts {
 		if tl.Name() == name {
