@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -158,15 +159,19 @@ type Client struct {
 	name string
 	o    options
 
-	mu      sync.Mutex
-	sess    *sdk.ClientSession // nil: to connect at the next call
-	defs    []*sdk.Tool        // the latest list, in the server's order
-	byName  map[string]*Tool
-	closed  bool
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	connect sync.Mutex // one connection attempt at a time
+	mu     sync.Mutex
+	sess   *sdk.ClientSession // nil: to connect at the next call
+	defs   []*sdk.Tool        // the latest list, in the server's order
+	byName map[string]*Tool
+	closed bool
+	// progress maps the progress tokens of calls under way to their
+	// sinks (progress.go).
+	progress sync.Map
+	tokens   atomic.Uint64
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	connect  sync.Mutex // one connection attempt at a time
 }
 
 // Connect connects to srv and lists its tools. Close the client when done:
@@ -253,7 +258,8 @@ func (c *Client) session(ctx context.Context) (*sdk.ClientSession, error) {
 	ctx, cancel := context.WithTimeout(ctx, max(c.o.timeout, DefaultCallTimeout))
 	defer cancel()
 	client := sdk.NewClient(&sdk.Implementation{Name: "stategraph", Version: "1"}, &sdk.ClientOptions{
-		ToolListChangedHandler: func(_ context.Context, req *sdk.ToolListChangedRequest) { c.relist(req.Session) },
+		ToolListChangedHandler:      func(_ context.Context, req *sdk.ToolListChangedRequest) { c.relist(req.Session) },
+		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) { c.progressed(req.Params) },
 	})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {

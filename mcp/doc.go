@@ -30,6 +30,9 @@
 // next call — in this run, or in the resume of a run that stopped on
 // it — starts a new connection.
 //
+// A call made in a graph node whose run streams graph.Custom asks the
+// server for progress, and each report reaches that stream as a Progress.
+//
 // The tool list follows the server: on notifications/tools/list_changed
 // the client lists the tools again. A *Tool already handed to an agent
 // reads its definition (description, schema, annotations) from the

@@ -23,8 +23,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/mcp"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
@@ -326,4 +328,40 @@ func TestEverythingKilledOverHTTPMidCallIsReportedAndReconnected(t *testing.T) {
 	out, err := toolNamed(t, ts, "echo").Call(t.Context(), `{"message":"again"}`)
 	require.NoError(t, err)
 	assert.Equal(t, "Echo: again", out)
+}
+
+type progressState struct{ Out string }
+
+var progressOut = state.Value("out", func(s *progressState) *string { return &s.Out })
+
+func TestEverythingProgressReachesTheCustomStream(t *testing.T) {
+	c, err := mcp.Connect(t.Context(), stdioServer(t))
+	require.NoError(t, err)
+	defer c.Close()
+	long := toolNamed(t, c.Tools(), "trigger-long-running-operation")
+	app, err := graph.New(state.NewSchema(progressOut)).
+		AddNode("work", func(ctx context.Context, _ progressState) (state.Update[progressState], error) {
+			out, err := long.Call(ctx, `{"duration":0.2,"steps":2}`)
+			return state.Writes(progressOut.Set(out)), err
+		}).
+		AddEdge(graph.Start, "work").
+		AddEdge("work", graph.End).
+		Compile()
+	require.NoError(t, err)
+	var got []mcp.Progress
+	var final string
+	for ev, err := range app.Stream(t.Context(), state.Update[progressState]{}, graph.StreamModes(graph.Custom, graph.Values)) {
+		require.NoError(t, err)
+		switch ev.Mode {
+		case graph.Custom:
+			got = append(got, ev.Custom.(mcp.Progress))
+		case graph.Values:
+			final = ev.State.Out
+		}
+	}
+	assert.Equal(t, []mcp.Progress{
+		{Server: "everything", Tool: "trigger-long-running-operation", Progress: 1, Total: 2},
+		{Server: "everything", Tool: "trigger-long-running-operation", Progress: 2, Total: 2},
+	}, got)
+	assert.Contains(t, final, "Long running operation completed")
 }

@@ -156,7 +156,9 @@ func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 	}
 	cctx, cancel := context.WithTimeout(ctx, c.o.timeout)
 	defer cancel()
-	res, err := cs.CallTool(cctx, &sdk.CallToolParams{Name: t.name, Arguments: args})
+	params := &sdk.CallToolParams{Name: t.name, Arguments: args}
+	defer c.watchProgress(ctx, t.name, params)()
+	res, err := cs.CallTool(cctx, params)
 	if err != nil {
 		var rpc *jsonrpc.Error
 		switch {
