@@ -321,3 +321,18 @@ func TestChatAgentResumeReconnectsToAServerThatDied(t *testing.T) {
 	mu.Unlock()
 	assert.Len(t, m.prompts, 2, "the resume did not ask the model again for the call")
 }
+
+func TestInputGuardSeesThroughToolWrappers(t *testing.T) {
+	c, err := mcp.Connect(t.Context(), inMemory(t, calcServer()))
+	require.NoError(t, err)
+	defer c.Close()
+	wrapped := []tools.Tool{wrapper{toolNamed(t, c.Tools(), "add")}}
+	probs := mcp.InputGuard(wrapped)(plan.Plan{Goal: "g", Steps: []plan.Step{{ID: "s", Tool: "add", Input: json.RawMessage(`{"a":1}`)}}})
+	require.Len(t, probs, 1)
+	assert.Contains(t, probs[0].Message, `missing required field "b"`)
+}
+
+// wrapper wraps a tool as telemetry.Tool does.
+type wrapper struct{ tools.Tool }
+
+func (w wrapper) Unwrap() tools.Tool { return w.Tool }

@@ -149,7 +149,8 @@ func short(s string) string {
 }
 
 // InputGuard is a plan.Guard (for nodes.AgentConfig.Guards) that checks,
-// for each step yet to run whose tool is an MCP tool of ts, that its input
+// for each step yet to run whose tool is an MCP tool of ts (or wraps one,
+// as telemetry.Tool does), that its input
 // is one the tool's schema accepts (Tool.CheckInput). An input with
 // references to earlier results ({{step.result}}) is checked when the
 // step runs, once they are resolved. A refused plan is a problem of kind
@@ -166,7 +167,7 @@ func InputGuard(ts []tools.Tool) plan.Guard {
 			if !ok {
 				continue
 			}
-			t, ok := found.(*Tool)
+			t, ok := mcpTool(found)
 			if !ok || len(plan.FindRefs(string(s.Input))) > 0 {
 				continue
 			}
@@ -176,6 +177,22 @@ func InputGuard(ts []tools.Tool) plan.Guard {
 		}
 		return probs
 	}
+}
+
+// mcpTool finds the *Tool in t, through wrappers with an Unwrap method
+// (telemetry.Tool's).
+func mcpTool(t tools.Tool) (*Tool, bool) {
+	for range 8 {
+		switch w := t.(type) {
+		case *Tool:
+			return w, true
+		case interface{ Unwrap() tools.Tool }:
+			t = w.Unwrap()
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 // stepInput is what a step's input becomes as a tool's input: a JSON
