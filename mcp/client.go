@@ -149,6 +149,20 @@ func WithToolsChanged(fn func([]tools.Tool)) Option {
 // could not be reached or died during the call.
 var ErrServerDown = errors.New("mcp: server down")
 
+// downError is an error matching ErrServerDown, worded for its server.
+type downError struct {
+	msg string
+	err error
+}
+
+func downf(err error, format string, args ...any) error {
+	return &downError{msg: fmt.Sprintf(format, args...) + ": " + err.Error(), err: err}
+}
+
+func (e *downError) Error() string        { return e.msg }
+func (e *downError) Unwrap() error        { return e.err }
+func (e *downError) Is(target error) bool { return target == ErrServerDown }
+
 // ErrClosed is a call through a closed Client.
 var ErrClosed = errors.New("mcp: client closed")
 
@@ -263,12 +277,12 @@ func (c *Client) session(ctx context.Context) (*sdk.ClientSession, error) {
 	})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %q: connect: %w", ErrServerDown, c.name, err)
+		return nil, downf(err, "mcp: server %q is down: connect", c.name)
 	}
 	defs, err := listTools(ctx, cs)
 	if err != nil {
 		_ = cs.Close()
-		return nil, fmt.Errorf("%w: %q: list tools: %w", ErrServerDown, c.name, err)
+		return nil, downf(err, "mcp: server %q is down: list tools", c.name)
 	}
 	c.mu.Lock()
 	if c.closed {

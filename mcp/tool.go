@@ -152,7 +152,7 @@ func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 	c := t.c
 	cs, err := c.session(ctx)
 	if err != nil {
-		return "", fmt.Errorf("tool %q: %w", t.name, err)
+		return "", fmt.Errorf("%w (tool %q not called)", err, t.name)
 	}
 	cctx, cancel := context.WithTimeout(ctx, c.o.timeout)
 	defer cancel()
@@ -172,7 +172,7 @@ func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 		// The connection broke: forget it, so the next call connects
 		// again.
 		c.drop(cs)
-		return "", fmt.Errorf("%w: %q died during a call of tool %q (it may or may not have taken effect; the next call reconnects): %w", ErrServerDown, c.name, t.name, err)
+		return "", downf(err, "mcp: server %q died during a call of tool %q (it may or may not have taken effect; the next call reconnects)", c.name, t.name)
 	}
 	text := resultText(res)
 	if res.IsError {
