@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stategraph/stategraph/chat"
@@ -336,3 +337,26 @@ func TestInputGuardSeesThroughToolWrappers(t *testing.T) {
 type wrapper struct{ tools.Tool }
 
 func (w wrapper) Unwrap() tools.Tool { return w.Tool }
+
+func TestPlanExecutorRecordsMCPFailuresAsFailedSteps(t *testing.T) {
+	c, err := mcp.Connect(t.Context(), inMemory(t, calcServer()), mcp.WithCallTimeout(time.Minute))
+	require.NoError(t, err)
+	defer c.Close()
+	ex := &nodes.Executor{Tools: c.Tools()}
+	for _, tc := range []struct {
+		step plan.Step
+		kind plan.ErrorKind
+		msg  string
+	}{
+		{plan.Step{ID: "boom", Tool: "fail", Input: json.RawMessage(`{}`)}, plan.ErrKindOther, `mcp: server "calc": tool "fail" failed: the disk is on fire`},
+		{plan.Step{ID: "bad", Tool: "add", Input: json.RawMessage(`{"a":1}`)}, plan.ErrKindBadInput, `bad input: tool "add": missing required field "b"`},
+	} {
+		out := ex.Run(t.Context(), tc.step, plan.Results{})
+		assert.Equal(t, plan.StatusFailed, out.Status, tc.step.ID)
+		assert.Equal(t, tc.kind, out.ErrKind, tc.step.ID)
+		assert.Contains(t, out.Err, tc.msg, tc.step.ID)
+	}
+	out := ex.Run(t.Context(), plan.Step{ID: "ok", Tool: "add", Input: json.RawMessage(`{"a":2,"b":40}`)}, plan.Results{})
+	assert.Equal(t, plan.StatusCompleted, out.Status)
+	assert.Equal(t, "42", out.Output)
+}
