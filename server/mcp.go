@@ -45,7 +45,7 @@ func (s *Server) mcpServer(r *http.Request) *sdk.Server {
 		srv.AddTool(&sdk.Tool{
 			Name:        a.Name,
 			Description: fmt.Sprintf("Runs the assistant %q (graph %q) on the input and returns its final state as JSON.", a.Name, a.GraphID),
-			InputSchema: json.RawMessage(a.g.Schemas().Input),
+			InputSchema: objectSchema(a.g.Schemas().Input),
 		}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 			if authed {
 				ctx = context.WithValue(ctx, userKey{}, user)
@@ -108,6 +108,18 @@ func (s *Server) mcpCall(ctx context.Context, a *assistant, args json.RawMessage
 	delete(values, "__interrupt__")
 	out, _ := json.Marshal(values)
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(out)}}, StructuredContent: json.RawMessage(out)}
+}
+
+// objectSchema is an input schema as MCP wants it, an object schema: a
+// Graph of another kind's that is not one becomes {"type":"object"}.
+func objectSchema(raw json.RawMessage) json.RawMessage {
+	var s struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(raw, &s) != nil || s.Type != "object" {
+		return json.RawMessage(`{"type":"object"}`)
+	}
+	return raw
 }
 
 func mcpError(format string, args ...any) *sdk.CallToolResult {
