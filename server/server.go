@@ -53,6 +53,7 @@ type options struct {
 	logf      func(format string, args ...any)
 	auth      func(r *http.Request) (string, error)
 	mcp       bool // WithMCP
+	a2a       bool // WithA2A
 
 	items      *store.Store // WithItemStore
 	workers    *int         // WithWorkers
@@ -207,6 +208,9 @@ func (s *Server) routes() {
 	s.itemRoutes(m)
 	if s.opts.mcp {
 		s.mcpRoutes(m)
+	}
+	if s.opts.a2a {
+		s.a2aRoutes(m)
 	}
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("%s %s is not served by stategraph (see docs/server.md)", r.Method, r.URL.Path))
