@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -41,6 +42,7 @@ func TestParseServeFlags(t *testing.T) {
 		{"both", []string{"-dsn", "postgres://x"}, "a.db", serveConfig{}, "not both"},
 		{"schema without dsn", []string{"-schema", "s"}, "", serveConfig{}, "-schema needs -dsn"},
 		{"mcp off", []string{"-mcp=false"}, "", serveConfig{db: "stategraph.db", store: "stategraph.server.db", addr: "127.0.0.1:2024", noMCP: true}, ""},
+		{"a2a off", []string{"-a2a=false"}, "", serveConfig{db: "stategraph.db", store: "stategraph.server.db", addr: "127.0.0.1:2024", noA2A: true}, ""},
 	}
 	for _, tt := range tests {
 		got, err := parseServe(tt.args, serveConfig{db: tt.db})
@@ -135,6 +137,20 @@ func testServe(t *testing.T, c serveConfig) {
 	assert.False(t, called.IsError, "%v", called.Content)
 	assert.Contains(t, called.Content[0].(*sdk.TextContent).Text, `"MCP, draft 3"`)
 	require.NoError(t, cs.Close())
+
+	// A2A is on by default: each graph is an agent at /a2a/{assistant_id}.
+	cardResp, err := http.Get(base + "/.well-known/agent-card.json?assistant_id=essay")
+	require.NoError(t, err)
+	var card struct{ Name, URL string }
+	require.NoError(t, json.NewDecoder(cardResp.Body).Decode(&card))
+	cardResp.Body.Close()
+	assert.Equal(t, "essay", card.Name)
+	sent := post(strings.TrimPrefix(card.URL, base), map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": map[string]any{
+		"message": map[string]any{"kind": "message", "messageId": "m1", "role": "user", "parts": []any{map[string]any{"kind": "data", "data": map[string]any{"topic": "A2A"}}}}}})
+	result, _ := sent["result"].(map[string]any)
+	require.NotNil(t, result, "%v", sent)
+	assert.Equal(t, "completed", result["status"].(map[string]any)["state"])
+	assert.Contains(t, fmt.Sprint(result["artifacts"]), "A2A, draft 3")
 
 	cancel()
 	require.NoError(t, <-done)
