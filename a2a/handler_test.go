@@ -183,3 +183,19 @@ func TestMessageSendParamsBlockByDefault(t *testing.T) {
 	assert.True(t, a2a.MessageSendParams{Configuration: &a2a.MessageSendConfiguration{}}.Blocking())
 	assert.False(t, a2a.MessageSendParams{Configuration: &a2a.MessageSendConfiguration{Blocking: &no}}.Blocking())
 }
+
+func TestDataPartWrapsWhatIsNotAnObjectAndValueUnwrapsIt(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{`{"a":1}`, ` {"a":1}`, `true`, `"yes"`, `[1,2]`, `null`, `3`} {
+		p := a2a.DataPart(json.RawMessage(v))
+		assert.JSONEq(t, v, string(p.Value()), v)
+		var obj map[string]any
+		require.NoError(t, json.Unmarshal(p.Data, &obj), "A2A 0.3 wants an object: %s", p.Data)
+		_, wrapped := p.Metadata[a2a.DataPartCompat]
+		assert.Equal(t, !strings.HasPrefix(strings.TrimSpace(v), "{"), wrapped, v)
+	}
+	// A part as it arrives in JSON, wrapped by a client.
+	var in a2a.Part
+	require.NoError(t, json.Unmarshal([]byte(`{"kind":"data","data":{"value":false},"metadata":{"data_part_compat":true}}`), &in))
+	assert.JSONEq(t, `false`, string(in.Value()))
+}

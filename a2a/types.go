@@ -58,8 +58,45 @@ type Part struct {
 // TextPart is a text part.
 func TextPart(text string) Part { return Part{Kind: "text", Text: text} }
 
-// DataPart is a data part holding v as JSON.
-func DataPart(v json.RawMessage) Part { return Part{Kind: "data", Data: v} }
+// DataPart is a data part holding v. A2A 0.3 wants an object there: any
+// other JSON value is wrapped as {"value": v} with the metadata
+// data_part_compat true, as the official SDKs do; Value unwraps it.
+func DataPart(v json.RawMessage) Part {
+	if isObject(v) {
+		return Part{Kind: "data", Data: v}
+	}
+	wrapped, _ := json.Marshal(map[string]json.RawMessage{"value": v})
+	return Part{Kind: "data", Data: wrapped, Metadata: map[string]any{DataPartCompat: true}}
+}
+
+// DataPartCompat is the metadata key that marks a data part wrapping a
+// value that is not an object.
+const DataPartCompat = "data_part_compat"
+
+// Value is a data part's value: its data, unwrapped when DataPart
+// wrapped it.
+func (p Part) Value() json.RawMessage {
+	if b, _ := p.Metadata[DataPartCompat].(bool); b {
+		var w struct {
+			Value json.RawMessage `json:"value"`
+		}
+		if json.Unmarshal(p.Data, &w) == nil && w.Value != nil {
+			return w.Value
+		}
+	}
+	return p.Data
+}
+
+func isObject(v json.RawMessage) bool {
+	for _, c := range v {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c == '{'
+	}
+	return false
+}
 
 // TaskState is where a task stands.
 type TaskState string

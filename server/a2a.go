@@ -193,7 +193,7 @@ func (g *a2aAgent) start(ctx context.Context, p a2a.MessageSendParams) (tid, rid
 func input(m a2a.Message) any {
 	for _, p := range m.Parts {
 		if p.Kind == "data" && len(p.Data) > 0 {
-			return p.Data
+			return p.Value()
 		}
 	}
 	return map[string]any{"messages": []map[string]any{{"role": "user", "content": text(m)}}}
@@ -203,7 +203,7 @@ func input(m a2a.Message) any {
 func answer(m a2a.Message) any {
 	for _, p := range m.Parts {
 		if p.Kind == "data" && len(p.Data) > 0 {
-			return p.Data
+			return p.Value()
 		}
 	}
 	return text(m)

@@ -112,6 +112,14 @@ const streamedAnswer = await send(review, message([text("no")], { contextId: las
 assert.equal(streamedAnswer.status.state, STATE.completed);
 assert.equal(dataOf(streamedAnswer.artifacts[0].parts).approved, false);
 
+// An answer in a data part that is not an object (the client wraps it as
+// {value} for v0.3) reaches the interrupt as the value itself.
+const askedAgain = await send(review, message([data({ topic: "data" })]));
+assert.equal(askedAgain.status.state, STATE.inputRequired);
+const dataAnswer = await send(review, message([data("yes")], { contextId: askedAgain.contextId }));
+assert.equal(dataAnswer.status.state, STATE.completed, JSON.stringify(dataAnswer));
+assert.deepEqual(dataOf(dataAnswer.artifacts[0].parts).notes, ["answered yes"]);
+
 // tasks/cancel: a task started without waiting (the gate graph blocks
 // until released) is cancelled; cancelling it again is refused.
 const gate = await client("gate");
