@@ -139,7 +139,8 @@ func splitTask(id string) (tid, rid string, err error) {
 
 // start starts the run of a message: on a new thread without a context,
 // as the answer to the interrupt its thread waits at, or as a new input.
-func (g *a2aAgent) start(ctx context.Context, p a2a.MessageSendParams) (tid, rid string, err error) {
+// A streamed one streams its nodes' updates.
+func (g *a2aAgent) start(ctx context.Context, p a2a.MessageSendParams, streamed bool) (tid, rid string, err error) {
 	msg := p.Message
 	tid = msg.ContextID
 	if tid == "" && msg.TaskID != "" {
@@ -148,6 +149,9 @@ func (g *a2aAgent) start(ctx context.Context, p a2a.MessageSendParams) (tid, rid
 		}
 	}
 	body := map[string]any{"assistant_id": g.a.ID}
+	if streamed {
+		body["stream_mode"] = []string{"updates"}
+	}
 	if tid == "" {
 		code, out := g.call(ctx, http.MethodPost, "/threads", map[string]any{"metadata": map[string]any{"a2a_assistant_id": g.a.ID}})
 		if code != http.StatusOK {
@@ -221,7 +225,7 @@ func text(m a2a.Message) string {
 
 // Send implements a2a.Agent.
 func (g *a2aAgent) Send(ctx context.Context, p a2a.MessageSendParams) (*a2a.Task, error) {
-	tid, rid, err := g.start(ctx, p)
+	tid, rid, err := g.start(ctx, p, false)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +240,7 @@ func (g *a2aAgent) Send(ctx context.Context, p a2a.MessageSendParams) (*a2a.Task
 // Stream implements a2a.Agent: the task as started, working, its
 // artifacts, then its final status.
 func (g *a2aAgent) Stream(ctx context.Context, p a2a.MessageSendParams, emit func(any) error) error {
-	tid, rid, err := g.start(ctx, p)
+	tid, rid, err := g.start(ctx, p, true)
 	if err != nil {
 		return err
 	}
@@ -245,6 +249,9 @@ func (g *a2aAgent) Stream(ctx context.Context, p a2a.MessageSendParams, emit fun
 		return err
 	}
 	if err := emit(&a2a.TaskStatusUpdateEvent{Kind: "status-update", TaskID: id, ContextID: tid, Status: a2a.TaskStatus{State: a2a.StateWorking, Timestamp: now()}}); err != nil {
+		return err
+	}
+	if err := g.progress(ctx, tid, rid, emit); err != nil {
 		return err
 	}
 	if code, out := g.call(ctx, http.MethodGet, "/threads/"+tid+"/runs/"+rid+"/join?cancel_on_disconnect=1", nil); code != http.StatusOK {

@@ -72,16 +72,19 @@ const failed = await send(echo, message([data({ input: "fail" })]));
 assert.equal(failed.status.state, STATE.failed);
 assert.match(failed.status.message.parts[0].content.value, /echo was asked to fail/);
 
-// message/stream: the task, working, the artifact, then the final status.
+// message/stream: the task, working, each node's update (working, the
+// update in the status message), the artifact, then the final status.
 const events = [];
 for await (const ev of echo.sendMessageStream({ tenant: "", message: message([data({ input: "streamed" })]), configuration: undefined, metadata: undefined })) {
   events.push(ev.payload);
 }
-assert.deepEqual(events.map((e) => e.$case), ["task", "statusUpdate", "artifactUpdate", "statusUpdate"]);
+assert.deepEqual(events.map((e) => e.$case), ["task", "statusUpdate", "statusUpdate", "artifactUpdate", "statusUpdate"]);
 assert.equal(events[0].value.status.state, STATE.submitted);
 assert.equal(events[1].value.status.state, STATE.working);
-assert.deepEqual(dataOf(events[2].value.artifact.parts).replies, ["echo: streamed"]);
-assert.equal(events[3].value.status.state, STATE.completed);
+assert.equal(events[2].value.status.state, STATE.working);
+assert.deepEqual(dataOf(events[2].value.status.message.parts), { respond: { replies: ["echo: streamed"] } });
+assert.deepEqual(dataOf(events[3].value.artifact.parts).replies, ["echo: streamed"]);
+assert.equal(events[4].value.status.state, STATE.completed);
 const streamedID = events[0].value.id;
 for (const e of events.slice(1)) assert.equal(e.value.taskId, streamedID);
 
@@ -105,6 +108,9 @@ const streamedAsk = [];
 for await (const ev of review.sendMessageStream({ tenant: "", message: message([data({ topic: "streams" })]), configuration: undefined, metadata: undefined })) {
   streamedAsk.push(ev.payload);
 }
+// write's update, then the interrupt, before the final input-required.
+const updates = streamedAsk.filter((e) => e.$case === "statusUpdate" && e.value.status.message);
+assert.deepEqual(dataOf(updates[0].value.status.message.parts), { write: { draft: "a post about streams" } });
 const last = streamedAsk.at(-1);
 assert.equal(last.$case, "statusUpdate");
 assert.equal(last.value.status.state, STATE.inputRequired);
