@@ -1,8 +1,11 @@
 package server_test
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stategraph/stategraph/a2a"
@@ -86,4 +89,37 @@ func TestA2AIsServedOnlyWithTheOption(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, code)
 	code, _ = h.do("GET", "/a2a/echo/.well-known/agent-card.json", nil)
 	assert.Equal(t, http.StatusNotFound, code)
+}
+
+func TestA2AClientLeavingAStreamCancelsItsTask(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, server.WithA2A())
+	body := `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m1","role":"user","parts":[{"kind":"data","data":{}}]}}}`
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "POST", h.http.URL+"/a2a/gate", strings.NewReader(body))
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	// The first event is the task; the gate's node then waits.
+	sc := bufio.NewScanner(resp.Body)
+	var task a2a.Task
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var r struct{ Result a2a.Task }
+			require.NoError(t, json.Unmarshal([]byte(data), &r))
+			task = r.Result
+			break
+		}
+	}
+	require.NotEmpty(t, task.ID)
+	<-h.gates.ch // the node is waiting
+	cancel()     // the client leaves
+
+	tid, rid, _ := strings.Cut(task.ID, ":")
+	h.json("GET", "/threads/"+tid+"/runs/"+rid+"/join", nil, 200)
+	got, rpcErr := h.a2aCall(t, "gate", "tasks/get", a2a.TaskQueryParams{ID: task.ID})
+	require.Nil(t, rpcErr)
+	assert.Equal(t, a2a.StateCanceled, got.Status.State)
 }
