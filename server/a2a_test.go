@@ -123,3 +123,38 @@ func TestA2AClientLeavingAStreamCancelsItsTask(t *testing.T) {
 	require.Nil(t, rpcErr)
 	assert.Equal(t, a2a.StateCanceled, got.Status.State)
 }
+
+func TestA2AOnAnAPIOnlyReplicaRunsOnTheWorkers(t *testing.T) {
+	t.Parallel()
+	rs := newReplicasWith(t, []int{0, 2}, func(int) []server.Option { return []server.Option{server.WithA2A()} })
+	task, rpcErr := rs[0].a2aCall(t, "review", "message/send", a2aMessage(a2a.DataPart(json.RawMessage(`{"topic":"replicas"}`))))
+	require.Nil(t, rpcErr)
+	require.Equal(t, a2a.StateInputRequired, task.Status.State)
+	msg := a2a.Message{Kind: "message", MessageID: "m2", Role: "user", ContextID: task.ContextID, Parts: []a2a.Part{a2a.TextPart("yes")}}
+	done, rpcErr := rs[0].a2aCall(t, "review", "message/send", map[string]any{"message": msg})
+	require.Nil(t, rpcErr)
+	require.Equal(t, a2a.StateCompleted, done.Status.State)
+	assert.Contains(t, string(done.Artifacts[0].Parts[0].Data), `"approved":true`)
+
+	// message/stream reads the node updates from the cluster's event log.
+	code, body := rs[0].do("POST", "/a2a/echo", `{"jsonrpc":"2.0","id":1,"method":"message/stream","params":{"message":{"kind":"message","messageId":"m3","role":"user","parts":[{"kind":"data","data":{"input":"streamed"}}]}}}`)
+	require.Equal(t, http.StatusOK, code)
+	var kinds []string
+	for _, line := range strings.Split(string(body), "\n") {
+		if data, ok := strings.CutPrefix(line, "data: "); ok {
+			var r struct {
+				Result struct {
+					Kind   string
+					Status struct{ Message *a2a.Message }
+				}
+			}
+			require.NoError(t, json.Unmarshal([]byte(data), &r), data)
+			k := r.Result.Kind
+			if r.Result.Status.Message != nil {
+				k += " " + string(r.Result.Status.Message.Parts[0].Data)
+			}
+			kinds = append(kinds, k)
+		}
+	}
+	assert.Equal(t, []string{"task", "status-update", `status-update {"respond":{"replies":["echo: streamed"]}}`, "artifact-update", "status-update"}, kinds)
+}
