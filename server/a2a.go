@@ -152,7 +152,8 @@ func (g *a2aAgent) start(ctx context.Context, p a2a.MessageSendParams, streamed 
 	if streamed {
 		body["stream_mode"] = []string{"updates"}
 	}
-	if tid == "" {
+	created := tid == ""
+	if created {
 		code, out := g.call(ctx, http.MethodPost, "/threads", map[string]any{"metadata": map[string]any{"a2a_assistant_id": g.a.ID}})
 		if code != http.StatusOK {
 			return "", "", apiError(code, "a new context", out)
@@ -183,6 +184,9 @@ func (g *a2aAgent) start(ctx context.Context, p a2a.MessageSendParams, streamed 
 	}
 	code, out := g.call(ctx, http.MethodPost, "/threads/"+tid+"/runs", body)
 	if code != http.StatusOK {
+		if created { // a refused first message leaves no context behind
+			g.call(context.WithoutCancel(ctx), http.MethodDelete, "/threads/"+tid, nil)
+		}
 		return "", "", apiError(code, fmt.Sprintf("message %q in context %q", msg.MessageID, tid), out)
 	}
 	var run struct {

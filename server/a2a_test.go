@@ -73,6 +73,9 @@ func TestA2ARefusesWhatItCannotServeNamingIt(t *testing.T) {
 			assert.Contains(t, rpcErr.Message, c.msg)
 		})
 	}
+	// The refused first message left no thread behind: only done's.
+	_, count := h.do("POST", "/threads/count", map[string]any{})
+	assert.Equal(t, "1", strings.TrimSpace(string(count)))
 
 	code, body := h.do("POST", "/a2a/nope", `{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}`)
 	assert.Equal(t, http.StatusNotFound, code)
