@@ -52,6 +52,8 @@ type options struct {
 	cronTicks <-chan time.Time
 	logf      func(format string, args ...any)
 	auth      func(r *http.Request) (string, error)
+	mcp       bool // WithMCP
+	a2a       bool // WithA2A
 
 	items      *store.Store // WithItemStore
 	workers    *int         // WithWorkers
@@ -204,6 +206,12 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /runs/crons/search", s.searchCrons)
 	m.HandleFunc("POST /runs/crons/count", s.countCrons)
 	s.itemRoutes(m)
+	if s.opts.mcp {
+		s.mcpRoutes(m)
+	}
+	if s.opts.a2a {
+		s.a2aRoutes(m)
+	}
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("%s %s is not served by stategraph (see docs/server.md)", r.Method, r.URL.Path))
 	})

@@ -26,11 +26,13 @@ import (
 	"github.com/stategraph/stategraph/worker"
 )
 
-const serveUsage = `usage: stategraph serve [-db PATH [-store PATH] | -dsn DSN [-schema NAME] [-workers N]] [-addr HOST:PORT] [-allow-remote] [-model openai|ollama]
+const serveUsage = `usage: stategraph serve [-db PATH [-store PATH] | -dsn DSN [-schema NAME] [-workers N]] [-addr HOST:PORT] [-allow-remote] [-mcp=false] [-a2a=false] [-model openai|ollama]
 
 Serve the example graphs (planexecute, support, essay, chat) over LangGraph's
 Agent Server API, for @langchain/langgraph-sdk, langgraph-sdk and
-useStream clients (see docs/server.md). By default runs execute in this
+useStream clients (see docs/server.md), over MCP at /mcp, where each
+graph is a tool (see docs/mcp.md), and over A2A at /a2a/{assistant_id},
+where each graph is an agent (see docs/a2a.md). By default runs execute in this
 process and checkpoints and thread records are kept in SQLite files,
 created if missing. With -dsn everything is kept in PostgreSQL and runs
 are River jobs that any serve process on the database executes: start
@@ -47,6 +49,8 @@ no authentication: the server listens on loopback only unless
                   other processes execute the runs)
   -addr HOST:PORT where to listen (default 127.0.0.1:2024)
   -allow-remote   listen on a non-loopback address (anyone who reaches it can run the graphs)
+  -mcp=false      do not serve the MCP endpoint /mcp
+  -a2a=false      do not serve the A2A endpoints /a2a/{assistant_id}
 ` + modelUsage + "\n"
 
 // defaultServeWorkers is -workers with -dsn when not given.
@@ -58,6 +62,8 @@ type serveConfig struct {
 	dsn, schema     string
 	workers         int // with dsn
 	allowRemote     bool
+	noMCP           bool   // -mcp=false: no /mcp
+	noA2A           bool   // -a2a=false: no /a2a
 	model           string // the chat assistant's model: "" (scripted), openai, ollama
 }
 
@@ -89,9 +95,13 @@ func parseServe(args []string, c serveConfig) (serveConfig, error) {
 	fs.BoolVar(&c.allowRemote, "allow-remote", false, "")
 	fs.IntVar(&c.workers, "workers", defaultServeWorkers, "")
 	fs.StringVar(&c.model, "model", "", "")
+	mcpOn := fs.Bool("mcp", true, "")
+	a2aOn := fs.Bool("a2a", true, "")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
+	c.noMCP = !*mcpOn
+	c.noA2A = !*a2aOn
 	workersSet := false
 	fs.Visit(func(f *flag.Flag) { workersSet = workersSet || f.Name == "workers" })
 	if fs.NArg() > 0 {
@@ -259,12 +269,21 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
+	endpoints := ""
+	if !c.noMCP {
+		srvOpts = append(srvOpts, server.WithMCP())
+		endpoints = ", MCP at /mcp"
+	}
+	if !c.noA2A {
+		srvOpts = append(srvOpts, server.WithA2A())
+		endpoints += ", A2A at /a2a/{assistant_id}"
+	}
 	srv, err := server.New(graphs, append([]server.Option{server.WithStore(st)}, srvOpts...)...)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "stategraph serve: http://%s (graphs planexecute, support, essay, chat on %s; %s)\n", ln.Addr(), chatModel, where)
+	fmt.Fprintf(stdout, "stategraph serve: http://%s (graphs planexecute, support, essay, chat on %s; %s%s)\n", ln.Addr(), chatModel, where, endpoints)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stategraph/stategraph/cmd/stategraph/internal/servegraphs"
 	"github.com/stategraph/stategraph/internal/pgtest"
 	"github.com/stretchr/testify/assert"
@@ -39,6 +41,8 @@ func TestParseServeFlags(t *testing.T) {
 		{"workers without dsn", []string{"-workers", "2"}, "", serveConfig{}, "-workers needs -dsn"},
 		{"both", []string{"-dsn", "postgres://x"}, "a.db", serveConfig{}, "not both"},
 		{"schema without dsn", []string{"-schema", "s"}, "", serveConfig{}, "-schema needs -dsn"},
+		{"mcp off", []string{"-mcp=false"}, "", serveConfig{db: "stategraph.db", store: "stategraph.server.db", addr: "127.0.0.1:2024", noMCP: true}, ""},
+		{"a2a off", []string{"-a2a=false"}, "", serveConfig{db: "stategraph.db", store: "stategraph.server.db", addr: "127.0.0.1:2024", noA2A: true}, ""},
 	}
 	for _, tt := range tests {
 		got, err := parseServe(tt.args, serveConfig{db: tt.db})
@@ -116,6 +120,37 @@ func testServe(t *testing.T, c serveConfig) {
 
 	res = post("/store/items/search", map[string]any{"namespace_prefix": []string{"notes"}})
 	assert.Equal(t, []any{}, res["items"], "the store API is served")
+
+	// MCP is on by default: the graphs are tools at /mcp.
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	require.NoError(t, err)
+	tools, err := cs.ListTools(ctx, nil)
+	require.NoError(t, err)
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	assert.ElementsMatch(t, []string{"planexecute", "support", "essay", "chat"}, names)
+	called, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "essay", Arguments: map[string]any{"topic": "MCP"}})
+	require.NoError(t, err)
+	assert.False(t, called.IsError, "%v", called.Content)
+	assert.Contains(t, called.Content[0].(*sdk.TextContent).Text, `"MCP, draft 3"`)
+	require.NoError(t, cs.Close())
+
+	// A2A is on by default: each graph is an agent at /a2a/{assistant_id}.
+	cardResp, err := http.Get(base + "/.well-known/agent-card.json?assistant_id=essay")
+	require.NoError(t, err)
+	var card struct{ Name, URL string }
+	require.NoError(t, json.NewDecoder(cardResp.Body).Decode(&card))
+	cardResp.Body.Close()
+	assert.Equal(t, "essay", card.Name)
+	sent := post(strings.TrimPrefix(card.URL, base), map[string]any{"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": map[string]any{
+		"message": map[string]any{"kind": "message", "messageId": "m1", "role": "user", "parts": []any{map[string]any{"kind": "data", "data": map[string]any{"topic": "A2A"}}}}}})
+	result, _ := sent["result"].(map[string]any)
+	require.NotNil(t, result, "%v", sent)
+	assert.Equal(t, "completed", result["status"].(map[string]any)["state"])
+	assert.Contains(t, fmt.Sprint(result["artifacts"]), "A2A, draft 3")
 
 	cancel()
 	require.NoError(t, <-done)
