@@ -38,6 +38,7 @@ type Compiled[S any] struct {
 	pool            sync.Pool // *buffers[S]
 	cache           stateCache[S]
 	hasReduced      bool // the schema has a merge or custom field
+	hasDeferred     bool // a node is deferred (WithDefer)
 	store           *store.Store
 	recursionLimit  int // a call's default (WithDefaultRecursionLimit)
 	observer        Observer
@@ -148,6 +149,7 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 		cp := *g.nodes[name]
 		cp.ord = i // tasks run and apply in name order
 		c.nodes[name] = &cp
+		c.hasDeferred = c.hasDeferred || cp.deferred
 	}
 	for _, e := range g.edges {
 		if e.dst != End && !slices.Contains(c.static[e.src], e.dst) {

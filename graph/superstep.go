@@ -37,14 +37,25 @@ type task[S any] struct {
 }
 
 // buildTasks turns a schedule into a step's tasks, in buf's and tasks'
-// memory: triggered nodes by name, then Sends in order.
+// memory: triggered nodes by name, then Sends in order. Deferred nodes
+// (WithDefer) are left waiting, in the schedule, while anything else is
+// pending.
 func buildTasks[S any](c *Compiled[S], next *schedule[S], buf []task[S], tasks []*task[S]) ([]task[S], []*task[S]) {
 	slices.SortFunc(next.nodes, func(a, b *node[S]) int { return a.ord - b.ord })
 	first := 0
 	if next.start {
 		first = 1
 	}
-	n := first + len(next.nodes) + len(next.sends)
+	pulled := len(next.nodes)
+	next.held = c.hasDeferred && next.holdsDeferred()
+	if next.held {
+		for _, n := range next.nodes {
+			if n.deferred {
+				pulled--
+			}
+		}
+	}
+	n := first + pulled + len(next.sends)
 	if cap(buf) < n {
 		buf = make([]task[S], n)
 	}
@@ -54,15 +65,20 @@ func buildTasks[S any](c *Compiled[S], next *schedule[S], buf []task[S], tasks [
 		buf[0] = task[S]{name: Start, wire: &c.start}
 		tasks = append(tasks, &buf[0])
 	}
-	for i, n := range next.nodes {
-		t := &buf[first+i]
+	i := first
+	for _, n := range next.nodes {
+		if next.held && n.deferred {
+			continue
+		}
+		t := &buf[i]
+		i++
 		*t = task[S]{name: n.name, node: n, wire: &n.wire}
 		tasks = append(tasks, t)
 	}
-	for i, s := range next.sends {
-		t := &buf[first+len(next.nodes)+i]
+	for k, s := range next.sends {
+		t := &buf[first+pulled+k]
 		n := c.nodes[s.Node]
-		*t = task[S]{name: s.Node, node: n, wire: &n.wire, push: true, index: i, arg: s.Arg}
+		*t = task[S]{name: s.Node, node: n, wire: &n.wire, push: true, index: k, arg: s.Arg}
 		tasks = append(tasks, t)
 	}
 	return buf, tasks
@@ -337,7 +353,11 @@ func (r *run[S]) finishStep() error {
 		// below reuse.
 		r.cp.markDirty(touched)
 	}
-	r.next.reset()
+	if r.next.held {
+		r.next.resetKeepDeferred()
+	} else {
+		r.next.reset()
+	}
 	r.trig.reset()
 	for i, t := range r.tasks {
 		r.trig.cur = i

@@ -104,7 +104,7 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 	r.markOverwrites(update.Writes)
 	r.markRewrites()
 	if asNode != "" {
-		r.next.reset()
+		r.next.resetKeepDeferred() // a deferred node still waits
 		if err := r.route(&task[S]{name: asNode, update: update, wire: c.wireOf(asNode)}, &r.st); err != nil {
 			return checkpoint.Config{}, err
 		}
