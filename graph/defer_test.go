@@ -142,7 +142,9 @@ func TestDeferredReducerRunsOnceAfterUnevenSends(t *testing.T) {
 	t.Parallel()
 	var reduced []string
 	g := graph.New(schema).
-		AddNode("split", func(ctx context.Context, s counter) (state.Update[counter], error) { return state.Update[counter]{}, nil }).
+		AddNode("split", func(ctx context.Context, s counter) (state.Update[counter], error) {
+			return state.Update[counter]{}, nil
+		}).
 		AddNode("mapper", func(ctx context.Context, s counter) (state.Update[counter], error) {
 			if s.N > 1 {
 				// not done: go round again with one less
