@@ -39,6 +39,7 @@ type Compiled[S any] struct {
 	cache           stateCache[S]
 	hasReduced      bool // the schema has a merge or custom field
 	hasDeferred     bool // a node is deferred (WithDefer)
+	strictAnswers   bool // WithStrictAnswers
 	store           *store.Store
 	recursionLimit  int // a call's default (WithDefaultRecursionLimit)
 	observer        Observer
@@ -127,6 +128,7 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 		recursionLimit:     o.recursionLimit,
 		observer:           o.observer,
 		nodeCache:          o.nodeCache,
+		strictAnswers:      o.strictAnswers,
 		alwaysInBackground: o.alwaysInBackground,
 		now:                o.now,
 	}

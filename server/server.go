@@ -239,7 +239,7 @@ func fail(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, ErrExists), errors.Is(err, checkpoint.ErrBusy), errors.Is(err, worker.ErrQueueFull), errors.Is(err, errThreadBusy), errors.Is(err, checkpoint.ErrConflict):
 		writeError(w, http.StatusConflict, err.Error())
-	case errors.Is(err, graph.ErrNothingToResume), errors.Is(err, graph.ErrAmbiguousResume), errors.Is(err, graph.ErrInvalidUpdate):
+	case errors.Is(err, graph.ErrNothingToResume), errors.Is(err, graph.ErrAmbiguousResume), errors.Is(err, graph.ErrInvalidAnswer), errors.Is(err, graph.ErrInvalidUpdate):
 		writeError(w, http.StatusUnprocessableEntity, err.Error())
 	default:
 		writeError(w, http.StatusInternalServerError, err.Error())

@@ -16,7 +16,11 @@ import (
 func interruptsJSON(ins []graph.Interruption) []map[string]any {
 	out := make([]map[string]any, 0, len(ins))
 	for _, in := range ins {
-		out = append(out, map[string]any{"value": in.Value, "id": in.ID, "when": in.When})
+		m := map[string]any{"value": in.Value, "id": in.ID, "when": in.When}
+		if in.Schema != nil {
+			m["response_schema"] = in.Schema // what an answer must be (Interrupt[T])
+		}
+		out = append(out, m)
 	}
 	return out
 }

@@ -81,3 +81,27 @@ func TestThreadStateWithSubgraphsCarriesTheSubgraphsState(t *testing.T) {
 	assert.Equal(t, 422, code, "%s", body)
 	assert.Contains(t, string(body), "subgraphs")
 }
+
+// A typed interrupt's answer schema reaches the API as the interrupt's
+// "response_schema"; a resume that does not fit it fails the run with an
+// InvalidResumeError naming the field, and the thread stays interrupted.
+func TestResumeThatDoesNotFitTheInterruptsSchemaIsRefused(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.json("POST", "/threads", map[string]any{"thread_id": "t"}, 200)
+	out := h.json("POST", "/threads/t/runs/wait", map[string]any{"assistant_id": "review", "input": map[string]any{"topic": "go"}}, 200)
+	ints := out["__interrupt__"].([]any)
+	require.Len(t, ints, 1)
+	assert.Equal(t, map[string]any{"type": "string"}, ints[0].(map[string]any)["response_schema"])
+	st := h.json("GET", "/threads/t/state", nil, 200)
+	assert.Equal(t, map[string]any{"type": "string"}, st["interrupts"].([]any)[0].(map[string]any)["response_schema"])
+
+	failed := h.json("POST", "/threads/t/runs/wait", map[string]any{"assistant_id": "review", "command": map[string]any{"resume": 42}}, 200)
+	e := failed["__error__"].(map[string]any)
+	assert.Equal(t, "InvalidResumeError", e["error"])
+	assert.Contains(t, e["message"], `of node "review" (step 2): want string, got integer 42`)
+	again := h.json("GET", "/threads/t/state", nil, 200)
+	assert.Equal(t, st["checkpoint"], again["checkpoint"], "nothing stored")
+	out = h.json("POST", "/threads/t/runs/wait", map[string]any{"assistant_id": "review", "command": map[string]any{"resume": "yes"}}, 200)
+	assert.Equal(t, true, out["approved"])
+}
