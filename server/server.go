@@ -182,6 +182,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /threads/{tid}/state/{cid}", s.getState)
 	m.HandleFunc("POST /threads/{tid}/state/checkpoint", s.getStateAtCheckpoint)
 	m.HandleFunc("POST /threads/{tid}/state", s.updateState)
+	m.HandleFunc("POST /threads/{tid}/state/bulk", s.bulkUpdateState)
 	m.HandleFunc("POST /threads/{tid}/history", s.history)
 	m.HandleFunc("GET /threads/{tid}/history", s.history)
 
