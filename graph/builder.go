@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"time"
 	"unicode/utf8"
 
@@ -35,6 +36,7 @@ type node[S any] struct {
 	destinations []string        // declared goto/Send targets, for validation and drawing
 	cache        *CachePolicy[S] // WithCache
 	deferred     bool            // WithDefer
+	argType      reflect.Type    // AddArgNode: the type of the argument SendArg gives it
 	sub          subgraph        // set when the node is a compiled graph
 	wire         wiring[S]       // set by Compile
 	ord          int             // rank of the name among the graph's nodes, set by Compile

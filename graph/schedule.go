@@ -215,6 +215,13 @@ func (c *Compiled[S]) decodeSched(data []byte, next *schedule[S], memo *schedMem
 // encodeSend encodes a Send as the schedule and a SendChannel write store
 // it.
 func (c *Compiled[S]) encodeSend(s state.Send[S]) (checkpoint.ScheduledSend, error) {
+	if s.Item != nil {
+		item, err := json.Marshal(s.Item)
+		if err != nil {
+			return checkpoint.ScheduledSend{}, fmt.Errorf("send to %q: its argument %T: %w", s.Node, s.Item, err)
+		}
+		return checkpoint.ScheduledSend{Node: s.Node, Item: item}, nil
+	}
 	arg, err := c.schema.EncodeState(&s.Arg, c.ser)
 	if err != nil {
 		return checkpoint.ScheduledSend{}, fmt.Errorf("send to %q: %w", s.Node, err)
@@ -235,6 +242,9 @@ func (c *Compiled[S]) decodeSendWrite(data []byte) (state.Send[S], error) {
 func (c *Compiled[S]) decodeSend(ss checkpoint.ScheduledSend) (state.Send[S], error) {
 	if c.nodes[ss.Node] == nil {
 		return state.Send[S]{}, fmt.Errorf("%w: it sends to node %q, which this graph does not have", ErrGraphMismatch, ss.Node)
+	}
+	if len(ss.Item) > 0 {
+		return state.Send[S]{Node: ss.Node, Item: ss.Item}, nil // SendArg's, decoded by its node
 	}
 	var arg S
 	if len(ss.Full) > 0 {

@@ -203,6 +203,7 @@ type taskInfo struct {
 	done         bool              // the task finished: later events are dropped
 	modes        Mode
 	sendIdx      int32 // the position among the step's Sends, -1 for an edge's task
+	item         any   // the Send's argument of a node that takes its own type (SendArg)
 	// hitl is the task's human-in-the-loop state, made only for tasks
 	// that are resumed or call Interrupt.
 	hitl *hitlState

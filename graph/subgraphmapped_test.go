@@ -24,9 +24,9 @@ type subBar struct {
 var (
 	pFooField = state.Value("foo", func(s *parentFoo) *string { return &s.Foo })
 	pFooSc    = state.NewSchema(pFooField)
-	barField = state.Value("bar", func(s *subBar) *string { return &s.Bar })
-	bazField = state.Value("baz", func(s *subBar) *string { return &s.Baz })
-	barSc    = state.NewSchema(barField, bazField)
+	barField  = state.Value("bar", func(s *subBar) *string { return &s.Bar })
+	bazField  = state.Value("baz", func(s *subBar) *string { return &s.Baz })
+	barSc     = state.NewSchema(barField, bazField)
 )
 
 func toSub(p parentFoo) state.Update[subBar] { return state.Writes(barField.Set(p.Foo)) }

@@ -21,6 +21,7 @@ type task[S any] struct {
 	push       bool
 	index      int // position among the step's Sends
 	arg        S
+	item       any // a Send's argument of its own type (SendArg)
 	id         string
 	update     state.Update[S]
 	err        error
@@ -78,7 +79,7 @@ func buildTasks[S any](c *Compiled[S], next *schedule[S], buf []task[S], tasks [
 	for k, s := range next.sends {
 		t := &buf[first+pulled+k]
 		n := c.nodes[s.Node]
-		*t = task[S]{name: s.Node, node: n, wire: &n.wire, push: true, index: k, arg: s.Arg}
+		*t = task[S]{name: s.Node, node: n, wire: &n.wire, push: true, index: k, arg: s.Arg, item: s.Item}
 		tasks = append(tasks, t)
 	}
 	return buf, tasks
@@ -154,7 +155,7 @@ func (r *run[S]) runTasks() error {
 
 // newScope makes the context scope task t runs in.
 func (r *run[S]) newScope(t *task[S]) *taskScope {
-	sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, sendIdx: int32(sendIndex(t)), modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
+	sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, sendIdx: int32(sendIndex(t)), item: t.item, modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
 	if len(t.durable) > 0 {
 		sc.ext.Store(&taskExt{durable: &durableState{restored: t.durable}})
 	}
