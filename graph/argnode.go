@@ -28,13 +28,19 @@ func AddArgNode[S, A any](g *StateGraph[S], name string, fn func(ctx context.Con
 	}
 	g.AddNode(name, func(ctx context.Context, _ S) (state.Update[S], error) {
 		sc := scopeOf(ctx)
-		if sc == nil || sc.item == nil {
+		var item any
+		if sc != nil {
+			if e := sc.ext.Load(); e != nil {
+				item = e.item
+			}
+		}
+		if item == nil {
 			return state.Update[S]{}, fmt.Errorf("node %q takes a %s from graph.SendArg: it ran without one", name, reflect.TypeFor[A]())
 		}
-		if b, ok := sc.item.(argBox[A]); ok {
+		if b, ok := item.(argBox[A]); ok {
 			return fn(ctx, b.v)
 		}
-		arg, err := convert[A](sc.item) // restored from a checkpoint
+		arg, err := convert[A](item) // restored from a checkpoint
 		if err != nil {
 			return state.Update[S]{}, fmt.Errorf("node %q: its argument: %w", name, err)
 		}

@@ -203,7 +203,6 @@ type taskInfo struct {
 	done         bool              // the task finished: later events are dropped
 	modes        Mode
 	sendIdx      int32 // the position among the step's Sends, -1 for an edge's task
-	item         any   // the Send's argument of a node that takes its own type (SendArg)
 	// hitl is the task's human-in-the-loop state, made only for tasks
 	// that are resumed or call Interrupt.
 	hitl *hitlState
@@ -224,6 +223,9 @@ type taskExt struct {
 	// durable holds the task's Durable results (guarded by durMu).
 	durMu   sync.Mutex
 	durable *durableState
+	// item is the Send's argument of a node that takes its own type
+	// (SendArg); set before the task starts.
+	item any
 }
 
 // extOf returns the task's ext, making it if needed. It is safe for

@@ -155,9 +155,13 @@ func (r *run[S]) runTasks() error {
 
 // newScope makes the context scope task t runs in.
 func (r *run[S]) newScope(t *task[S]) *taskScope {
-	sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, sendIdx: int32(sendIndex(t)), item: t.item, modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
-	if len(t.durable) > 0 {
-		sc.ext.Store(&taskExt{durable: &durableState{restored: t.durable}})
+	sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, sendIdx: int32(sendIndex(t)), modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
+	if len(t.durable) > 0 || t.item != nil {
+		e := &taskExt{item: t.item}
+		if len(t.durable) > 0 {
+			e.durable = &durableState{restored: t.durable}
+		}
+		sc.ext.Store(e)
 	}
 	return sc
 }
