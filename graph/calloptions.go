@@ -248,8 +248,11 @@ func (NamespaceOption) historyOption() {}
 
 // WithNamespace makes State and History read the checkpoints a subgraph
 // stored in the namespace ns of the thread (LangGraph's checkpoint_ns),
-// as TaskInfo.Namespace names it. Call them on the subgraph's compiled
-// graph, which decodes its own state.
+// as TaskInfo.Namespace names it. Call them on the parent: the namespace's
+// "node:task-id" parts lead to the subgraph, through nested subgraphs,
+// whose graph decodes the snapshots. A subgraph over another state type
+// (AddSubgraphMapped) cannot be read this way, its snapshots not being an
+// S: State WithSubgraphs gives its snapshot in TaskInfo.State.
 func WithNamespace(ns string) NamespaceOption { return NamespaceOption{ns: ns} }
 
 // InterruptBefore adds nodes to interrupt before, for this call only.
