@@ -40,7 +40,7 @@ func answerSchemaOf(t reflect.Type) json.RawMessage {
 var (
 	rawMessageType = reflect.TypeFor[json.RawMessage]()
 	timeType       = reflect.TypeFor[time.Time]()
-	marshalerType  = reflect.TypeFor[json.Unmarshaler]()
+	unmarshalerType  = reflect.TypeFor[json.Unmarshaler]()
 )
 
 // schemaOfType is t's schema as a map; empty means anything fits.
@@ -50,7 +50,7 @@ func schemaOfType(t reflect.Type, seen map[reflect.Type]bool) map[string]any {
 		return nil
 	case t == timeType:
 		return map[string]any{"type": "string", "format": "date-time"}
-	case t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(marshalerType):
+	case t.Kind() != reflect.Pointer && reflect.PointerTo(t).Implements(unmarshalerType):
 		return nil // decodes itself: its form is its own
 	}
 	switch t.Kind() {
