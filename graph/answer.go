@@ -38,9 +38,9 @@ func answerSchemaOf(t reflect.Type) json.RawMessage {
 }
 
 var (
-	rawMessageType = reflect.TypeFor[json.RawMessage]()
-	timeType       = reflect.TypeFor[time.Time]()
-	unmarshalerType  = reflect.TypeFor[json.Unmarshaler]()
+	rawMessageType  = reflect.TypeFor[json.RawMessage]()
+	timeType        = reflect.TypeFor[time.Time]()
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 )
 
 // schemaOfType is t's schema as a map; empty means anything fits.
