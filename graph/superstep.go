@@ -139,6 +139,8 @@ func (r *run[S]) runTasks() error {
 		r.afterTask(t)
 		r.endTask(t)
 		r.emitTaskDone(t)
+	} else if len(todo) > 1 && r.out == nil {
+		r.runQuiet(todo)
 	} else if len(todo) > 1 {
 		r.runConcurrently(todo)
 	}
@@ -201,22 +203,7 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 			if i >= n {
 				return
 			}
-			t := todo[i]
-			if err := r.ctx.Err(); err != nil {
-				t.err = &NodeError{Node: t.name, Step: r.step, TaskID: t.id, Err: err}
-			} else {
-				in := r.st
-				if t.push {
-					in = t.arg
-				}
-				if r.obs != nil {
-					r.observeTask(t.scope, t)
-				}
-				r.execute(t.scope, t, in)
-				t.scope.finish()
-				r.afterTask(t)
-			}
-			r.endTask(t)
+			r.runScoped(todo[i])
 			msgs <- taskMsg{idx: i, done: true}
 		}
 	}
@@ -251,6 +238,25 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 		}
 	}
 	wg.Wait()
+}
+
+// runScoped runs task t, whose scope is made, on a worker of its step.
+func (r *run[S]) runScoped(t *task[S]) {
+	if err := r.ctx.Err(); err != nil {
+		t.err = &NodeError{Node: t.name, Step: r.step, TaskID: t.id, Err: err}
+	} else {
+		in := r.st
+		if t.push {
+			in = t.arg
+		}
+		if r.obs != nil {
+			r.observeTask(t.scope, t)
+		}
+		r.execute(t.scope, t, in)
+		t.scope.finish()
+		r.afterTask(t)
+	}
+	r.endTask(t)
 }
 
 // stallInterval is how long the tasks of a step may make no progress
