@@ -255,6 +255,9 @@ func (c *Compiled[S]) wiringOf(name string) wiring[S] {
 	for _, d := range c.static[name] {
 		w.static = append(w.static, c.nodes[d])
 	}
+	// In rank order, so that a step scheduled by one node's edges (a
+	// fan-out) needs no sort (buildTasks).
+	slices.SortFunc(w.static, func(a, b *node[S]) int { return a.ord - b.ord })
 	if n := c.nodes[name]; n != nil && len(n.destinations) > 0 {
 		w.gotos = slices.Clone(n.destinations)
 		w.gotos = append(w.gotos, c.static[name]...)
