@@ -149,6 +149,9 @@ func convert[T any](v any) (T, error) {
 const whenBefore = "before"
 
 func (r *run[S]) interruptsBefore() []Interruption {
+	if len(r.c.interruptBefore) == 0 && len(r.o.interruptBefore) == 0 {
+		return nil
+	}
 	var out []Interruption
 	for _, t := range r.tasks {
 		if r.c.interruptBefore[t.name] || contains(r.o.interruptBefore, t.name) {
@@ -159,6 +162,9 @@ func (r *run[S]) interruptsBefore() []Interruption {
 }
 
 func (r *run[S]) interruptsAfter() []Interruption {
+	if len(r.c.interruptAfter) == 0 && len(r.o.interruptAfter) == 0 {
+		return nil
+	}
 	var out []Interruption
 	for _, t := range r.tasks {
 		if r.c.interruptAfter[t.name] || contains(r.o.interruptAfter, t.name) {
