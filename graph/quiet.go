@@ -12,9 +12,7 @@ import (
 // first worker, and a timer, not a loop of messages, watches for stalls.
 // A step of quick tasks on one processor starts no goroutine at all.
 func (r *run[S]) runQuiet(todo []*task[S]) {
-	for _, t := range todo {
-		t.scope = r.newScope(t)
-	}
+	r.newScopes(todo)
 	p := &quietPool[S]{r: r, todo: todo, limit: len(todo)}
 	if r.o.maxConcurrency > 0 {
 		p.limit = min(p.limit, r.o.maxConcurrency)

@@ -169,7 +169,25 @@ func (r *run[S]) runTasks() error {
 
 // newScope makes the context scope task t runs in.
 func (r *run[S]) newScope(t *task[S]) *taskScope {
-	sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, sendIdx: int32(sendIndex(t)), modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
+	sc := new(taskScope)
+	r.initScope(sc, t)
+	return sc
+}
+
+// newScopes makes the scopes of a step's tasks, in one allocation: each
+// is still its task's own, never reused (a node's context may outlive
+// the node).
+func (r *run[S]) newScopes(todo []*task[S]) {
+	scopes := make([]taskScope, len(todo))
+	for i, t := range todo {
+		r.initScope(&scopes[i], t)
+		t.scope = &scopes[i]
+	}
+}
+
+// initScope fills in sc, a zero scope, for task t.
+func (r *run[S]) initScope(sc *taskScope, t *task[S]) {
+	*sc = taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, sendIdx: int32(sendIndex(t)), modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
 	if len(t.durable) > 0 || t.item != nil {
 		e := &taskExt{item: t.item}
 		if len(t.durable) > 0 {
@@ -177,7 +195,6 @@ func (r *run[S]) newScope(t *task[S]) *taskScope {
 		}
 		sc.ext.Store(e)
 	}
-	return sc
 }
 
 type taskMsg struct {
@@ -199,13 +216,12 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 	if r.o.maxConcurrency > 0 {
 		limit = min(n, r.o.maxConcurrency)
 	}
+	r.newScopes(todo)
 	for i, t := range todo {
 		r.emitTaskStart(t)
-		sc := r.newScope(t)
 		if r.out != nil {
-			sc.emit = func(ev eventOut) { msgs <- taskMsg{idx: i, ev: ev} }
+			t.scope.emit = func(ev eventOut) { msgs <- taskMsg{idx: i, ev: ev} }
 		}
-		t.scope = sc
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
