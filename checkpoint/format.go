@@ -163,6 +163,9 @@ type Interrupt struct {
 	Value  json.RawMessage `json:"value,omitempty"`
 	Step   int             `json:"step"`
 	TaskID string          `json:"task_id,omitempty"`
+	// ResponseSchema is the JSON Schema of the answer the interrupt
+	// expects, when it declared one.
+	ResponseSchema json.RawMessage `json:"response_schema,omitempty"`
 }
 
 // TaskError is the value of an ErrorChannel write.

@@ -28,6 +28,9 @@ type ScheduledSend struct {
 	// Full is the whole input, when the serializer could encode it: an
 	// input may carry fields the schema does not track.
 	Full []byte `json:"full,omitempty"`
+	// Item is the argument of a Send to a node that takes its own type
+	// (graph.SendArg), encoded as JSON; Arg is then empty.
+	Item json.RawMessage `json:"item,omitempty"`
 }
 
 // JoinKey names a join of a graph in a Schedule: its sources, comma

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"time"
 	"unicode/utf8"
 
@@ -34,6 +35,8 @@ type node[S any] struct {
 	timeout      time.Duration
 	destinations []string        // declared goto/Send targets, for validation and drawing
 	cache        *CachePolicy[S] // WithCache
+	deferred     bool            // WithDefer
+	argType      reflect.Type    // AddArgNode: the type of the argument SendArg gives it
 	sub          subgraph        // set when the node is a compiled graph
 	wire         wiring[S]       // set by Compile
 	ord          int             // rank of the name among the graph's nodes, set by Compile
@@ -70,6 +73,7 @@ type nodeOptions struct {
 	timeout      time.Duration
 	destinations []string
 	cache        any // a *CachePolicy[S] (WithCache)
+	deferred     bool
 }
 
 // WithRetry retries the node's failures under the policy. Given several
@@ -95,6 +99,16 @@ func WithTimeout(d time.Duration) NodeOption { return func(o *nodeOptions) { o.t
 func WithDestinations(nodes ...string) NodeOption {
 	return func(o *nodeOptions) { o.destinations = append(o.destinations, nodes...) }
 }
+
+// WithDefer makes the node deferred (LangGraph's defer=True): scheduled
+// by an edge, a join, a router or a goto, it waits while any other node or
+// Send of the run is pending, and runs once, in the first step that would
+// otherwise have nothing to run. Scheduled again while it waits, it still
+// runs once. A deferred node joins branches of uneven lengths, as in a
+// map-reduce whose mappers take different numbers of steps, without a
+// join listing every branch's last node. A Send to a deferred node runs
+// at once, as a Send does in LangGraph.
+func WithDefer() NodeOption { return func(o *nodeOptions) { o.deferred = true } }
 
 // AddNode adds a node.
 func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...NodeOption) *StateGraph[S] {
@@ -125,7 +139,7 @@ func (g *StateGraph[S]) AddNode(name string, fn NodeFunc[S], opts ...NodeOption)
 		}
 		cache = p
 	}
-	g.nodes[name] = &node[S]{name: name, fn: fn, retry: o.retry, timeout: o.timeout, destinations: o.destinations, cache: cache}
+	g.nodes[name] = &node[S]{name: name, fn: fn, retry: o.retry, timeout: o.timeout, destinations: o.destinations, cache: cache, deferred: o.deferred}
 	g.order = append(g.order, name)
 	return g
 }

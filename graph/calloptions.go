@@ -77,6 +77,8 @@ func runOptionsOf[O any](o *runOptions, opts []O) {
 			o.thread = v.id
 		case CheckpointOption:
 			o.checkpointID = v.id
+		case SubgraphsOption:
+			o.subgraphs = true
 		}
 	}
 }
@@ -90,6 +92,10 @@ func readOptionsOf(opts []StateOption) readOptions {
 			o.thread = v.id
 		case CheckpointOption:
 			o.checkpointID = v.id
+		case SubgraphsOption:
+			o.subgraphs = true
+		case NamespaceOption:
+			o.ns = v.ns
 		}
 	}
 	return o
@@ -102,6 +108,8 @@ func historyOptionsOf(opts []HistoryOption) historyOptions {
 		switch v := opt.(type) {
 		case ThreadOption:
 			o.thread = v.id
+		case NamespaceOption:
+			o.ns = v.ns
 		case historyFunc:
 			v(&o)
 		}
@@ -113,11 +121,14 @@ func historyOptionsOf(opts []HistoryOption) historyOptions {
 type readOptions struct {
 	thread       string
 	checkpointID string
+	ns           string // WithNamespace
+	subgraphs    bool   // WithSubgraphs
 }
 
 // historyOptions are the options of History.
 type historyOptions struct {
 	thread string
+	ns     string // WithNamespace
 	filter map[string]any
 	before string
 	limit  int
@@ -211,11 +222,38 @@ func WithMetadata(md map[string]any) WriteOption { return func(o *runOptions) { 
 // wait.
 func WaitForThread() WriteOption { return func(o *runOptions) { o.wait = true } }
 
+// SubgraphsOption reaches into subgraphs; it is an option of Invoke,
+// Stream and State (a RunOption and a StateOption). Make one with
+// WithSubgraphs.
+type SubgraphsOption struct{}
+
+func (SubgraphsOption) runOption()   {}
+func (SubgraphsOption) stateOption() {}
+
 // WithSubgraphs makes Stream also yield the events of subgraphs, and of
 // graphs a node invokes (Invoke or Stream in its body), tagged with their
 // namespace; an event of a graph over another state type carries itself
-// in Event.Nested.
-func WithSubgraphs() RunOption { return runFunc(func(o *runOptions) { o.subgraphs = true }) }
+// in Event.Nested. Given to State (LangGraph's get_state(subgraphs=True)),
+// it fills TaskInfo.State of each pending task of a subgraph node with
+// that subgraph's own snapshot, itself read WithSubgraphs.
+func WithSubgraphs() SubgraphsOption { return SubgraphsOption{} }
+
+// NamespaceOption names a checkpoint namespace of the thread: a
+// subgraph's; it is an option of State and History (a StateOption and a
+// HistoryOption). Make one with WithNamespace.
+type NamespaceOption struct{ ns string }
+
+func (NamespaceOption) stateOption()   {}
+func (NamespaceOption) historyOption() {}
+
+// WithNamespace makes State and History read the checkpoints a subgraph
+// stored in the namespace ns of the thread (LangGraph's checkpoint_ns),
+// as TaskInfo.Namespace names it. Call them on the parent: the namespace's
+// "node:task-id" parts lead to the subgraph, through nested subgraphs,
+// whose graph decodes the snapshots. A subgraph over another state type
+// (AddSubgraphMapped) cannot be read this way, its snapshots not being an
+// S: State WithSubgraphs gives its snapshot in TaskInfo.State.
+func WithNamespace(ns string) NamespaceOption { return NamespaceOption{ns: ns} }
 
 // InterruptBefore adds nodes to interrupt before, for this call only.
 func InterruptBefore(nodes ...string) RunOption {

@@ -38,6 +38,8 @@ type Compiled[S any] struct {
 	pool            sync.Pool // *buffers[S]
 	cache           stateCache[S]
 	hasReduced      bool // the schema has a merge or custom field
+	hasDeferred     bool // a node is deferred (WithDefer)
+	strictAnswers   bool // WithStrictAnswers
 	store           *store.Store
 	recursionLimit  int // a call's default (WithDefaultRecursionLimit)
 	observer        Observer
@@ -126,6 +128,7 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 		recursionLimit:     o.recursionLimit,
 		observer:           o.observer,
 		nodeCache:          o.nodeCache,
+		strictAnswers:      o.strictAnswers,
 		alwaysInBackground: o.alwaysInBackground,
 		now:                o.now,
 	}
@@ -148,6 +151,7 @@ func (g *StateGraph[S]) Compile(opts ...CompileOption) (*Compiled[S], error) {
 		cp := *g.nodes[name]
 		cp.ord = i // tasks run and apply in name order
 		c.nodes[name] = &cp
+		c.hasDeferred = c.hasDeferred || cp.deferred
 	}
 	for _, e := range g.edges {
 		if e.dst != End && !slices.Contains(c.static[e.src], e.dst) {
@@ -251,6 +255,9 @@ func (c *Compiled[S]) wiringOf(name string) wiring[S] {
 	for _, d := range c.static[name] {
 		w.static = append(w.static, c.nodes[d])
 	}
+	// In rank order, so that a step scheduled by one node's edges (a
+	// fan-out) needs no sort (buildTasks).
+	slices.SortFunc(w.static, func(a, b *node[S]) int { return a.ord - b.ord })
 	if n := c.nodes[name]; n != nil && len(n.destinations) > 0 {
 		w.gotos = slices.Clone(n.destinations)
 		w.gotos = append(w.gotos, c.static[name]...)

@@ -31,6 +31,10 @@ var (
 	// ErrNothingToResume: Resume or ResumeByID named no pending interrupt
 	// (the thread has none, or no interrupt has the id).
 	ErrNothingToResume = errors.New("graph: nothing to resume")
+	// ErrInvalidAnswer: a resume value does not fit the JSON Schema of
+	// the answer its interrupt expects (Interruption.Schema); the error
+	// names the interrupt, its node and the field. Nothing was stored.
+	ErrInvalidAnswer = errors.New("graph: invalid answer")
 	// ErrAmbiguousResume: one Resume value was given while several
 	// interrupts are pending; answer them with ResumeByID.
 	ErrAmbiguousResume = errors.New("graph: ambiguous resume")

@@ -15,13 +15,13 @@ import (
 // which decodeFrom takes with the schedule from the head. Otherwise it
 // reads the whole checkpoint with Get (cached is nil); a thread this
 // process holds nothing of is read with Get alone.
-func (c *Compiled[S]) stateTuple(ctx context.Context, cfg checkpoint.Config) (tup *checkpoint.Tuple, cached *S, err error) {
-	hg, ok := c.saver.(checkpoint.HeadGetter)
+func (c *Compiled[S]) stateTuple(ctx context.Context, saver checkpoint.Saver, cfg checkpoint.Config) (tup *checkpoint.Tuple, cached *S, err error) {
+	hg, ok := saver.(checkpoint.HeadGetter)
 	key := cacheKey(cfg.ThreadID, cfg.Namespace)
 	if !ok || !c.cache.holds(key) {
 		// No state of the thread here (another process ran it): a head
 		// read would only precede the Get.
-		tup, err = c.saver.Get(ctx, cfg)
+		tup, err = saver.Get(ctx, cfg)
 		return tup, nil, err
 	}
 	head, err := hg.GetHead(ctx, cfg)
@@ -36,6 +36,6 @@ func (c *Compiled[S]) stateTuple(ctx context.Context, cfg checkpoint.Config) (tu
 	// Not cached (or stored by an older schema, which migrateStored reads
 	// whole): the checkpoint the head named, with its values.
 	cfg.CheckpointID = head.Config.CheckpointID
-	tup, err = c.saver.Get(ctx, cfg)
+	tup, err = saver.Get(ctx, cfg)
 	return tup, nil, err
 }

@@ -11,7 +11,9 @@ import (
 )
 
 // History yields the thread's snapshots, newest first, reading them
-// lazily page by page. WithFilter, WithBefore and WithLimit narrow it.
+// lazily page by page. WithFilter, WithBefore and WithLimit narrow it;
+// WithNamespace lists a subgraph's checkpoints instead (LangGraph's
+// get_state_history with a checkpoint_ns).
 //
 // A checkpoint's field that the snapshot yielded just before (its child)
 // can rebuild is not decoded, and the saver is told it need not read it
@@ -33,16 +35,34 @@ func (c *Compiled[S]) History(ctx context.Context, opts ...HistoryOption) iter.S
 			yield(nil, ErrThreadRequired)
 			return
 		}
-		sk := newHistorySkip(c, o.thread)
+		saver := c.saver
+		if o.ns != "" {
+			sub, err := c.subgraphAt(o.ns)
+			if err != nil {
+				yield(nil, fmt.Errorf("graph: thread %q: history: %w", o.thread, err))
+				return
+			}
+			sub.history(ctx, saver, o)(yield)
+			return
+		}
+		c.history(ctx, saver, o)(yield)
+	}
+}
+
+// history is History on the checkpoints of saver: c's own, or, for a
+// subgraph, its parent's.
+func (c *Compiled[S]) history(ctx context.Context, saver checkpoint.Saver, o historyOptions) iter.Seq2[*Snapshot[S], error] {
+	return func(yield func(*Snapshot[S], error) bool) {
+		sk := newHistorySkip(c, o.thread, o.ns)
 		lo := checkpoint.ListOptions{Filter: o.filter, Before: o.before, Limit: o.limit, SkipValue: sk.skip}
-		cfg := checkpoint.Config{ThreadID: o.thread}
+		cfg := checkpoint.Config{ThreadID: o.thread, Namespace: o.ns}
 		var prev *Snapshot[S]     // &prevSnap once a snapshot was yielded
 		var prevSnap Snapshot[S]  // the last one yielded, as it was yielded
 		var from reuseFrom[S]     // prev, when it is the child of the checkpoint being decoded
 		d := new(decoded[S])      // every checkpoint is decoded into it, in turn
 		var schedules schedMemo   // the schedules parsed, as a loop repeats them
 		var diff []state.Write[S] // fillResult's memory
-		for tup, err := range c.saver.List(ctx, cfg, lo) {
+		for tup, err := range saver.List(ctx, cfg, lo) {
 			if err != nil {
 				yield(nil, fmt.Errorf("graph: thread %q: history: %w", o.thread, err))
 				return
@@ -156,9 +176,9 @@ type skipped struct {
 	versions   []string
 }
 
-func newHistorySkip[S any](c *Compiled[S], thread string) *historySkip[S] {
+func newHistorySkip[S any](c *Compiled[S], thread, ns string) *historySkip[S] {
 	n := c.schema.Len()
-	return &historySkip[S]{c: c, key: cacheKey(thread, ""), cur: skipped{versions: make([]string, n)}, prev: skipped{versions: make([]string, n)}}
+	return &historySkip[S]{c: c, key: cacheKey(thread, ns), cur: skipped{versions: make([]string, n)}, prev: skipped{versions: make([]string, n)}}
 }
 
 // skip is the SkipValue.

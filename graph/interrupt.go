@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -31,6 +32,12 @@ type Interruption struct {
 	// Step and TaskID locate the task.
 	Step   int    `json:"step"`
 	TaskID string `json:"task_id,omitempty"`
+	// Schema is the JSON Schema of the answer an Interrupt[T] expects,
+	// derived from T (LangGraph's response_schema); nil when any answer
+	// fits (T is an interface or json.RawMessage) and for static
+	// interrupts. A resume value that does not fit it is refused with
+	// ErrInvalidAnswer, naming the field.
+	Schema json.RawMessage `json:"response_schema,omitempty"`
 }
 
 // Payload returns the interrupt's payload as a T, whether it is the value
@@ -83,7 +90,10 @@ var interruptNS = uuid.MustParse("5b0f5c1e-8a43-4f5c-9d1e-6a7c1f0e2b3d")
 // node must return; the run stops and the thread can be resumed. When the
 // thread is resumed with Resume(v), the node runs again from its start and
 // this call returns v, decoded into T. Several Interrupt calls in one node are
-// matched to resume values by their order. It needs a checkpointer.
+// matched to resume values by their order. It needs a checkpointer. The
+// interrupt carries T's JSON Schema (Interruption.Schema), and a resume
+// value that does not fit it is refused before the run starts
+// (ErrInvalidAnswer).
 func Interrupt[T any](ctx context.Context, payload any) (T, error) {
 	var zero T
 	sc := scopeOf(ctx)
@@ -103,6 +113,7 @@ func Interrupt[T any](ctx context.Context, payload any) (T, error) {
 		Value:  payload,
 		Step:   sc.step,
 		TaskID: sc.taskID,
+		Schema: answerSchemaOf(reflect.TypeFor[T]()),
 	})
 	return zero, errInterrupt
 }
@@ -138,6 +149,9 @@ func convert[T any](v any) (T, error) {
 const whenBefore = "before"
 
 func (r *run[S]) interruptsBefore() []Interruption {
+	if len(r.c.interruptBefore) == 0 && len(r.o.interruptBefore) == 0 {
+		return nil
+	}
 	var out []Interruption
 	for _, t := range r.tasks {
 		if r.c.interruptBefore[t.name] || contains(r.o.interruptBefore, t.name) {
@@ -148,6 +162,9 @@ func (r *run[S]) interruptsBefore() []Interruption {
 }
 
 func (r *run[S]) interruptsAfter() []Interruption {
+	if len(r.c.interruptAfter) == 0 && len(r.o.interruptAfter) == 0 {
+		return nil
+	}
 	var out []Interruption
 	for _, t := range r.tasks {
 		if r.c.interruptAfter[t.name] || contains(r.o.interruptAfter, t.name) {

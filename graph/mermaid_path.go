@@ -13,6 +13,8 @@ import (
 // (or the one pinned with WithCheckpoint), following parents, so a thread
 // that was forked shows the branch it is on. It ends at End when the
 // thread finished, and at the pending nodes, drawn dashed, when it did not.
+// WithNamespace draws a subgraph's path (call it on the subgraph's compiled
+// graph); WithSubgraphs changes nothing of the drawing.
 func (c *Compiled[S]) MermaidPath(ctx context.Context, opts ...StateOption) (string, error) {
 	o := readOptionsOf(opts)
 	head, err := c.State(ctx, opts...)
@@ -20,7 +22,7 @@ func (c *Compiled[S]) MermaidPath(ctx context.Context, opts ...StateOption) (str
 		return "", err
 	}
 	byID := map[string]*Snapshot[S]{}
-	for snap, err := range c.History(ctx, WithThread(o.thread)) {
+	for snap, err := range c.History(ctx, WithThread(o.thread), WithNamespace(o.ns)) {
 		if err != nil {
 			return "", err
 		}

@@ -33,6 +33,17 @@ func (c *Compiled[S]) nest(ctx context.Context, o runOptions) (context.Context, 
 		if parentOf(ctx) != nil {
 			ctx = context.WithValue(ctx, parentKey{}, (*parentInfo)(nil))
 		}
+		if sc != nil && sc.parent != nil && c.saver == nil && o.thread == "" && o.checkpointID == "" {
+			// A run without a checkpointer: nothing to nest in, but its
+			// events still go, tagged with its namespace, to a parent
+			// streaming WithSubgraphs.
+			pp := sc.parent
+			pi := &parentInfo{parentNS: sc.namespace(), limit: pp.limit, runID: pp.runID, observer: pp.observer, ns: sc.node + ":" + sc.taskID}
+			if ns := sc.namespace(); ns != "" {
+				pi.ns = ns + "|" + pi.ns
+			}
+			return context.WithValue(ctx, parentKey{}, pi), o, sc
+		}
 		return ctx, o, nil
 	}
 	pp := sc.parent

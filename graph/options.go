@@ -23,6 +23,7 @@ type compileOptions struct {
 	recursionLimit  int
 	observer        Observer
 	nodeCache       Cache
+	strictAnswers   bool
 	// alwaysInBackground makes every DurabilityAsync save go to the
 	// background, whatever inBackground would choose; only tests set it
 	// (export_test.go), to pin the background path with quick nodes.
@@ -30,6 +31,16 @@ type compileOptions struct {
 	// now, when set, is the clock DurabilityAsync times nodes and saves
 	// with (time.Now otherwise); only tests set it (export_test.go).
 	now func() time.Time
+}
+
+// WithStrictAnswers makes the check of resume values against their
+// interrupts' schemas (Interruption.Schema) strict: an object answer may
+// not carry a field its type does not have. Without it such fields pass,
+// as encoding/json ignores them. Either way a value of the wrong type or
+// without a required field is refused (ErrInvalidAnswer), and so is an
+// answer to an interrupt that is not pending (ErrNothingToResume).
+func WithStrictAnswers() CompileOption {
+	return func(o *compileOptions) { o.strictAnswers = true }
 }
 
 // WithStore makes s the long-term store of every run: each node finds it

@@ -51,8 +51,11 @@ type persist[S any] struct {
 	// parent is the newest stored checkpoint of this run: the parent of the
 	// next one. Under DurabilityExit, id may name a checkpoint not stored
 	// yet (unsaved), whose tasks' writes wait in held.
-	parent        string
-	unsaved       bool
+	parent  string
+	unsaved bool
+	// dry: put computes each checkpoint but stores nothing (the first
+	// pass of BulkUpdateState).
+	dry           bool
 	unsavedSource checkpoint.Source
 	unsavedStep   int
 	held          []heldWrites

@@ -86,6 +86,16 @@ func (p *persist[S]) matchResumes() error {
 		}
 	}
 	slices.SortFunc(pending, func(a, b owned) int { return strings.Compare(a.ID, b.ID) })
+	check := func(in owned, v any) error {
+		if field, err := checkAnswer(in.Schema, v, p.r.c.strictAnswers); err != nil {
+			at := ""
+			if field != "" {
+				at = fmt.Sprintf(" field %q:", field)
+			}
+			return p.errorf("%w: answer to interrupt %q of node %q (step %d):%s %w", ErrInvalidAnswer, in.ID, in.Node, in.Step, at, err)
+		}
+		return nil
+	}
 	p.resumes = map[string][]any{}
 	p.resumeIDs = map[string]map[string]any{}
 	answer := func(in owned, v any) {
@@ -104,6 +114,9 @@ func (p *persist[S]) matchResumes() error {
 			if i < 0 {
 				return p.errorf("%w: no pending interrupt has id %q", ErrNothingToResume, id)
 			}
+			if err := check(pending[i], o.resumeByID[id]); err != nil {
+				return err
+			}
 			answer(pending[i], o.resumeByID[id])
 		}
 		return nil
@@ -112,6 +125,9 @@ func (p *persist[S]) matchResumes() error {
 	case 0:
 		return p.errorf("%w: the thread has no pending interrupt", ErrNothingToResume)
 	case 1:
+		if err := check(pending[0], o.resume[0]); err != nil {
+			return err // the first answers it; the others answer the node's later Interrupt calls
+		}
 		for _, v := range o.resume {
 			answer(pending[0], v)
 		}

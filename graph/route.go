@@ -91,6 +91,9 @@ func (r *run[S]) route(t *task[S], view *S) error {
 			if !slices.Contains(b.targets, s.Node) || s.Node == End {
 				return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: router sent to %q, which is not among its declared targets %v", ErrInvalidRoute, s.Node, b.targets)}
 			}
+			if err := checkSend(r.c.nodes[s.Node], s); err != nil {
+				return &RouteError{Node: t.name, Step: r.step, Err: err}
+			}
 			r.next.sends = append(r.next.sends, s)
 			r.sendFrom()
 		}
@@ -111,6 +114,9 @@ func (r *run[S]) route(t *task[S], view *S) error {
 		}
 		if len(declared) > 0 && !slices.Contains(declared, s.Node) {
 			return &RouteError{Node: t.name, Step: r.step, Err: fmt.Errorf("%w: send to %q, which is not among the node's declared destinations %v (graph.WithDestinations)", ErrInvalidRoute, s.Node, declared)}
+		}
+		if err := checkSend(r.c.nodes[s.Node], s); err != nil {
+			return &RouteError{Node: t.name, Step: r.step, Err: err}
 		}
 		r.next.sends = append(r.next.sends, s)
 		r.sendFrom()

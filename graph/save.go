@@ -283,6 +283,10 @@ func (p *persist[S]) put(source checkpoint.Source, step int, overwritten []bool)
 		Metadata:   md,
 		ExpectHead: p.head,
 	}
+	if p.dry {
+		p.id, p.parent, p.head, p.versions = id, id, id, versions
+		return nil
+	}
 	if r.durability == DurabilityAsync && (source == checkpoint.SourceLoop || source == checkpoint.SourceInput) && p.inBackground() {
 		p.putAsync(req, step, md)
 		p.id, p.parent, p.head, p.versions = id, id, id, versions

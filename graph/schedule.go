@@ -21,6 +21,9 @@ type schedule[S any] struct {
 	sends  []state.Send[S]
 	joins  [][]bool // per join of the graph: which sources have finished
 	marked []bool   // by node rank: in nodes already
+	// held: the step built from this schedule left its deferred nodes
+	// (WithDefer) waiting, because other work was pending (buildTasks).
+	held bool
 }
 
 // newSchedule returns an empty schedule for the graph c.
@@ -45,12 +48,46 @@ func (s *schedule[S]) add(n *node[S]) {
 // reset empties the schedule of nodes and Sends (joins keep their
 // progress).
 func (s *schedule[S]) reset() {
-	s.start = false
+	s.start, s.held = false, false
 	for _, n := range s.nodes {
 		s.marked[n.ord] = false
 	}
 	clear(s.nodes)
 	s.nodes = s.nodes[:0]
+	clear(s.sends)
+	s.sends = s.sends[:0]
+}
+
+// holdsDeferred reports whether the schedule's deferred nodes must wait:
+// something else is pending (a node that is not deferred, a Send, the
+// input).
+func (s *schedule[S]) holdsDeferred() bool {
+	if s.start || len(s.sends) > 0 {
+		return true
+	}
+	for _, n := range s.nodes {
+		if !n.deferred {
+			return true
+		}
+	}
+	return false
+}
+
+// resetKeepDeferred empties the schedule as reset does, but keeps its
+// deferred nodes: they wait for the steps to come (LangGraph's
+// *AfterFinish channels keep their value until they are read).
+func (s *schedule[S]) resetKeepDeferred() {
+	s.start, s.held = false, false
+	kept := s.nodes[:0]
+	for _, n := range s.nodes {
+		if n.deferred {
+			kept = append(kept, n)
+		} else {
+			s.marked[n.ord] = false
+		}
+	}
+	clear(s.nodes[len(kept):])
+	s.nodes = kept
 	clear(s.sends)
 	s.sends = s.sends[:0]
 }
@@ -178,6 +215,13 @@ func (c *Compiled[S]) decodeSched(data []byte, next *schedule[S], memo *schedMem
 // encodeSend encodes a Send as the schedule and a SendChannel write store
 // it.
 func (c *Compiled[S]) encodeSend(s state.Send[S]) (checkpoint.ScheduledSend, error) {
+	if s.Item != nil {
+		item, err := json.Marshal(s.Item)
+		if err != nil {
+			return checkpoint.ScheduledSend{}, fmt.Errorf("send to %q: its argument %T: %w", s.Node, s.Item, err)
+		}
+		return checkpoint.ScheduledSend{Node: s.Node, Item: item}, nil
+	}
 	arg, err := c.schema.EncodeState(&s.Arg, c.ser)
 	if err != nil {
 		return checkpoint.ScheduledSend{}, fmt.Errorf("send to %q: %w", s.Node, err)
@@ -198,6 +242,9 @@ func (c *Compiled[S]) decodeSendWrite(data []byte) (state.Send[S], error) {
 func (c *Compiled[S]) decodeSend(ss checkpoint.ScheduledSend) (state.Send[S], error) {
 	if c.nodes[ss.Node] == nil {
 		return state.Send[S]{}, fmt.Errorf("%w: it sends to node %q, which this graph does not have", ErrGraphMismatch, ss.Node)
+	}
+	if len(ss.Item) > 0 {
+		return state.Send[S]{Node: ss.Node, Item: ss.Item}, nil // SendArg's, decoded by its node
 	}
 	var arg S
 	if len(ss.Full) > 0 {

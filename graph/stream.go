@@ -223,6 +223,9 @@ type taskExt struct {
 	// durable holds the task's Durable results (guarded by durMu).
 	durMu   sync.Mutex
 	durable *durableState
+	// item is the Send's argument of a node that takes its own type
+	// (SendArg); set before the task starts.
+	item any
 }
 
 // extOf returns the task's ext, making it if needed. It is safe for

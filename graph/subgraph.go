@@ -46,9 +46,11 @@ func (r *run[S]) parentInfo() *parentInfo {
 	return p
 }
 
-// subgraph marks a node that is a compiled graph, for drawing.
+// subgraph marks a node that is a compiled graph, for drawing and for
+// reading its state.
 type subgraph interface {
 	mermaidBody(prefix, indent string, styles bool) []string
+	subState(ctx context.Context, saver checkpoint.Saver, thread, ns string) (any, error)
 }
 
 // asNode runs the compiled graph as a node of a parent over the same

@@ -21,6 +21,7 @@ type task[S any] struct {
 	push       bool
 	index      int // position among the step's Sends
 	arg        S
+	item       any // a Send's argument of its own type (SendArg)
 	id         string
 	update     state.Update[S]
 	err        error
@@ -37,14 +38,25 @@ type task[S any] struct {
 }
 
 // buildTasks turns a schedule into a step's tasks, in buf's and tasks'
-// memory: triggered nodes by name, then Sends in order.
+// memory: triggered nodes by name, then Sends in order. Deferred nodes
+// (WithDefer) are left waiting, in the schedule, while anything else is
+// pending.
 func buildTasks[S any](c *Compiled[S], next *schedule[S], buf []task[S], tasks []*task[S]) ([]task[S], []*task[S]) {
-	slices.SortFunc(next.nodes, func(a, b *node[S]) int { return a.ord - b.ord })
+	sortNodes(next.nodes)
 	first := 0
 	if next.start {
 		first = 1
 	}
-	n := first + len(next.nodes) + len(next.sends)
+	pulled := len(next.nodes)
+	next.held = c.hasDeferred && next.holdsDeferred()
+	if next.held {
+		for _, n := range next.nodes {
+			if n.deferred {
+				pulled--
+			}
+		}
+	}
+	n := first + pulled + len(next.sends)
 	if cap(buf) < n {
 		buf = make([]task[S], n)
 	}
@@ -54,18 +66,35 @@ func buildTasks[S any](c *Compiled[S], next *schedule[S], buf []task[S], tasks [
 		buf[0] = task[S]{name: Start, wire: &c.start}
 		tasks = append(tasks, &buf[0])
 	}
-	for i, n := range next.nodes {
-		t := &buf[first+i]
+	i := first
+	for _, n := range next.nodes {
+		if next.held && n.deferred {
+			continue
+		}
+		t := &buf[i]
+		i++
 		*t = task[S]{name: n.name, node: n, wire: &n.wire}
 		tasks = append(tasks, t)
 	}
-	for i, s := range next.sends {
-		t := &buf[first+len(next.nodes)+i]
+	for k, s := range next.sends {
+		t := &buf[first+pulled+k]
 		n := c.nodes[s.Node]
-		*t = task[S]{name: s.Node, node: n, wire: &n.wire, push: true, index: i, arg: s.Arg}
+		*t = task[S]{name: s.Node, node: n, wire: &n.wire, push: true, index: k, arg: s.Arg, item: s.Item}
 		tasks = append(tasks, t)
 	}
 	return buf, tasks
+}
+
+// sortNodes puts nodes in their order of declaration. The edges of a
+// fan-out usually schedule them in that order already: checking costs a
+// comparison a node, sorting fifty a few thousand instructions.
+func sortNodes[S any](nodes []*node[S]) {
+	for i := 1; i < len(nodes); i++ {
+		if nodes[i].ord < nodes[i-1].ord {
+			slices.SortFunc(nodes, func(a, b *node[S]) int { return a.ord - b.ord })
+			return
+		}
+	}
 }
 
 // prepare turns the schedule into the step's tasks: triggered nodes by
@@ -122,6 +151,8 @@ func (r *run[S]) runTasks() error {
 		r.afterTask(t)
 		r.endTask(t)
 		r.emitTaskDone(t)
+	} else if len(todo) > 1 && r.out == nil {
+		r.runQuiet(todo)
 	} else if len(todo) > 1 {
 		r.runConcurrently(todo)
 	}
@@ -138,11 +169,32 @@ func (r *run[S]) runTasks() error {
 
 // newScope makes the context scope task t runs in.
 func (r *run[S]) newScope(t *task[S]) *taskScope {
-	sc := &taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, sendIdx: int32(sendIndex(t)), modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
-	if len(t.durable) > 0 {
-		sc.ext.Store(&taskExt{durable: &durableState{restored: t.durable}})
-	}
+	sc := new(taskScope)
+	r.initScope(sc, t)
 	return sc
+}
+
+// newScopes makes the scopes of a step's tasks, in one allocation: each
+// is still its task's own, never reused (a node's context may outlive
+// the node).
+func (r *run[S]) newScopes(todo []*task[S]) {
+	scopes := make([]taskScope, len(todo))
+	for i, t := range todo {
+		r.initScope(&scopes[i], t)
+		t.scope = &scopes[i]
+	}
+}
+
+// initScope fills in sc, a zero scope, for task t.
+func (r *run[S]) initScope(sc *taskScope, t *task[S]) {
+	*sc = taskScope{Context: r.ctx, taskInfo: taskInfo{node: t.name, step: r.step, taskID: t.id, sendIdx: int32(sendIndex(t)), modes: r.o.modes, parent: r.parent, hitl: newHITL(t.resume, t.resumeByID), checkpointID: r.checkpointID()}}
+	if len(t.durable) > 0 || t.item != nil {
+		e := &taskExt{item: t.item}
+		if len(t.durable) > 0 {
+			e.durable = &durableState{restored: t.durable}
+		}
+		sc.ext.Store(e)
+	}
 }
 
 type taskMsg struct {
@@ -164,13 +216,12 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 	if r.o.maxConcurrency > 0 {
 		limit = min(n, r.o.maxConcurrency)
 	}
+	r.newScopes(todo)
 	for i, t := range todo {
 		r.emitTaskStart(t)
-		sc := r.newScope(t)
 		if r.out != nil {
-			sc.emit = func(ev eventOut) { msgs <- taskMsg{idx: i, ev: ev} }
+			t.scope.emit = func(ev eventOut) { msgs <- taskMsg{idx: i, ev: ev} }
 		}
-		t.scope = sc
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -180,22 +231,7 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 			if i >= n {
 				return
 			}
-			t := todo[i]
-			if err := r.ctx.Err(); err != nil {
-				t.err = &NodeError{Node: t.name, Step: r.step, TaskID: t.id, Err: err}
-			} else {
-				in := r.st
-				if t.push {
-					in = t.arg
-				}
-				if r.obs != nil {
-					r.observeTask(t.scope, t)
-				}
-				r.execute(t.scope, t, in)
-				t.scope.finish()
-				r.afterTask(t)
-			}
-			r.endTask(t)
+			r.runScoped(todo[i])
 			msgs <- taskMsg{idx: i, done: true}
 		}
 	}
@@ -230,6 +266,25 @@ func (r *run[S]) runConcurrently(todo []*task[S]) {
 		}
 	}
 	wg.Wait()
+}
+
+// runScoped runs task t, whose scope is made, on a worker of its step.
+func (r *run[S]) runScoped(t *task[S]) {
+	if err := r.ctx.Err(); err != nil {
+		t.err = &NodeError{Node: t.name, Step: r.step, TaskID: t.id, Err: err}
+	} else {
+		in := r.st
+		if t.push {
+			in = t.arg
+		}
+		if r.obs != nil {
+			r.observeTask(t.scope, t)
+		}
+		r.execute(t.scope, t, in)
+		t.scope.finish()
+		r.afterTask(t)
+	}
+	r.endTask(t)
 }
 
 // stallInterval is how long the tasks of a step may make no progress
@@ -337,7 +392,11 @@ func (r *run[S]) finishStep() error {
 		// below reuse.
 		r.cp.markDirty(touched)
 	}
-	r.next.reset()
+	if r.next.held {
+		r.next.resetKeepDeferred()
+	} else {
+		r.next.reset()
+	}
 	r.trig.reset()
 	for i, t := range r.tasks {
 		r.trig.cur = i

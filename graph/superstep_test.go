@@ -202,3 +202,39 @@ func TestPanicBecomesNodeError(t *testing.T) {
 	require.Contains(t, string(ne.Stack), "superstep_test.go")
 	require.ErrorContains(t, err, `node "boom" panicked at step 2`)
 }
+
+// A step's tasks apply in node-name order, whatever order the edges and
+// routes that scheduled them were declared in (b10 sorts before b2).
+func TestFanOutTasksApplyInNameOrder(t *testing.T) {
+	t.Parallel()
+	names := []string{"b2", "b10", "b1", "b0"}
+	want := []string{"b0", "b1", "b10", "b2"}
+	tests := []struct {
+		name string
+		wire func(g *graph.StateGraph[counter])
+	}{
+		{"static edges", func(g *graph.StateGraph[counter]) {
+			for _, n := range names {
+				g.AddEdge("fan", n)
+			}
+		}},
+		{"a router's route", func(g *graph.StateGraph[counter]) {
+			g.AddConditionalEdges("fan", func(ctx context.Context, s counter) (graph.Route[counter], error) {
+				return graph.Route[counter]{To: names}, nil
+			}, names...)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g := graph.New(schema).AddNode("fan", visit("fan")).AddEdge(graph.Start, "fan")
+			for _, n := range names {
+				g.AddNode(n, visit(n))
+			}
+			tc.wire(g)
+			out, err := mustCompile(t, g).Invoke(t.Context(), state.Update[counter]{})
+			require.NoError(t, err)
+			require.Equal(t, append([]string{"fan"}, want...), out.Trail)
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -51,6 +52,16 @@ type TaskInfo struct {
 	// interrupt-before breakpoint (WithInterruptBefore). As in LangGraph,
 	// such a stop is no interrupt: Interrupts leaves it out.
 	Breakpoint bool
+	// Namespace is, for a task of a subgraph node (AddSubgraph), the
+	// checkpoint namespace its subgraph runs in (LangGraph's
+	// task.state config): read it with WithNamespace.
+	Namespace string
+	// State is, when State was called WithSubgraphs, the subgraph's own
+	// snapshot for a task of a subgraph node that has not finished and
+	// whose subgraph stored a checkpoint: a *Snapshot[T] of the
+	// subgraph's state type, itself with its subgraphs' states (LangGraph's
+	// get_state(subgraphs=True)). Nil otherwise.
+	State any
 	// Result is what the task wrote, by field name (LangGraph's
 	// PregelTask.result), once it finished: its saved writes, or, in
 	// History, for the only task of a step (whose writes the next
@@ -72,6 +83,8 @@ func resultOf[S any](ws []state.Write[S]) map[string]any {
 
 // State returns the thread's latest snapshot, or the one pinned with
 // WithCheckpoint. An unknown thread or checkpoint is checkpoint.ErrNotFound.
+// WithNamespace reads a subgraph's checkpoints; WithSubgraphs fills the
+// pending subgraph tasks' TaskInfo.State.
 func (c *Compiled[S]) State(ctx context.Context, opts ...StateOption) (*Snapshot[S], error) {
 	o := readOptionsOf(opts)
 	if c.saver == nil {
@@ -80,19 +93,91 @@ func (c *Compiled[S]) State(ctx context.Context, opts ...StateOption) (*Snapshot
 	if o.thread == "" {
 		return nil, ErrThreadRequired
 	}
-	cfg := checkpoint.Config{ThreadID: o.thread, CheckpointID: o.checkpointID}
-	tup, cached, err := c.stateTuple(ctx, cfg)
+	if o.ns == "" {
+		return c.readState(ctx, c.saver, o)
+	}
+	sub, err := c.subgraphAt(o.ns)
 	if err != nil {
+		return nil, fmt.Errorf("graph: thread %q: %w", o.thread, err)
+	}
+	return sub.readState(ctx, c.saver, o)
+}
+
+// readState is State on the checkpoints of saver: c's own, or, for a
+// subgraph, its parent's.
+func (c *Compiled[S]) readState(ctx context.Context, saver checkpoint.Saver, o readOptions) (*Snapshot[S], error) {
+	cfg := checkpoint.Config{ThreadID: o.thread, Namespace: o.ns, CheckpointID: o.checkpointID}
+	tup, cached, err := c.stateTuple(ctx, saver, cfg)
+	if err != nil {
+		if o.ns != "" {
+			return nil, fmt.Errorf("graph: thread %q: namespace %q: %w", o.thread, o.ns, err)
+		}
 		if o.checkpointID != "" {
 			return nil, fmt.Errorf("graph: thread %q: checkpoint %q: %w", o.thread, o.checkpointID, err)
 		}
 		return nil, fmt.Errorf("graph: thread %q: %w", o.thread, err)
 	}
 	d := new(decoded[S])
-	if err := c.decodeInto(d, tup, checkpoint.Config{ThreadID: o.thread}, decodeOptions[S]{cached: cached, view: true}); err != nil {
+	if err := c.decodeInto(d, tup, checkpoint.Config{ThreadID: o.thread, Namespace: o.ns}, decodeOptions[S]{cached: cached, view: true}); err != nil {
 		return nil, err
 	}
-	return c.snapshot(d, o.checkpointID == "")
+	snap, err := c.snapshot(d, o.checkpointID == "")
+	if err != nil || !o.subgraphs {
+		return snap, err
+	}
+	return snap, c.subgraphStates(ctx, saver, snap)
+}
+
+// subgraphAt returns the subgraph whose checkpoints live in the namespace
+// ns ("node:task-id", nested ones joined by "|"), following the subgraph
+// nodes (AddSubgraph) the namespace names from c.
+func (c *Compiled[S]) subgraphAt(ns string) (*Compiled[S], error) {
+	cur := c
+	for part := range strings.SplitSeq(ns, "|") {
+		name, _, ok := strings.Cut(part, ":")
+		n := cur.nodes[name]
+		if !ok || n == nil || n.sub == nil {
+			return nil, fmt.Errorf("namespace %q: %q is not a subgraph node's namespace (node:task-id)", ns, part)
+		}
+		sub, ok := n.sub.(*Compiled[S])
+		if !ok {
+			return nil, fmt.Errorf("namespace %q: node %q is a subgraph over another state type", ns, name)
+		}
+		cur = sub
+	}
+	return cur, nil
+}
+
+// subgraphStates fills TaskInfo.State of the snapshot's pending subgraph
+// tasks with their subgraphs' snapshots, recursively. A subgraph that has
+// stored no checkpoint yet has no state.
+func (c *Compiled[S]) subgraphStates(ctx context.Context, saver checkpoint.Saver, snap *Snapshot[S]) error {
+	for i := range snap.Tasks {
+		t := &snap.Tasks[i]
+		n := c.nodes[t.Node]
+		if t.Done || t.Namespace == "" || n == nil || n.sub == nil {
+			continue
+		}
+		st, err := n.sub.subState(ctx, saver, snap.Config.ThreadID, t.Namespace)
+		if errors.Is(err, checkpoint.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("graph: thread %q: state of subgraph %q: %w", snap.Config.ThreadID, t.Node, err)
+		}
+		t.State = st
+	}
+	return nil
+}
+
+// subState is the latest snapshot of the subgraph c in namespace ns of
+// the thread, with its own subgraphs' states.
+func (c *Compiled[S]) subState(ctx context.Context, saver checkpoint.Saver, thread, ns string) (any, error) {
+	snap, err := c.readState(ctx, saver, readOptions{thread: thread, ns: ns, subgraphs: true})
+	if err != nil {
+		return nil, err
+	}
+	return snap, nil
 }
 
 // snapshot is the snapshot of the decoded checkpoint d. With applyPending
@@ -141,6 +226,12 @@ func (c *Compiled[S]) snapshot(d *decoded[S], applyPending bool) (*Snapshot[S], 
 	}
 	for _, t := range c.pendingTasks(d, pending) {
 		info := TaskInfo{ID: t.id, Node: t.name, Done: t.cached, FromCache: t.fromCache}
+		if t.node != nil && t.node.sub != nil {
+			info.Namespace = t.name + ":" + t.id
+			if ns := d.cfg.Namespace; ns != "" {
+				info.Namespace = ns + "|" + info.Namespace
+			}
+		}
 		if t.cached {
 			info.Result = resultOf(t.update.Writes)
 		}

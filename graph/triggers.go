@@ -71,6 +71,9 @@ func (r *run[S]) triggers() []any {
 		return nil
 	}
 	nodes := slices.Clone(r.next.nodes)
+	if r.c.hasDeferred && r.next.holdsDeferred() { // deferred nodes wait: not tasks of the next step
+		nodes = slices.DeleteFunc(nodes, func(n *node[S]) bool { return n.deferred })
+	}
 	slices.SortFunc(nodes, func(a, b *node[S]) int { return a.ord - b.ord })
 	out := make([]any, 0, len(nodes)+len(r.next.sends))
 	trivial := true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
 	"github.com/stategraph/stategraph/checkpoint"
@@ -17,6 +18,43 @@ import (
 // WithCheckpoint, the update forks the thread from that checkpoint. It
 // returns the new checkpoint's config.
 func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], asNode string, opts ...UpdateOption) (checkpoint.Config, error) {
+	return c.updateState(ctx, [][]StateUpdate[S]{{{Update: update, AsNode: asNode}}}, opts)
+}
+
+// StateUpdate is one update of a BulkUpdateState superstep: writes as if
+// node AsNode had returned them (LangGraph's StateUpdate).
+type StateUpdate[S any] struct {
+	Update state.Update[S]
+	AsNode string
+}
+
+// BulkUpdateState applies several supersteps of updates in one call
+// (LangGraph's bulk_update_state): each superstep's updates go through the
+// reducers together, as the tasks of one step do (two last-value writes
+// of one field conflict, ErrInvalidUpdate), each as its AsNode, whose
+// edges decide what runs next, and each superstep saves one "update"
+// checkpoint. AsNode "" (keep the pending tasks) is only for a superstep
+// of one update. The whole sequence is computed before the first
+// checkpoint is stored: a bad update, a conflict or a router's error
+// stores nothing. It returns the last checkpoint's config; copying a
+// thread is a bulk update whose first superstep is the input (AsNode
+// graph.Start).
+func (c *Compiled[S]) BulkUpdateState(ctx context.Context, supersteps [][]StateUpdate[S], opts ...UpdateOption) (checkpoint.Config, error) {
+	if len(supersteps) == 0 {
+		return checkpoint.Config{}, fmt.Errorf("graph: BulkUpdateState: %w: no supersteps", ErrInvalidUpdate)
+	}
+	for i, step := range supersteps {
+		if len(step) == 0 {
+			return checkpoint.Config{}, fmt.Errorf("graph: BulkUpdateState: %w: superstep %d has no updates", ErrInvalidUpdate, i)
+		}
+		if len(step) > 1 && slices.ContainsFunc(step, func(u StateUpdate[S]) bool { return u.AsNode == "" }) {
+			return checkpoint.Config{}, fmt.Errorf("graph: BulkUpdateState: %w: superstep %d has several updates, so each names its node (AsNode)", ErrInvalidUpdate, i)
+		}
+	}
+	return c.updateState(ctx, supersteps, opts)
+}
+
+func (c *Compiled[S]) updateState(ctx context.Context, supersteps [][]StateUpdate[S], opts []UpdateOption) (checkpoint.Config, error) {
 	var o runOptions
 	runOptionsOf(&o, opts)
 	if c.saver == nil {
@@ -25,8 +63,12 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 	if o.thread == "" {
 		return checkpoint.Config{}, ErrThreadRequired
 	}
-	if asNode != "" && asNode != Start && c.nodes[asNode] == nil {
-		return checkpoint.Config{}, fmt.Errorf("graph: UpdateState as unknown node %q", asNode)
+	for _, step := range supersteps {
+		for _, u := range step {
+			if u.AsNode != "" && u.AsNode != Start && c.nodes[u.AsNode] == nil {
+				return checkpoint.Config{}, fmt.Errorf("graph: UpdateState as unknown node %q", u.AsNode)
+			}
+		}
 	}
 	holder := holderName(nameOr(o.runID, "update-"+uuid.Must(uuid.NewV7()).String()))
 	release, err := c.threads.acquire(ctx, o.thread, holder, o.wait)
@@ -55,8 +97,24 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 			return checkpoint.Config{}, fmt.Errorf("graph: thread %q: checkpoint %q: %w", o.thread, o.checkpointID, err)
 		}
 	}
+	if len(supersteps) > 1 || len(supersteps[0]) > 1 {
+		// Several checkpoints: compute them all first, storing nothing, so
+		// that a failure leaves the thread as it was.
+		if _, err := c.writeUpdates(ctx, o, latest, tup, supersteps, true); err != nil {
+			return checkpoint.Config{}, err
+		}
+	}
+	return c.writeUpdates(ctx, o, latest, tup, supersteps, false)
+}
+
+// writeUpdates applies the supersteps of updates to the checkpoint tup
+// (latest being the thread's head) and saves a checkpoint for each; dry,
+// it saves nothing.
+func (c *Compiled[S]) writeUpdates(ctx context.Context, o runOptions, latest, tup *checkpoint.Tuple, supersteps [][]StateUpdate[S], dry bool) (checkpoint.Config, error) {
+	var err error
 	r := c.newWriter(ctx, o)
 	defer r.cancel(nil)
+	r.cp.dry = dry
 	var d *decoded[S]
 	step := -1
 	if tup != nil {
@@ -73,8 +131,9 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 	// writes of those that finished carry over, so they do not run again,
 	// and so do the interrupts of those that paused (and the answers they
 	// were given), so a later Resume answers them.
+	first := supersteps[0][0]
 	var carried [][]checkpoint.PendingWrite // by task position
-	if asNode == "" && tup != nil && tup == latest && len(tup.PendingWrites) > 0 {
+	if len(supersteps) == 1 && first.AsNode == "" && tup != nil && tup == latest && len(tup.PendingWrites) > 0 {
 		pending := groupPending(tup.PendingWrites)
 		tasks := c.pendingTasks(d, pending)
 		carried = make([][]checkpoint.PendingWrite, len(tasks))
@@ -90,33 +149,44 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 			}
 		}
 	}
-	r.step = step
-	if err := r.applier.Add(nameOr(asNode, "update"), update.Writes); err != nil {
-		return checkpoint.Config{}, err
-	}
-	touched, err := r.applier.Apply(&r.st, false)
-	if err != nil {
-		return checkpoint.Config{}, fmt.Errorf("graph: thread %q: update: %w", o.thread, err)
-	}
-	for _, i := range touched {
-		r.cp.dirty[i] = true
-	}
-	r.markOverwrites(update.Writes)
-	r.markRewrites()
-	if asNode != "" {
-		r.next.reset()
-		if err := r.route(&task[S]{name: asNode, update: update, wire: c.wireOf(asNode)}, &r.st); err != nil {
+	for k, superstep := range supersteps {
+		r.step = step
+		clear(r.scratch)
+		var asNodes []string
+		for _, u := range superstep {
+			if err := r.applier.Add(nameOr(u.AsNode, "update"), u.Update.Writes); err != nil {
+				return checkpoint.Config{}, err
+			}
+		}
+		touched, err := r.applier.Apply(&r.st, false)
+		if err != nil {
+			return checkpoint.Config{}, fmt.Errorf("graph: thread %q: update%s: %w", o.thread, bulkStep(supersteps, k), err)
+		}
+		for _, i := range touched {
+			r.cp.dirty[i] = true
+		}
+		for _, u := range superstep {
+			r.markOverwrites(u.Update.Writes)
+		}
+		r.markRewrites()
+		if superstep[0].AsNode != "" {
+			r.next.resetKeepDeferred() // a deferred node still waits
+			for _, u := range superstep {
+				if err := r.route(&task[S]{name: u.AsNode, update: u.Update, wire: c.wireOf(u.AsNode)}, &r.st); err != nil {
+					return checkpoint.Config{}, err
+				}
+				asNodes = append(asNodes, u.AsNode)
+			}
+			r.finishJoins()
+			r.cp.nodes = asNodes
+		}
+		if err := r.cp.put(checkpoint.SourceUpdate, step, r.scratch); err != nil {
 			return checkpoint.Config{}, err
 		}
-		r.finishJoins()
+		step++
 	}
-	if asNode != "" {
-		r.cp.nodes = []string{asNode}
-	}
-	if err := r.cp.put(checkpoint.SourceUpdate, step, r.scratch); err != nil {
-		return checkpoint.Config{}, err
-	}
-	if carried != nil {
+	step--
+	if carried != nil && !dry {
 		r.step = step + 1
 		r.prepare() // the same tasks, with the new checkpoint's ids
 		for i, t := range r.tasks {
@@ -134,6 +204,14 @@ func (c *Compiled[S]) UpdateState(ctx context.Context, update state.Update[S], a
 		}
 	}
 	return checkpoint.Config{ThreadID: o.thread, CheckpointID: r.cp.id}, nil
+}
+
+// bulkStep names superstep k in an error, when there are several.
+func bulkStep[S any](supersteps [][]StateUpdate[S], k int) string {
+	if len(supersteps) == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (superstep %d)", k)
 }
 
 func nameOr(name, alt string) string {

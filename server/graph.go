@@ -74,6 +74,9 @@ type HistoryQuery struct {
 	Limit    int
 	Before   string
 	Metadata map[string]any
+	// Namespace lists the checkpoints of a subgraph's namespace of the
+	// thread (LangGraph's checkpoint_ns) instead of the thread's own.
+	Namespace string
 }
 
 // Event is one event of a run with its state-typed parts already JSON.
@@ -109,6 +112,24 @@ type State struct {
 	CreatedAt  time.Time
 	Tasks      []graph.TaskInfo
 	Interrupts []graph.Interruption
+	// Subgraphs holds, by task id, the state of each pending subgraph
+	// task, when the state was read with its subgraphs.
+	Subgraphs map[string]*State
+}
+
+// stateQuery says which state a read wants: a checkpoint, a subgraph's
+// namespace, and whether pending subgraph tasks carry their states.
+type stateQuery struct {
+	checkpointID string
+	namespace    string
+	subgraphs    bool
+}
+
+// nestedStater is a Graph (Register's) that reads subgraph namespaces
+// and the states of pending subgraph tasks (GET
+// /threads/{id}/state?subgraphs=true).
+type nestedStater interface {
+	nestedState(ctx context.Context, thread string, q stateQuery) (*State, error)
 }
 
 // InputError is a run or update input the graph cannot take: a field it
@@ -330,10 +351,43 @@ func (t *typed[S]) snapshot(s *graph.Snapshot[S]) (*State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("graph %q: encode state of thread %q: %w", t.id, s.Config.ThreadID, err)
 	}
-	return &State{
+	st := &State{
 		Values: vals, Next: s.Next, Config: s.Config, Parent: s.Parent, Metadata: s.Metadata,
 		CreatedAt: s.CreatedAt, Tasks: s.Tasks, Interrupts: s.Interrupts,
-	}, nil
+	}
+	for _, task := range s.Tasks {
+		sub, ok := task.State.(*graph.Snapshot[S])
+		if !ok {
+			continue
+		}
+		nested, err := t.snapshot(sub)
+		if err != nil {
+			return nil, err
+		}
+		if st.Subgraphs == nil {
+			st.Subgraphs = map[string]*State{}
+		}
+		st.Subgraphs[task.ID] = nested
+	}
+	return st, nil
+}
+
+func (t *typed[S]) nestedState(ctx context.Context, thread string, q stateQuery) (*State, error) {
+	opts := []graph.StateOption{graph.WithThread(thread)}
+	if q.checkpointID != "" {
+		opts = append(opts, graph.WithCheckpoint(q.checkpointID))
+	}
+	if q.namespace != "" {
+		opts = append(opts, graph.WithNamespace(q.namespace))
+	}
+	if q.subgraphs {
+		opts = append(opts, graph.WithSubgraphs())
+	}
+	s, err := t.g.State(ctx, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return t.snapshot(s)
 }
 
 func (t *typed[S]) State(ctx context.Context, thread, checkpointID string) (*State, error) {
@@ -358,6 +412,9 @@ func (t *typed[S]) History(ctx context.Context, thread string, q HistoryQuery) (
 	}
 	if len(q.Metadata) > 0 {
 		opts = append(opts, graph.WithFilter(q.Metadata))
+	}
+	if q.Namespace != "" {
+		opts = append(opts, graph.WithNamespace(q.Namespace))
 	}
 	var out []*State
 	for s, err := range t.g.History(ctx, opts...) {

@@ -235,7 +235,7 @@ func errorJSON(err error) map[string]any {
 		kind = "GraphRecursionError"
 	case errors.Is(err, checkpoint.ErrBusy):
 		kind = "BusyError"
-	case errors.Is(err, graph.ErrNothingToResume), errors.Is(err, graph.ErrAmbiguousResume):
+	case errors.Is(err, graph.ErrNothingToResume), errors.Is(err, graph.ErrAmbiguousResume), errors.Is(err, graph.ErrInvalidAnswer):
 		kind = "InvalidResumeError"
 	case errors.As(err, &ne):
 		kind = "NodeError"

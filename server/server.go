@@ -184,6 +184,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /threads/{tid}/state/{cid}", s.getState)
 	m.HandleFunc("POST /threads/{tid}/state/checkpoint", s.getStateAtCheckpoint)
 	m.HandleFunc("POST /threads/{tid}/state", s.updateState)
+	m.HandleFunc("POST /threads/{tid}/state/bulk", s.bulkUpdateState)
 	m.HandleFunc("POST /threads/{tid}/history", s.history)
 	m.HandleFunc("GET /threads/{tid}/history", s.history)
 
@@ -247,7 +248,7 @@ func fail(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, ErrExists), errors.Is(err, checkpoint.ErrBusy), errors.Is(err, worker.ErrQueueFull), errors.Is(err, errThreadBusy), errors.Is(err, checkpoint.ErrConflict):
 		writeError(w, http.StatusConflict, err.Error())
-	case errors.Is(err, graph.ErrNothingToResume), errors.Is(err, graph.ErrAmbiguousResume), errors.Is(err, graph.ErrInvalidUpdate):
+	case errors.Is(err, graph.ErrNothingToResume), errors.Is(err, graph.ErrAmbiguousResume), errors.Is(err, graph.ErrInvalidAnswer), errors.Is(err, graph.ErrInvalidUpdate):
 		writeError(w, http.StatusUnprocessableEntity, err.Error())
 	default:
 		writeError(w, http.StatusInternalServerError, err.Error())

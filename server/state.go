@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +16,11 @@ import (
 func interruptsJSON(ins []graph.Interruption) []map[string]any {
 	out := make([]map[string]any, 0, len(ins))
 	for _, in := range ins {
-		out = append(out, map[string]any{"value": in.Value, "id": in.ID, "when": in.When})
+		m := map[string]any{"value": in.Value, "id": in.ID, "when": in.When}
+		if in.Schema != nil {
+			m["response_schema"] = in.Schema // what an answer must be (Interrupt[T])
+		}
+		out = append(out, m)
 	}
 	return out
 }
@@ -57,9 +62,18 @@ func stateJSON(st *State) map[string]any {
 		if t.Error != "" {
 			errv = t.Error
 		}
+		// As LangGraph's API: a subgraph task's "checkpoint" is its
+		// namespace's config, its "state" the subgraph's state when read
+		// with subgraphs.
+		var cp, sub any
+		if nested := st.Subgraphs[t.ID]; nested != nil {
+			sub = stateJSON(nested)
+		} else if t.Namespace != "" {
+			cp = map[string]any{"thread_id": st.Config.ThreadID, "checkpoint_ns": t.Namespace}
+		}
 		tasks = append(tasks, map[string]any{
 			"id": t.ID, "name": t.Node, "error": errv, "interrupts": interruptsJSON(t.Interrupts),
-			"checkpoint": nil, "state": nil, "result": resultJSON(t.Result),
+			"checkpoint": cp, "state": sub, "result": resultJSON(t.Result),
 		})
 	}
 	next := st.Next
@@ -90,7 +104,7 @@ func emptyStateJSON(thread string) map[string]any {
 	}
 }
 
-func (s *Server) writeState(w http.ResponseWriter, r *http.Request, checkpointID string) {
+func (s *Server) writeState(w http.ResponseWriter, r *http.Request, q stateQuery) {
 	t, err := s.thread(r)
 	if err != nil {
 		fail(w, err)
@@ -98,15 +112,15 @@ func (s *Server) writeState(w http.ResponseWriter, r *http.Request, checkpointID
 	}
 	g := s.graphOf(t)
 	if g == nil {
-		if checkpointID != "" {
-			fail(w, fmt.Errorf("checkpoint %q of thread %q: %w", checkpointID, t.ThreadID, ErrNotFound))
+		if q.checkpointID != "" {
+			fail(w, fmt.Errorf("checkpoint %q of thread %q: %w", q.checkpointID, t.ThreadID, ErrNotFound))
 			return
 		}
 		writeJSON(w, 200, emptyStateJSON(t.ThreadID))
 		return
 	}
-	st, err := g.State(r.Context(), t.ThreadID, checkpointID)
-	if errors.Is(err, checkpoint.ErrNotFound) && checkpointID == "" {
+	st, err := readState(r.Context(), g, t.ThreadID, q)
+	if errors.Is(err, checkpoint.ErrNotFound) && q.checkpointID == "" && q.namespace == "" {
 		writeJSON(w, 200, emptyStateJSON(t.ThreadID))
 		return
 	}
@@ -117,13 +131,47 @@ func (s *Server) writeState(w http.ResponseWriter, r *http.Request, checkpointID
 	writeJSON(w, 200, stateJSON(st))
 }
 
+// readState reads the state q asks for: through nestedStater when it
+// names a namespace or subgraphs, which a Graph that is not Register's
+// cannot answer.
+func readState(ctx context.Context, g Graph, thread string, q stateQuery) (*State, error) {
+	if q.namespace == "" && !q.subgraphs {
+		return g.State(ctx, thread, q.checkpointID)
+	}
+	ns, ok := g.(nestedStater)
+	if !ok {
+		return nil, &InputError{Field: "subgraphs", Err: errors.New("this graph cannot read subgraph states")}
+	}
+	return ns.nestedState(ctx, thread, q)
+}
+
+// subgraphsParam reads the subgraphs query parameter (LangGraph's
+// get_state(subgraphs=True)).
+func subgraphsParam(r *http.Request) (bool, error) {
+	v := r.URL.Query().Get("subgraphs")
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, &InputError{Field: "subgraphs", Err: err}
+	}
+	return b, nil
+}
+
 func (s *Server) getState(w http.ResponseWriter, r *http.Request) {
-	s.writeState(w, r, r.PathValue("cid"))
+	subs, err := subgraphsParam(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	s.writeState(w, r, stateQuery{checkpointID: r.PathValue("cid"), subgraphs: subs})
 }
 
 // checkpointRef is a checkpoint as requests name it: {"checkpoint_id": …},
 // possibly inside "configurable", or a bare id string.
-type checkpointRef struct{ ID string }
+// A checkpoint of a subgraph also names its namespace (checkpoint_ns).
+type checkpointRef struct{ ID, Namespace string }
 
 func (c *checkpointRef) UnmarshalJSON(data []byte) error {
 	var id string
@@ -133,16 +181,21 @@ func (c *checkpointRef) UnmarshalJSON(data []byte) error {
 	}
 	var obj struct {
 		CheckpointID string `json:"checkpoint_id"`
+		Namespace    string `json:"checkpoint_ns"`
 		Configurable struct {
 			CheckpointID string `json:"checkpoint_id"`
+			Namespace    string `json:"checkpoint_ns"`
 		} `json:"configurable"`
 	}
 	if err := json.Unmarshal(data, &obj); err != nil {
 		return err
 	}
-	c.ID = obj.CheckpointID
+	c.ID, c.Namespace = obj.CheckpointID, obj.Namespace
 	if c.ID == "" {
 		c.ID = obj.Configurable.CheckpointID
+	}
+	if c.Namespace == "" {
+		c.Namespace = obj.Configurable.Namespace
 	}
 	return nil
 }
@@ -150,12 +203,13 @@ func (c *checkpointRef) UnmarshalJSON(data []byte) error {
 func (s *Server) getStateAtCheckpoint(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Checkpoint checkpointRef `json:"checkpoint"`
+		Subgraphs  bool          `json:"subgraphs"`
 	}
 	if err := readJSON(r, &req); err != nil {
 		fail(w, err)
 		return
 	}
-	s.writeState(w, r, req.Checkpoint.ID)
+	s.writeState(w, r, stateQuery{checkpointID: req.Checkpoint.ID, namespace: req.Checkpoint.Namespace, subgraphs: req.Subgraphs})
 }
 
 type updateStateRequest struct {
@@ -250,9 +304,12 @@ func (s *Server) history(w http.ResponseWriter, r *http.Request) {
 	if req.Before != nil {
 		q.Before = req.Before.ID
 	}
+	if req.Checkpoint != nil {
+		q.Namespace = req.Checkpoint.Namespace // a subgraph's history
+	}
 	if req.Checkpoint != nil && req.Checkpoint.ID != "" {
 		// From that checkpoint back: it, then the ones before it.
-		st, err := g.State(r.Context(), t.ThreadID, req.Checkpoint.ID)
+		st, err := readState(r.Context(), g, t.ThreadID, stateQuery{checkpointID: req.Checkpoint.ID, namespace: q.Namespace})
 		if err != nil {
 			fail(w, fmt.Errorf("thread %q: %w", t.ThreadID, err))
 			return

@@ -114,7 +114,7 @@ type createThreadRequest struct {
 	Metadata   map[string]any `json:"metadata"`
 	IfExists   string         `json:"if_exists"`
 	GraphID    string         `json:"graph_id"`
-	Supersteps []any          `json:"supersteps"`
+	Supersteps []superstep    `json:"supersteps"`
 }
 
 func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
@@ -123,8 +123,8 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	if len(req.Supersteps) > 0 {
-		fail(w, &InputError{Field: "supersteps", Err: errors.New("not supported by stategraph yet")})
+	if len(req.Supersteps) > 0 && req.GraphID == "" {
+		fail(w, &InputError{Field: "supersteps", Err: errors.New("a thread created with supersteps needs a graph_id")})
 		return
 	}
 	if req.IfExists != "" && req.IfExists != "raise" && req.IfExists != "do_nothing" {
@@ -149,6 +149,13 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 		t.Metadata["graph_id"] = a.GraphID
 	}
 	err := s.store.CreateThread(r.Context(), t)
+	if err == nil && len(req.Supersteps) > 0 {
+		// The thread's first checkpoints (LangGraph's supersteps, a copy of
+		// a thread): all or none, and no thread when none.
+		if _, err = applySupersteps(r.Context(), s.graphOf(t), t.ThreadID, req.Supersteps); err != nil {
+			err = errors.Join(fmt.Errorf("thread %q: supersteps: %w", t.ThreadID, err), s.store.DeleteThread(r.Context(), t.ThreadID))
+		}
+	}
 	if errors.Is(err, ErrExists) && req.IfExists == "do_nothing" {
 		t, err = s.threadFor(r.Context(), req.ThreadID)
 		if errors.Is(err, ErrNotFound) {

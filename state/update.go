@@ -28,6 +28,9 @@ func (w Write[S]) Value() any { return w.value }
 type Send[S any] struct {
 	Node string
 	Arg  S
+	// Item is the argument of a node that takes its own type rather than
+	// the state (graph.AddArgNode), set by graph.SendArg; nil otherwise.
+	Item any
 }
 
 // Update is what a node returns: writes to apply at the end of the step,

@@ -75,3 +75,25 @@ func SlowChain(n int, wait time.Duration, opts ...graph.CompileOption) (*graph.C
 	}
 	return g.Compile(opts...)
 }
+
+// FanOut compiles W4's graph: "fan" passes, then n branches run in one
+// step, each appending its own name to Items, then "join" (a join of all
+// branches) sets N to the number of items. A run makes 3 steps and ends
+// with N = n.
+func FanOut(n int, opts ...graph.CompileOption) (*graph.Compiled[Counter], error) {
+	g := graph.New(schema).AddNode("fan", func(ctx context.Context, s Counter) (state.Update[Counter], error) {
+		return state.Update[Counter]{}, nil
+	}).AddEdge(graph.Start, "fan")
+	branches := make([]string, 0, n)
+	for i := range n {
+		name := fmt.Sprint("b", i)
+		branches = append(branches, name)
+		g.AddNode(name, func(ctx context.Context, s Counter) (state.Update[Counter], error) {
+			return state.Writes(itemsField.Set([]string{name})), nil
+		}).AddEdge("fan", name)
+	}
+	g.AddNode("join", func(ctx context.Context, s Counter) (state.Update[Counter], error) {
+		return state.Writes(nField.Set(len(s.Items))), nil
+	}).AddJoin(branches, "join")
+	return g.Compile(opts...)
+}
