@@ -1,15 +1,10 @@
 package server_test
 
 import (
-	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stategraph/stategraph/server"
-	"github.com/stretchr/testify/require"
 )
 
 // TestA2AEndpointServesTheOfficialJSClient drives /a2a/{assistant_id}
@@ -23,22 +18,7 @@ import (
 // started without blocking.
 func TestA2AEndpointServesTheOfficialJSClient(t *testing.T) {
 	t.Parallel()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: install Node 20+ and run `npm ci --prefix mcp/testdata/js --no-audit --no-fund` to run this test")
-	}
-	dir, err := filepath.Abs(filepath.Join("..", "mcp", "testdata", "js"))
-	require.NoError(t, err)
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@a2a-js", "sdk")); err != nil {
-		t.Skip("@a2a-js/sdk is not installed: run `npm ci --prefix mcp/testdata/js --no-audit --no-fund` to run this test")
-	}
+	js := needJS(t, filepath.Join("..", "mcp", "testdata", "js"), "@a2a-js/sdk")
 	h := newHarness(t, server.WithA2A(), server.WithAuth(userAuth))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "a2a.mjs", h.http.URL, "ann")
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	t.Logf("node a2a.mjs:\n%s", out)
-	require.NoError(t, err, "the A2A JS client failed against /a2a")
-	require.Contains(t, string(out), "all ok")
+	js.run(t, "the A2A JS client", "a2a.mjs", nil, h.http.URL, "ann")
 }

@@ -75,33 +75,7 @@ func (s *Server) bulkUpdateState(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	g := s.graphOf(t)
-	if g == nil {
-		writeError(w, http.StatusConflict, fmt.Sprintf("thread %q has no graph yet: run it once or create it with graph_id", t.ThreadID))
-		return
-	}
-	release, err := s.holdThread(t.ThreadID)
-	if err == nil && s.cl != nil && s.clusterBusy(r.Context(), t.ThreadID) {
-		release()
-		err = fmt.Errorf("thread %q: %w: a run is in progress", t.ThreadID, errThreadBusy)
-	}
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	cfg, err := applySupersteps(r.Context(), g, t.ThreadID, req.Supersteps)
-	release()
-	if err != nil {
-		fail(w, fmt.Errorf("bulk update of thread %q: %w", t.ThreadID, err))
-		return
-	}
-	t.UpdatedAt = s.opts.now().UTC()
-	if t.Status == StatusError {
-		t.Status, t.Error = StatusIdle, ""
-	}
-	if err := s.store.PutThread(r.Context(), t); err != nil {
-		fail(w, err)
-		return
-	}
-	writeJSON(w, 200, map[string]any{"checkpoint": checkpointJSON(&cfg)})
+	s.storeState(w, r, t, "bulk update", func(ctx context.Context, g Graph) (checkpoint.Config, error) {
+		return applySupersteps(ctx, g, t.ThreadID, req.Supersteps)
+	})
 }

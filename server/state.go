@@ -230,13 +230,24 @@ func (s *Server) updateState(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	if req.CheckpointID == "" && req.Checkpoint != nil {
+		req.CheckpointID = req.Checkpoint.ID
+	}
+	s.storeState(w, r, t, "update state", func(ctx context.Context, g Graph) (checkpoint.Config, error) {
+		return g.UpdateState(ctx, t.ThreadID, req.CheckpointID, req.Values, req.AsNode)
+	})
+}
+
+// storeState stores write on thread t's graph while the server holds the
+// thread (refused while a run is in progress, here or on another
+// replica), then marks the thread updated, clearing an error status, and
+// answers the checkpoint the write ended on; what names the write in its
+// error.
+func (s *Server) storeState(w http.ResponseWriter, r *http.Request, t ThreadRecord, what string, write func(context.Context, Graph) (checkpoint.Config, error)) {
 	g := s.graphOf(t)
 	if g == nil {
 		writeError(w, http.StatusConflict, fmt.Sprintf("thread %q has no graph yet: run it once or create it with graph_id", t.ThreadID))
 		return
-	}
-	if req.CheckpointID == "" && req.Checkpoint != nil {
-		req.CheckpointID = req.Checkpoint.ID
 	}
 	release, err := s.holdThread(t.ThreadID)
 	if err == nil && s.cl != nil && s.clusterBusy(r.Context(), t.ThreadID) {
@@ -247,10 +258,10 @@ func (s *Server) updateState(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	cfg, err := g.UpdateState(r.Context(), t.ThreadID, req.CheckpointID, req.Values, req.AsNode)
+	cfg, err := write(r.Context(), g)
 	release()
 	if err != nil {
-		fail(w, fmt.Errorf("update state of thread %q: %w", t.ThreadID, err))
+		fail(w, fmt.Errorf("%s of thread %q: %w", what, t.ThreadID, err))
 		return
 	}
 	t.UpdatedAt = s.opts.now().UTC()
