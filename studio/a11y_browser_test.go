@@ -1,18 +1,13 @@
 package studio_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
-	"github.com/stategraph/stategraph/checkpoint/memory"
-	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/server"
-	"github.com/stategraph/stategraph/state"
 )
 
 // contrast is a JavaScript function: the WCAG contrast ratio of two CSS
@@ -33,17 +28,7 @@ func TestThePageMeetsContrastAndKeyboardTargets(t *testing.T) {
 		t.Skip("drives Chromium")
 	}
 	ctx := chromium(t)
-	item := state.Value("item", func(o *order) *string { return &o.Item })
-	app, err := graph.New(state.NewSchema(item)).
-		AddNode("pack", func(ctx context.Context, o order) (state.Update[order], error) {
-			return state.Writes(item.Set(o.Item + ", packed")), nil
-		}).
-		AddNode("ship", func(ctx context.Context, o order) (state.Update[order], error) {
-			return state.Writes(item.Set(o.Item + ", shipped")), nil
-		}).
-		AddEdge(graph.Start, "pack").AddEdge("pack", "ship").AddEdge("ship", graph.End).
-		Compile(graph.WithCheckpointer(memory.New()))
-	require.NoError(t, err)
+	app := packAndShip(t, nil)
 	base := serve(t, nil, server.Register("orders", app))
 	for _, tid := range []string{"t1", "t2", "t3"} {
 		apiJSON[map[string]any](t, "POST", base+"/threads", `{"thread_id": "`+tid+`", "graph_id": "orders"}`)

@@ -133,6 +133,28 @@ type order struct {
 	Tags  []string
 }
 
+// packAndShip compiles the orders graph most page tests drive, on a
+// memory saver: pack appends ", packed" to the item, then ship appends
+// ", shipped", or fails with shipErr when it is not nil.
+func packAndShip(t *testing.T, shipErr error) *graph.Compiled[order] {
+	t.Helper()
+	item := state.Value("item", func(o *order) *string { return &o.Item })
+	app, err := graph.New(state.NewSchema(item)).
+		AddNode("pack", func(ctx context.Context, o order) (state.Update[order], error) {
+			return state.Writes(item.Set(o.Item + ", packed")), nil
+		}).
+		AddNode("ship", func(ctx context.Context, o order) (state.Update[order], error) {
+			if shipErr != nil {
+				return state.Update[order]{}, shipErr
+			}
+			return state.Writes(item.Set(o.Item + ", shipped")), nil
+		}).
+		AddEdge(graph.Start, "pack").AddEdge("pack", "ship").AddEdge("ship", graph.End).
+		Compile(graph.WithCheckpointer(memory.New()))
+	require.NoError(t, err)
+	return app
+}
+
 // Defects 5 and 6 of #31: a fork of a thread whose list fields nothing
 // wrote shows only the field it changed (the API gives [] for an empty
 // list, never null), and its branch is indented with no console error.
@@ -245,17 +267,7 @@ func TestAFailedNodeIsDrawnAsFailed(t *testing.T) {
 		t.Skip("drives Chromium")
 	}
 	ctx := chromium(t)
-	item := state.Value("item", func(o *order) *string { return &o.Item })
-	app, err := graph.New(state.NewSchema(item)).
-		AddNode("pack", func(ctx context.Context, o order) (state.Update[order], error) {
-			return state.Writes(item.Set(o.Item + ", packed")), nil
-		}).
-		AddNode("ship", func(ctx context.Context, o order) (state.Update[order], error) {
-			return state.Update[order]{}, errors.New("the carrier refused the parcel")
-		}).
-		AddEdge(graph.Start, "pack").AddEdge("pack", "ship").AddEdge("ship", graph.End).
-		Compile(graph.WithCheckpointer(memory.New()))
-	require.NoError(t, err)
+	app := packAndShip(t, errors.New("the carrier refused the parcel"))
 	base := serve(t, nil, server.Register("orders", app))
 	steps(t, ctx, "a failed run",
 		append([]chromedp.Action[chromedp.Void]{chromedp.Navigate(base + "/studio/")},
@@ -382,17 +394,7 @@ func TestARunStopsBeforeTheNodesThePageNames(t *testing.T) {
 		t.Skip("drives Chromium")
 	}
 	ctx := chromium(t)
-	item := state.Value("item", func(o *order) *string { return &o.Item })
-	app, err := graph.New(state.NewSchema(item)).
-		AddNode("pack", func(ctx context.Context, o order) (state.Update[order], error) {
-			return state.Writes(item.Set(o.Item + ", packed")), nil
-		}).
-		AddNode("ship", func(ctx context.Context, o order) (state.Update[order], error) {
-			return state.Writes(item.Set(o.Item + ", shipped")), nil
-		}).
-		AddEdge(graph.Start, "pack").AddEdge("pack", "ship").AddEdge("ship", graph.End).
-		Compile(graph.WithCheckpointer(memory.New()))
-	require.NoError(t, err)
+	app := packAndShip(t, nil)
 	base := serve(t, nil, server.Register("orders", app))
 	steps(t, ctx, "a node the graph does not have is refused",
 		chromedp.Navigate(base+"/studio/"),
