@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -272,17 +273,25 @@ func TestChatAgentResumeReconnectsToAServerThatDied(t *testing.T) {
 			}
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "done"}}}, nil, nil
 		})
+	// Each connection is a pair of pipes the test can cut, as the death
+	// of a server process cuts its stdio: the client sees the connection
+	// end at once, whatever the server's session is doing.
 	var mu sync.Mutex
-	var sessions []*sdk.ServerSession
+	var cuts []func()
 	srv := mcp.Server{Name: "calc", Transport: func() sdk.Transport {
-		st, ct := sdk.NewInMemoryTransports()
-		ss, err := s.Connect(context.Background(), st, nil)
+		serverIn, clientOut := io.Pipe()
+		clientIn, serverOut := io.Pipe()
+		ss, err := s.Connect(context.Background(), &sdk.IOTransport{Reader: serverIn, Writer: serverOut}, nil)
 		require.NoError(t, err)
 		mu.Lock()
-		sessions = append(sessions, ss)
+		cuts = append(cuts, func() {
+			for _, p := range []io.Closer{serverIn, clientOut, clientIn, serverOut} {
+				_ = p.Close()
+			}
+		})
 		mu.Unlock()
 		t.Cleanup(func() { _ = ss.Close() })
-		return ct
+		return &sdk.IOTransport{Reader: clientIn, Writer: clientOut}
 	}}
 	c, err := mcp.Connect(t.Context(), srv)
 	require.NoError(t, err)
@@ -299,7 +308,8 @@ func TestChatAgentResumeReconnectsToAServerThatDied(t *testing.T) {
 	}()
 	<-entered // the call runs on the server: the server goes away
 	mu.Lock()
-	require.NoError(t, sessions[0].Close())
+	require.Len(t, cuts, 1)
+	cuts[0]()
 	mu.Unlock()
 	err = <-failed
 	require.ErrorIs(t, err, mcp.ErrServerDown)
@@ -318,7 +328,7 @@ func TestChatAgentResumeReconnectsToAServerThatDied(t *testing.T) {
 	}
 	assert.Equal(t, []string{"done"}, answers)
 	mu.Lock()
-	assert.Len(t, sessions, 2)
+	assert.Len(t, cuts, 2, "the resume connected again")
 	mu.Unlock()
 	assert.Len(t, m.prompts, 2, "the resume did not ask the model again for the call")
 }

@@ -63,7 +63,7 @@ func TestThreadStateWithSubgraphsCarriesTheSubgraphsState(t *testing.T) {
 	assert.Nil(t, task["checkpoint"])
 	sub, ok := task["state"].(map[string]any)
 	require.True(t, ok, "the subgraph's state: %v", task)
-	assert.Equal(t, map[string]any{"input": "HI", "replies": nil}, sub["values"])
+	assert.Equal(t, map[string]any{"input": "HI", "replies": []any{}}, sub["values"])
 	assert.Equal(t, []any{"respond"}, sub["next"])
 	assert.Equal(t, ns, sub["checkpoint"].(map[string]any)["checkpoint_ns"])
 

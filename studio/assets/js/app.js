@@ -421,6 +421,9 @@ async function templateFor(graphID) {
   try {
     if (!S.schemas.has(graphID)) S.schemas.set(graphID, await api.schemas(graphID));
   } catch (_) { return; }
+  // Another graph was chosen while this one's schema loaded: its own
+  // call fills the box.
+  if ($("run-graph").value !== graphID) return;
   const input = S.schemas.get(graphID)?.input_schema || {};
   // A graph's own example is a valid first run; else its fields, empty.
   if (Array.isArray(input.examples) && input.examples.length > 0) {
