@@ -54,7 +54,13 @@ func (c *call) run(ctx context.Context, input func() (any, error)) (Result, erro
 			continue
 		case runSuccess, runInterrupted:
 		default:
-			return Result{}, fmt.Errorf("run %s ended with status %q", last.RunID, last.Status)
+			// The last run failed (an error the node reported, or a
+			// timeout): run the thread again from its last checkpoint, as a
+			// resume of a failed graph does, without its input.
+			if err := c.start(ctx, map[string]any{"input": nil}); err != nil {
+				return Result{}, err
+			}
+			continue
 		}
 		var st threadState
 		if err := c.g.getJSON(ctx, "/threads/"+url.PathEscape(c.thread)+"/state", &st); err != nil {

@@ -31,9 +31,10 @@
 // Resuming after a crash: the remote thread's id is derived from the
 // task's idempotency key (ThreadID), which is the same each time the task
 // runs. A node run again looks at the remote thread's last run before it
-// starts anything: it joins a run in progress, reads a finished one, and
-// starts a run only when the thread has none or the caller has just
-// answered its interrupt. Runs are started with on_disconnect continue,
+// starts anything: it joins a run in progress, reads a finished one,
+// continues a failed one from its last checkpoint (a run without input),
+// answers an interrupted one with the caller's answer, and starts a run
+// with the input only when the thread has none. Runs are started with on_disconnect continue,
 // so a caller that dies leaves its remote run running, and with
 // multitask_strategy reject, so two callers of one task never run it
 // twice at once.

@@ -37,13 +37,15 @@ var (
 
 // remoteServer is the server the caller's node calls: a "writer" graph
 // (draft, then polish), a "reviewer" graph (draft, then a question to a
-// human) and a "gated" graph (draft, then a wait the test releases).
+// human), a "gated" graph (draft, then a wait the test releases) and a
+// "flaky" one (draft, then a check that fails the first time).
 type remoteServer struct {
 	t      *testing.T
 	http   *httptest.Server
 	drafts atomic.Int32 // calls of the draft node, over every graph
 	gate   chan chan struct{}
 	waits  atomic.Int32 // calls of the wait node: a second fails at once
+	checks atomic.Int32 // calls of the check node: the first fails
 
 	mu          sync.Mutex
 	traceparent []string // the traceparent header of each request
@@ -101,7 +103,17 @@ func newRemoteServer(t *testing.T) *remoteServer {
 			}
 		}).
 		AddEdge(graph.Start, "draft").AddEdge("draft", "wait").AddEdge("wait", graph.End))
+	flaky := compile("flaky", schema().
+		AddNode("draft", draft).
+		AddNode("check", func(ctx context.Context, j Job) (state.Update[Job], error) {
+			if rs.checks.Add(1) == 1 {
+				return state.Update[Job]{}, errors.New("the check failed once")
+			}
+			return state.Writes(jobLog.Set([]string{"checked"})), nil
+		}).
+		AddEdge(graph.Start, "draft").AddEdge("draft", "check").AddEdge("check", graph.End))
 	srv, err := server.New([]server.Graph{
+		server.Register("flaky", flaky),
 		server.Register("writer", writer),
 		server.Register("reviewer", reviewer),
 		server.Register("gated", gated),

@@ -87,9 +87,10 @@ type Result struct {
 // (graph.RunInfo), so it is the same every time this task runs: after an
 // error, an interrupt or a crash of the caller, the node looks at the
 // remote thread before it starts anything. A run still in progress is
-// joined (its events are streamed again), a finished one is read, and a
-// new run starts only when the thread has none or its last run stopped
-// at an interrupt that the caller answered. The remote run is started
+// joined (its events are streamed again), a finished one is read, a
+// failed one is continued by a run without input (from the remote
+// thread's last checkpoint), and a run with the input starts only when
+// the thread has none. The remote run is started
 // with on_disconnect continue, so a caller that dies does not stop it.
 //
 // The remote run's events come to the caller's stream as Custom events

@@ -234,3 +234,24 @@ func TestRemoteRunErrorNamesAssistantAndThread(t *testing.T) {
 	require.Contains(t, err.Error(), `remote: assistant "missing" at `+rs.http.URL+", thread ")
 	require.Contains(t, err.Error(), "404")
 }
+
+// TestFailedRemoteRunIsContinuedWhenTheCallerResumes: a remote run that
+// fails fails the node, naming the remote run; the caller's resume runs
+// the remote thread again from its last checkpoint, so the remote steps
+// that finished (draft) do not run again.
+func TestFailedRemoteRunIsContinuedWhenTheCallerResumes(t *testing.T) {
+	t.Parallel()
+	rs := newRemoteServer(t)
+	app := callerGraph(t, rs.graph("flaky"), openSaver(t, dbPath(t)))
+	_, err := app.Invoke(context.Background(), state.Writes(tripTopic.Set("bern")), graph.WithThread("t1"))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), `remote: assistant "flaky" at `+rs.http.URL)
+	require.Contains(t, err.Error(), "the check failed once")
+
+	out, err := app.Invoke(context.Background(), state.Update[Trip]{}, graph.WithThread("t1"))
+	require.NoError(t, err)
+	require.Equal(t, "drafted bern; checked", out.Summary)
+	require.Len(t, rs.runs(out.RemoteThread), 2, "the failed run and the one that continued it")
+	require.EqualValues(t, 1, rs.drafts.Load(), "the remote draft ran once")
+	require.EqualValues(t, 2, rs.checks.Load())
+}
