@@ -122,7 +122,18 @@ func (c *call) join(ctx context.Context, runID string) error {
 		return fmt.Errorf("join run %s: %w", runID, err)
 	}
 	defer resp.Body.Close()
-	return c.relay(ctx, resp, runID)
+	if err := c.relay(ctx, resp, runID); err != nil {
+		return err
+	}
+	// A stream can end before the run's record says so (a run whose
+	// events the server no longer keeps streams nothing): wait for the
+	// run itself, so the next look at the thread sees it finished.
+	wait, err := c.g.request(ctx, http.MethodGet, "/threads/"+url.PathEscape(c.thread)+"/runs/"+url.PathEscape(runID)+"/join", nil)
+	if err != nil {
+		return fmt.Errorf("wait for run %s: %w", runID, err)
+	}
+	wait.Body.Close()
+	return nil
 }
 
 // relay sends a remote run's stream to the caller's stream, in order, as
