@@ -1,6 +1,7 @@
 package remote_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -254,4 +255,50 @@ func TestFailedRemoteRunIsContinuedWhenTheCallerResumes(t *testing.T) {
 	require.Len(t, rs.runs(out.RemoteThread), 2, "the failed run and the one that continued it")
 	require.EqualValues(t, 1, rs.drafts.Load(), "the remote draft ran once")
 	require.EqualValues(t, 2, rs.checks.Load())
+}
+
+// TestRemoteEventsReachTheCallerServersStream streams the caller through
+// its own server: the remote events come, in order, as the caller's
+// custom events tagged with the delegate node's namespace.
+func TestRemoteEventsReachTheCallerServersStream(t *testing.T) {
+	t.Parallel()
+	rs := newRemoteServer(t)
+	caller, err := server.New([]server.Graph{server.Register("trip", callerGraph(t, rs.graph("writer"), openSaver(t, dbPath(t))))})
+	require.NoError(t, err)
+	hs := httptest.NewServer(caller)
+	t.Cleanup(func() {
+		hs.Close()
+		require.NoError(t, caller.Close())
+	})
+	cl := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(cl.CloseIdleConnections)
+	body := `{"assistant_id": "trip", "input": {"topic": "riga"}, "stream_mode": ["custom"]}`
+	resp, err := cl.Post(hs.URL+"/runs/stream", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	var got []string
+	sc := bufio.NewScanner(resp.Body)
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		if e, ok := strings.CutPrefix(line, "event: "); ok {
+			event = e
+		}
+		if d, ok := strings.CutPrefix(line, "data: "); ok && event == "custom" {
+			var re remote.Event
+			require.NoError(t, json.Unmarshal([]byte(d), &re))
+			require.True(t, strings.HasPrefix(re.Namespace, "delegate:"), re.Namespace)
+			got = append(got, re.Mode+" "+compact(t, re.Data))
+		}
+	}
+	require.NoError(t, sc.Err())
+	require.Equal(t, []string{
+		`custom {"n":1}`,
+		`custom {"n":2}`,
+		`updates {"draft":{"log":["drafted riga"]}}`,
+		`custom {"n":3}`,
+		`updates {"polish":{"log":["polished"]}}`,
+	}, got)
 }
