@@ -1,0 +1,304 @@
+package remote_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/remote"
+	"github.com/stategraph/stategraph/server"
+	"github.com/stategraph/stategraph/state"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/trace"
+)
+
+func TestRemoteEventsStreamInOrderUnderTheNodesNamespace(t *testing.T) {
+	t.Parallel()
+	rs := newRemoteServer(t)
+	app := callerGraph(t, rs.graph("writer"), openSaver(t, dbPath(t)))
+
+	var got []string
+	var namespaces []string
+	var delegateTask string
+	for ev, err := range app.Stream(context.Background(), state.Writes(tripTopic.Set("rome")), graph.WithThread("t1"),
+		graph.StreamModes(graph.Custom|graph.Updates)) {
+		require.NoError(t, err)
+		switch {
+		case ev.Mode == graph.Custom:
+			re, ok := ev.Custom.(remote.Event)
+			require.True(t, ok, "custom event %T", ev.Custom)
+			require.Equal(t, "delegate", ev.Node)
+			namespaces = append(namespaces, re.Namespace)
+			got = append(got, re.Mode+" "+compact(t, re.Data))
+		case ev.Mode == graph.Updates:
+			if ev.Node == "delegate" {
+				delegateTask = ev.TaskID
+			}
+			got = append(got, "caller "+ev.Node)
+		}
+	}
+	require.Equal(t, []string{
+		`custom {"n":1}`,
+		`custom {"n":2}`,
+		`updates {"draft":{"log":["drafted rome"]}}`,
+		`custom {"n":3}`,
+		`updates {"polish":{"log":["polished"]}}`,
+		"caller delegate",
+		"caller finish",
+	}, got)
+	require.NotEmpty(t, delegateTask)
+	for _, ns := range namespaces {
+		require.Equal(t, "delegate:"+delegateTask, ns)
+	}
+
+	snap, err := app.State(context.Background(), graph.WithThread("t1"))
+	require.NoError(t, err)
+	require.Equal(t, "drafted rome; polished", snap.Values.Summary)
+	require.True(t, snap.Values.Done)
+	require.Len(t, rs.runs(snap.Values.RemoteThread), 1)
+}
+
+// compact returns data without insignificant space.
+func compact(t *testing.T, data json.RawMessage) string {
+	var v any
+	require.NoError(t, json.Unmarshal(data, &v))
+	out, err := json.Marshal(v)
+	require.NoError(t, err)
+	return string(out)
+}
+
+// TestRemoteInterruptIsAnsweredFromTheCaller runs the caller on a
+// stategraph server of its own: the remote question is the caller
+// thread's interrupt, and the caller's answer finishes the remote run.
+func TestRemoteInterruptIsAnsweredFromTheCaller(t *testing.T) {
+	t.Parallel()
+	rs := newRemoteServer(t)
+	caller, err := server.New([]server.Graph{server.Register("trip", callerGraph(t, rs.graph("reviewer"), openSaver(t, dbPath(t))))})
+	require.NoError(t, err)
+	hs := httptest.NewServer(caller)
+	t.Cleanup(func() {
+		hs.Close()
+		require.NoError(t, caller.Close())
+	})
+	cl := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(cl.CloseIdleConnections)
+	post := func(path string, body any) map[string]any {
+		data, err := json.Marshal(body)
+		require.NoError(t, err)
+		resp, err := cl.Post(hs.URL+path, "application/json", strings.NewReader(string(data)))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var out map[string]any
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+		require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %v", path, out)
+		return out
+	}
+	thread := post("/threads", map[string]any{})["thread_id"].(string)
+
+	out := post("/threads/"+thread+"/runs/wait", map[string]any{"assistant_id": "trip", "input": map[string]any{"topic": "oslo"}})
+	ints, _ := out["__interrupt__"].([]any)
+	require.Len(t, ints, 1, "the remote question is the caller's interrupt: %v", out)
+	require.Equal(t, map[string]any{"question": "publish oslo?"}, ints[0].(map[string]any)["value"])
+	require.Equal(t, false, out["done"])
+
+	out = post("/threads/"+thread+"/runs/wait", map[string]any{"assistant_id": "trip", "command": map[string]any{"resume": "yes"}})
+	require.Equal(t, "drafted oslo; answered yes", out["summary"])
+	require.Equal(t, true, out["done"])
+	runs := rs.runs(out["remote_thread"].(string))
+	require.Len(t, runs, 2, "the first run and the resume")
+	require.EqualValues(t, 1, rs.drafts.Load(), "the remote draft ran once")
+}
+
+// TestCallerCrashResumesWithoutStartingTheRemoteRunTwice kills the
+// caller (its context cancelled, its saver closed) while the remote run
+// waits, and resumes the caller's thread in a fresh graph on the same
+// database: the node joins the remote run in progress, or reads the one
+// that finished meanwhile, and never starts a second.
+func TestCallerCrashResumesWithoutStartingTheRemoteRunTwice(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		// finishFirst: the remote run ends before the caller resumes.
+		finishFirst bool
+	}{
+		{name: "remote run still in progress is joined"},
+		{name: "remote run finished meanwhile is read", finishFirst: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rs := newRemoteServer(t)
+			path := dbPath(t)
+			first, err := graphOn(t, rs, path)
+			require.NoError(t, err)
+
+			ctx, kill := context.WithCancel(context.Background())
+			defer kill()
+			var release chan struct{}
+			var remoteThread string
+			for ev, err := range first.app.Stream(ctx, state.Writes(tripTopic.Set("lima")), graph.WithThread("t1"), graph.StreamModes(graph.Custom)) {
+				if err != nil {
+					require.ErrorIs(t, err, context.Canceled)
+					break
+				}
+				re := ev.Custom.(remote.Event)
+				remoteThread = re.ThreadID
+				if re.Mode == "updates" { // the draft finished: the remote run now waits
+					release = <-rs.gate
+					kill()
+				}
+			}
+			require.NotNil(t, release, "the remote run reached its wait")
+			require.NoError(t, first.saver.Close()) // the caller's process is gone
+
+			if tc.finishFirst {
+				close(release)
+				resp, err := http.Get(rs.http.URL + "/threads/" + remoteThread + "/runs/" + rs.runs(remoteThread)[0]["run_id"].(string) + "/join")
+				require.NoError(t, err)
+				resp.Body.Close()
+			}
+			second, err := graphOn(t, rs, path)
+			require.NoError(t, err)
+			var modes []string
+			for ev, err := range second.app.Stream(context.Background(), state.Update[Trip]{}, graph.WithThread("t1"), graph.StreamModes(graph.Custom)) {
+				require.NoError(t, err)
+				re := ev.Custom.(remote.Event)
+				require.Equal(t, remoteThread, re.ThreadID)
+				modes = append(modes, re.Mode)
+				if !tc.finishFirst && re.Mode == "updates" && release != nil {
+					close(release) // the joined stream replayed the draft
+					release = nil
+				}
+			}
+			if tc.finishFirst {
+				require.Empty(t, modes, "a finished remote run is read, not run again")
+			} else {
+				require.Equal(t, []string{"custom", "custom", "updates", "updates"}, modes, "the joined run's events, replayed then live")
+			}
+			snap, err := second.app.State(context.Background(), graph.WithThread("t1"))
+			require.NoError(t, err)
+			require.Equal(t, "drafted lima; waited", snap.Values.Summary)
+			require.True(t, snap.Values.Done)
+			require.Equal(t, remoteThread, snap.Values.RemoteThread)
+			require.Len(t, rs.runs(remoteThread), 1, "one remote run")
+			require.EqualValues(t, 1, rs.drafts.Load())
+		})
+	}
+}
+
+type callerOn struct {
+	app   *graph.Compiled[Trip]
+	saver interface{ Close() error }
+}
+
+// graphOn compiles the caller of the gated assistant on the SQLite file
+// at path.
+func graphOn(t *testing.T, rs *remoteServer, path string) (callerOn, error) {
+	saver := openSaver(t, path)
+	return callerOn{app: callerGraph(t, rs.graph("gated"), saver), saver: saver}, nil
+}
+
+func TestRequestsCarryTheCallersTraceContext(t *testing.T) {
+	t.Parallel()
+	rs := newRemoteServer(t)
+	app := callerGraph(t, rs.graph("writer"), openSaver(t, dbPath(t)))
+	sc := trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID:    trace.TraceID{0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6, 0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36},
+		SpanID:     trace.SpanID{0x00, 0xf0, 0x67, 0xaa, 0x0b, 0xa9, 0x02, 0xb7},
+		TraceFlags: trace.FlagsSampled,
+	})
+	ctx := trace.ContextWithSpanContext(context.Background(), sc)
+	_, err := app.Invoke(ctx, state.Writes(tripTopic.Set("kyiv")), graph.WithThread("t1"))
+	require.NoError(t, err)
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	require.NotEmpty(t, rs.traceparent)
+	for _, h := range rs.traceparent {
+		if h == "" {
+			continue // the test's own requests
+		}
+		require.Equal(t, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", h)
+	}
+	require.Contains(t, rs.traceparent, "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+}
+
+func TestRemoteRunErrorNamesAssistantAndThread(t *testing.T) {
+	t.Parallel()
+	rs := newRemoteServer(t)
+	app := callerGraph(t, rs.graph("missing"), openSaver(t, dbPath(t)))
+	_, err := app.Invoke(context.Background(), state.Writes(tripTopic.Set("x")), graph.WithThread("t1"))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), `remote: assistant "missing" at `+rs.http.URL+", thread ")
+	require.Contains(t, err.Error(), "404")
+}
+
+// TestFailedRemoteRunIsContinuedWhenTheCallerResumes: a remote run that
+// fails fails the node, naming the remote run; the caller's resume runs
+// the remote thread again from its last checkpoint, so the remote steps
+// that finished (draft) do not run again.
+func TestFailedRemoteRunIsContinuedWhenTheCallerResumes(t *testing.T) {
+	t.Parallel()
+	rs := newRemoteServer(t)
+	app := callerGraph(t, rs.graph("flaky"), openSaver(t, dbPath(t)))
+	_, err := app.Invoke(context.Background(), state.Writes(tripTopic.Set("bern")), graph.WithThread("t1"))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), `remote: assistant "flaky" at `+rs.http.URL)
+	require.Contains(t, err.Error(), "the check failed once")
+
+	out, err := app.Invoke(context.Background(), state.Update[Trip]{}, graph.WithThread("t1"))
+	require.NoError(t, err)
+	require.Equal(t, "drafted bern; checked", out.Summary)
+	require.Len(t, rs.runs(out.RemoteThread), 2, "the failed run and the one that continued it")
+	require.EqualValues(t, 1, rs.drafts.Load(), "the remote draft ran once")
+	require.EqualValues(t, 2, rs.checks.Load())
+}
+
+// TestRemoteEventsReachTheCallerServersStream streams the caller through
+// its own server: the remote events come, in order, as the caller's
+// custom events tagged with the delegate node's namespace.
+func TestRemoteEventsReachTheCallerServersStream(t *testing.T) {
+	t.Parallel()
+	rs := newRemoteServer(t)
+	caller, err := server.New([]server.Graph{server.Register("trip", callerGraph(t, rs.graph("writer"), openSaver(t, dbPath(t))))})
+	require.NoError(t, err)
+	hs := httptest.NewServer(caller)
+	t.Cleanup(func() {
+		hs.Close()
+		require.NoError(t, caller.Close())
+	})
+	cl := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(cl.CloseIdleConnections)
+	body := `{"assistant_id": "trip", "input": {"topic": "riga"}, "stream_mode": ["custom"]}`
+	resp, err := cl.Post(hs.URL+"/runs/stream", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	var got []string
+	sc := bufio.NewScanner(resp.Body)
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		if e, ok := strings.CutPrefix(line, "event: "); ok {
+			event = e
+		}
+		if d, ok := strings.CutPrefix(line, "data: "); ok && event == "custom" {
+			var re remote.Event
+			require.NoError(t, json.Unmarshal([]byte(d), &re))
+			require.True(t, strings.HasPrefix(re.Namespace, "delegate:"), re.Namespace)
+			got = append(got, re.Mode+" "+compact(t, re.Data))
+		}
+	}
+	require.NoError(t, sc.Err())
+	require.Equal(t, []string{
+		`custom {"n":1}`,
+		`custom {"n":2}`,
+		`updates {"draft":{"log":["drafted riga"]}}`,
+		`custom {"n":3}`,
+		`updates {"polish":{"log":["polished"]}}`,
+	}, got)
+}
