@@ -99,9 +99,13 @@ func httpServer(t *testing.T) (string, func()) {
 		}
 		_, _ = io.Copy(io.Discard, stderr)
 	}()
+	// A bound on a failure, not a wait for success: the select ends as
+	// soon as the server says it listens.
+	bound, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
 	select {
 	case <-ready:
-	case <-time.After(30 * time.Second):
+	case <-bound.Done():
 		require.FailNow(t, "server-everything did not start listening")
 	}
 	return fmt.Sprintf("http://127.0.0.1:%d/mcp", port), kill
@@ -205,11 +209,13 @@ func TestEverythingToolListFollowsListChanged(t *testing.T) {
 	c, err := mcp.Connect(t.Context(), stdioServer(t), mcp.WithToolsChanged(func(ts []tools.Tool) { changed <- ts }))
 	require.NoError(t, err)
 	defer c.Close()
+	bound, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
 	select {
 	case ts := <-changed:
 		assert.NotNil(t, toolNamed(t, ts, "get-roots-list"))
 		assert.NotNil(t, toolNamed(t, ts, "echo"))
-	case <-time.After(30 * time.Second):
+	case <-bound.Done():
 		require.FailNow(t, "no list_changed from server-everything")
 	}
 	toolNamed(t, c.Tools(), "get-roots-list")
