@@ -7,12 +7,12 @@ import { $, el, clear } from "./dom.js";
 import * as timeline from "./timeline.js";
 import { setOpen } from "./values.js";
 import { fetchTraces } from "./trace.js";
-import { explain, LIST_PAGE, PAGE, quiet, READ_ONLY, readOnly, S, say, statusOf } from "./state.js";
+import { explain, LIST_PAGE, PAGE, parseObject, quiet, READ_ONLY, readOnly, S, say, statusOf } from "./state.js";
 import { loadThreads, renderThreads, threadKeys } from "./threads.js";
 import { forgetCheckpoint, renderCheckpoint, renderGraph } from "./checkpoint.js";
 import { chatView, messagesOf, reviewOf } from "./chat.js";
 import { limitOf, pendingView, recursionText } from "./pending.js";
-import * as form from "./form.js";
+import { runInput, templateFor, wireRunForm } from "./runform.js";
 import { wireViews } from "./apiviews.js";
 
 // ---- a thread ----
@@ -301,26 +301,12 @@ async function cancelRun() {
   }
 }
 
-// parseObject reads a JSON object from a text box, or says what is wrong.
-function parseObject(text, what) {
-  let v;
-  try {
-    v = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${what} is not valid JSON (${err.message}). Nothing was changed.`);
-  }
-  if (v === null || typeof v !== "object" || Array.isArray(v)) throw new Error(`${what} must be a JSON object of field writes, like {"field": value}. Nothing was changed.`);
-  return v;
-}
-
 async function newRun(onThisThread) {
   quiet();
   const graphID = $("run-graph").value;
   let input;
   try {
-    // The form writes the JSON box: both send the same request.
-    if (formMode()) syncJSON();
-    input = parseObject($("run-input").value || "{}", "The input");
+    input = runInput();
   } catch (err) { say(err.message); return; }
   const limit = $("run-limit").value.trim();
   const body = { input, assistant_id: graphID };
@@ -419,78 +405,13 @@ async function fillRunForm() {
   await templateFor($("run-graph").value);
 }
 
-// templateFor fills the input box with the graph's example input (or its
-// fields, empty) and builds the form of its input schema's fields.
-async function templateFor(graphID) {
-  if (!graphID) return;
-  try {
-    if (!S.schemas.has(graphID)) S.schemas.set(graphID, await api.schemas(graphID));
-  } catch (_) { return; }
-  if ($("run-graph").value !== graphID) return; // another graph was chosen meanwhile
-  const input = S.schemas.get(graphID)?.input_schema || {};
-  const fields = form.build(input);
-  clear($("run-form-fields"), fields);
-  $("run-form-fields").dataset.graph = graphID;
-  $("run-mode-form").disabled = fields.length === 0;
-  // A graph's own example is a valid first run; else its fields, empty.
-  let tmpl;
-  if (Array.isArray(input.examples) && input.examples.length > 0) {
-    tmpl = input.examples[0];
-  } else {
-    const zero = { string: "", array: [], object: {}, integer: 0, number: 0, boolean: false };
-    tmpl = {};
-    for (const [k, p] of Object.entries(input.properties || {})) tmpl[k] = p.type in zero ? structuredClone(zero[p.type]) : null;
-  }
-  $("run-input").value = JSON.stringify(tmpl, null, 2);
-  // The form when the schema has fields and shows the example; else JSON.
-  let fits = fields.length > 0;
-  try { if (fits) form.fill($("run-form-fields"), tmpl); } catch (_) { fits = false; }
-  setMode(fits ? "form" : "json");
-}
-
-const formMode = () => $("run-mode-form").checked;
-
-// setMode shows the form or the JSON box.
-function setMode(mode) {
-  $("run-mode-form").checked = mode === "form";
-  $("run-mode-json").checked = mode !== "form";
-  $("run-form-fields").hidden = mode !== "form";
-  $("run-json").hidden = mode === "form";
-  $("new-run-form").dataset.mode = mode;
-}
-
-// syncJSON writes the form's field writes into the JSON box (it throws,
-// naming the field, when one does not parse).
-function syncJSON() {
-  $("run-input").value = JSON.stringify(form.read($("run-form-fields")), null, 2);
-}
-
-// switchMode moves what is typed from one mode to the other; what cannot
-// move (invalid JSON, a field the form lacks) is said, and the mode stays.
-function switchMode(mode) {
-  quiet();
-  try {
-    if (mode === "form") form.fill($("run-form-fields"), parseObject($("run-input").value || "{}", "The input"));
-    else syncJSON();
-  } catch (err) {
-    say(`Cannot switch to ${mode === "form" ? "the form" : "JSON"}: ${err.message.replace(/ Nothing was (changed|started)\.$/, "")}. The input stays as it was.`);
-    setMode(mode === "form" ? "json" : "form");
-    return;
-  }
-  setMode(mode);
-}
-
 function wire() {
   $("thread-search").addEventListener("input", renderThreads);
   $("more-threads").addEventListener("click", () => { S.listed += LIST_PAGE; renderThreads(); });
   $("status-filter").addEventListener("change", renderThreads);
   $("refresh").addEventListener("click", async () => { await loadThreads(); if (S.tid) await reloadThread(); });
   $("run-graph").addEventListener("change", (ev) => templateFor(ev.target.value));
-  $("run-mode-form").addEventListener("change", () => switchMode("form"));
-  $("run-mode-json").addEventListener("change", () => switchMode("json"));
-  // Each change of a field is written to the JSON box at once (a field
-  // that does not parse yet waits, marked, until it does or a run asks).
-  $("run-form-fields").addEventListener("input", () => { try { syncJSON(); } catch (_) { /* marked invalid */ } });
+  wireRunForm();
   wireViews();
   $("new-run-form").addEventListener("submit", (ev) => { ev.preventDefault(); newRun(false); });
   $("run-here").addEventListener("click", () => newRun(true));
