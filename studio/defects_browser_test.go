@@ -80,8 +80,31 @@ func startRun(id, input string) []chromedp.Action[chromedp.Void] {
 	return []chromedp.Action[chromedp.Void]{
 		until(`document.querySelector('#run-graph option[value="` + id + `"]') !== null`),
 		chromedp.SetValue(chromedp.CSS(`#run-graph`), id),
-		chromedp.SetValue(chromedp.CSS(`#run-input`), input),
+		jsonInput(input),
 		chromedp.Click(chromedp.CSS(`#run-new`)),
+	}
+}
+
+// jsonInput switches the run box to JSON, once the page has built the
+// form of the graph's input schema, and types input into it.
+func jsonInput(input string) chromedp.Action[chromedp.Void] {
+	return all(
+		until(`document.querySelector('#new-run-form').dataset.mode !== undefined`),
+		chromedp.Click(chromedp.CSS(`#run-mode-json`)),
+		until(`document.querySelector('#new-run-form').dataset.mode === "json"`),
+		chromedp.SetValue(chromedp.CSS(`#run-input`), input),
+	)
+}
+
+// all is one action of the actions given, run in order.
+func all(actions ...chromedp.Action[chromedp.Void]) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		for _, a := range actions {
+			if _, err := a(ctx, t); err != nil {
+				return chromedp.Void{}, err
+			}
+		}
+		return chromedp.Void{}, nil
 	}
 }
 
@@ -399,7 +422,7 @@ func TestARunStopsBeforeTheNodesThePageNames(t *testing.T) {
 	steps(t, ctx, "a node the graph does not have is refused",
 		chromedp.Navigate(base+"/studio/"),
 		until(`document.querySelector('#run-graph').value === "orders"`),
-		chromedp.SetValue(chromedp.CSS(`#run-input`), `{"item": "lamp"}`),
+		jsonInput(`{"item": "lamp"}`),
 		chromedp.SetValue(chromedp.CSS(`#run-before`), "nope"),
 		chromedp.Click(chromedp.CSS(`#run-new`)),
 		textContains("#message", "has no node nope"),

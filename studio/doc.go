@@ -23,7 +23,10 @@
 //   - the trace of the run that wrote a checkpoint (runs, steps, tasks,
 //     checkpoint writes, model and tool calls), when the server records
 //     the spans of package telemetry in a Traces (WithTraces);
-//   - actions: start a run with input (stopping before or after nodes),
+//   - the assistants with their config, the long-term store's namespaces
+//     and items (searched by prefix, filter or query) and the crons;
+//   - actions: start a run with input, from a form generated from the
+//     graph's input schema or as JSON (stopping before or after nodes),
 //     answer an interrupt or continue a paused thread, edit the state as
 //     a node and fork from any checkpoint, replay from a checkpoint,
 //     cancel the streaming run.

@@ -56,6 +56,10 @@ export const api = {
   state: (tid, cid) => request("GET", `/threads/${enc(tid)}/state` + (cid ? `/${enc(cid)}` : "")),
   history: (tid, limit, before) => request("POST", `/threads/${enc(tid)}/history`, before ? { limit, before } : { limit }),
   updateState: (tid, body) => request("POST", `/threads/${enc(tid)}/state`, body),
+  info: () => request("GET", "/info"),
+  namespaces: () => request("POST", "/store/namespaces", { limit: 100 }),
+  searchItems: (body) => request("POST", "/store/items/search", body),
+  crons: () => request("POST", "/runs/crons/search", { limit: 100 }),
   cancel: (tid, rid) => request("POST", `/threads/${enc(tid)}/runs/${enc(rid)}/cancel?action=interrupt`),
 };
 

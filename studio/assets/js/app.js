@@ -7,11 +7,13 @@ import { $, el, clear } from "./dom.js";
 import * as timeline from "./timeline.js";
 import { setOpen } from "./values.js";
 import { fetchTraces } from "./trace.js";
-import { explain, PAGE, quiet, READ_ONLY, readOnly, S, say, statusOf } from "./state.js";
+import { explain, LIST_PAGE, PAGE, parseObject, quiet, READ_ONLY, readOnly, S, say, statusOf } from "./state.js";
 import { loadThreads, renderThreads, threadKeys } from "./threads.js";
 import { forgetCheckpoint, renderCheckpoint, renderGraph } from "./checkpoint.js";
 import { chatView, messagesOf, reviewOf } from "./chat.js";
 import { limitOf, pendingView, recursionText } from "./pending.js";
+import { runInput, templateFor, wireRunForm } from "./runform.js";
+import { wireViews } from "./apiviews.js";
 
 // ---- a thread ----
 
@@ -299,24 +301,12 @@ async function cancelRun() {
   }
 }
 
-// parseObject reads a JSON object from a text box, or says what is wrong.
-function parseObject(text, what) {
-  let v;
-  try {
-    v = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${what} is not valid JSON (${err.message}). Nothing was changed.`);
-  }
-  if (v === null || typeof v !== "object" || Array.isArray(v)) throw new Error(`${what} must be a JSON object of field writes, like {"field": value}. Nothing was changed.`);
-  return v;
-}
-
 async function newRun(onThisThread) {
   quiet();
   const graphID = $("run-graph").value;
   let input;
   try {
-    input = parseObject($("run-input").value || "{}", "The input");
+    input = runInput();
   } catch (err) { say(err.message); return; }
   const limit = $("run-limit").value.trim();
   const body = { input, assistant_id: graphID };
@@ -415,34 +405,14 @@ async function fillRunForm() {
   await templateFor($("run-graph").value);
 }
 
-// templateFor fills the input box with the graph's input fields, empty.
-async function templateFor(graphID) {
-  if (!graphID) return;
-  try {
-    if (!S.schemas.has(graphID)) S.schemas.set(graphID, await api.schemas(graphID));
-  } catch (_) { return; }
-  // Another graph was chosen while this one's schema loaded: its own
-  // call fills the box.
-  if ($("run-graph").value !== graphID) return;
-  const input = S.schemas.get(graphID)?.input_schema || {};
-  // A graph's own example is a valid first run; else its fields, empty.
-  if (Array.isArray(input.examples) && input.examples.length > 0) {
-    $("run-input").value = JSON.stringify(input.examples[0], null, 2);
-    return;
-  }
-  const props = input.properties || {};
-  const zero = { string: "", array: [], object: {}, integer: 0, number: 0, boolean: false };
-  const tmpl = {};
-  for (const [k, p] of Object.entries(props)) tmpl[k] = p.type in zero ? structuredClone(zero[p.type]) : null;
-  $("run-input").value = JSON.stringify(tmpl, null, 2);
-}
-
 function wire() {
   $("thread-search").addEventListener("input", renderThreads);
   $("more-threads").addEventListener("click", () => { S.listed += LIST_PAGE; renderThreads(); });
   $("status-filter").addEventListener("change", renderThreads);
   $("refresh").addEventListener("click", async () => { await loadThreads(); if (S.tid) await reloadThread(); });
   $("run-graph").addEventListener("change", (ev) => templateFor(ev.target.value));
+  wireRunForm();
+  wireViews();
   $("new-run-form").addEventListener("submit", (ev) => { ev.preventDefault(); newRun(false); });
   $("run-here").addEventListener("click", () => newRun(true));
   $("run-cancel").addEventListener("click", cancelRun);

@@ -57,3 +57,15 @@ export function statusOf(t) {
   if (t.status === "idle" && (t.next || []).length > 0) return "paused";
   return t.status;
 }
+
+// parseObject reads a JSON object from a text box, or says what is wrong.
+export function parseObject(text, what) {
+  let v;
+  try {
+    v = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${what} is not valid JSON (${err.message}). Nothing was changed.`);
+  }
+  if (v === null || typeof v !== "object" || Array.isArray(v)) throw new Error(`${what} must be a JSON object of field writes, like {"field": value}. Nothing was changed.`);
+  return v;
+}
