@@ -44,7 +44,7 @@ func echoGraph(t testing.TB, saver checkpoint.Saver) *graph.Compiled[Echo] {
 				return state.Update[Echo]{}, errors.New("echo was asked to fail")
 			}
 			graph.Emit(ctx, map[string]any{"progress": "thinking"})
-			stream := graph.StreamingFunc(ctx)
+			stream := graph.StreamingFunc(ctx, "")
 			_ = stream(ctx, []byte("echo: "))
 			_ = stream(ctx, []byte(e.Input))
 			return state.Writes(echoReplies.Set([]string{"echo: " + e.Input})), nil
