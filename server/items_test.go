@@ -13,7 +13,7 @@ import (
 func newItemsHarness(t *testing.T) *harness {
 	items, err := storememory.New()
 	require.NoError(t, err)
-	return newHarness(t, server.WithItemStore(items))
+	return newHarness(t, server.WithStore(items))
 }
 
 func TestStoreItemsRoundTrip(t *testing.T) {
