@@ -61,7 +61,7 @@ func TestStoreItemsRefusals(t *testing.T) {
 	}
 }
 
-func TestStoreAPIIsNotServedWithoutAnItemStore(t *testing.T) {
+func TestStoreAPIIsNotServedWithoutWithStore(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	code, _ := h.do("PUT", "/store/items", map[string]any{"namespace": []string{"a"}, "key": "k", "value": map[string]any{}})
