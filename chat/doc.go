@@ -23,8 +23,8 @@
 // arguments, tool responses — through every checkpoint saver.
 //
 // A model node that streams tokens tags them with the id of the message they
-// become: StreamingFunc sends each chunk to the graph's Messages stream (with
-// its node and step) and a Chunk with the message id to its Custom stream.
+// become: graph.StreamingFunc(ctx, id) sends each chunk to the graph's
+// Messages stream with its node, step and Event.MessageID.
 //
 // The tool node and the tools-condition router are in package
 // chat/toolnode, the prebuilt ReAct agent in chat/agent, and trimming and

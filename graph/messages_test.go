@@ -14,7 +14,7 @@ import (
 // talker streams two chunks named after the node.
 func talker(name string) graph.NodeFunc[counter] {
 	return func(ctx context.Context, s counter) (state.Update[counter], error) {
-		send := graph.StreamingFunc(ctx)
+		send := graph.StreamingFunc(ctx, "")
 		for _, tok := range []string{name + "-1", name + "-2"} {
 			if err := send(ctx, []byte(tok)); err != nil {
 				return zero, err

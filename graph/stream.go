@@ -72,7 +72,7 @@ type Event[S any] struct {
 	Custom any
 	// Chunk is a streamed LLM token chunk (Messages), and MessageID the
 	// id of the message it belongs to when the node gave one
-	// (StreamingFuncFor).
+	// (StreamingFunc).
 	Chunk     []byte
 	MessageID string
 	// Checkpoint is the config of the saved checkpoint (Checkpoints), and
@@ -255,7 +255,7 @@ type eventOut struct {
 	mode   Mode
 	custom any
 	chunk  []byte
-	msgID  string // of a Messages chunk (StreamingFuncFor)
+	msgID  string // of a Messages chunk (StreamingFunc)
 	sub    any    // a subgraph's event, for WithSubgraphs
 }
 
@@ -314,17 +314,12 @@ func Streams(ctx context.Context, modes Mode) bool {
 // StreamingFunc returns a function for langchaingo's
 // llms.WithStreamingFunc that sends each chunk to the Messages stream,
 // tagged with the node, step, task id and namespace (Event.Node, Step,
-// TaskID, Namespace; RunInfo gives a node the same). Outside a node it
-// returns a func that does nothing.
-func StreamingFunc(ctx context.Context) func(ctx context.Context, chunk []byte) error {
-	return StreamingFuncFor(ctx, "")
-}
-
-// StreamingFuncFor is StreamingFunc for the chunks of one message: each
-// Messages event also carries messageID (Event.MessageID), so a consumer
-// of parallel model calls, or of several messages of one node, tells
-// them apart (LangGraph's messages mode gives each chunk its message's id).
-func StreamingFuncFor(ctx context.Context, messageID string) func(ctx context.Context, chunk []byte) error {
+// TaskID, Namespace; RunInfo gives a node the same) and with messageID
+// (Event.MessageID), so a consumer of parallel model calls, or of several
+// messages of one node, tells them apart (LangGraph's messages mode gives
+// each chunk its message's id); "" leaves Event.MessageID empty. Outside a
+// node, or when nobody streams Messages, the func does nothing.
+func StreamingFunc(ctx context.Context, messageID string) func(ctx context.Context, chunk []byte) error {
 	s := scopeOf(ctx)
 	return func(_ context.Context, chunk []byte) error {
 		if s != nil && s.emit != nil && s.modes&Messages != 0 {

@@ -21,7 +21,7 @@ func streamGraph(t *testing.T) *graph.Compiled[counter] {
 	g := graph.New(schema).
 		AddNode("talk", func(ctx context.Context, s counter) (state.Update[counter], error) {
 			graph.Emit(ctx, "progress 50%")
-			stream := graph.StreamingFunc(ctx)
+			stream := graph.StreamingFunc(ctx, "")
 			for _, tok := range []string{"hel", "lo"} {
 				if err := stream(ctx, []byte(tok)); err != nil {
 					return state.Update[counter]{}, err
@@ -558,11 +558,11 @@ func TestMessagesEventsCarryTheMessageIDTheNodeGave(t *testing.T) {
 	t.Parallel()
 	g := graph.New(schema).AddNode("talk", func(ctx context.Context, s counter) (state.Update[counter], error) {
 		for _, part := range []struct{ id, text string }{{"m1", "hel"}, {"m2", "other"}, {"m1", "lo"}} {
-			if err := graph.StreamingFuncFor(ctx, part.id)(ctx, []byte(part.text)); err != nil {
+			if err := graph.StreamingFunc(ctx, part.id)(ctx, []byte(part.text)); err != nil {
 				return state.Update[counter]{}, err
 			}
 		}
-		return state.Update[counter]{}, graph.StreamingFunc(ctx)(ctx, []byte("untagged"))
+		return state.Update[counter]{}, graph.StreamingFunc(ctx, "")(ctx, []byte("untagged"))
 	}).AddEdge(graph.Start, "talk")
 	c := mustCompile(t, g)
 	byID := map[string]string{}

@@ -14,8 +14,8 @@ import (
 )
 
 // Tool is one tool of an MCP server, as the agents take a tool: a
-// langchaingo tools.Tool with an input schema (the SchemaTool of packages
-// nodes/tool and chat/toolnode) and side effects (plan.SideEffecter). It
+// langchaingo tools.Tool with an input schema (a nodes/tool.SchemaTool,
+// which chat/toolnode reads too) and side effects (plan.SideEffecter). It
 // reads its definition from its client's latest tool list.
 type Tool struct {
 	c    *Client

@@ -23,7 +23,7 @@ func WithTokenStreaming() AgentOption { return func(o *agentOptions) { o.stream 
 // ModelCall is the Custom event a node emits, with WithTokenStreaming,
 // before each attempt of a model call: the Messages chunks of the task
 // that follow are that attempt's. Its MessageID is the Event.MessageID of
-// those Messages events (graph.StreamingFuncFor), one per attempt, so a
+// those Messages events (graph.StreamingFunc), one per attempt, so a
 // consumer tells the call and plan step each chunk belongs to even when
 // steps stream at the same time — also the steps of an eager round, which
 // share one task. TaskID is the task's (graph.RunInfo).
@@ -66,7 +66,7 @@ func streamOptions(ctx context.Context, attempt int, opts []llms.CallOption) []l
 	if !graph.Streams(ctx, graph.Messages) {
 		return opts // nobody reads the tokens (Invoke): a plain request
 	}
-	send := graph.StreamingFuncFor(ctx, id)
+	send := graph.StreamingFunc(ctx, id)
 	return append(append([]llms.CallOption(nil), opts...), llms.WithStreamingFunc(func(ctx context.Context, chunk []byte) error {
 		if len(chunk) == 0 {
 			return nil // the clients' end-of-stream call

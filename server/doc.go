@@ -7,12 +7,12 @@
 // Register from a compiled graph with a checkpointer:
 //
 //	srv, err := server.New([]server.Graph{server.Register("agent", app)},
-//		server.WithStore(store))
+//		server.WithRecords(records))
 //	http.ListenAndServe("127.0.0.1:2024", srv)
 //
 // Each graph is an assistant (its id is LangGraph's, a UUIDv5 of the graph
 // id; the graph id is accepted too). Threads are records in a Store
-// (MemoryStore, or SQLiteStore for the embedded default) beside the
+// (WithRecords: MemoryStore, or SQLiteStore for the embedded default) beside the
 // graph's checkpoints; a thread's values, state, history and status are
 // read from its checkpoints. Runs execute in this process: created in the
 // background, waited for, or streamed as server-sent events in LangGraph's
@@ -40,7 +40,7 @@
 //
 // # The store
 //
-// WithItemStore serves LangGraph's store API (/store/items…,
+// WithStore serves LangGraph's store API (/store/items…,
 // /store/namespaces) over a store.Store, as the SDKs' client.store uses
 // it.
 //

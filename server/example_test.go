@@ -89,7 +89,7 @@ func Example_mount() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv, err := server.New([]server.Graph{server.Register("greeter", app)}, server.WithStore(records))
+	srv, err := server.New([]server.Graph{server.Register("greeter", app)}, server.WithRecords(records))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func Example_replicas() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv, err := server.New([]server.Graph{server.Register("greeter", app)}, server.WithStore(records), server.WithWorkers(10))
+	srv, err := server.New([]server.Graph{server.Register("greeter", app)}, server.WithRecords(records), server.WithWorkers(10))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func echoGraph(t testing.TB, saver checkpoint.Saver) *graph.Compiled[Echo] {
 				return state.Update[Echo]{}, errors.New("echo was asked to fail")
 			}
 			graph.Emit(ctx, map[string]any{"progress": "thinking"})
-			stream := graph.StreamingFunc(ctx)
+			stream := graph.StreamingFunc(ctx, "")
 			_ = stream(ctx, []byte("echo: "))
 			_ = stream(ctx, []byte(e.Input))
 			return state.Writes(echoReplies.Set([]string{"echo: " + e.Input})), nil
@@ -159,7 +159,7 @@ func newSQLiteHarness(t testing.TB) *harness {
 	items, err := storesqlite.Open(context.Background(), filepath.Join(dir, "items.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { items.Close() })
-	return newHarnessOn(t, saver, server.WithStore(st), server.WithItemStore(items))
+	return newHarnessOn(t, saver, server.WithRecords(st), server.WithStore(items))
 }
 
 // newPostgresHarness is a harness on PostgreSQL: checkpoints and records
@@ -173,7 +173,7 @@ func newPostgresHarness(t testing.TB) *harness {
 	require.NoError(t, err)
 	items, err := storepostgres.New(context.Background(), pool, storepostgres.Config{Schema: schema})
 	require.NoError(t, err)
-	return newHarnessOn(t, saver, server.WithStore(st), server.WithItemStore(items))
+	return newHarnessOn(t, saver, server.WithRecords(st), server.WithStore(items))
 }
 
 func newHarnessOn(t testing.TB, saver checkpoint.Saver, opts ...server.Option) *harness {

@@ -95,7 +95,7 @@ type Event struct {
 	Custom any
 	Chunk  []byte
 	// MessageID is the id of the message a Messages chunk belongs to,
-	// when the node gave one (graph.StreamingFuncFor).
+	// when the node gave one (graph.StreamingFunc).
 	MessageID  string
 	Checkpoint *checkpoint.Config
 	Metadata   *checkpoint.Metadata

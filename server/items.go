@@ -10,11 +10,12 @@ import (
 	"github.com/stategraph/stategraph/store"
 )
 
-// WithItemStore serves LangGraph's store API (/store/items,
+// WithStore serves LangGraph's store API (/store/items,
 // /store/items/search, /store/namespaces: what the SDKs' client.store
 // calls) over st, the long-term cross-thread store the graphs may use
-// too (graph.WithStore). Without it those endpoints are 404.
-func WithItemStore(st *store.Store) Option { return func(o *options) { o.items = st } }
+// too (graph.WithStore). Without it those endpoints are 404. The server's
+// own thread and run records are WithRecords'.
+func WithStore(st *store.Store) Option { return func(o *options) { o.items = st } }
 
 func (s *Server) itemRoutes(m *http.ServeMux) {
 	if s.opts.items == nil {

@@ -13,7 +13,7 @@ import (
 func newItemsHarness(t *testing.T) *harness {
 	items, err := storememory.New()
 	require.NoError(t, err)
-	return newHarness(t, server.WithItemStore(items))
+	return newHarness(t, server.WithStore(items))
 }
 
 func TestStoreItemsRoundTrip(t *testing.T) {
@@ -61,7 +61,7 @@ func TestStoreItemsRefusals(t *testing.T) {
 	}
 }
 
-func TestStoreAPIIsNotServedWithoutAnItemStore(t *testing.T) {
+func TestStoreAPIIsNotServedWithoutWithStore(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	code, _ := h.do("PUT", "/store/items", map[string]any{"namespace": []string{"a"}, "key": "k", "value": map[string]any{}})

@@ -42,7 +42,7 @@ func TestEmbeddedServerProcess(t *testing.T) {
 	require.NoError(t, err)
 	defer st.Close()
 	gates := &threadGates{open: map[string]chan struct{}{}}
-	srv, err := server.New([]server.Graph{server.Register("gate", gates.graph(t, saver))}, server.WithStore(st))
+	srv, err := server.New([]server.Graph{server.Register("gate", gates.graph(t, saver))}, server.WithRecords(st))
 	require.NoError(t, err)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /__test/open/{thread}", func(w http.ResponseWriter, r *http.Request) {

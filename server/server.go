@@ -55,7 +55,7 @@ type options struct {
 	mcp       bool // WithMCP
 	a2a       bool // WithA2A
 
-	items      *store.Store // WithItemStore
+	items      *store.Store // WithStore
 	workers    *int         // WithWorkers
 	workerOpts []worker.Option
 	poll       time.Duration
@@ -64,8 +64,10 @@ type options struct {
 // Option configures a Server.
 type Option func(*options)
 
-// WithStore keeps thread and run records in st (default: a MemoryStore).
-func WithStore(st Store) Option { return func(o *options) { o.store = st } }
+// WithRecords keeps the server's thread and run records in st (default: a
+// MemoryStore; SQLiteStore or PostgresStore to keep them). They are not
+// LangGraph's long-term store, which WithStore serves.
+func WithRecords(st Store) Option { return func(o *options) { o.store = st } }
 
 // WithEventLog keeps the last n events of each run for clients that join
 // or rejoin its stream (default 10,000).

@@ -38,7 +38,7 @@ func TestMessagesKeepTheNodesMessageIDs(t *testing.T) {
 	app, err := graph.New(state.NewSchema(said)).
 		AddNode("talk", func(ctx context.Context, c Chat) (state.Update[Chat], error) {
 			for _, id := range []string{"m-1", "m-2"} {
-				stream := graph.StreamingFuncFor(ctx, id)
+				stream := graph.StreamingFunc(ctx, id)
 				_ = stream(ctx, []byte(id+" a"))
 				_ = stream(ctx, []byte(" b"))
 			}

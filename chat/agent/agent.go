@@ -171,8 +171,8 @@ func (m *modelNode[S, T]) agent(ctx context.Context, s S) (state.Update[S], erro
 	if len(m.defs) > 0 {
 		opts = append(opts, llms.WithTools(m.defs))
 	}
-	if graph.Streams(ctx, graph.Messages|graph.Custom) { // a stream only for a consumer of its tokens
-		opts = append(opts, llms.WithStreamingFunc(chat.StreamingFunc(ctx, id)))
+	if graph.Streams(ctx, graph.Messages) { // a stream only for a consumer of its tokens
+		opts = append(opts, llms.WithStreamingFunc(graph.StreamingFunc(ctx, id)))
 	}
 	opts = append(opts, m.cfg.callOpts...)
 	resp, err := m.model.GenerateContent(ctx, m.request(m.cfg.prompt, history), opts...)

@@ -28,7 +28,7 @@
 // New returns an Agent whose Graph is an ordinary *graph.StateGraph: add
 // nodes, compile it with a checkpointer, stream it, draw it. Build does the
 // same over your own state, given its keys. The agent node streams tokens
-// with chat.StreamingFunc: Messages events carry the bytes with node and
-// step, Custom events a chat.Chunk with the id of the AI message they
-// become.
+// with graph.StreamingFunc when the run streams Messages: each event
+// carries the bytes with node and step, and the id of the AI message they
+// become (Event.MessageID).
 package agent

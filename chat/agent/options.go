@@ -82,8 +82,8 @@ func WithCallOptions(opts ...llms.CallOption) Option {
 // WithToolOptions configures the tools node: errors (toolnode.WithErrorHandler,
 // toolnode.PropagateErrors) and a call hook (toolnode.WithCallHook). The
 // agent sends the tools node one call per task, so toolnode.WithMaxParallel
-// has nothing to bound (bound a step's tasks with graph.WithMaxConcurrency),
-// and review is not a tool option here: use WithReview.
+// has nothing to bound (bound a step's tasks with graph.WithMaxConcurrency).
+// Review of tool calls is WithReview.
 func WithToolOptions(opts ...toolnode.Option) Option {
 	return func(c *config) { c.toolOpts = append(c.toolOpts, opts...) }
 }

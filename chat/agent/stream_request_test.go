@@ -16,7 +16,7 @@ import (
 )
 
 // The model is asked for a token stream only when someone consumes the
-// tokens: a Messages or Custom stream. Invoke streams nothing, so its
+// tokens: a Messages stream. Invoke streams nothing, so its
 // calls are plain requests.
 func TestModelIsAskedForAStreamOnlyWhenTokensAreConsumed(t *testing.T) {
 	t.Parallel()
@@ -28,7 +28,7 @@ func TestModelIsAskedForAStreamOnlyWhenTokensAreConsumed(t *testing.T) {
 		{"Invoke", nil, false},
 		{"Stream of values", []graph.Mode{graph.Values}, false},
 		{"Stream of messages", []graph.Mode{graph.Messages}, true},
-		{"Stream of custom events", []graph.Mode{graph.Custom}, true},
+		{"Stream of custom events", []graph.Mode{graph.Custom}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

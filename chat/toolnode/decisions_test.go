@@ -38,11 +38,22 @@ func (r *recorder) calls() []string {
 	return append([]string(nil), r.ran...)
 }
 
+// reviewed is a graph whose input's calls of "send" and "pay" go through a
+// ReviewNode before the tools node; the others are dispatched at once.
 func reviewed(t *testing.T, saver checkpoint.Saver, ts []tools.Tool) *graph.Compiled[convo] {
 	t.Helper()
+	need := toolnode.ReviewTools("send", "pay")
 	g := graph.New(state.NewSchema[convo](msgs))
-	g.AddNode("tools", toolnode.New(msgs, ts, toolnode.WithReview(toolnode.ReviewTools("send", "pay"))))
-	g.AddEdge(graph.Start, "tools").AddEdge("tools", graph.End)
+	g.AddNode("tools", toolnode.New(msgs, ts))
+	g.AddNode("review", toolnode.ReviewNode(msgs, "tools", need), graph.WithDestinations("tools"))
+	dispatch := toolnode.Dispatch(msgs, "tools", graph.End)
+	g.AddConditionalEdges(graph.Start, func(ctx context.Context, s convo) (graph.Route[convo], error) {
+		if toolnode.NeedsReview(s.Messages, need) {
+			return graph.Route[convo]{To: []string{"review"}}, nil
+		}
+		return dispatch(ctx, s)
+	}, "tools", "review", graph.End)
+	g.AddEdge("tools", graph.End)
 	app, err := g.Compile(graph.WithCheckpointer(saver))
 	require.NoError(t, err)
 	return app

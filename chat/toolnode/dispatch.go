@@ -134,9 +134,6 @@ func taskOf(msgs []chat.Message) (callTask, bool) {
 // runTask runs the one call of a task (or takes its answer) and returns
 // its tool message.
 func (r *runner) runTask(ctx context.Context, t callTask) (chat.Message, error) {
-	if r.opts.review != nil {
-		return chat.Message{}, fmt.Errorf("toolnode: call %q of tool %q came as a task of its own (Dispatch), which a node with WithReview cannot review: review the calls together before they are sent, with ReviewNode", t.call.ID, callName(t.call))
-	}
 	results, err := r.runCalls(ctx, []llms.ToolCall{t.call}, []*string{t.answer})
 	if err != nil {
 		return chat.Message{}, err

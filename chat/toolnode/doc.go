@@ -18,15 +18,16 @@
 // only the calls that had not finished. Condition sends the whole message
 // to one task instead.
 //
-// With WithReview, the calls the review selects wait for a human: the node
-// calls graph.Interrupt once with a Review listing them, and the run stops.
-// Resume it with a []Decision, one per listed call in order: Approve runs
-// the call, Edit runs it with other arguments (and rewrites the call in the
-// AI message, so the history shows what ran), Reject answers it with the
-// reviewer's reason instead of running it. No tool runs before every
-// listed call is decided, so a reviewed node never runs a tool twice.
-// For calls dispatched one per task, ReviewNode does the same review in a
-// node of its own before the tasks, then sends them.
+// Human review of tool calls is a node of its own before the tools:
+// ReviewNode calls graph.Interrupt once with a Review listing the calls
+// its selector picks (ReviewAll, ReviewTools), and the run stops. Resume
+// it with a []Decision, one per listed call in order: Approve runs the
+// call, Edit runs it with other arguments (and rewrites the call in the AI
+// message, so the history shows what ran), Reject answers it with the
+// reviewer's reason instead of running it. It then sends each call to the
+// tools node as a task of its own, as Dispatch does; no tool runs before
+// every listed call is decided. Route to it when NeedsReview says so (the
+// prebuilt agent's WithReview does exactly this).
 //
 // WithCallHook wraps each call (to refuse it by policy, bound it, audit it,
 // judge its result), and Run does the node's work as a plain function, for

@@ -26,7 +26,6 @@ type Option func(*options)
 type options struct {
 	maxParallel int
 	onError     func(call llms.ToolCall, err error) (string, error)
-	review      func(llms.ToolCall) bool
 	around      CallHook
 }
 
@@ -62,13 +61,6 @@ func WithErrorHandler(h func(call llms.ToolCall, err error) (string, error)) Opt
 // handle_tool_errors=False), with an error naming the call and the tool.
 func PropagateErrors() Option {
 	return WithErrorHandler(func(_ llms.ToolCall, err error) (string, error) { return "", err })
-}
-
-// WithReview makes the calls that need return true wait for a human
-// decision before any tool runs (see Review). ReviewAll and ReviewTools
-// are ready-made choices.
-func WithReview(need func(llms.ToolCall) bool) Option {
-	return func(o *options) { o.review = need }
 }
 
 // ErrUnknownTool is the error (wrapped, naming the tool and listing the
@@ -119,9 +111,7 @@ func New[S any](messages *state.Key[S, []chat.Message], ts []tools.Tool, opts ..
 // Run does what the node does, as a function, for code that runs tools
 // inside a node of its own (a ReAct loop within a step): it returns the
 // messages the node would write for the last of msgs — the tool messages,
-// in call order, after the AI message with its calls edited when a review
-// edited one. Review (WithReview) needs a node's context: Run calls
-// graph.Interrupt.
+// in call order.
 func Run(ctx context.Context, msgs []chat.Message, ts []tools.Tool, opts ...Option) ([]chat.Message, error) {
 	return newRunner(ts, opts).run(ctx, msgs)
 }
@@ -160,36 +150,26 @@ func (r *runner) run(ctx context.Context, msgs []chat.Message) ([]chat.Message, 
 	if len(calls) == 0 {
 		return nil, nil
 	}
-	answers := make([]*string, len(calls)) // set: answered without running
-	var out []chat.Message
-	if r.opts.review != nil {
-		edited, err := r.reviewCalls(ctx, last, calls, answers)
-		if err != nil {
-			return nil, err
-		}
-		if edited != nil {
-			out = append(out, *edited)
-		}
-	}
-	results, err := r.runCalls(ctx, calls, answers)
+	results, err := r.runCalls(ctx, calls, make([]*string, len(calls)))
 	if err != nil {
 		return nil, err
 	}
+	out := make([]chat.Message, 0, len(calls))
 	for i, c := range calls {
 		out = append(out, toolMessage(c, results[i]))
 	}
 	return out, nil
 }
 
-// reviewCalls asks for the decisions on the calls that need review (an
+// reviewCalls asks for the decisions on the calls that need selects (an
 // interrupt, the first time) and applies them: edited arguments are set in
 // calls, rejections in answers. It returns the AI message with its calls
 // edited, when an edit changed one.
-func (r *runner) reviewCalls(ctx context.Context, ai chat.Message, calls []llms.ToolCall, answers []*string) (*chat.Message, error) {
+func reviewCalls(ctx context.Context, need func(llms.ToolCall) bool, ai chat.Message, calls []llms.ToolCall, answers []*string) (*chat.Message, error) {
 	rev := Review{MessageID: ai.ID}
 	var at []int
 	for i, c := range calls {
-		if r.opts.review(c) {
+		if need(c) {
 			rev.Calls = append(rev.Calls, ReviewCall{ID: c.ID, Tool: callName(c), Args: callArgs(c)})
 			at = append(at, i)
 		}

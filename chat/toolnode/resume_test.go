@@ -199,17 +199,3 @@ func TestResumeDoesNotRerunFinishedToolCalls(t *testing.T) {
 		})
 	}
 }
-
-// A tools node with WithReview cannot review a call sent alone (its edit
-// would rewrite the AI message without its siblings): it fails naming
-// ReviewNode, and runs nothing.
-func TestDispatchedCallRefusesANodeWithReview(t *testing.T) {
-	t.Parallel()
-	var c counter
-	app := dispatched(t, chattest.Savers(t)["memory"], resumeTools(&c), []llms.ToolCall{chat.Call("c1", "look", `{}`)}, nil,
-		toolnode.WithReview(toolnode.ReviewAll))
-	_, err := app.Invoke(context.Background(), state.Writes(msgs.Set([]chat.Message{chat.Human("go")})), graph.WithThread("t"))
-	require.ErrorContains(t, err, `toolnode: call "c1" of tool "look" came as a task of its own (Dispatch), which a node with WithReview cannot review`)
-	require.ErrorContains(t, err, "ReviewNode")
-	assert.Empty(t, c.counts())
-}

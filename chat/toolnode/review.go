@@ -54,7 +54,7 @@ func Edit(args string) Decision { return Decision{Action: ActionEdit, Args: args
 // Reject does not run the call: it is answered with reason.
 func Reject(reason string) Decision { return Decision{Action: ActionReject, Reason: reason} }
 
-// ReviewAll selects every call for review (see WithReview).
+// ReviewAll selects every call for review (see ReviewNode).
 func ReviewAll(llms.ToolCall) bool { return true }
 
 // ReviewTools selects the calls of the named tools for review.
@@ -86,10 +86,12 @@ func check(rev Review, decisions []Decision) error {
 }
 
 // ReviewNode returns the node that puts the calls need selects before a
-// human, for calls sent one per task (Dispatch): it reads the last message
-// of messages, an AI message with tool calls, and when need selects any,
-// stops at one interrupt with a Review listing them, resumed with a
-// []Decision as WithReview's is. Then it sends every call to toolsNode as
+// human: it reads the last message of messages, an AI message with tool
+// calls, and when need selects any, stops at one interrupt
+// (graph.Interrupt) with a Review listing them, resumed with a []Decision,
+// one per listed call in order: Approve runs the call, Edit runs it with
+// other arguments, Reject answers it with the reviewer's reason instead of
+// running it. Then it sends every call to toolsNode (a New node) as
 // a task of its own — an edited call with its new arguments, a rejected
 // one with the reviewer's reason as its answer, so that the tool messages
 // keep the order of the calls — and writes the AI message with its calls
@@ -101,7 +103,6 @@ func check(rev Review, decisions []Decision) error {
 // and route to it instead of Dispatch when a call needs review (package
 // chat/agent does, with agent.WithReview).
 func ReviewNode[S any](messages *state.Key[S, []chat.Message], toolsNode string, need func(llms.ToolCall) bool) graph.NodeFunc[S] {
-	r := newRunner(nil, []Option{WithReview(need)})
 	send := sender(messages, toolsNode)
 	return func(ctx context.Context, s S) (state.Update[S], error) {
 		last, ok := chat.Last(messages.Get(s))
@@ -110,7 +111,7 @@ func ReviewNode[S any](messages *state.Key[S, []chat.Message], toolsNode string,
 		}
 		calls := last.ToolCalls()
 		answers := make([]*string, len(calls))
-		edited, err := r.reviewCalls(ctx, last, calls, answers)
+		edited, err := reviewCalls(ctx, need, last, calls, answers)
 		if err != nil {
 			return state.Update[S]{}, err
 		}

@@ -233,7 +233,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		if ierr != nil {
 			return fmt.Errorf("serve: %w", ierr)
 		}
-		srvOpts = append(srvOpts, server.WithItemStore(items))
+		srvOpts = append(srvOpts, server.WithStore(items))
 		where = fmt.Sprintf("PostgreSQL, %d workers", c.workers)
 		if c.workers == 0 {
 			where = "PostgreSQL, API only: runs executed by other processes"
@@ -263,7 +263,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 			return fmt.Errorf("serve: %w", ierr)
 		}
 		defer items.Close()
-		srvOpts = append(srvOpts, server.WithItemStore(items))
+		srvOpts = append(srvOpts, server.WithStore(items))
 	}
 	graphs, chatModel, err := chatGraphs(saver, c.model)
 	if err != nil {
@@ -278,7 +278,7 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		srvOpts = append(srvOpts, server.WithA2A())
 		endpoints += ", A2A at /a2a/{assistant_id}"
 	}
-	srv, err := server.New(graphs, append([]server.Option{server.WithStore(st)}, srvOpts...)...)
+	srv, err := server.New(graphs, append([]server.Option{server.WithRecords(st)}, srvOpts...)...)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

@@ -207,7 +207,7 @@ func serveStudio(ctx context.Context, c studioConfig, ln net.Listener, stdout io
 	if err != nil {
 		return fmt.Errorf("studio: %w", err)
 	}
-	srv, err := server.New(append(graphs, readOnlyGraph{saver: b.saver}), server.WithStore(records))
+	srv, err := server.New(append(graphs, readOnlyGraph{saver: b.saver}), server.WithRecords(records))
 	if err != nil {
 		return fmt.Errorf("studio: %w", err)
 	}

@@ -125,7 +125,7 @@ func (s *session) chat(ctx context.Context) error {
 func (s *session) turn(ctx context.Context, input state.Update[turnState], extra ...graph.RunOption) error {
 	for {
 		opts := append([]graph.RunOption{graph.WithThread(s.cfg.thread),
-			graph.StreamModes(graph.Custom, graph.Tasks, graph.Interrupts)}, extra...)
+			graph.StreamModes(graph.Messages, graph.Tasks, graph.Interrupts)}, extra...)
 		var pending []graph.Interruption
 		for ev, err := range s.app.Stream(ctx, input, opts...) {
 			if err != nil {
@@ -133,10 +133,8 @@ func (s *session) turn(ctx context.Context, input state.Update[turnState], extra
 				return err
 			}
 			switch ev.Mode {
-			case graph.Custom:
-				if c, ok := ev.Custom.(chat.Chunk); ok {
-					s.chunk(c)
-				}
+			case graph.Messages:
+				s.chunk(ev.MessageID, string(ev.Chunk))
 			case graph.Tasks:
 				if ev.Task.Result && ev.Task.Err == nil {
 					s.update(ev.Node, ev.Update, ev.Task.Cached)
@@ -160,19 +158,19 @@ func (s *session) turn(ctx context.Context, input state.Update[turnState], extra
 // chunk prints a streamed chunk of the assistant's reply. A chunk that is
 // a tool call's JSON (langchaingo's OpenAI client streams those too) is
 // left out: the update shows the call.
-func (s *session) chunk(c chat.Chunk) {
+func (s *session) chunk(messageID, text string) {
 	var calls []struct {
 		Function json.RawMessage `json:"function"`
 	}
-	if json.Unmarshal([]byte(c.Text), &calls) == nil && len(calls) > 0 && calls[0].Function != nil {
+	if json.Unmarshal([]byte(text), &calls) == nil && len(calls) > 0 && calls[0].Function != nil {
 		return
 	}
-	if c.MessageID != s.shown {
+	if messageID != s.shown {
 		s.endLine()
 		fmt.Fprint(s.out, "assistant: ")
-		s.shown = c.MessageID
+		s.shown = messageID
 	}
-	fmt.Fprint(s.out, c.Text)
+	fmt.Fprint(s.out, text)
 }
 
 func (s *session) endLine() {
