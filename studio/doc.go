@@ -35,7 +35,7 @@
 // elsewhere on the same origin; Beside serves the page at /studio/ next
 // to an API handler at every other path, as `stategraph studio` does:
 //
-//	srv, err := server.New(graphs, server.WithStore(records))
+//	srv, err := server.New(graphs, server.WithRecords(records))
 //	http.ListenAndServe("127.0.0.1:2024", studio.Beside(srv))
 //
 // The page has no authentication of its own: it can do whatever the API

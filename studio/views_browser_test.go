@@ -32,7 +32,7 @@ func TestTheAssistantsStoreAndCronsViewsShowWhatTheAPIHolds(t *testing.T) {
 	require.NoError(t, items.Put(bg, []string{"users", "alice"}, "memo", map[string]any{"text": "likes tea"}))
 	require.NoError(t, items.Put(bg, []string{"users", "bob"}, "prefs", map[string]any{"plan": "pro", "theme": "light"}))
 	srv, err := server.New([]server.Graph{server.Register("orders", packAndShip(t, nil)), server.Register("chores", chores(t))},
-		server.WithItemStore(items), server.WithCronTicks(make(chan time.Time))) // the crons never fire
+		server.WithStore(items), server.WithCronTicks(make(chan time.Time))) // the crons never fire
 	require.NoError(t, err)
 	web := httptest.NewServer(studio.Beside(srv))
 	t.Cleanup(func() {
