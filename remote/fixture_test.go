@@ -196,3 +196,20 @@ func openSaver(t *testing.T, path string) *sqlite.Saver {
 }
 
 func dbPath(t *testing.T) string { return filepath.Join(t.TempDir(), "caller.db") }
+
+// serveCaller serves the caller graph over rg as assistant "trip" on a
+// stategraph server of its own (a SQLite saver), and gives a client of
+// its own whose connections close with the test.
+func serveCaller(t *testing.T, rg *remote.Graph) (*httptest.Server, *http.Client) {
+	t.Helper()
+	caller, err := server.New([]server.Graph{server.Register("trip", callerGraph(t, rg, openSaver(t, dbPath(t))))})
+	require.NoError(t, err)
+	hs := httptest.NewServer(caller)
+	t.Cleanup(func() {
+		hs.Close()
+		require.NoError(t, caller.Close())
+	})
+	cl := &http.Client{Transport: &http.Transport{}}
+	t.Cleanup(cl.CloseIdleConnections)
+	return hs, cl
+}

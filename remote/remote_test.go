@@ -5,13 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/remote"
-	"github.com/stategraph/stategraph/server"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/trace"
@@ -78,15 +76,7 @@ func compact(t *testing.T, data json.RawMessage) string {
 func TestRemoteInterruptIsAnsweredFromTheCaller(t *testing.T) {
 	t.Parallel()
 	rs := newRemoteServer(t)
-	caller, err := server.New([]server.Graph{server.Register("trip", callerGraph(t, rs.graph("reviewer"), openSaver(t, dbPath(t))))})
-	require.NoError(t, err)
-	hs := httptest.NewServer(caller)
-	t.Cleanup(func() {
-		hs.Close()
-		require.NoError(t, caller.Close())
-	})
-	cl := &http.Client{Transport: &http.Transport{}}
-	t.Cleanup(cl.CloseIdleConnections)
+	hs, cl := serveCaller(t, rs.graph("reviewer"))
 	post := func(path string, body any) map[string]any {
 		data, err := json.Marshal(body)
 		require.NoError(t, err)
@@ -263,15 +253,7 @@ func TestFailedRemoteRunIsContinuedWhenTheCallerResumes(t *testing.T) {
 func TestRemoteEventsReachTheCallerServersStream(t *testing.T) {
 	t.Parallel()
 	rs := newRemoteServer(t)
-	caller, err := server.New([]server.Graph{server.Register("trip", callerGraph(t, rs.graph("writer"), openSaver(t, dbPath(t))))})
-	require.NoError(t, err)
-	hs := httptest.NewServer(caller)
-	t.Cleanup(func() {
-		hs.Close()
-		require.NoError(t, caller.Close())
-	})
-	cl := &http.Client{Transport: &http.Transport{}}
-	t.Cleanup(cl.CloseIdleConnections)
+	hs, cl := serveCaller(t, rs.graph("writer"))
 	body := `{"assistant_id": "trip", "input": {"topic": "riga"}, "stream_mode": ["custom"]}`
 	resp, err := cl.Post(hs.URL+"/runs/stream", "application/json", strings.NewReader(body))
 	require.NoError(t, err)
