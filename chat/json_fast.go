@@ -167,18 +167,11 @@ func (m *Message) decodeFast(data []byte) bool {
 func parseFastDict(data []byte, d *fastDict) bool {
 	var seen [7]bool
 	ok := eachMember(data, func(key, val []byte) bool {
-		k := -1
-		for i, name := range fastKeys {
-			if string(key) == name {
-				k = i
-				break
-			}
-		}
-		if k < 0 || seen[k] {
+		name, ok := claimKey(fastKeys, seen[:], key)
+		if !ok {
 			return false
 		}
-		seen[k] = true
-		switch fastKeys[k] {
+		switch name {
 		case "content":
 			d.Content = val
 			return true
@@ -186,7 +179,7 @@ func parseFastDict(data []byte, d *fastDict) bool {
 			return parseFastCalls(val, d)
 		}
 		str, ok := fastStringOrNull(val)
-		switch fastKeys[k] {
+		switch name {
 		case "type":
 			d.Type = str
 		case "id":
@@ -201,6 +194,21 @@ func parseFastDict(data []byte, d *fastDict) bool {
 		return ok
 	})
 	return ok
+}
+
+// claimKey returns the one of names that key is, marking it in seen (one
+// flag per name), or false when key is none of them or was seen before.
+func claimKey(names []string, seen []bool, key []byte) (string, bool) {
+	for i, name := range names {
+		if string(key) == name {
+			if seen[i] {
+				return "", false
+			}
+			seen[i] = true
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // parseFastCalls reads a tool_calls list (or null) into d.
@@ -223,23 +231,16 @@ func parseFastCalls(val []byte, d *fastDict) bool {
 		var c fastCall
 		var seen [4]bool
 		if !eachMember(val[i:end], func(key, v []byte) bool {
-			k := -1
-			for j, name := range fastCallKeys {
-				if string(key) == name {
-					k = j
-					break
-				}
-			}
-			if k < 0 || seen[k] {
+			name, ok := claimKey(fastCallKeys, seen[:], key)
+			if !ok {
 				return false
 			}
-			seen[k] = true
-			if fastCallKeys[k] == "args" {
+			if name == "args" {
 				c.Args = v
 				return isNullRaw(v) || json.Valid(v)
 			}
 			str, ok := fastStringOrNull(v)
-			switch fastCallKeys[k] {
+			switch name {
 			case "id":
 				c.ID = str
 			case "name":
