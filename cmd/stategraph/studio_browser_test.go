@@ -54,6 +54,15 @@ func deliveryDB(t *testing.T) string {
 	return db
 }
 
+// startStudioOnNewFiles starts the studio on a checkpoint database and a
+// server database, name.db and name.server.db, that do not exist yet in
+// a folder of the test's own, and returns its base URL and that folder.
+func startStudioOnNewFiles(t *testing.T, name string) (base, dir string) {
+	dir = t.TempDir()
+	c := studioConfig{serveConfig: serveConfig{db: filepath.Join(dir, name+".db"), store: filepath.Join(dir, name+".server.db")}}
+	return startStudio(t, c), dir
+}
+
 // startStudio serves the studio over c on a free loopback port until the
 // test ends, and returns its base URL.
 func startStudio(t *testing.T, c studioConfig) string {

@@ -139,8 +139,7 @@ func TestStudioFirstRunsSucceedAndARecursionStopIsExplained(t *testing.T) {
 		t.Skip("drives Chromium")
 	}
 	ctx := browser(t)
-	dir := t.TempDir()
-	base := startStudio(t, studioConfig{serveConfig: serveConfig{db: filepath.Join(dir, "first.db"), store: filepath.Join(dir, "first.server.db")}})
+	base, _ := startStudioOnNewFiles(t, "first")
 	drive(t, ctx, "planexecute's pre-filled input runs to the end",
 		chromedp.Navigate(base+"/studio/"),
 		until(`document.querySelector('#run-graph').value === "planexecute"`),
@@ -183,8 +182,7 @@ func TestStudioChatViewSendsMessagesAndReviewsToolCalls(t *testing.T) {
 		t.Skip("drives Chromium")
 	}
 	ctx := browser(t)
-	dir := t.TempDir()
-	base := startStudio(t, studioConfig{serveConfig: serveConfig{db: filepath.Join(dir, "chat.db"), store: filepath.Join(dir, "chat.server.db")}})
+	base, _ := startStudioOnNewFiles(t, "chat")
 	weather := `#chat-log li.msg.ai details.call[data-tool="get_weather"]`
 	drive(t, ctx, "the first turn from the pre-filled input",
 		chromedp.Navigate(base+"/studio/"),
@@ -243,8 +241,7 @@ func TestStudioTraceViewShowsTheRunThatWroteACheckpoint(t *testing.T) {
 		t.Skip("drives Chromium")
 	}
 	ctx := browser(t)
-	dir := t.TempDir()
-	base := startStudio(t, studioConfig{serveConfig: serveConfig{db: filepath.Join(dir, "trace.db"), store: filepath.Join(dir, "trace.server.db")}})
+	base, dir := startStudioOnNewFiles(t, "trace")
 	drive(t, ctx, "a chat turn from the page, then its trace",
 		chromedp.Navigate(base+"/studio/"),
 		until(`document.querySelector('#run-graph option[value="chat"]') !== null`),

@@ -119,8 +119,7 @@ func postJSON[T any](t *testing.T, url, body string, status int) T {
 // serve does, and lists no thread.
 func TestStudioStartsOnANewDatabase(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	base := startStudio(t, studioConfig{serveConfig: serveConfig{db: filepath.Join(dir, "new.db"), store: filepath.Join(dir, "new.server.db")}})
+	base, dir := startStudioOnNewFiles(t, "new")
 	resp, err := http.Post(base+"/threads/search", "application/json", strings.NewReader(`{}`))
 	require.NoError(t, err)
 	defer resp.Body.Close()
