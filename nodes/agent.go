@@ -89,7 +89,8 @@ type Agent struct {
 	// retries.
 	ledger ledger
 	// eager runs a round's steps as their dependencies complete, at most
-	// parallel at once (WithEagerSteps).
+	// parallel at once (the default; see WithEagerSteps and
+	// WithRoundByRound).
 	eager    bool
 	parallel int
 }
@@ -136,7 +137,7 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 		now:         o.now,
 		stepTimeout: o.stepTimeout,
 		stream:      o.stream,
-		eager:       o.eager,
+		eager:       !o.rounds,
 		parallel:    o.parallel,
 	}
 	if o.react != nil {
@@ -272,7 +273,8 @@ func (a *Agent) checkFirstPlan(p plan.Plan) error {
 
 // sendRunning sends each running step to execute as its own task, with the
 // plan and the usage its shares of the tool-call and model-call budgets are
-// computed from; with WithEagerSteps, one task for the whole round.
+// computed from; with eager rounds (the default), one task for the whole
+// round.
 func (a *Agent) sendRunning(_ context.Context, s AgentState) ([]graph.Send[AgentState], error) {
 	var sends []graph.Send[AgentState]
 	for _, st := range s.Plan.Steps {
@@ -299,17 +301,18 @@ func (a *Agent) afterReplan(ctx context.Context, s AgentState) (graph.Route[Agen
 	return graph.Route[AgentState]{To: []string{NodeRespond}}, nil
 }
 
-// execute is the execute node. Run round by round (the default), it is
+// execute is the execute node. Run round by round (WithRoundByRound), it is
 // one task per step (s.Current), which appends its outcome and audit
 // records and adds its usage, within its shares of the budgets (toolShare,
 // modelShare; see Budget); a step whose share is none is not run and stays
 // pending. The task's wall-time deadline is its start plus what
 // Budget.MaxWall leaves after the running time so far (the tasks of a
-// round run in parallel and are counted once). With WithEagerSteps it is
+// round run in parallel and are counted once). With eager rounds (the
+// default) it is
 // one task per round, its Send carrying no step, that runs the round's
 // steps as their dependencies complete (executeEager). Each task does
 // what its Send asks, whichever way the agent runs now, so a thread
-// resumes with or without WithEagerSteps.
+// resumes in either mode.
 func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentState], error) {
 	if s.Current == "" {
 		return a.executeEager(ctx, s)

@@ -168,7 +168,7 @@ func TestAgentBudgetsStopTheRunAndSayWhy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := tt.setup()
-			app := compileAgent(t, r.cfg, nil, r.opts...)
+			app := compileAgent(t, r.cfg, nil, append(r.opts, nodes.WithRoundByRound())...)
 			in := nodes.NewInput("fetch the data")
 			if r.case_ != nil {
 				in = nodes.InputFor(r.case_.Request())
@@ -218,7 +218,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 		m := &scriptedModel{replies: []string{"I cannot help with that.", `{"steps": "none"}`, unknownTool}}
 		cfg := c.AgentConfig()
 		cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
-		app := compileAgent(t, cfg, nil)
+		app := compileAgent(t, cfg, nil, nodes.WithRoundByRound())
 		_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 		require.ErrorIs(t, err, nodes.ErrPlanRejected)
 		var ne *graph.NodeError
@@ -237,7 +237,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 		m := &scriptedModel{replies: []string{"Sure! First I will look up the order.", deliveryPlanReply}}
 		cfg := c.AgentConfig()
 		cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
-		app := compileAgent(t, cfg, nil)
+		app := compileAgent(t, cfg, nil, nodes.WithRoundByRound())
 		out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 		require.NoError(t, err)
 		require.True(t, out.Response.Complete)
@@ -252,7 +252,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 		m := &scriptedModel{replies: []string{"no idea", `{"steps": [{"id": 1,}]}`, unknownTool}}
 		cfg := c.AgentConfig()
 		cfg.Replanner = nodes.AdaptiveReplanner{Partial: nodes.PartialReplan{Model: m}}
-		app := compileAgent(t, cfg, nil)
+		app := compileAgent(t, cfg, nil, nodes.WithRoundByRound())
 		out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 		require.NoError(t, err)
 		require.Equal(t, 3, m.calls())
@@ -273,7 +273,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 			p.Steps[1].Tool = "stock_chek" // a typo
 			return p, nodes.PlanInfo{Source: "test"}, err
 		})
-		app := compileAgent(t, cfg, nil)
+		app := compileAgent(t, cfg, nil, nodes.WithRoundByRound())
 		_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 		require.ErrorIs(t, err, plan.ErrInvalid)
 		var ne *graph.NodeError
@@ -297,7 +297,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 			p.Steps[1].Input = json.RawMessage(`{"input":` + string(p.Steps[1].Input) + `}`)
 			return p, nodes.PlanInfo{Source: "test"}, err
 		})
-		app := compileAgent(t, cfg, nil)
+		app := compileAgent(t, cfg, nil, nodes.WithRoundByRound())
 		out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 		require.NoError(t, err)
 		require.Equal(t, plan.ErrKindBadInput, outcomeOf(t, out.PastSteps, "stock_a").ErrKind)
@@ -315,7 +315,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 		cfg := flakyConfig()
 		cfg.Tools = []tools.Tool{tool.Func{ToolName: "flaky", Fn: func(context.Context, string) (string, error) { panic("boom") }}}
 		cfg.Replanner = nil
-		app := compileAgent(t, cfg, nil)
+		app := compileAgent(t, cfg, nil, nodes.WithRoundByRound())
 		out, err := app.Invoke(t.Context(), nodes.NewInput("fetch"))
 		require.NoError(t, err)
 		require.Contains(t, out.PastSteps[0].Err, `tool "flaky" panicked: boom`)

@@ -35,7 +35,7 @@ func countsOf(c *delivery.Case) toolCounts {
 func TestAgentResumesAfterReplanWithoutRedoingWork(t *testing.T) {
 	t.Parallel()
 	c, m := delivery.New(), deliveryModel()
-	app := compileAgent(t, modelDeliveryConfig(c, m), []graph.CompileOption{graph.WithCheckpointer(memory.New())})
+	app := compileAgent(t, modelDeliveryConfig(c, m), []graph.CompileOption{graph.WithCheckpointer(memory.New())}, nodes.WithRoundByRound())
 	ctx := t.Context()
 	thread := graph.WithThread("o1001")
 
@@ -80,7 +80,7 @@ func TestAgentResumesAfterReplanWithoutRedoingWork(t *testing.T) {
 func TestAgentResumesAfterCrashRightAfterReplan(t *testing.T) {
 	t.Parallel()
 	c, m := delivery.New(), deliveryModel()
-	app := compileAgent(t, modelDeliveryConfig(c, m), []graph.CompileOption{graph.WithCheckpointer(memory.New())})
+	app := compileAgent(t, modelDeliveryConfig(c, m), []graph.CompileOption{graph.WithCheckpointer(memory.New())}, nodes.WithRoundByRound())
 	ctx := t.Context()
 	thread := graph.WithThread("crash")
 

@@ -52,7 +52,7 @@ func TestAgentDeliveryThroughOpenAIClient(t *testing.T) {
 	app := compileAgent(t, nodes.AgentConfig{
 		Model: llm, Tools: ts, Checker: c.Checker(), Guards: []plan.Guard{plan.ReadOnlyGuard(ts)},
 		Budget: nodes.Budget{MaxModelCalls: 10, MaxToolCalls: 20, MaxReplans: 2},
-	}, nil)
+	}, nil, nodes.WithRoundByRound())
 	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
 

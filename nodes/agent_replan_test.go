@@ -86,7 +86,7 @@ func TestAgentRejectedIncrementalFixFallsThrough(t *testing.T) {
 				Guards:    []plan.Guard{plan.ReadOnlyGuard(ts)},
 				Budget:    tt.budget,
 			}
-			app := compileAgent(t, cfg, nil)
+			app := compileAgent(t, cfg, nil, nodes.WithRoundByRound())
 			out, err := app.Invoke(t.Context(), nodes.NewInput("look the records up", "query only: change nothing"))
 			require.NoError(t, err)
 			require.Zero(t, indexed.Load(), "the guard held")

@@ -48,7 +48,7 @@ var deliveryAnswerLines = []string{
 func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 	t.Parallel()
 	c := delivery.New()
-	app := compileAgent(t, c.AgentConfig(), nil)
+	app := compileAgent(t, c.AgentConfig(), nil, nodes.WithRoundByRound())
 
 	var rounds [][]string // step ids of each execute superstep
 	var steps []int
@@ -121,7 +121,7 @@ func TestAgentRunsIndependentStepsInOneSuperstep(t *testing.T) {
 	t.Parallel()
 	c := delivery.New()
 	saver := memory.New()
-	app := compileAgent(t, c.AgentConfig(), []graph.CompileOption{graph.WithCheckpointer(saver)})
+	app := compileAgent(t, c.AgentConfig(), []graph.CompileOption{graph.WithCheckpointer(saver)}, nodes.WithRoundByRound())
 	ctx := t.Context()
 	out, err := app.Invoke(ctx, nodes.InputFor(c.Request()), graph.WithThread("parallel"))
 	require.NoError(t, err)
@@ -224,7 +224,7 @@ func TestReadyStepsRunConcurrently(t *testing.T) {
 		st("c", "search", `"competitor C"`),
 		st("compare", "", "", "a", "b", "c"),
 	)}
-	app := compileAgent(t, cfg, nil)
+	app := compileAgent(t, cfg, nil, nodes.WithRoundByRound())
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	out, err := app.Invoke(ctx, nodes.NewInput("compare competitors"))
@@ -245,7 +245,7 @@ func TestRecursionLimitLetsALongChainFinish(t *testing.T) {
 		prev = []string{id}
 	}
 	steps = append(steps, st("answer", "", "", prev...))
-	agent, err := nodes.NewAgent(nodes.AgentConfig{Planner: onePlan(steps...), Tools: testTools("search"), Budget: nodes.Budget{MaxReplans: 2}})
+	agent, err := nodes.NewAgent(nodes.AgentConfig{Planner: onePlan(steps...), Tools: testTools("search"), Budget: nodes.Budget{MaxReplans: 2}}, nodes.WithRoundByRound())
 	require.NoError(t, err)
 	app, err := agent.Compile()
 	require.NoError(t, err)

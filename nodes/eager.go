@@ -8,15 +8,17 @@ import (
 	"github.com/stategraph/stategraph/state"
 )
 
-// WithEagerSteps runs each round as LLMCompiler's task fetching does: a
-// step starts as soon as the steps it depends on have completed, not when
-// the whole round has. A round then holds every pending step whose
-// dependencies are completed, skipped, or in the round themselves (as many
-// of them, in plan order, as the budgets have calls left: see Budget), and
-// runs as one execute task that starts each step when it is ready, at most
-// parallel at a time (0: no bound). A step that fails or shows the route
-// is blocked holds back the steps that depend on it, which stay pending
-// for the replanner; the steps that do not go on.
+// WithEagerSteps bounds an eager round to parallel steps at a time (0: no
+// bound), and turns eager rounds back on after WithRoundByRound. Eager
+// rounds are the default: each round runs as LLMCompiler's task fetching
+// does, a step starting as soon as the steps it depends on have
+// completed, not when the whole round has. A round then holds every
+// pending step whose dependencies are completed, skipped, or in the round
+// themselves (as many of them, in plan order, as the budgets have calls
+// left: see Budget), and runs as one execute task that starts each step
+// when it is ready. A step that fails or shows the route is blocked holds
+// back the steps that depend on it, which stay pending for the replanner;
+// the steps that do not go on.
 //
 // Every step's outcome is saved as it completes (graph.Durable, a pending
 // write of the round's task), so a crash, an error or a Ctrl-C in the
@@ -25,7 +27,17 @@ import (
 // records and usage reach the state, in plan order, when the round ends.
 // The Custom stream carries a StepEvent when each step starts and ends.
 func WithEagerSteps(parallel int) AgentOption {
-	return func(o *agentOptions) { o.eager, o.parallel = true, max(parallel, 0) }
+	return func(o *agentOptions) { o.rounds, o.parallel = false, max(parallel, 0) }
+}
+
+// WithRoundByRound runs the plan round by round instead of eagerly: a
+// round is the steps ready when it starts, each its own execute task (a
+// graph.Send), all of them in one superstep, and a step waits for the
+// whole round before it, not only for the steps it depends on. Each task
+// is checkpointed on its own and shows as its own task in the stream.
+// Threads of either mode resume in the other.
+func WithRoundByRound() AgentOption {
+	return func(o *agentOptions) { o.rounds = true }
 }
 
 // StepEvent is what an eager round (WithEagerSteps) emits on the Custom

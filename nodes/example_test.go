@@ -76,7 +76,7 @@ func ExampleNewAgent() {
 	// Recommendation: switch to warehouse B, standard shipping: extra 10, arrives Friday 16:00 (estimated; 4 in stock there).
 	// Confirm by Tuesday 16:00; re-check stock and the quote when confirming.
 	// Nothing was changed: this was a query only; the order was not modified and no stock was reserved.
-	// rounds 4, replans 1, tool calls 5, model calls 0
+	// rounds 2, replans 1, tool calls 5, model calls 0
 	// graph TD;
 	// 	__start__ --> planner;
 	// 	execute --> replan;

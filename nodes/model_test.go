@@ -186,7 +186,7 @@ func TestAgentCountsTheModelCallsOfAFailedNodeAttempt(t *testing.T) {
 	app := compileAgent(t, nodes.AgentConfig{
 		Model: llm, Tools: ts, Checker: c.Checker(), Guards: []plan.Guard{plan.ReadOnlyGuard(ts)}, Replanner: flaky,
 		Budget: nodes.Budget{MaxModelCalls: 3},
-	}, nil, nodes.WithNodeOptions(nodes.NodeReplan, graph.WithRetry(graph.RetryPolicy{MaxAttempts: 3, InitialInterval: time.Millisecond})))
+	}, nil, nodes.WithNodeOptions(nodes.NodeReplan, graph.WithRetry(graph.RetryPolicy{MaxAttempts: 3, InitialInterval: time.Millisecond})), nodes.WithRoundByRound())
 	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
 	require.NoError(t, err)
 	require.Equal(t, 2, attempts, "the replan node ran twice")

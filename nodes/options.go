@@ -19,7 +19,7 @@ type agentOptions struct {
 	stream       bool
 	toolTimeouts map[string]time.Duration
 	stepTimeout  time.Duration
-	eager        bool
+	rounds       bool // WithRoundByRound
 	parallel     int
 }
 

@@ -46,7 +46,7 @@ func TestLLMPlannerReasksWithProblems(t *testing.T) {
 
 	require.Contains(t, m.prompts[0], "- search: the search tool")
 	require.Contains(t, m.prompts[0], "- be quick")
-	require.Contains(t, m.prompts[0], `"required":["goal","steps"]`, "the plan schema (compact)")
+	require.Contains(t, m.prompts[0], `"required":["steps"]`, "the plan schema (compact)")
 	require.NotContains(t, m.prompts[0], "previous plan was rejected")
 	require.Contains(t, m.prompts[1], `no JSON object with "steps"`)
 	require.Contains(t, m.prompts[1], "I think you should search the web.")

@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -15,15 +16,93 @@ type ToolInfo struct {
 	Name        string
 	Description string
 	Schema      string
+	// Input is Schema as the prompts show it: an object of plain fields
+	// as {"field": type (description), "optional?": type}, a fraction of
+	// the JSON Schema's tokens; any other schema as it is.
+	Input string
 }
 
 // Infos returns name, description and input schema of each tool.
 func Infos(ts []tools.Tool) []ToolInfo {
 	out := make([]ToolInfo, len(ts))
 	for i, t := range ts {
-		out[i] = ToolInfo{Name: t.Name(), Description: t.Description(), Schema: string(inputSchemaOf(t))}
+		schema := string(inputSchemaOf(t))
+		out[i] = ToolInfo{Name: t.Name(), Description: t.Description(), Schema: schema, Input: compactSchema(schema)}
 	}
 	return out
+}
+
+// compactSchema writes a JSON Schema of an object whose properties are
+// plain (string, number, integer, boolean, or arrays of those, an enum
+// listed) as {"name": type (description), …}, a field not required
+// marked with "?"; any other schema, or one it cannot read, is returned as
+// it is.
+func compactSchema(schema string) string {
+	type prop struct {
+		Type        string `json:"type"`
+		Description string `json:"description"`
+		Enum        []any  `json:"enum"`
+		Items       *struct {
+			Type string `json:"type"`
+		} `json:"items"`
+	}
+	var s struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+		Required   []string                   `json:"required"`
+	}
+	if schema == "" || json.Unmarshal([]byte(schema), &s) != nil || s.Type != "object" || len(s.Properties) == 0 {
+		return schema
+	}
+	names := make([]string, 0, len(s.Properties))
+	for n := range s.Properties {
+		names = append(names, n)
+	}
+	// Required fields first, in the schema's order of required, then the rest by name.
+	slices.SortFunc(names, func(a, b string) int {
+		ia, ib := slices.Index(s.Required, a), slices.Index(s.Required, b)
+		switch {
+		case ia >= 0 && ib >= 0:
+			return ia - ib
+		case ia >= 0:
+			return -1
+		case ib >= 0:
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, 0, len(names))
+	for _, n := range names {
+		var p prop
+		if json.Unmarshal(s.Properties[n], &p) != nil {
+			return schema
+		}
+		typ := p.Type
+		switch typ {
+		case "string", "number", "integer", "boolean":
+		case "array":
+			if p.Items == nil || !slices.Contains([]string{"string", "number", "integer", "boolean"}, p.Items.Type) {
+				return schema
+			}
+			typ = p.Items.Type + "[]"
+		default:
+			return schema
+		}
+		if len(p.Enum) > 0 {
+			b, _ := json.Marshal(p.Enum)
+			typ += " one of " + string(b)
+		}
+		key, _ := json.Marshal(n)
+		if !slices.Contains(s.Required, n) {
+			key, _ = json.Marshal(n + "?")
+		}
+		part := string(key) + ": " + typ
+		if p.Description != "" {
+			part += " (" + p.Description + ")"
+		}
+		parts = append(parts, part)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 var promptFuncs = template.FuncMap{
@@ -68,16 +147,14 @@ What is known so far:
 Tools:
 {{- range .Tools}}
 - {{.Name}}: {{.Description}}
-{{- if .Schema}}
-  input (JSON Schema): {{.Schema}}
-{{- end}}
+{{- if .Input}} Input: {{.Input}}{{end}}
 {{- end}}
 
 Rules:
-1. Each step calls exactly one of the tools above, with its input as JSON.
-2. Use the result of an earlier step as {{"{{"}}step_id.result{{"}}"}} or {{"{{"}}step_id.result.field{{"}}"}} inside a JSON string, and list that step in depends_on.
-3. Steps that do not depend on each other may run in parallel: do not chain them needlessly.
-4. End with a step with tool "" that writes the answer from the results.
+1. Each step calls one tool above with its input as JSON.
+2. Use an earlier step's result as {{"{{"}}step_id.result{{"}}"}} or {{"{{"}}step_id.result.field{{"}}"}} in a JSON string, and list that step in depends_on.
+3. Steps that do not depend on each other run in parallel: do not chain them needlessly.
+4. End with a step with tool "" depending on the results the answer needs. When the answer is those results put together, give it the input {"answer": "…"}, the answer written with references to them: it is then the answer as it stands.
 5. Reply with JSON only, following this schema:
 {{.Schema}}
 {{- if .Problems}}
@@ -143,9 +220,7 @@ Remaining steps (to be replaced):
 Tools:
 {{- range .Tools}}
 - {{.Name}}: {{.Description}}
-{{- if .Schema}}
-  input (JSON Schema): {{.Schema}}
-{{- end}}
+{{- if .Input}} Input: {{.Input}}{{end}}
 {{- end}}
 
 Write the NEW steps only (not the completed ones), with new ids. They may

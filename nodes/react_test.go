@@ -182,7 +182,7 @@ func TestAgentRunsDescribedStepsWithReAct(t *testing.T) {
 	})
 	cfg.Responder = nodes.TemplateResponder{}
 	cfg.Budget = nodes.Budget{MaxToolCallsPerStep: 3}
-	app := compileAgent(t, cfg, nil, nodes.WithReAct(&nodes.ReActExecutor{Model: m}, nil))
+	app := compileAgent(t, cfg, nil, nodes.WithReAct(&nodes.ReActExecutor{Model: m}, nil), nodes.WithRoundByRound())
 	out, err := app.Invoke(t.Context(), nodes.NewInput("Can B ship SKU-01?"))
 	require.NoError(t, err)
 	require.True(t, out.Response.Complete)

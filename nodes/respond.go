@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/stategraph/stategraph/nodes/internal/text"
@@ -209,6 +210,12 @@ func leanSteps(steps []plan.Step, found map[string]string) ([]plan.Step, map[str
 		part = strings.TrimSpace(strings.TrimSuffix(part, "…"))
 		return part != "" && strings.Contains(whole, part)
 	}
+	var shown []string // the results the prompt shows
+	for _, s := range steps {
+		if s.Tool != "" || len(s.DependsOn) == 0 {
+			shown = append(shown, s.Result)
+		}
+	}
 	for i, s := range steps {
 		s = s.Clone()
 		if s.Tool == "" && len(s.DependsOn) > 0 {
@@ -220,7 +227,7 @@ func leanSteps(steps []plan.Step, found map[string]string) ([]plan.Step, map[str
 		var ev []string
 		for _, e := range s.Evidence {
 			_, output, call := strings.Cut(e, " → ")
-			if seen[e] || (call && repeats(output, s.Result)) {
+			if seen[e] || (call && slices.ContainsFunc(append(shown, s.Result), func(r string) bool { return repeats(output, r) })) {
 				continue
 			}
 			seen[e] = true
@@ -268,6 +275,10 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (_ state.Update[Agent
 		r = TemplateResponder{}
 	}
 	req := RespondRequest{Plan: s.Plan, Outcomes: s.PastSteps, Stop: s.Stop, Blocked: s.Blocked, Audit: s.Audit}
+	if text, ok := a.planAnswer(req); ok {
+		resp := Response{Text: text, Complete: true}
+		return state.Writes(StateResponse.Set(resp), StateUsage.Set(Usage{Wall: a.now().Sub(start)})), nil
+	}
 	carried := a.ledger.carried(ctx, NodeRespond, s)
 	rctx, al := budgetFor(ctx, a.cfg.Budget, s.Usage, carried)
 	defer func() { a.ledger.settle(ctx, NodeRespond, s, carried+al.spent(), err) }()
@@ -328,6 +339,23 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (_ state.Update[Agent
 	}
 	delta := Usage{ModelCalls: resp.ModelCalls, Wall: a.now().Sub(start)}.AddTokens(resp.Tokens)
 	return state.Writes(StateResponse.Set(resp), StateUsage.Set(delta)), nil
+}
+
+// planAnswer returns the answer the plan's final step wrote (plan.Plan.Answer),
+// for the respond node to give without a model call, when the responder is
+// an LLMResponder (the default with a Model) and the run is answered in
+// full: it finished, every step completed, none failed and was replaced.
+// Anything else — a stop, a block, a missing step, a reference that does
+// not resolve — is the responder's to explain.
+func (a *Agent) planAnswer(req RespondRequest) (string, bool) {
+	if _, llm := a.cfg.Responder.(LLMResponder); !llm || !req.Complete() || len(req.Plan.Replaced) > 0 {
+		return "", false
+	}
+	text, ok, err := req.Plan.Answer()
+	if err != nil || !ok || strings.TrimSpace(text) == "" {
+		return "", false
+	}
+	return text, true
 }
 
 func containsFold(s, sub string) bool {

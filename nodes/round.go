@@ -26,7 +26,7 @@ import (
 // model calls may still spend the last calls a ready step needs: then that
 // step does not start, and when no step does, blockedBy names the budget.
 //
-// With WithEagerSteps a round holds more than the ready steps: also those
+// With eager rounds (the default) a round holds more than the ready steps: also those
 // whose dependencies are in the round (roundSteps), under the same rule.
 func (a *Agent) startRound(p plan.Plan, u Usage) (plan.Plan, int) {
 	ready := p.Ready()

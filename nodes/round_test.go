@@ -164,7 +164,7 @@ func TestAgentToolCallBudgetIsAHardLimitWithinARound(t *testing.T) {
 			if tt.react != nil {
 				opts = append(opts, nodes.WithReAct(&nodes.ReActExecutor{Model: tt.react}, nil))
 			}
-			app := compileAgent(t, cfg, nil, opts...)
+			app := compileAgent(t, cfg, nil, append(opts, nodes.WithRoundByRound())...)
 			out, err := app.Invoke(t.Context(), nodes.NewInput("work"))
 			require.NoError(t, err)
 			require.Equal(t, tt.calls, callsPerStep(out.Audit))
@@ -246,7 +246,7 @@ func TestAgentWallTimeCountsOnlyRunningTime(t *testing.T) {
 			work := tool.Func{ToolName: "work", ToolDescription: "takes 20 seconds",
 				Fn: func(context.Context, string) (string, error) { clock.advance(20 * time.Second); return "done", nil }}
 			cfg := nodes.AgentConfig{Tools: []tools.Tool{work}, Planner: stepsPlanner(chain(tt.steps)...), Budget: nodes.Budget{MaxWall: tt.maxAll}}
-			app := compileAgent(t, cfg, []graph.CompileOption{graph.WithCheckpointer(memory.New())}, nodes.WithClock(clock.now))
+			app := compileAgent(t, cfg, []graph.CompileOption{graph.WithCheckpointer(memory.New())}, nodes.WithClock(clock.now), nodes.WithRoundByRound())
 			ctx, thread := t.Context(), graph.WithThread("approve-each-round")
 
 			var pauses []time.Duration
@@ -409,7 +409,7 @@ func TestAgentModelCallBudgetIsAHardLimitWithinARound(t *testing.T) {
 			})
 			cfg := nodes.AgentConfig{Tools: []tools.Tool{work}, Planner: planner, Replanner: tt.replanner, Budget: tt.budget}
 			m := &toolCallingModel{loop: tt.reply}
-			app := compileAgent(t, cfg, nil, nodes.WithReAct(&nodes.ReActExecutor{Model: m, MaxModelCalls: tt.perStep}, nil))
+			app := compileAgent(t, cfg, nil, nodes.WithReAct(&nodes.ReActExecutor{Model: m, MaxModelCalls: tt.perStep}, nil), nodes.WithRoundByRound())
 			out, err := app.Invoke(t.Context(), nodes.NewInput("look around"))
 			require.Equal(t, tt.calls, modelCallsPerStep(m))
 			if tt.err != "" {

@@ -252,9 +252,27 @@ func (w *scenarioWorld) tools() []tools.Tool {
 // apart by their prompts: the planner's ("You are a planner") gets the
 // task's plan, the responder's ("Answer the user's request") and a ReAct
 // loop's last call an answer stating the facts found in the prompt, and a
-// ReAct loop's other calls the task's next tool call (one a turn, in the
-// task's order, as a sequential ReAct agent makes them).
-type scenarioModel struct{}
+// ReAct loop's other calls the task's next tool calls: with parallel, every
+// call whose inputs the transcript already holds, at once (parallel
+// function calling, as current models do: one turn per level of the
+// plan), else the next one in the task's order (one a turn, as the
+// original ReAct agent makes them). Latency, when set, is slept for each
+// call (the benchmark's modelled latency), after the reply is known.
+type scenarioModel struct {
+	parallel bool
+	latency  func(promptTokens, completionTokens int) time.Duration
+}
+
+// modelLatency is the benchmark's modelled latency of one model call: a
+// fixed time to the first token and a time per token written.
+func modelLatency(_, completionTokens int) time.Duration {
+	return firstToken + time.Duration(completionTokens)*perToken
+}
+
+const (
+	firstToken = 40 * ms
+	perToken   = 250 * time.Microsecond
+)
 
 var (
 	taskMarker = regexp.MustCompile(`TASK-T\d`)
@@ -265,23 +283,23 @@ var (
 // characters, rounded up.
 func scenarioTokens(chars int) int { return (chars + 3) / 4 }
 
-func (scenarioModel) GenerateContent(_ context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+func (m scenarioModel) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
 	var o llms.CallOptions
 	for _, opt := range opts {
 		opt(&o)
 	}
 	var prompt strings.Builder
-	toolResults := 0
-	for _, m := range msgs {
-		for _, p := range m.Parts {
+	called := map[string]bool{} // tool + " " + args
+	for _, msg := range msgs {
+		for _, p := range msg.Parts {
 			switch p := p.(type) {
 			case llms.TextContent:
 				prompt.WriteString(p.Text)
 			case llms.ToolCall:
 				prompt.WriteString(p.FunctionCall.Name + p.FunctionCall.Arguments)
+				called[p.FunctionCall.Name+" "+p.FunctionCall.Arguments] = true
 			case llms.ToolCallResponse:
 				prompt.WriteString(p.Content)
-				toolResults++
 			}
 		}
 	}
@@ -299,10 +317,11 @@ func (scenarioModel) GenerateContent(_ context.Context, msgs []llms.MessageConte
 	switch {
 	case strings.Contains(text, "You are a planner"):
 		choice.Content = task.planJSON()
-	case strings.Contains(text, "You carry out one step of a plan") && toolResults < len(task.steps):
-		s := task.steps[toolResults]
-		choice.ToolCalls = []llms.ToolCall{{ID: fmt.Sprintf("call_%d", toolResults), Type: "function",
-			FunctionCall: &llms.FunctionCall{Name: s.tool, Arguments: s.args}}}
+	case strings.Contains(text, "You carry out one step of a plan") && len(called) < len(task.steps):
+		for _, s := range task.nextCalls(called, m.parallel) {
+			choice.ToolCalls = append(choice.ToolCalls, llms.ToolCall{ID: fmt.Sprintf("call_%s", s.id), Type: "function",
+				FunctionCall: &llms.FunctionCall{Name: s.tool, Arguments: s.args}})
+		}
 	default:
 		choice.Content = answerFrom(task, text)
 	}
@@ -312,7 +331,35 @@ func (scenarioModel) GenerateContent(_ context.Context, msgs []llms.MessageConte
 	}
 	p, c := scenarioTokens(sent), scenarioTokens(received)
 	choice.GenerationInfo = map[string]any{"PromptTokens": p, "CompletionTokens": c, "TotalTokens": p + c}
+	if m.latency != nil {
+		select {
+		case <-time.After(m.latency(p, c)):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	return &llms.ContentResponse{Choices: []*llms.ContentChoice{choice}}, nil
+}
+
+// nextCalls are the steps a ReAct loop calls next, given the calls made:
+// in parallel every step not called whose dependencies were, else the
+// first step not called.
+func (t scenarioTask) nextCalls(called map[string]bool, parallel bool) []scenarioStep {
+	done := map[string]bool{}
+	for _, s := range t.steps {
+		done[s.id] = called[s.tool+" "+s.args]
+	}
+	var next []scenarioStep
+	for _, s := range t.steps {
+		if done[s.id] || slices.ContainsFunc(s.deps, func(d string) bool { return !done[d] }) {
+			continue
+		}
+		next = append(next, s)
+		if !parallel {
+			break
+		}
+	}
+	return next
 }
 
 func (m scenarioModel) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
@@ -327,8 +374,10 @@ func findTask(name string) (scenarioTask, bool) {
 	return scenarioTasks[i], true
 }
 
-// planJSON is the plan the model writes for the task: its steps and an
-// answer step after those nothing depends on.
+// planJSON is the plan the model writes for the task, as the planner's
+// prompt asks: its steps (the goal left out: the agent has it) and a final
+// step that writes the answer from every step's fact with references
+// ({"answer": "…"}), in the words answerFrom would use.
 func (t scenarioTask) planJSON() string {
 	type step struct {
 		ID          string          `json:"id"`
@@ -337,22 +386,16 @@ func (t scenarioTask) planJSON() string {
 		Input       json.RawMessage `json:"input"`
 		DependsOn   []string        `json:"depends_on"`
 	}
-	var steps []step
-	used := map[string]bool{}
+	steps := []step{}
+	var ids, refs []string
 	for _, s := range t.steps {
-		steps = append(steps, step{s.id, s.desc, s.tool, json.RawMessage(s.input), s.deps})
-		for _, d := range s.deps {
-			used[d] = true
-		}
+		steps = append(steps, step{s.id, s.desc, s.tool, json.RawMessage(s.input), append([]string{}, s.deps...)})
+		ids = append(ids, s.id)
+		refs = append(refs, "{{"+s.id+".result.fact}}")
 	}
-	var last []string
-	for _, s := range t.steps {
-		if !used[s.id] {
-			last = append(last, s.id)
-		}
-	}
-	steps = append(steps, step{"answer", "Answer the question from the results", "", json.RawMessage(`{}`), last})
-	b, _ := json.Marshal(map[string]any{"goal": t.goal, "steps": steps})
+	answer, _ := json.Marshal(map[string]string{"answer": t.name + ": " + strings.Join(refs, "; ") + "."})
+	steps = append(steps, step{"answer", "Answer from the results", "", answer, ids})
+	b, _ := json.Marshal(map[string]any{"steps": steps})
 	return string(b)
 }
 
@@ -409,9 +452,9 @@ func runAgent(ctx context.Context, app *graph.Compiled[nodes.AgentState], t scen
 		toolCalls: out.Usage.ToolCalls, wall: time.Since(start), measured: t.measuredCriticalPath(out.Audit)}, nil
 }
 
-// runReAct answers the task with a ReAct loop over the whole task.
-func runReAct(ctx context.Context, ts []tools.Tool, t scenarioTask) (scenarioRun, error) {
-	r := &nodes.ReActExecutor{Model: scenarioModel{}, Tools: ts, MaxModelCalls: 20}
+// runReAct answers the task with a ReAct loop over the whole task, on m.
+func runReAct(ctx context.Context, m scenarioModel, ts []tools.Tool, t scenarioTask) (scenarioRun, error) {
+	r := &nodes.ReActExecutor{Model: m, Tools: ts, MaxModelCalls: 20}
 	start := time.Now()
 	out, info := r.Run(ctx, plan.Step{ID: "task", Description: t.goalText()}, nil)
 	if out.Status != plan.StatusCompleted {
@@ -421,39 +464,48 @@ func runReAct(ctx context.Context, ts []tools.Tool, t scenarioTask) (scenarioRun
 		toolCalls: len(out.Audit), wall: time.Since(start)}, nil
 }
 
-// scenarioAgent compiles the agent of the scenario on the scripted model,
-// with a memory checkpointer.
-func scenarioAgent(ts []tools.Tool, opts ...nodes.AgentOption) (*graph.Compiled[nodes.AgentState], error) {
-	a, err := nodes.NewAgent(nodes.AgentConfig{Model: scenarioModel{}, Tools: ts}, opts...)
+// scenarioAgent compiles the agent of the scenario on m, with a memory
+// checkpointer.
+func scenarioAgent(m scenarioModel, ts []tools.Tool, opts ...nodes.AgentOption) (*graph.Compiled[nodes.AgentState], error) {
+	a, err := nodes.NewAgent(nodes.AgentConfig{Model: m, Tools: ts}, opts...)
 	if err != nil {
 		return nil, err
 	}
 	return a.Compile(graph.WithCheckpointer(memory.New()))
 }
 
+// agentModes are the agent's two ways of running a round.
+var agentModes = []struct {
+	name string
+	opts []nodes.AgentOption
+}{{"eager", nil}, {"rounds", []nodes.AgentOption{nodes.WithRoundByRound()}}}
+
 // TestTheScenarioTasksAreAnsweredRight runs the five tasks with the agent
-// (round by round and with eager steps) and with the ReAct loop, without
-// latencies: every answer states every fact, and the agent makes at most a
-// third of the ReAct loop's model calls and spends at most half its tokens.
+// (eager steps, the default, and round by round) and with the ReAct loop
+// (one tool call a turn, and parallel tool calls), without latencies:
+// every answer states every fact, and the agent makes at most a third of
+// the model calls of the stronger ReAct loop (parallel calls, the fewer
+// calls and tokens) and spends at most half its tokens.
 func TestTheScenarioTasksAreAnsweredRight(t *testing.T) {
 	t.Parallel()
 	ts := newScenarioWorld(false).tools()
-	var react, agent scenarioRun
-	for _, task := range scenarioTasks {
-		r, err := runReAct(t.Context(), ts, task)
-		require.NoError(t, err)
-		require.NoError(t, rightAnswer(task, r.answer), "react")
-		require.Equal(t, len(task.steps), r.toolCalls)
-		react.modelCalls += r.modelCalls
-		react.tokens += r.tokens
+	var react [2]scenarioRun // sequential, parallel
+	for i, m := range []scenarioModel{{}, {parallel: true}} {
+		for _, task := range scenarioTasks {
+			r, err := runReAct(t.Context(), m, ts, task)
+			require.NoError(t, err)
+			require.NoError(t, rightAnswer(task, r.answer), "react")
+			require.Equal(t, len(task.steps), r.toolCalls)
+			react[i].modelCalls += r.modelCalls
+			react[i].tokens += r.tokens
+		}
 	}
-	for _, mode := range []struct {
-		name string
-		opts []nodes.AgentOption
-	}{{"rounds", nil}, {"eager", []nodes.AgentOption{nodes.WithEagerSteps(0)}}} {
-		app, err := scenarioAgent(ts, mode.opts...)
+	require.Less(t, react[1].modelCalls, react[0].modelCalls, "parallel calls take fewer turns")
+	require.Less(t, react[1].tokens, react[0].tokens)
+	for _, mode := range agentModes {
+		app, err := scenarioAgent(scenarioModel{}, ts, mode.opts...)
 		require.NoError(t, err)
-		agent = scenarioRun{}
+		var agent scenarioRun
 		for _, task := range scenarioTasks {
 			r, err := runAgent(t.Context(), app, task)
 			require.NoError(t, err, mode.name)
@@ -462,10 +514,12 @@ func TestTheScenarioTasksAreAnsweredRight(t *testing.T) {
 			agent.modelCalls += r.modelCalls
 			agent.tokens += r.tokens
 		}
-		t.Logf("%s: model calls %d vs ReAct %d (%.2f), tokens %d vs %d (%.2f)", mode.name,
-			agent.modelCalls, react.modelCalls, float64(agent.modelCalls)/float64(react.modelCalls),
-			agent.tokens, react.tokens, float64(agent.tokens)/float64(react.tokens))
-		require.LessOrEqual(t, 3*agent.modelCalls, react.modelCalls, "%s: model calls at most a third of ReAct's", mode.name)
-		require.LessOrEqual(t, 2*agent.tokens, react.tokens, "%s: tokens at most half of ReAct's", mode.name)
+		for i, name := range []string{"sequential", "parallel"} {
+			t.Logf("%s vs %s ReAct: model calls %d vs %d (%.2f), tokens %d vs %d (%.2f)", mode.name, name,
+				agent.modelCalls, react[i].modelCalls, float64(agent.modelCalls)/float64(react[i].modelCalls),
+				agent.tokens, react[i].tokens, float64(agent.tokens)/float64(react[i].tokens))
+		}
+		require.LessOrEqual(t, 3*agent.modelCalls, react[1].modelCalls, "%s: model calls at most a third of ReAct's", mode.name)
+		require.LessOrEqual(t, 2*agent.tokens, react[1].tokens, "%s: tokens at most half of ReAct's", mode.name)
 	}
 }

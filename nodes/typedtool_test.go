@@ -33,8 +33,8 @@ func TestThePlannerIsShownATypedToolsInputSchema(t *testing.T) {
 	pl := &nodes.LLMPlanner{Model: m, Tools: []tools.Tool{weatherTool()}}
 	_, _, err := pl.Plan(t.Context(), nodes.PlanRequest{Goal: "weather in Paris"})
 	require.NoError(t, err)
-	require.Contains(t, m.prompts[0], "- weather: The forecast for a city on a date.\n  input (JSON Schema): {")
-	require.Contains(t, m.prompts[0], `"required":["city","date"]`)
+	require.Contains(t, m.prompts[0], "- weather: The forecast for a city on a date. Input: {")
+	require.Contains(t, m.prompts[0], `"city": string (the city), "date": string (YYYY-MM-DD), "days?": integer`, "compact: required fields first, the others marked")
 }
 
 func TestAReActStepOffersATypedToolsFieldsAsItsParameters(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 func deliveryAgent(t *testing.T, tr *traced) (*graph.Compiled[nodes.AgentState], *delivery.Case) {
 	t.Helper()
 	c := delivery.New()
-	agent, err := nodes.NewAgent(agenttrace.Instrument(tr.Telemetry, c.AgentConfig()))
+	agent, err := nodes.NewAgent(agenttrace.Instrument(tr.Telemetry, c.AgentConfig()), nodes.WithRoundByRound())
 	require.NoError(t, err)
 	app, err := agent.Compile(graph.WithCheckpointer(memory.New()), graph.WithObserver(tr), graph.WithName("delivery"))
 	require.NoError(t, err)

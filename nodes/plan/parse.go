@@ -22,15 +22,15 @@ var Schema = schemaOf(modelPlan{})
 
 // modelPlan is the plan as a model writes it: Schema is derived from it.
 type modelPlan struct {
-	Goal  string      `json:"goal"`
+	Goal  string      `json:"goal,omitempty"`
 	Steps []modelStep `json:"steps" jsonschema:"minItems=1"`
 }
 
 type modelStep struct {
 	ID          string          `json:"id" jsonschema:"description=unique: step_1 …"`
 	Description string          `json:"description"`
-	Tool        string          `json:"tool" jsonschema:"description=one of the tools; \"\" for the final step that writes the answer"`
-	Input       json.RawMessage `json:"input" jsonschema:"description=the tool's input as JSON; a string in it may hold {{step_id.result}} or {{step_id.result.field}}"`
+	Tool        string          `json:"tool" jsonschema:"description=one of the tools; \"\" for the final step"`
+	Input       json.RawMessage `json:"input" jsonschema:"description=the tool's input as JSON; a string in it may hold {{step_id.result}} or {{step_id.result.field}}; the final step's may be {\"answer\": \"…\"}"`
 	DependsOn   []string        `json:"depends_on"`
 }
 

@@ -152,7 +152,7 @@ func TestSchemaIsAJSONSchemaOfWhatParseReads(t *testing.T) {
 		} `json:"properties"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(Schema), &s))
-	require.Equal(t, []string{"goal", "steps"}, s.Required)
+	require.Equal(t, []string{"steps"}, s.Required, "the goal is the request's: a model need not repeat it")
 	require.Equal(t, 1, s.Properties.Steps.MinItems)
 	require.Equal(t, []string{"id", "description", "tool", "input", "depends_on"}, s.Properties.Steps.Items.Required)
 	require.NotContains(t, Schema, "\n", "compact: it is in every planner prompt")

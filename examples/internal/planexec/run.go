@@ -67,6 +67,9 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 	opts := []nodes.AgentOption{nodes.WithTokenStreaming()}
 	if cfg.eager {
 		opts = append(opts, nodes.WithEagerSteps(0))
+	} else {
+		// Round by round unless -eager, so each step shows as its own task.
+		opts = append(opts, nodes.WithRoundByRound())
 	}
 	agent, err := nodes.NewAgent(acfg, opts...)
 	if err != nil {
