@@ -118,14 +118,14 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 	if cfg.Replanner == nil {
 		ar := AdaptiveReplanner{Incremental: IncrementalFix{}}
 		if cfg.Model != nil {
-			ar.Partial = PartialReplan{Model: cfg.Model, Options: jsonMode(cfg.Model)}
+			ar.Partial = PartialReplan{Model: cfg.Model, Options: jsonMode(cfg.Model), OutputCap: o.outputCap}
 			ar.Full = FullReplan{Planner: cfg.Planner}
 		}
 		cfg.Replanner = ar
 	}
 	if cfg.Responder == nil {
 		if cfg.Model != nil {
-			cfg.Responder = LLMResponder{Model: cfg.Model}
+			cfg.Responder = LLMResponder{Model: cfg.Model, OutputCap: o.outputCap}
 		} else {
 			cfg.Responder = TemplateResponder{}
 		}
@@ -154,6 +154,9 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 		}
 		if r.Now == nil {
 			r.Now = o.now
+		}
+		if r.OutputCap == 0 {
+			r.OutputCap = o.outputCap
 		}
 		if r.Checker == nil {
 			r.Checker = cfg.Checker

@@ -20,6 +20,7 @@ type agentOptions struct {
 	toolTimeouts map[string]time.Duration
 	stepTimeout  time.Duration
 	rounds       bool // WithRoundByRound
+	outputCap    int  // WithOutputCap
 	parallel     int
 }
 

@@ -64,6 +64,11 @@ type ReActExecutor struct {
 	// MaxParallel bounds how many tool calls of one model reply run at
 	// once (default toolnode.DefaultMaxParallel).
 	MaxParallel int
+	// OutputCap is how many bytes of one tool output the model is shown,
+	// as a tool's answer or as a dependency's result (0:
+	// DefaultOutputCap); a longer one is cut with a marker (CapOutput).
+	// The step's audit records keep every output whole.
+	OutputCap int
 
 	// byShare says MaxToolCalls is the step's share of the agent's total
 	// tool-call budget, which then names that budget when it runs out.
@@ -107,7 +112,7 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 	opts := append([]llms.CallOption{llms.WithTools(toolnode.Definitions(allowed))}, r.Options...)
 	history := []chat.Message{
 		chat.System("You carry out one step of a plan. Call the tools you need, then reply with the step's result in plain text, without tool calls."),
-		chat.Human(reactPrompt(step, results)),
+		chat.Human(reactPrompt(step, results, r.OutputCap)),
 	}
 	var judged []judgedCall // of the successful tool calls, in order
 	for {
@@ -281,7 +286,7 @@ func (r *ReActExecutor) runCalls(ctx context.Context, step plan.Step, ai chat.Me
 		called := plan.Step{ID: step.ID, Description: step.Description, Tool: p.name, Input: inputJSON(p.input), DependsOn: step.DependsOn}
 		v := judgeCall(called, p.input, result, r.Checker)
 		verdicts[i] = &v
-		return result, nil
+		return CapOutput(result, r.OutputCap), nil // the audit record keeps it whole
 	}
 	onError := func(tc llms.ToolCall, err error) (string, error) {
 		if errors.Is(err, toolnode.ErrUnknownTool) {
@@ -396,7 +401,7 @@ func inputJSON(input string) json.RawMessage {
 }
 
 // reactPrompt is the step's task with the results of its dependencies.
-func reactPrompt(step plan.Step, results plan.Results) string {
+func reactPrompt(step plan.Step, results plan.Results, outputCap int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Step %s: %s\n", step.ID, step.Description)
 	if len(step.Input) > 0 {
@@ -404,7 +409,7 @@ func reactPrompt(step plan.Step, results plan.Results) string {
 	}
 	for _, d := range step.DependsOn {
 		if r, ok := results[d]; ok && r.Status == plan.StatusCompleted {
-			fmt.Fprintf(&b, "Result of %s (%s): %s\n", d, r.Description, text.Truncate(r.Result, 2000))
+			fmt.Fprintf(&b, "Result of %s (%s): %s\n", d, r.Description, CapOutput(r.Result, outputCap))
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")

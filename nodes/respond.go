@@ -164,9 +164,13 @@ func (t TemplateResponder) Respond(_ context.Context, req RespondRequest) (Respo
 // evidence (ResponderTemplate); when the run ended early, or steps were
 // skipped, the prompt lists what is missing and why, and asks the model to
 // say so.
+//
+// A prompt shows at most OutputCap bytes of each tool output (0:
+// DefaultOutputCap), cut with a marker (CapOutput), and each output once.
 type LLMResponder struct {
-	Model   llms.Model
-	Options []llms.CallOption
+	Model     llms.Model
+	Options   []llms.CallOption
+	OutputCap int
 }
 
 // Respond implements Responder.
@@ -174,6 +178,10 @@ func (l LLMResponder) Respond(ctx context.Context, req RespondRequest) (Response
 	early, why := req.Early()
 	resp := Response{Complete: req.Complete()}
 	steps, found := leanSteps(req.Plan.Steps, findings(req.Outcomes))
+	steps = capSteps(steps, l.OutputCap)
+	for id, f := range found {
+		found[id] = CapOutput(f, l.OutputCap)
+	}
 	data := ResponderPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Outcomes: req.Outcomes, Steps: steps,
 		Findings: found, Replaced: req.Replaced()}
 	if !resp.Complete {

@@ -171,12 +171,16 @@ func keptSteps(p plan.Plan) []plan.Step {
 // LLMPlanner — a guard of the request (ReplanRequest.Guards) refusing the
 // revision is one of them. New steps that repeat a kept step (same id, tool
 // and input) are dropped; other id clashes are problems the model must fix.
+//
+// The model's prompt shows at most OutputCap bytes of each completed
+// step's result (0: DefaultOutputCap), cut with a marker (CapOutput).
 type PartialReplan struct {
 	Template    func(req ReplanRequest) ([]plan.Step, error)
 	Model       llms.Model
 	MaxAttempts int
 	Threshold   float64
 	Options     []llms.CallOption
+	OutputCap   int
 }
 
 // Replan implements Replanner.
@@ -209,7 +213,7 @@ func (r PartialReplan) Replan(ctx context.Context, req ReplanRequest) (plan.Plan
 			remaining = append(remaining, s)
 		}
 	}
-	data := ReplannerPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Completed: kept, Remaining: remaining,
+	data := ReplannerPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Completed: capSteps(kept, r.OutputCap), Remaining: remaining,
 		Trigger: req.Trigger, Tools: Infos(req.Tools), Schema: plan.Schema}
 	var pi PlanInfo
 	np, err := askForPlan(ctx, r.Model, r.MaxAttempts, r.Threshold, r.Options, &pi,
