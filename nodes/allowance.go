@@ -80,6 +80,7 @@ type wallDeadline struct {
 	at    time.Time
 	limit time.Duration
 	real  time.Time
+	clock func() time.Time // the agent's clock, for wallPassed
 }
 
 type wallKey struct{}
@@ -91,8 +92,23 @@ type wallKey struct{}
 // when it comes. It is a value, not a context deadline, because the
 // agent's clock need not be the real one: the real deadline is as far from
 // the real time now as at is from now.
-func withWallDeadline(ctx context.Context, at time.Time, limit time.Duration, now time.Time) context.Context {
-	return context.WithValue(ctx, wallKey{}, wallDeadline{at: at, limit: limit, real: time.Now().Add(at.Sub(now))})
+func withWallDeadline(ctx context.Context, at time.Time, limit time.Duration, now time.Time, clock func() time.Time) context.Context {
+	return context.WithValue(ctx, wallKey{}, wallDeadline{at: at, limit: limit, real: time.Now().Add(at.Sub(now)), clock: clock})
+}
+
+// wallPassed returns the stop reason naming BudgetWall when ctx carries a
+// wall-time deadline that has passed on the agent's clock, or nil: a model
+// call is then not made (callModel, ResilientModel), not counted, and no
+// token is sent.
+func wallPassed(ctx context.Context) error {
+	d, ok := ctx.Value(wallKey{}).(wallDeadline)
+	if !ok || d.clock == nil {
+		return nil
+	}
+	if stop := wallSpent(ctx, d.clock()); stop != nil {
+		return stop
+	}
+	return nil
 }
 
 // cutAtWall returns ctx cancelled when ctx's wall-time budget runs out, its

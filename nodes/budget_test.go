@@ -188,7 +188,7 @@ func TestExecutorMakesNoCallOnceTheWallBudgetIsSpent(t *testing.T) {
 	}}
 	e := &nodes.Executor{Tools: []tools.Tool{slow}, Policy: nodes.FailurePolicy{Action: nodes.OnFailureRetry, Retries: 3}, Now: clock.now}
 	now := clock.now()
-	ctx := nodes.WithWallDeadline(t.Context(), now.Add(time.Minute), time.Minute, now)
+	ctx := nodes.WithWallDeadline(t.Context(), now.Add(time.Minute), time.Minute, now, clock.now)
 	o := e.Run(ctx, st("fetch", "slow", `{}`), nil)
 	require.Equal(t, 1, calls)
 	require.Equal(t, plan.StatusFailed, o.Status)

@@ -96,7 +96,7 @@ func (a *Agent) withWall(ctx context.Context, start time.Time, u Usage) context.
 	if limit <= 0 {
 		return ctx
 	}
-	return withWallDeadline(ctx, start.Add(limit-u.Wall), limit, start)
+	return withWallDeadline(ctx, start.Add(limit-u.Wall), limit, start, a.now)
 }
 
 // wallStop returns the *StopReason naming the wall-time budget that err

@@ -14,6 +14,7 @@ import (
 	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stretchr/testify/require"
+	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/tools"
 )
 
@@ -131,4 +132,68 @@ func TestCtrlCDuringAModelCallLeavesTheThreadPendingAndAResumeFinishesIt(t *test
 	require.Equal(t, deliveryAnswerReply, out.Answer())
 	require.Len(t, srv.Requests(), 4, "the cut-off call, then planner, replanner, responder")
 	require.Equal(t, 3, out.Usage.ModelCalls, "the resumed run counts its own calls")
+}
+
+// After the run's deadline (Budget.MaxWall, on an injected clock) has
+// passed, no model call is made: the responder does not ask the model —
+// the fake server sees the planner's call only, no call is counted and no
+// token sent — and the answer, composed from what ran, names the stop and
+// the steps not done.
+func TestNoModelCallAfterTheDeadline(t *testing.T) {
+	t.Parallel()
+	clock := &manualClock{t: time.Date(2024, 6, 4, 9, 0, 0, 0, time.UTC)}
+	ts := []tools.Tool{
+		tool.Func{ToolName: "slow", ToolDescription: "takes two minutes", Fn: func(context.Context, string) (string, error) {
+			clock.advance(2 * time.Minute)
+			return `{"rows":3}`, nil
+		}},
+		tool.Func{ToolName: "fast", ToolDescription: "answers", Fn: func(context.Context, string) (string, error) { return `{"ok":true}`, nil }},
+	}
+	srv := fakechat.New(t,
+		fakechat.Rule{Marker: "You are a planner", Reply: `{"steps":[
+			{"id":"fetch","description":"Fetch the rows","tool":"slow","input":{},"depends_on":[]},
+			{"id":"check","description":"Check the rows","tool":"fast","input":{"rows":"{{fetch.result.rows}}"},"depends_on":["fetch"]},
+			{"id":"answer","description":"Answer","tool":"","input":{},"depends_on":["check"]}]}`},
+		fakechat.Rule{Marker: "", Reply: "a model answer"},
+	)
+	for _, mode := range []struct {
+		name string
+		opts []nodes.AgentOption
+	}{{"eager", nil}, {"rounds", []nodes.AgentOption{nodes.WithRoundByRound()}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			before := len(srv.Requests())
+			app := compileAgent(t, nodes.AgentConfig{Model: openaiModel(t, srv), Tools: ts, Budget: nodes.Budget{MaxWall: time.Minute}}, nil,
+				append(mode.opts, nodes.WithClock(clock.now))...)
+			out, err := app.Invoke(t.Context(), nodes.NewInput("fetch and check the rows"))
+			require.NoError(t, err)
+			require.Len(t, srv.Requests(), before+1, "the planner's call only: none after the deadline")
+			require.Equal(t, 1, out.Usage.ModelCalls)
+			require.Equal(t, 120, out.Usage.TotalTokens, "the planner's tokens only (the fake reports 100 + 20 a call)")
+			require.NotNil(t, out.Stop)
+			require.Equal(t, nodes.BudgetWall, out.Stop.Budget)
+			require.False(t, out.Response.Complete)
+			require.NotContains(t, out.Answer(), "a model answer")
+			require.Contains(t, out.Answer(), "stopped by budget max_wall")
+			require.Contains(t, out.Answer(), `{"rows":3}`, "what ran")
+			require.Contains(t, out.Answer(), "check: Check the rows (pending)", "what is missing")
+		})
+	}
+}
+
+// A model call whose context carries a deadline that has passed on the
+// agent's clock is not made, however the caller reached it.
+func TestAModelCallAfterTheDeadlineIsNotMade(t *testing.T) {
+	t.Parallel()
+	srv := fakechat.New(t, fakechat.Rule{Reply: "hello"})
+	clock := &manualClock{t: time.Date(2024, 6, 4, 9, 0, 0, 0, time.UTC)}
+	now := clock.now()
+	ctx := nodes.WithWallDeadline(t.Context(), now.Add(time.Minute), time.Minute, now, clock.now)
+	clock.advance(time.Minute)
+	for _, m := range []llms.Model{openaiModel(t, srv), nodes.Resilient(openaiModel(t, srv), nodes.ModelRetry{})} {
+		text, calls, _, err := nodes.Generate(ctx, m, "hi")
+		require.ErrorContains(t, err, "stopped by budget max_wall: used 1m0s of 1m0s")
+		require.Zero(t, calls)
+		require.Empty(t, text)
+	}
+	require.Empty(t, srv.Requests())
 }

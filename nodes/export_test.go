@@ -9,6 +9,7 @@ import "github.com/stategraph/stategraph/nodes/plan"
 var (
 	WithModelCalls   = withModelCalls
 	WithWallDeadline = withWallDeadline
+	Generate         = generate
 	CannotRevise     = cannotRevise
 	NormalizeNew     = normalizeNew
 	RunningTime      = runningTime

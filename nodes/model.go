@@ -98,6 +98,9 @@ func (r *ResilientModel) generate(ctx context.Context, msgs []llms.MessageConten
 	defer cancel()
 	attempts := 0
 	op := func() (*llms.ContentResponse, error) {
+		if err := wallPassed(ctx); err != nil {
+			return nil, backoff.Permanent(err) // not made, not counted
+		}
 		if err := spend(ctx); err != nil {
 			return nil, backoff.Permanent(err)
 		}
@@ -160,10 +163,14 @@ func (p ModelRetry) withDefaults() ModelRetry {
 // callModel makes one model call through m, and returns how many calls of
 // the budget it made: a ResilientModel's attempts, else one. The call is
 // refused, with ErrModelBudget and none made, when ctx's model-call
-// allowance is spent.
+// allowance is spent, and with the *StopReason naming BudgetWall when the
+// wall-time budget ctx carries has passed on the agent's clock.
 func callModel(ctx context.Context, m llms.Model, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, int, error) {
 	if r, ok := m.(*ResilientModel); ok {
 		return r.generate(ctx, msgs, opts...)
+	}
+	if err := wallPassed(ctx); err != nil {
+		return nil, 0, err
 	}
 	if err := spend(ctx); err != nil {
 		return nil, 0, err

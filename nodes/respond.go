@@ -268,9 +268,10 @@ func findings(outcomes []StepOutcome) map[string]string {
 	return m
 }
 
-// respond is the respond node. When the model-call budget is spent, a
-// responder other than a TemplateResponder is replaced by the generic
-// TemplateResponder, so answering never exceeds the budget. A stop or a
+// respond is the respond node. When the model-call budget is spent, or
+// the wall-time budget's deadline has passed, a responder other than a
+// TemplateResponder is replaced by the generic TemplateResponder, so
+// answering never exceeds the budget and makes no call after the deadline. A stop or a
 // blocked plan is always named in the answer, and so is every step skipped
 // after a failure, as missing with its error, whatever the responder wrote
 // (a TemplateResponder's Format, a model).
@@ -291,6 +292,14 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (_ state.Update[Agent
 	rctx, al := budgetFor(ctx, a.cfg.Budget, s.Usage, carried)
 	defer func() { a.ledger.settle(ctx, NodeRespond, s, carried+al.spent(), err) }()
 	rctx = a.withWall(rctx, start, s.Usage)
+	if stop := wallSpent(rctx, start); stop != nil {
+		// The run's deadline has passed: no model call. The answer is
+		// composed from what ran and names what is missing, and why.
+		r = TemplateResponder{}
+		if req.Stop == nil && !req.Complete() {
+			req.Stop = stop
+		}
+	}
 	rctx = streaming(rctx, a.stream, NodeRespond, "")
 	resp, err := r.Respond(rctx, req)
 	if cerr := ctx.Err(); err != nil && cerr != nil {

@@ -51,7 +51,7 @@ func (a *Agent) runStep(ctx context.Context, s AgentState, step plan.Step, resul
 		return stepRun{}, nil
 	}
 	if limit := a.cfg.Budget.MaxWall; limit > 0 {
-		ctx = withWallDeadline(ctx, roundStart.Add(limit-s.Usage.Wall), limit, start)
+		ctx = withWallDeadline(ctx, roundStart.Add(limit-s.Usage.Wall), limit, start, a.now)
 		if wallSpent(ctx, start) != nil && (a.callsTools(step) || a.runsReAct(step)) {
 			return stepRun{}, nil // stays pending; the replan node stops the run
 		}
