@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
 
 	"github.com/stategraph/stategraph/nodes/tool"
@@ -20,10 +21,15 @@ func inputSchemaOf(t tools.Tool) json.RawMessage {
 	return nil
 }
 
-// SupportsJSONMode reports whether m is one of langchaingo's clients known
-// to honour llms.WithJSONMode: OpenAI's (and any OpenAI-compatible
-// server's) and Ollama's. It looks through a ResilientModel and through any
-// wrapper with an Unwrap() llms.Model method (telemetry.Model's, say).
+// SupportsJSONMode reports whether m is one of langchaingo's OpenAI (and
+// OpenAI-compatible) and Ollama clients, looking through a ResilientModel
+// and any wrapper with an Unwrap() llms.Model method.
+//
+// Deprecated: the agent's default planner and replanner now ask every
+// model for JSON mode (a client that does not know the option ignores it;
+// langchaingo's OpenAI, Ollama, Google AI, Vertex and Maritaca clients
+// honour it), and a ResilientModel asks again without it when a model
+// refuses it. Nothing needs to know the client's type.
 func SupportsJSONMode(m llms.Model) bool {
 	for range 16 { // wrappers of wrappers, but never a cycle forever
 		if r, ok := m.(*ResilientModel); ok {
@@ -41,10 +47,28 @@ func SupportsJSONMode(m llms.Model) bool {
 	return false
 }
 
-// jsonMode is the call options asking m for JSON, when it supports it.
-func jsonMode(m llms.Model) []llms.CallOption {
-	if SupportsJSONMode(m) {
-		return []llms.CallOption{llms.WithJSONMode()}
-	}
-	return nil
+// jsonMode is the call options asking a model for JSON: JSON mode, for
+// every model (see ResilientModel for one that refuses it).
+func jsonMode(llms.Model) []llms.CallOption {
+	return []llms.CallOption{llms.WithJSONMode()}
 }
+
+// asksJSON reports whether opts ask for JSON mode.
+func asksJSON(opts []llms.CallOption) bool {
+	var o llms.CallOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o.JSONMode
+}
+
+// withoutJSONMode takes back an llms.WithJSONMode given before it.
+func withoutJSONMode(o *llms.CallOptions) { o.JSONMode = false }
+
+// jsonRefusal matches the errors of a model refusing JSON mode: a bad
+// request (400, 422) or a message naming it or the response format.
+var jsonRefusal = regexp.MustCompile(`(?i)HTTP 4(00|22)\b|status code:? 4(00|22)\b|response_format|response.?mime.?type|json.?mode|json_object`)
+
+// refusesJSON reports whether err, of a call that asked for JSON mode,
+// may be the model refusing it.
+func refusesJSON(err error) bool { return jsonRefusal.MatchString(err.Error()) }

@@ -8,9 +8,11 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -62,9 +64,17 @@ var ErrModelTimeout = errors.New("nodes: model call timed out")
 //
 // NewAgent wraps AgentConfig.Model (and WithReAct's model) in one by
 // default (see WithModelRetry).
+//
+// A call that asks for JSON mode (llms.WithJSONMode) and that the model
+// refuses (HTTP 400 or 422, or an error naming JSON mode or the response
+// format) is made again at once without it, both counted as calls; once
+// such a call succeeds, the ResilientModel no longer asks this model for
+// JSON mode.
 type ResilientModel struct {
 	Model llms.Model
 	Retry ModelRetry
+
+	noJSON atomic.Bool // the model refused JSON mode and answered without it
 }
 
 // Resilient wraps m in a ResilientModel with policy p; a model that is one
@@ -98,31 +108,19 @@ func (r *ResilientModel) generate(ctx context.Context, msgs []llms.MessageConten
 	defer cancel()
 	attempts := 0
 	op := func() (*llms.ContentResponse, error) {
-		if err := wallPassed(ctx); err != nil {
-			return nil, backoff.Permanent(err) // not made, not counted
+		callOpts := opts
+		if r.noJSON.Load() && asksJSON(opts) {
+			callOpts = append(slices.Clone(opts), withoutJSONMode)
 		}
-		if err := spend(ctx); err != nil {
-			return nil, backoff.Permanent(err)
+		resp, err := r.attempt(ctx, p, msgs, callOpts, &attempts)
+		if err != nil && asksJSON(callOpts) && refusesJSON(err) {
+			// The model refuses JSON mode: ask again at once without it.
+			resp, err = r.attempt(ctx, p, msgs, append(slices.Clone(opts), withoutJSONMode), &attempts)
+			if err == nil {
+				r.noJSON.Store(true)
+			}
 		}
-		attempts++
-		actx, hint := withHint(ctx)
-		cancel := context.CancelFunc(func() {})
-		if p.Timeout > 0 {
-			actx, cancel = context.WithTimeoutCause(actx, p.Timeout, fmt.Errorf("%w after %v", ErrModelTimeout, p.Timeout))
-		}
-		defer cancel()
-		resp, err := r.Model.GenerateContent(actx, msgs, streamOptions(ctx, attempts, opts)...)
-		if err == nil {
-			return resp, nil
-		}
-		if ctx.Err() != nil {
-			// Cancelled (Ctrl-C), or the wall-time budget: the cause says which.
-			return nil, backoff.Permanent(context.Cause(ctx))
-		}
-		if actx.Err() != nil {
-			return nil, context.Cause(actx)
-		}
-		return nil, classify(err, hint, p.MaxRetryAfter)
+		return resp, err
 	}
 	b := &backoff.ExponentialBackOff{InitialInterval: p.InitialInterval, RandomizationFactor: 0.5, Multiplier: 2, MaxInterval: p.MaxInterval}
 	resp, err := backoff.Retry(ctx, op, backoff.WithBackOff(b), backoff.WithMaxTries(uint(p.MaxAttempts)),
@@ -158,6 +156,36 @@ func (p ModelRetry) withDefaults() ModelRetry {
 		p.MaxRetryAfter = time.Minute
 	}
 	return p
+}
+
+// attempt makes one call of the model, counted in attempts, and returns
+// its error as backoff reads it (classify): permanent, or retryable.
+func (r *ResilientModel) attempt(ctx context.Context, p ModelRetry, msgs []llms.MessageContent, opts []llms.CallOption, attempts *int) (*llms.ContentResponse, error) {
+	if err := wallPassed(ctx); err != nil {
+		return nil, backoff.Permanent(err) // not made, not counted
+	}
+	if err := spend(ctx); err != nil {
+		return nil, backoff.Permanent(err)
+	}
+	*attempts++
+	actx, hint := withHint(ctx)
+	cancel := context.CancelFunc(func() {})
+	if p.Timeout > 0 {
+		actx, cancel = context.WithTimeoutCause(actx, p.Timeout, fmt.Errorf("%w after %v", ErrModelTimeout, p.Timeout))
+	}
+	defer cancel()
+	resp, err := r.Model.GenerateContent(actx, msgs, streamOptions(ctx, *attempts, opts)...)
+	if err == nil {
+		return resp, nil
+	}
+	if ctx.Err() != nil {
+		// Cancelled (Ctrl-C), or the wall-time budget: the cause says which.
+		return nil, backoff.Permanent(context.Cause(ctx))
+	}
+	if actx.Err() != nil {
+		return nil, context.Cause(actx)
+	}
+	return nil, classify(err, hint, p.MaxRetryAfter)
 }
 
 // callModel makes one model call through m, and returns how many calls of

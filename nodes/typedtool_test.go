@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/stategraph/stategraph/internal/fakechat"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stategraph/stategraph/nodes/tool"
@@ -51,38 +50,4 @@ func TestAReActStepOffersATypedToolsFieldsAsItsParameters(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, string(weatherTool().InputSchema()), string(params))
 	require.JSONEq(t, string(args), out.Audit[0].Input, "the model's arguments are the tool's input")
-}
-
-func TestTheAgentAsksForJSONModeWhereTheModelHasOne(t *testing.T) {
-	t.Parallel()
-	srv := fakechat.New(t,
-		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
-		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
-		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
-	)
-	app, c := agentOn(t, srv, nodes.Budget{})
-	_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
-	require.NoError(t, err)
-	reqs := srv.Requests()
-	require.Len(t, reqs, 3)
-	require.Contains(t, reqs[0], `"response_format":{"type":"json_object"}`, "the planner")
-	require.Contains(t, reqs[1], `"response_format":{"type":"json_object"}`, "the replanner")
-	require.NotContains(t, reqs[2], `"response_format"`, "not the responder, who writes prose")
-	require.True(t, nodes.SupportsJSONMode(openaiModel(t, srv)))
-	require.False(t, nodes.SupportsJSONMode(&scriptedModel{}))
-}
-
-// unwrapping is a model wrapper that says what it wraps (as telemetry's
-// does).
-type unwrapping struct{ llms.Model }
-
-func (u unwrapping) Unwrap() llms.Model { return u.Model }
-
-func TestJSONModeSeesThroughWrappers(t *testing.T) {
-	t.Parallel()
-	srv := fakechat.New(t)
-	m := openaiModel(t, srv)
-	require.True(t, nodes.SupportsJSONMode(unwrapping{m}))
-	require.True(t, nodes.SupportsJSONMode(unwrapping{&nodes.ResilientModel{Model: unwrapping{m}}}))
-	require.False(t, nodes.SupportsJSONMode(unwrapping{&scriptedModel{}}))
 }
