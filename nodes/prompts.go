@@ -225,7 +225,9 @@ Tools:
 
 Write the NEW steps only (not the completed ones), with new ids. They may
 depend on completed steps and reference their results as {{"{{"}}step_id.result{{"}}"}}.
-End with a step with tool "" that writes the answer. Reply with JSON only:
+End with a step with tool "" that writes the answer; when the answer is the
+results put together, give it the input {"answer": "…"} with references to
+them. Reply with JSON only:
 {{.Schema}}
 {{- if .Problems}}
 

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/stategraph/stategraph/internal/fakechat"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
+	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 )
@@ -70,4 +72,49 @@ func TestRespondListsSkippedStepsAFormatLeftOut(t *testing.T) {
 	require.False(t, out.Response.Complete)
 	require.Contains(t, out.Answer(), "All good.\nMissing (failed, then skipped):\n- a: ")
 	require.Contains(t, out.Answer(), "service unavailable")
+}
+
+// A plan whose final step writes the answer ({"answer": "…"}) is answered
+// with it, without the responder's model call, when every step completed;
+// when a reference of the answer cannot be resolved, or a step failed and
+// was skipped, the responder writes the answer.
+func TestThePlansFinalStepAnswersWithoutAModelCall(t *testing.T) {
+	t.Parallel()
+	lookup := tool.Func{ToolName: "lookup", ToolDescription: "looks up", Fn: func(_ context.Context, in string) (string, error) {
+		if in == "broken" {
+			return "", errors.New("service down")
+		}
+		return `{"fact":"` + in + ` is 42"}`, nil
+	}}
+	mkPlan := func(answer, input string) string {
+		return `{"steps":[{"id":"a","description":"Look a up","tool":"lookup","input":"` + input + `","depends_on":[]},
+			{"id":"answer","description":"Answer","tool":"","input":{"answer":"` + answer + `"},"depends_on":["a"]}]}`
+	}
+	tests := []struct {
+		name, plan string
+		policy     nodes.FailurePolicy
+		calls      int
+		answer     string
+		complete   bool
+	}{
+		{"the answer resolves", mkPlan("So: {{a.result.fact}}.", "x"), nodes.FailurePolicy{}, 1, "So: x is 42.", true},
+		{"a reference does not resolve", mkPlan("So: {{a.result.nope}}.", "x"), nodes.FailurePolicy{}, 2, "from the model", true},
+		{"a step was skipped", mkPlan("So: {{a.result.fact}}.", "broken"), nodes.FailurePolicy{Action: nodes.OnFailureSkip}, 2, "from the model", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fakechat.New(t,
+				fakechat.Rule{Marker: "You are a planner", Reply: tt.plan},
+				fakechat.Rule{Marker: "Answer the user's request", Reply: "from the model"},
+			)
+			app := compileAgent(t, nodes.AgentConfig{Model: openaiModel(t, srv), Tools: []tools.Tool{lookup}, FailurePolicy: tt.policy}, nil)
+			out, err := app.Invoke(t.Context(), nodes.NewInput("what is x?"))
+			require.NoError(t, err)
+			require.Len(t, srv.Requests(), tt.calls)
+			require.Equal(t, tt.calls, out.Usage.ModelCalls)
+			require.Contains(t, out.Answer(), tt.answer)
+			require.Equal(t, tt.complete, out.Response.Complete)
+		})
+	}
 }
