@@ -439,6 +439,10 @@ type scenarioRun struct {
 	// measured is the plan's critical path as the calls' durations were
 	// measured (agent runs only).
 	measured time.Duration
+	// bound is the least wall time of an agent run: its model calls'
+	// modelled latencies (modelLatency; the planner's and the responder's
+	// wait for everything before them) and the plan's critical path.
+	bound time.Duration
 }
 
 // runAgent answers the task with the plan-and-execute agent.
@@ -448,8 +452,9 @@ func runAgent(ctx context.Context, app *graph.Compiled[nodes.AgentState], t scen
 	if err != nil {
 		return scenarioRun{}, err
 	}
+	bound := time.Duration(out.Usage.ModelCalls)*firstToken + time.Duration(out.Usage.CompletionTokens)*perToken + t.criticalPath()
 	return scenarioRun{answer: out.Answer(), modelCalls: out.Usage.ModelCalls, tokens: out.Usage.TotalTokens,
-		toolCalls: out.Usage.ToolCalls, wall: time.Since(start), measured: t.measuredCriticalPath(out.Audit)}, nil
+		toolCalls: out.Usage.ToolCalls, wall: time.Since(start), measured: t.measuredCriticalPath(out.Audit), bound: bound}, nil
 }
 
 // runReAct answers the task with a ReAct loop over the whole task, on m.
