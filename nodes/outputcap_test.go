@@ -8,6 +8,7 @@ import (
 
 	"github.com/stategraph/stategraph/internal/fakechat"
 	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/llms/openai"
@@ -95,4 +96,38 @@ func TestWithOutputCapSetsTheCapOfThePrompts(t *testing.T) {
 	require.Len(t, reqs, 2)
 	require.Less(t, len(reqs[1]), 4000)
 	require.Contains(t, reqs[1], "output truncated for this prompt: 1000 of 204800 bytes shown")
+}
+
+// The partial replanner's prompt shows a completed step's long result cut
+// at its OutputCap; the kept step keeps it whole.
+func TestPartialReplanShowsALongResultCut(t *testing.T) {
+	t.Parallel()
+	big := bigOutput()
+	p := plan.Plan{Goal: "g", Steps: []plan.Step{
+		done(st("a", "search", `"q"`), big, "ea"),
+		{ID: "b", Description: "blocked", Tool: "search", DependsOn: []string{"a"}, Status: plan.StatusCompleted, Result: "rb"},
+		st("c", "fetch", "", "b"),
+	}}
+	req := nodes.ReplanRequest{Plan: p, Trigger: nodes.Trigger{Kind: nodes.TriggerBlocked, StepID: "b", BlockReason: "route blocked"}, Tools: testTools("search", "fetch")}
+	m := &scriptedModel{replies: []string{`{"steps":[{"id":"e","description":"fetch","tool":"fetch","input":"x","depends_on":[]},{"id":"f","description":"answer","tool":"","depends_on":["e"]}]}`}}
+	np, _, err := nodes.Revise(t.Context(), nodes.PartialReplan{Model: m, OutputCap: 500}, req)
+	require.NoError(t, err)
+	require.Less(t, len(m.prompts[0]), 3000)
+	require.Contains(t, m.prompts[0], "output truncated for this prompt: 500 of 204800 bytes shown")
+	require.Equal(t, big, np.Steps[0].Result, "the kept step keeps its result whole")
+}
+
+// The responder's prompt shows each tool output once: a synthesis step's
+// evidence that repeats its dependencies' results is left out.
+func TestTheResponderSeesEachOutputOnce(t *testing.T) {
+	t.Parallel()
+	out := `{"rate":0.92,"fact":"1 USD = 0.92 EUR"}`
+	p := plan.Plan{Goal: "g", Steps: []plan.Step{
+		done(st("fx", "fx", `{}`), out, `fx({}) → `+out),
+		{ID: "answer", Description: "Answer", DependsOn: []string{"fx"}, Status: plan.StatusCompleted, Result: "fx: " + out, Evidence: []string{`fx({}) → ` + out}},
+	}}
+	m := &scriptedModel{replies: []string{"0.92"}}
+	_, err := nodes.LLMResponder{Model: m}.Respond(t.Context(), nodes.RespondRequest{Plan: p})
+	require.NoError(t, err)
+	require.Equal(t, 1, strings.Count(m.prompts[0], out), m.prompts[0])
 }
