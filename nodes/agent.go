@@ -53,8 +53,8 @@ type AgentConfig struct {
 	Guards []plan.Guard
 	// Model, optional, is the model of the default planner, replanner and
 	// responder (any llms.Model). The default planner and replanner ask
-	// for JSON mode (llms.WithJSONMode) when SupportsJSONMode says the
-	// model has one.
+	// it for JSON mode (llms.WithJSONMode); a model that refuses it is
+	// asked again without it (see ResilientModel).
 	Model llms.Model
 }
 

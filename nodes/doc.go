@@ -17,16 +17,19 @@
 // when either refuses it) and marks the ready steps running; a FanOut
 // router sends each running step to execute as its own task (graph.SendTo
 // with the step in AgentState.Current), so independent steps run in
-// parallel in one superstep. Each execute task appends its StepOutcome to
-// PastSteps and its AuditRecords to Audit, and adds what it spent to Usage;
-// the tasks of a round join into one replan run, which records the outcomes
-// on the plan (ApplyOutcomes), decides with ReplanRound (continue, revise,
-// finish, blocked, or a budget stop) and fans the next ready steps out, or
-// goes to respond. The responder's answer names any stop or block.
-// WithEagerSteps runs a round as one execute task instead, which starts
-// each step as soon as the steps it depends on complete (LLMCompiler's
-// task fetching), saving each step's outcome as it completes
-// (graph.Durable), so a resume never runs a finished step again.
+// parallel in one superstep (WithRoundByRound). By default a round is one
+// execute task instead, which starts each step as soon as the steps it
+// depends on complete (LLMCompiler's task fetching; WithEagerSteps bounds
+// how many at once), saving each step's outcome as it completes
+// (graph.Durable), so a resume never runs a finished step again. Each
+// execute task appends its StepOutcome to PastSteps and its AuditRecords
+// to Audit, and adds what it spent to Usage; a round joins into one replan
+// run, which records the outcomes on the plan (ApplyOutcomes), decides
+// with ReplanRound (continue, revise, finish, blocked, or a budget stop)
+// and fans the next ready steps out, or goes to respond. The responder's
+// answer names any stop or block. When the plan's final step wrote the
+// answer ({"answer": "…"} with references, plan.Plan.Answer) and every
+// step completed, the respond node gives it without a model call.
 //
 // Budget bounds a run, and its documentation states the rules: hard limits
 // on tool and model calls within a round too, each step's share of what is
@@ -52,9 +55,13 @@
 // with backoff for rate limits, server and connection errors, honouring
 // Retry-After; a per-attempt timeout; HTTPClient lets a provider client's
 // status codes and headers through), every attempt counting against the
-// budget. WithToolTimeout and WithStepTimeout (and a graph.WithTimeout on
-// the execute node) fail the step, kind timeout, for the replanner to see,
-// rather than the run; the wall-time budget cancels a call under way.
+// budget; a model that refuses JSON mode, which the default planner and
+// replanner ask every model for, is asked again without it. WithToolTimeout
+// and WithStepTimeout (and a graph.WithTimeout on the execute node) fail
+// the step, kind timeout, for the replanner to see, rather than the run;
+// the wall-time budget cancels a call under way, and once it has passed no
+// model call is made. No prompt holds a tool output whole past a cap
+// (CapOutput, WithOutputCap); the state keeps it whole.
 //
 // Everything below the agent is plain Go: pure functions over plain values
 // where possible, taking a context.Context where a model or a tool is

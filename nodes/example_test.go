@@ -151,3 +151,37 @@ func ExampleWithEagerSteps() {
 	// steps finished: b_express, b_standard, b_stock, order, recommend, stock_a
 	// rounds 2, replans 1, tool calls 5
 }
+
+// Round by round, each step of a round is its own execute task and waits
+// for the whole round before it: the delivery case takes four rounds.
+func ExampleWithRoundByRound() {
+	c := delivery.New()
+	agent, err := nodes.NewAgent(c.AgentConfig(), nodes.WithRoundByRound())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	app, err := agent.Compile(graph.WithCheckpointer(memory.New()))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	out, err := app.Invoke(context.Background(), nodes.InputFor(c.Request()), graph.WithThread("o1001-rounds"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("rounds %d, replans %d, tool calls %d\n", out.Usage.Rounds, out.Usage.Replans, out.Usage.ToolCalls)
+	// Output: rounds 4, replans 1, tool calls 5
+}
+
+// A tool output longer than the cap is cut for a prompt, with a marker;
+// the run's state keeps it whole.
+func ExampleCapOutput() {
+	rows := strings.Repeat("SKU-7: 12 units\n", 3)
+	fmt.Println(nodes.CapOutput(rows, 20))
+	// Output:
+	// SKU-7: 12 units
+	// SKU-
+	// [… output truncated for this prompt: 20 of 48 bytes shown; the whole output is in the run's state]
+}

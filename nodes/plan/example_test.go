@@ -52,3 +52,20 @@ func ExampleResolveInput() {
 	// Output:
 	// {"note":"sku SKU-01","warehouse":"A"} <nil>
 }
+
+// A plan whose final step writes the answer with references to the
+// results: once the steps completed, Answer resolves it.
+func ExamplePlan_Answer() {
+	p, err := plan.Parse(`{"steps":[
+  {"id":"fx","description":"USD to EUR","tool":"fx","input":{"from":"USD","to":"EUR"}},
+  {"id":"answer","description":"Answer","tool":"","input":{"answer":"1 USD is {{fx.result.rate}} EUR."},"depends_on":["fx"]}]}`)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p.Steps[0].Status, p.Steps[0].Result = plan.StatusCompleted, `{"rate":0.92}`
+	p.Steps[1].Status = plan.StatusCompleted
+	answer, ok, err := p.Answer()
+	fmt.Println(answer, ok, err)
+	// Output: 1 USD is 0.92 EUR. true <nil>
+}
