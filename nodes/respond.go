@@ -235,7 +235,8 @@ func leanSteps(steps []plan.Step, found map[string]string) ([]plan.Step, map[str
 		var ev []string
 		for _, e := range s.Evidence {
 			_, output, call := strings.Cut(e, " → ")
-			if seen[e] || (call && slices.ContainsFunc(append(shown, s.Result), func(r string) bool { return repeats(output, r) })) {
+			shownElsewhere := slices.ContainsFunc(shown, func(r string) bool { return repeats(output, r) })
+			if seen[e] || (call && (repeats(output, s.Result) || shownElsewhere)) {
 				continue
 			}
 			seen[e] = true
@@ -271,10 +272,10 @@ func findings(outcomes []StepOutcome) map[string]string {
 // respond is the respond node. When the model-call budget is spent, or
 // the wall-time budget's deadline has passed, a responder other than a
 // TemplateResponder is replaced by the generic TemplateResponder, so
-// answering never exceeds the budget and makes no call after the deadline. A stop or a
-// blocked plan is always named in the answer, and so is every step skipped
-// after a failure, as missing with its error, whatever the responder wrote
-// (a TemplateResponder's Format, a model).
+// answering never exceeds the budget and makes no call after the
+// deadline. A stop or a blocked plan is always named in the answer, and
+// so is every step skipped after a failure, as missing with its error,
+// whatever the responder wrote (a TemplateResponder's Format, a model).
 func (a *Agent) respond(ctx context.Context, s AgentState) (_ state.Update[AgentState], err error) {
 	ctx, cancel := ownContext(ctx)
 	defer cancel()
