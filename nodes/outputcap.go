@@ -40,17 +40,27 @@ func CapOutput(output string, limit int) string {
 	return output[:cut] + fmt.Sprintf("\n[… output truncated for this prompt: %d of %d bytes shown; the whole output is in the run's state]", cut, len(output))
 }
 
-// capSteps returns steps with each result and piece of evidence capped for
-// a prompt (CapOutput).
+// capSteps returns steps with each result, error and piece of evidence
+// capped for a prompt (CapOutput).
 func capSteps(steps []plan.Step, limit int) []plan.Step {
 	out := make([]plan.Step, len(steps))
 	for i, s := range steps {
 		s = s.Clone()
 		s.Result = CapOutput(s.Result, limit)
+		s.Error = CapOutput(s.Error, limit)
 		for j, e := range s.Evidence {
 			s.Evidence[j] = CapOutput(e, limit)
 		}
 		out[i] = s
+	}
+	return out
+}
+
+// capAll returns each of texts capped for a prompt (CapOutput).
+func capAll(texts []string, limit int) []string {
+	out := make([]string, len(texts))
+	for i, t := range texts {
+		out[i] = CapOutput(t, limit)
 	}
 	return out
 }

@@ -131,3 +131,23 @@ func TestTheResponderSeesEachOutputOnce(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, strings.Count(m.prompts[0], out), m.prompts[0])
 }
+
+// A tool's long error is capped too: in a replan trigger's summary and in
+// the responder's prompt (the failed step's error, the missing steps).
+func TestALongToolErrorIsCappedInPrompts(t *testing.T) {
+	t.Parallel()
+	big := bigOutput()
+	sum := nodes.Trigger{Kind: nodes.TriggerFailed, StepID: "a", ErrKind: plan.ErrKindOther, Error: big}.Summary()
+	require.Less(t, len(sum), nodes.DefaultOutputCap+200)
+	require.Contains(t, sum, "output truncated for this prompt")
+
+	p := plan.Plan{Goal: "g", Steps: []plan.Step{
+		{ID: "a", Description: "fetch", Tool: "fetch", Status: plan.StatusSkipped, Error: big},
+		{ID: "answer", Description: "Answer", DependsOn: []string{"a"}, Status: plan.StatusCompleted},
+	}}
+	m := &scriptedModel{replies: []string{"a failed"}}
+	resp, err := nodes.LLMResponder{Model: m}.Respond(t.Context(), nodes.RespondRequest{Plan: p})
+	require.NoError(t, err)
+	require.Less(t, len(m.prompts[0]), 3*nodes.DefaultOutputCap)
+	require.Contains(t, resp.Missing[0], big, "the response keeps the error whole")
+}

@@ -299,7 +299,7 @@ func (r *ReActExecutor) runCalls(ctx context.Context, step plan.Step, ai chat.Me
 			}
 			return fmt.Sprintf("error: unknown tool %q (available: %s)", toolName(tc), strings.Join(plan.ToolNames(allowed), ", ")), nil
 		}
-		return "error: " + err.Error(), nil
+		return "error: " + CapOutput(err.Error(), r.OutputCap), nil
 	}
 	msg := ai
 	if len(calls) < len(ai.ToolCalls()) {

@@ -51,15 +51,15 @@ type Trigger struct {
 func (t Trigger) Summary() string {
 	switch t.Kind {
 	case TriggerBlocked:
-		s := "succeeded and showed the route is blocked: " + t.BlockReason
+		s := "succeeded and showed the route is blocked: " + CapOutput(t.BlockReason, 0)
 		if t.Impact != "" {
-			s += " (impact: " + t.Impact + ")"
+			s += " (impact: " + CapOutput(t.Impact, 0) + ")"
 		}
 		return s
 	case TriggerFailed:
-		return fmt.Sprintf("failed (%s): %s", t.ErrKind, t.Error)
+		return fmt.Sprintf("failed (%s): %s", t.ErrKind, CapOutput(t.Error, 0))
 	}
-	return "cannot run: " + t.Error
+	return "cannot run: " + CapOutput(t.Error, 0)
 }
 
 // RoundInput is what the replan node sees after an execution round.

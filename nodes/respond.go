@@ -186,8 +186,9 @@ func (l LLMResponder) Respond(ctx context.Context, req RespondRequest) (Response
 		Findings: found, Replaced: req.Replaced()}
 	if !resp.Complete {
 		resp.Missing = req.Missing()
-		data.Missing = resp.Missing
+		data.Missing = capAll(resp.Missing, l.OutputCap)
 	}
+	data.Replaced = capAll(data.Replaced, l.OutputCap)
 	if early {
 		data.Stopped = why
 	}
