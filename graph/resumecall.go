@@ -11,7 +11,8 @@ import (
 // answering its pending interrupt with answer (see the Resume option): it
 // is Invoke with a zero input and Resume(answer), without spelling out
 // the zero input's type. A nil answer resumes without one, past an error,
-// a crash or a static breakpoint.
+// a crash or a static breakpoint; with WithCheckpoint it replays from
+// that checkpoint (or continues a fork UpdateState made there).
 func (c *Compiled[S]) Resume(ctx context.Context, answer any, opts ...RunOption) (S, error) {
 	return c.Invoke(ctx, state.Update[S]{}, resumeOpts(answer, opts)...)
 }
