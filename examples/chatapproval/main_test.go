@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/stategraph/stategraph/examples/internal/linecount"
 )
@@ -15,6 +16,9 @@ func Example_main() {
 	// asks: {MessageID:msg-77e13afc3a99790a Calls:[{ID:call-1 Tool:get_weather Args:{"city":"Paris"}}]}
 	// The tool says: It is sunny in Paris.
 }
+
+// The program leaves no goroutine behind.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // The program stays within twice the lines of LangGraph Python's
 // (docs/langgraph.md says how lines are counted).

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/stategraph/stategraph/examples/internal/linecount"
 )
@@ -16,6 +17,9 @@ func Example_main() {
 	// A joke about cats at work <nil>
 	// A much longer joke about cats <nil>
 }
+
+// The program leaves no goroutine behind.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // The program stays within twice the lines of LangGraph Python's
 // (docs/langgraph.md says how lines are counted).

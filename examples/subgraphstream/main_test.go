@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/stategraph/stategraph/examples/internal/linecount"
 )
@@ -19,6 +20,9 @@ func Example_main() {
 	// [node_1] {Bar:foobaz!}
 	// [] {Foo:foobaz!}
 }
+
+// The program leaves no goroutine behind.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // The program stays within twice the lines of LangGraph Python's
 // (docs/langgraph.md says how lines are counted).
