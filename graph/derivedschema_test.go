@@ -144,3 +144,16 @@ func TestDerivedSchemaStoresWhatTheHandWrittenOneStores(t *testing.T) {
 	require.Len(t, histTags[0].Values.Messages, 4)
 	require.Equal(t, "(answered) jokes about cats", histTags[0].Values.Messages[0].Text())
 }
+
+// A bad tag fails Compile, naming the field and its tag.
+func TestCompileNamesAFieldWithABadTag(t *testing.T) {
+	t.Parallel()
+	type Bad struct {
+		Jokes []string `state:"apend"`
+	}
+	_, err := graph.New(state.FromStruct[Bad]()).
+		AddNode("a", func(ctx context.Context, b Bad) (state.Update[Bad], error) { return state.Update[Bad]{}, nil }).
+		AddEdge(graph.Start, "a").Compile()
+	require.ErrorContains(t, err, "field Jokes of")
+	require.ErrorContains(t, err, "(tag `state:\"apend\"`): unknown word \"apend\"")
+}
