@@ -97,22 +97,30 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 // (encoding/json, reading it again, names the fault).
 func decodeElements[T any](list []byte) (T, bool) {
 	var zero T
-	t := reflect.TypeFor[T]()
-	if t.Kind() != reflect.Slice || !reflect.PointerTo(t.Elem()).Implements(unmarshalerType) {
+	rv, ok := decodeElementsOf(reflect.TypeFor[T](), list)
+	if !ok {
 		return zero, false
+	}
+	return rv.Interface().(T), true
+}
+
+// decodeElementsOf is decodeElements for a type known at run time.
+func decodeElementsOf(t reflect.Type, list []byte) (reflect.Value, bool) {
+	if t.Kind() != reflect.Slice || !reflect.PointerTo(t.Elem()).Implements(unmarshalerType) {
+		return reflect.Value{}, false
 	}
 	spans, ok := elementSpans(list)
 	if !ok {
-		return zero, false
+		return reflect.Value{}, false
 	}
 	rv := reflect.MakeSlice(t, len(spans), len(spans))
 	for i, sp := range spans {
 		u := rv.Index(i).Addr().Interface().(json.Unmarshaler)
 		if u.UnmarshalJSON(list[sp[0]:sp[1]]) != nil {
-			return zero, false
+			return reflect.Value{}, false
 		}
 	}
-	return rv.Interface().(T), true
+	return rv, true
 }
 
 // elementSpans returns the start and end of each element of list, a JSON

@@ -23,6 +23,24 @@
 //   - Overwrite replaces a reducer field's value for the step, ignoring the
 //     other writes to it in that step; two overwrites are an error.
 //
+// A schema can also be derived from the struct's tags (FromStruct): each
+// exported field is a field of the schema, named in snake_case and reduced
+// as its `state` tag says (value, append, merge, sum, messages, or
+// reducer=NAME for a reducer registered with RegisterReducer). Schema.Edit
+// turns a node's changes to a copy of the state into the writes a node
+// would make with the fields' keys, so a node over a derived schema needs
+// no key at all:
+//
+//	type Agent struct {
+//		Input string
+//		Steps []string `state:"append"`
+//		Calls int      `state:"sum"`
+//	}
+//	schema := state.FromStruct[Agent]()
+//	… return schema.Edit(s, func(s *Agent) { s.Steps = append(s.Steps, "done"); s.Calls++ }), nil
+//
+// The derived fields store and read exactly what the declared ones do.
+//
 // Writes are serializable: each encodes as its field's name and its value,
 // so the runtime can persist them as pending writes and replay them after a
 // crash. The package imports nothing else of stategraph.

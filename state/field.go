@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 )
 
 // Kind is the reducer a field applies.
@@ -84,6 +85,8 @@ type fieldOps[S any] interface {
 	copyField(dst, src *S)
 	copyPrefix(dst, src *S, n int) bool
 	cloneSlice(s *S)
+	// at returns the field of s, addressable.
+	at(s *S) reflect.Value
 }
 
 // Key is a typed field of S holding a T. It makes the writes a node

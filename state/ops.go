@@ -157,8 +157,10 @@ func isJSONList(data []byte) bool {
 // for a slice field, that does not decode alone as an element of T, so a
 // refused write names the element at fault; "" when data is not such a
 // list (a codec's own bytes) or no one element fails alone.
-func badElement[T any](data []byte) string {
-	t := reflect.TypeFor[T]()
+func badElement[T any](data []byte) string { return badElementOf(reflect.TypeFor[T](), data) }
+
+// badElementOf is badElement for a type known at run time.
+func badElementOf(t reflect.Type, data []byte) string {
 	if t.Kind() != reflect.Slice || len(data) == 0 || data[0] != '[' {
 		return ""
 	}
@@ -192,20 +194,35 @@ func (o keyOps[S, T]) diff(from, to *S) (Write[S], bool) {
 	case KindSum:
 		return k.Set(k.minus(b, a)), true
 	case KindAppend:
-		if ra.Len() == 0 && rb.Len() == 0 {
-			return Write[S]{}, false // nil and empty: nothing appended
-		}
-		// An empty prefix always matches: DeepEqual tells a nil slice's
-		// [:0] from a non-nil one's, which would make an append to a nil
-		// field look like an overwrite. A prefix in the same memory
-		// matches without a comparison.
-		if rb.Len() >= ra.Len() && (ra.Len() == 0 || ra.Pointer() == rb.Pointer() ||
-			reflect.DeepEqual(rb.Slice(0, ra.Len()).Interface(), ra.Interface())) {
-			return Write[S]{key: &k.base, value: rb.Slice(ra.Len(), rb.Len()).Interface()}, true
+		if tail, ok := appendedTail(ra, rb); ok {
+			if !tail.IsValid() {
+				return Write[S]{}, false // nil and empty: nothing appended
+			}
+			return Write[S]{key: &k.base, value: tail.Interface()}, true
 		}
 	}
 	return k.Overwrite(b), true
 }
+
+// appendedTail returns the elements slice rb appended to slice ra, and
+// false when ra is not a prefix of rb; the Value is invalid when both are
+// empty (nil and empty: nothing appended).
+func appendedTail(ra, rb reflect.Value) (reflect.Value, bool) {
+	if ra.Len() == 0 && rb.Len() == 0 {
+		return reflect.Value{}, true
+	}
+	// An empty prefix always matches: DeepEqual tells a nil slice's [:0]
+	// from a non-nil one's, which would make an append to a nil field
+	// look like an overwrite. A prefix in the same memory matches without
+	// a comparison.
+	if rb.Len() >= ra.Len() && (ra.Len() == 0 || ra.Pointer() == rb.Pointer() ||
+		reflect.DeepEqual(rb.Slice(0, ra.Len()).Interface(), ra.Interface())) {
+		return rb.Slice(ra.Len(), rb.Len()), true
+	}
+	return reflect.Value{}, false
+}
+
+func (o keyOps[S, T]) at(s *S) reflect.Value { return reflect.ValueOf(o.k.get(s)).Elem() }
 
 func (o keyOps[S, T]) copyField(dst, src *S) { *o.k.get(dst) = *o.k.get(src) }
 

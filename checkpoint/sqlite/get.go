@@ -151,7 +151,11 @@ func (s *Saver) Get(ctx context.Context, cfg checkpoint.Config) (*checkpoint.Tup
 		if cfg.CheckpointID == "" {
 			row = tx.StmtContext(ctx, s.st.getLatest).QueryRowContext(ctx, thread, ns)
 		} else {
-			row = tx.StmtContext(ctx, s.st.getByID).QueryRowContext(ctx, thread, ns, cfg.CheckpointID)
+			byID, err := s.st.getByID.inTx(ctx, &s.st, tx)
+			if err != nil {
+				return err
+			}
+			row = byID.QueryRowContext(ctx, thread, ns, cfg.CheckpointID)
 		}
 		r, err := scanCheckpoint(row, thread, ns)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -288,7 +292,11 @@ func (s *Saver) loadWrites(ctx context.Context, tx *sql.Tx, thread, ns string, r
 	if len(ids) == 1 {
 		rs, err = tx.StmtContext(ctx, s.st.writesOne).QueryContext(ctx, thread, ns, ids[0])
 	} else {
-		rs, err = tx.StmtContext(ctx, s.st.writesPage).QueryContext(ctx, thread, ns, idsJSON(ids))
+		var page *sql.Stmt
+		if page, err = s.st.writesPage.inTx(ctx, &s.st, tx); err != nil {
+			return nil, err
+		}
+		rs, err = page.QueryContext(ctx, thread, ns, idsJSON(ids))
 	}
 	if err != nil {
 		return nil, err

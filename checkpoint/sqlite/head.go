@@ -30,12 +30,18 @@ func (s *Saver) GetHead(ctx context.Context, cfg checkpoint.Config) (*checkpoint
 		return tup, nil
 	}
 	var tup *checkpoint.Tuple
+	var byID *sql.Stmt
+	if cfg.CheckpointID != "" {
+		if byID, err = s.st.getByID.get(ctx, &s.st, s.rdb); err != nil {
+			return nil, err
+		}
+	}
 	err = s.read(ctx, func(tx *sql.Tx) error {
 		var row *sql.Row
 		if cfg.CheckpointID == "" {
 			row = tx.StmtContext(ctx, s.st.getLatest).QueryRowContext(ctx, thread, ns)
 		} else {
-			row = tx.StmtContext(ctx, s.st.getByID).QueryRowContext(ctx, thread, ns, cfg.CheckpointID)
+			row = tx.StmtContext(ctx, byID).QueryRowContext(ctx, thread, ns, cfg.CheckpointID)
 		}
 		r, err := scanCheckpoint(row, thread, ns)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -114,7 +120,11 @@ func (s *Saver) headRow(ctx context.Context, cfg checkpoint.Config) (cpRow, erro
 	if cfg.CheckpointID == "" {
 		rs, err = s.st.getLatest.QueryContext(ctx, cfg.ThreadID, cfg.Namespace)
 	} else {
-		rs, err = s.st.getByID.QueryContext(ctx, cfg.ThreadID, cfg.Namespace, cfg.CheckpointID)
+		var byID *sql.Stmt
+		if byID, err = s.st.getByID.get(ctx, &s.st, s.rdb); err != nil {
+			return cpRow{}, err
+		}
+		rs, err = byID.QueryContext(ctx, cfg.ThreadID, cfg.Namespace, cfg.CheckpointID)
 	}
 	if err != nil {
 		return cpRow{}, err

@@ -203,7 +203,11 @@ func (s *Saver) tableBlobs(ctx context.Context, tx *sql.Tx, thread, ns, reader s
 		}
 		keys = long
 	}
-	rs, err := tx.StmtContext(ctx, s.st.chain).QueryContext(ctx, thread, ns, seedsJSON(keys))
+	chain, err := s.st.chain.inTx(ctx, &s.st, tx)
+	if err != nil {
+		return err
+	}
+	rs, err := chain.QueryContext(ctx, thread, ns, seedsJSON(keys))
 	if err != nil {
 		return err
 	}

@@ -280,6 +280,9 @@ func (s *Saver) write(ctx context.Context, fn func(tx *sql.Tx) error) (err error
 // read runs fn in a read transaction, so that the rows it reads in several
 // queries come from one snapshot of the database.
 func (s *Saver) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if err := s.st.warm(ctx); err != nil {
+		return err
+	}
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // lockSQL writes nothing but takes SQLite's write lock: a write
@@ -140,8 +141,15 @@ func checkpointArgs(thread, ns, id, parent, created, versions, md, head, crc, in
 // handle at the first write (prepareWrites).
 type stmts struct {
 	lock, head, insertCheckpoint, insertBlob, countWrites, insertWrite, replaceWrite *sql.Stmt
-	getLatest, getByID, chain, chainOne, inlineOf, writesOne, writesPage             *sql.Stmt
+	getLatest, chainOne, inlineOf, writesOne                                         *sql.Stmt
 	all                                                                              []*sql.Stmt
+
+	// getByID, chain and writesPage are prepared when first needed
+	// (lazystmt.go); lazy holds them once prepared, wanted is set when a
+	// transaction had to prepare one for itself.
+	getByID, chain, writesPage lazyStmt
+	lazy                       []*sql.Stmt
+	wanted                     atomic.Bool
 
 	// listMu guards list, the statements of List queries by SQL text,
 	// prepared on the read handle as they are first used.
@@ -202,19 +210,18 @@ func (st *stmts) listStmt(ctx context.Context, query string) (*sql.Stmt, error) 
 	return stmt, nil
 }
 
-// prepare prepares the read statements on rdb, and keeps wdb for
+// prepare prepares the read statements a read of the latest state uses
+// on rdb (the others when first needed: lazystmt.go), and keeps wdb for
 // prepareWrites: a process that only reads (the inspector, a resume's
 // first State) prepares no write statement.
 func (st *stmts) prepare(ctx context.Context, rdb, wdb *sql.DB) error {
 	st.rdb, st.wdb = rdb, wdb
+	st.initLazy()
 	return st.prepareOn(ctx, rdb, []stmtDef{
 		{&st.getLatest, sqlGetLatest},
-		{&st.getByID, sqlGetByID},
-		{&st.chain, sqlChain},
 		{&st.chainOne, sqlChainOne},
 		{&st.inlineOf, sqlInlineOf},
 		{&st.writesOne, sqlWritesOne},
-		{&st.writesPage, sqlWritesPage},
 	})
 }
 
@@ -278,5 +285,6 @@ func (st *stmts) close() error {
 	}
 	st.list = nil
 	st.listMu.Unlock()
+	errs = append(errs, st.closeLazy()...)
 	return errors.Join(errs...)
 }
