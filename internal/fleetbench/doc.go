@@ -11,6 +11,10 @@
 //
 //	go run ./internal/fleetbench -dsn 'postgres://postgres@127.0.0.1:5432/test?sslmode=disable' -procs 1,2,4,8 -runs 1000
 //
+// With -fleet n the fleet executes n runs at once whatever its size: each
+// of N processes gets n/N workers and a pool of worker.PoolSize of them,
+// the sizing docs/deployment.md advises.
+//
 // The figures of docs/performance.md ("Workers across processes") come
 // from it. pg_stat_statements must be in shared_preload_libraries for the
 // statement figures; without it fleetbench says so and counts

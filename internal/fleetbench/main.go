@@ -17,6 +17,7 @@ type config struct {
 	procs     []int
 	runs      int
 	workers   int
+	fleet     int // runs the whole fleet executes at once (0: workers a process)
 	pool      int
 	repeat    int
 	verbose   bool
@@ -37,6 +38,7 @@ func main() {
 	flag.StringVar(&procs, "procs", "1,2,4,8", "process counts to measure, comma-separated")
 	flag.IntVar(&cfg.runs, "runs", 1000, "runs to drain per measurement")
 	flag.IntVar(&cfg.workers, "workers", 10, "runs a process executes at once (worker.WithWorkers)")
+	flag.IntVar(&cfg.fleet, "fleet", 0, "runs the fleet executes at once, split evenly over its processes (overrides -workers; 0: -workers a process)")
 	flag.IntVar(&cfg.pool, "pool", 0, "pgxpool MaxConns of a process (0: worker.PoolSize of -workers)")
 	flag.IntVar(&cfg.repeat, "repeat", 1, "measurements per process count")
 	flag.IntVar(&cfg.steps, "steps", 10, "nodes of the graph's chain")

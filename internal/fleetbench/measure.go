@@ -29,6 +29,7 @@ const marker = "/* fleetbench-harness */ "
 // result is one measurement.
 type result struct {
 	procs, runs      int
+	workers, pool    int           // a process's
 	span             time.Duration // first run's start to last run's end
 	statements       float64       // per run; -1 without pg_stat_statements
 	execMs           float64       // server execution time per run
@@ -48,7 +49,7 @@ type stmt struct {
 	calls, exec float64 // per run
 }
 
-const header = "| processes | runs | runs/s | statements / run | server exec ms / run | xacts / run | PostgreSQL CPU ms / run | pool waits | step overhead p50 / p90 / p99 | busy / open connections (max) |\n|---|---|---|---|---|---|---|---|---|---|"
+const header = "| processes | workers / pool a process | runs | runs/s | statements / run | server exec ms / run | xacts / run | PostgreSQL CPU ms / run | pool waits | step overhead p50 / p90 / p99 | busy / open connections (max) |\n|---|---|---|---|---|---|---|---|---|---|---|"
 
 func (r result) row() string {
 	st, ex := "n/a", "n/a"
@@ -60,8 +61,8 @@ func (r result) row() string {
 		cpu = fmt.Sprintf("%.2f", r.cpuMs)
 	}
 	ms := func(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 1, 64) }
-	return fmt.Sprintf("| %d | %d | %.0f | %s | %s | %.1f | %s | %d | %s / %s / %s ms | %d / %d |",
-		r.procs, r.runs, float64(r.runs)/r.span.Seconds(), st, ex, r.xacts, cpu, r.poolWaits, ms(r.p50), ms(r.p90), ms(r.p99), r.maxBusy, r.maxConn)
+	return fmt.Sprintf("| %d | %d / %d | %d | %.0f | %s | %s | %.1f | %s | %d | %s / %s / %s ms | %d / %d |",
+		r.procs, r.workers, r.pool, r.runs, float64(r.runs)/r.span.Seconds(), st, ex, r.xacts, cpu, r.poolWaits, ms(r.p50), ms(r.p90), ms(r.p99), r.maxBusy, r.maxConn)
 }
 
 func (r result) statementsTable() string {
@@ -118,9 +119,13 @@ func measure(ctx context.Context, cfg config, n int) (result, error) {
 	if err := client.Migrate(ctx); err != nil {
 		return r, err
 	}
+	if cfg.fleet > 0 {
+		cfg.workers = max(1, cfg.fleet/n)
+	}
 	if cfg.pool == 0 {
 		cfg.pool = int(worker.PoolSize(cfg.workers))
 	}
+	r.workers, r.pool = cfg.workers, cfg.pool
 
 	// The workers, idle until the runs are enqueued.
 	procs := make([]*workerProc, n)
