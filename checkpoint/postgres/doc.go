@@ -26,9 +26,13 @@
 //     (checkpoint.Leaser): holder, since and expires, timed by the
 //     server's clock, so machines whose clocks differ agree on expiry.
 //
-// Get rebuilds every channel's value in the database in one recursive
-// query that walks each delta chain back to its newest full snapshot. Get,
-// GetHead and each page of List are one round trip: the checkpoints, their
+// Get rebuilds every channel's value from the blobs one statement reads:
+// for a delta, one index range scan over the newest 256 blobs of its
+// channel, which holds the chain back to its newest full snapshot unless
+// the chain is longer (a page of many checkpoints walks the chains
+// instead, reading each shared blob once). A chain longer than that is
+// followed from where the scan ended in a second round trip. Otherwise
+// Get, GetHead and each page of List are one round trip: the checkpoints, their
 // blobs and their writes are read by one statement, so from one snapshot,
 // never one query per checkpoint. List's first page is one checkpoint and
 // each page after it sixteen times larger, up to 1,024. A List with

@@ -26,3 +26,7 @@ func PagesEnd(n int) int {
 func (s *Saver) SchemaVersionOf(ctx context.Context) (int, error) {
 	return s.migrations().Version(ctx, s.pool)
 }
+
+// ChainWindow is how many blobs a page of one checkpoint reads in one
+// range scan for a delta chain.
+const ChainWindow = chainWindow

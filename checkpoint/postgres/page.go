@@ -83,7 +83,7 @@ const (
 // snapshot without a transaction.
 func (s *Saver) pageSQL(cfg checkpoint.Config, f pageFilter, scope blobScope, fromHead bool) (string, []any) {
 	where, args := f.sql(cfg)
-	key := pageKey{where, scope, fromHead, f.contains == ""}
+	key := pageKey{where, scope, fromHead, f.contains == "", f.limit == 1}
 	if q, ok := s.pages.Load(key); ok {
 		return q.(string), args
 	}
@@ -101,13 +101,17 @@ type pageKey struct {
 	scope      blobScope
 	fromHead   bool
 	contiguous bool
+	single     bool // a page of one checkpoint (windowSQL)
 }
 
 // buildPageSQL writes the statement pageSQL returns. A contiguous page
 // reads its pending writes, and the schedules named after their
 // checkpoints (as the runtime names them), by one index range scan over
 // its span of ids each, rather than a probe per checkpoint; the
-// schedules named otherwise are probed one by one.
+// schedules named otherwise are probed one by one. A page of one
+// checkpoint reads its delta chains by windowSQL's range scans, a longer
+// one by chainSQL's walk, which reads each blob the page's checkpoints
+// share once.
 func (s *Saver) buildPageSQL(k pageKey) string {
 	t := s.t
 	scope, fromHead := k.scope, k.fromHead
@@ -116,12 +120,20 @@ func (s *Saver) buildPageSQL(k pageKey) string {
 	SELECT id, parent_id, created_at, versions, metadata, prev, nwrites, crc FROM ` + t.checkpoints + k.where + `
 ),
 span AS (SELECT min(id) AS lo, max(id) AS hi FROM page)`)
+	var window string
 	if scope == blobsAll {
 		b.WriteString(`,
 want AS (
 	SELECT DISTINCT v.key COLLATE "C" AS channel, v.value COLLATE "C" AS version
 	FROM page, jsonb_each_text(CASE WHEN jsonb_typeof(page.versions) = 'object' THEN page.versions ELSE '{}'::jsonb END) AS v
-),` + s.chainSQL())
+)`)
+		if k.single {
+			var cte string
+			cte, window = s.windowSQL()
+			b.WriteString(cte)
+		} else {
+			b.WriteString(`,` + s.chainSQL())
+		}
 	}
 	b.WriteString(`
 SELECT 0::int2, id, parent_id, prev, created_at, versions::text, metadata::text, nwrites, crc, NULL::bytea, NULL::boolean FROM page`)
@@ -133,9 +145,12 @@ SELECT 1, head, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM ` + t.
 	b.WriteString(`
 UNION ALL
 `)
-	if scope == blobsAll {
+	switch {
+	case scope == blobsAll && k.single:
+		b.WriteString(window)
+	case scope == blobsAll:
 		b.WriteString(s.chainRowsSQL())
-	} else {
+	default:
 		next := `'` + checkpoint.NextChannel + `'`
 		probed := ""
 		if k.contiguous {

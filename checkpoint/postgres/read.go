@@ -279,7 +279,10 @@ type blobRow struct {
 // the reserved channels' blobs alone; skip is asked, checkpoint by
 // checkpoint in order, about each other channel, and a second statement
 // reads the blobs of those it did not skip (none when it skipped them
-// all), with whether their checkpoints are still stored. Blobs do not
+// all), with whether their checkpoints are still stored. The second
+// statement also follows a delta chain the first left with a gap (one
+// longer than windowSQL's window, or a gap that is damage, which it then
+// fails to find). Blobs do not
 // change once stored, so that read gives what the first one's snapshot
 // held, unless a Prune or DeleteThread deleted a checkpoint in between:
 // then the page ends before the first such checkpoint and cut is set
@@ -379,10 +382,8 @@ func (s *Saver) page(ctx context.Context, cfg checkpoint.Config, f pageFilter, s
 		for _, ch := range chans {
 			v := tup.Checkpoint.Versions[ch]
 			vals[ch] = checkpoint.Value{Version: v}
-			if scope == blobsSchedule {
-				if b, ok := p.blobs[blobKey{ch, v}]; !ok || b.delta {
-					want.add(i, tup.Checkpoint.ID, ch, v)
-				}
+			if k, gap := chainGap(p.blobs, ch, v); gap {
+				want.add(i, tup.Checkpoint.ID, k.channel, k.version)
 			}
 		}
 		tup.Checkpoint.Values = vals
