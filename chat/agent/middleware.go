@@ -142,7 +142,9 @@ func chainModel(mws []Middleware, last ModelFunc) ModelFunc {
 	h := last
 	for i := len(mws) - 1; i >= 0; i-- {
 		mw, next := mws[i], h
-		h = func(ctx context.Context, c *ModelCall) (*llms.ContentResponse, error) { return mw.WrapModel(ctx, c, next) }
+		h = func(ctx context.Context, c *ModelCall) (*llms.ContentResponse, error) {
+			return mw.WrapModel(ctx, c, next)
+		}
 	}
 	return h
 }
