@@ -67,4 +67,3 @@ func (s Summarize) WrapModel(ctx context.Context, call *ModelCall, next ModelFun
 	}
 	return next(ctx, call)
 }
-
