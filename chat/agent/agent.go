@@ -137,6 +137,12 @@ func Build[S, T any](schema *state.Schema[S], keys Keys[S, T], model llms.Model,
 			}
 		}
 	}
+	handoffs := map[string]handoffTool{}
+	for _, t := range ts {
+		if h, ok := t.(handoffTool); ok {
+			handoffs[h.Name()] = h
+		}
+	}
 	g := graph.New(schema)
 	m := &modelNode[S, T]{cfg: c, keys: keys, model: model, defs: toolnode.Definitions(ts), call: chainModel(c.middleware, generate)}
 	g.AddNode(NodeAgent, m.agent)
@@ -155,6 +161,10 @@ func Build[S, T any](schema *state.Schema[S], keys Keys[S, T], model llms.Model,
 		g.AddNode(NodeReview, toolnode.ReviewNode(keys.Messages, NodeTools, review), graph.WithDestinations(NodeTools))
 		targets = append(targets, NodeReview)
 	}
+	if len(handoffs) > 0 {
+		g.AddNode(NodeHandoff, handoffNode(keys.Messages, handoffs))
+		targets = append(targets, NodeHandoff)
+	}
 	if keys.Response != nil {
 		g.AddNode(NodeRespond, m.respond)
 		g.AddEdge(NodeRespond, graph.End)
@@ -162,6 +172,9 @@ func Build[S, T any](schema *state.Schema[S], keys Keys[S, T], model llms.Model,
 	}
 	after := func(ctx context.Context, s S) (graph.Route[S], error) {
 		msgs := keys.Messages.Get(s)
+		if _, _, ok := handoffCall(msgs, handoffs); ok {
+			return graph.Route[S]{To: []string{NodeHandoff}}, nil
+		}
 		switch {
 		case toolnode.NeedsReview(msgs, review):
 			return graph.Route[S]{To: []string{NodeReview}}, nil

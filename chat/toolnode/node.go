@@ -264,6 +264,9 @@ func (r *runner) runCalls(ctx context.Context, calls []llms.ToolCall, answers []
 		if err == nil {
 			continue
 		}
+		if graph.IsHandoff(err) { // a command for the parent graph, not a failure
+			return nil, err
+		}
 		content, herr := r.opts.onError(calls[i], err)
 		if herr != nil {
 			return nil, fmt.Errorf("toolnode: call %q of tool %q: %w", calls[i].ID, callName(calls[i]), herr)
