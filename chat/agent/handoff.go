@@ -64,7 +64,9 @@ func (h *Handoff[P]) Description() string {
 }
 
 // InputSchema is an object without properties: the call has no arguments.
-func (h *Handoff[P]) InputSchema() json.RawMessage { return json.RawMessage(`{"type":"object","properties":{}}`) }
+func (h *Handoff[P]) InputSchema() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{}}`)
+}
 
 // Call fails: the agent's handoff node acts on the tool's calls, not a
 // tool node.
