@@ -88,11 +88,3 @@ func WithCallOptions(opts ...llms.CallOption) Option {
 func WithToolOptions(opts ...toolnode.Option) Option {
 	return func(c *config) { c.toolOpts = append(c.toolOpts, opts...) }
 }
-
-// WithReview is WithMiddleware(HumanReview{Need: need}).
-//
-// Deprecated: use WithMiddleware(HumanReview{Need: need}), so review is
-// ordered with the other middleware.
-func WithReview(need func(llms.ToolCall) bool) Option {
-	return WithMiddleware(HumanReview{Need: need})
-}
