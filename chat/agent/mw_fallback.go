@@ -25,10 +25,11 @@ type ModelFallback struct {
 func (f ModelFallback) WrapModel(ctx context.Context, call *ModelCall, next ModelFunc) (*llms.ContentResponse, error) {
 	models := append([]llms.Model{call.Model}, f.Models...)
 	var errs []error
+	var last error
 	for i, m := range models {
 		if i > 0 {
 			Record(ctx, Step{Middleware: "fallback", Action: "fell back",
-				Detail: fmt.Sprintf("model %d of %d failed (%v); trying model %d", i, len(models), errs[i-1], i+1)})
+				Detail: fmt.Sprintf("model %d of %d failed (%v); trying model %d", i, len(models), last, i+1)})
 		}
 		c := *call
 		c.Model = m
@@ -37,6 +38,7 @@ func (f ModelFallback) WrapModel(ctx context.Context, call *ModelCall, next Mode
 		if err == nil {
 			return resp, nil
 		}
+		last = err
 		errs = append(errs, fmt.Errorf("model %d of %d: %w", i+1, len(models), err))
 		if ctx.Err() != nil {
 			break
