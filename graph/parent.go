@@ -22,6 +22,10 @@ import (
 //		Goto:   []string{"writer"},
 //	})
 //
+// Only update reaches the parent, as in LangGraph: the writes of the
+// subgraph's earlier steps do not, so a handoff that must carry the
+// subgraph's state (its conversation) puts it in update.
+//
 // The nearest enclosing subgraph node over P takes it: a subgraph over
 // another type passes it on. When none does, the run fails with the error,
 // which names P and the goto. A retry policy never retries it. A node that
