@@ -259,6 +259,8 @@ func TestRedactDetectors(t *testing.T) {
 		{"call +1 (555) 010-9999", "call [REDACTED_PHONE]"},
 		{"x@y.org and 5500-0000-0000-0004", "[REDACTED_EMAIL] and [REDACTED_CARD_NUMBER]"},
 		{"order 12345, 2024", "order 12345, 2024"},
+		{"on 2024-01-15 at 10:30", "on 2024-01-15 at 10:30"},
+		{"ring 22 33 44 55 6", "ring [REDACTED_PHONE]"},
 	} {
 		got, _ := r.Text(tc.in)
 		assert.Equal(t, tc.want, got, tc.in)

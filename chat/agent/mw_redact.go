@@ -43,15 +43,20 @@ var CardNumber = Detector{Kind: "card_number", Find: func(s string) [][2]int {
 	return out
 }}
 
-// Phone finds phone numbers: 7 to 15 digits, with an optional leading +
-// and spaces, dashes, dots or parentheses between them, that are not a
-// card number.
+// Phone finds phone numbers: 8 to 15 digits after a +, or 9 to 15
+// without one, with spaces, dashes, dots or parentheses between them, that
+// are not a card number. Shorter numbers (an order number, a year, a date)
+// are left alone.
 var Phone = Detector{Kind: "phone", Find: func(s string) [][2]int {
 	var out [][2]int
 	for _, r := range digitRun.FindAllStringIndex(s, -1) {
 		text := s[r[0]:r[1]]
 		d := digits(text)
-		if len(d) < 7 || len(d) > 15 || (len(d) >= 13 && Luhn(d) && !strings.ContainsAny(text, "+().")) {
+		least := 9
+		if strings.HasPrefix(text, "+") {
+			least = 8
+		}
+		if len(d) < least || len(d) > 15 || (len(d) >= 13 && Luhn(d) && !strings.ContainsAny(text, "+().")) {
 			continue
 		}
 		out = append(out, [2]int{r[0], r[1]})
