@@ -254,7 +254,7 @@ func (m *modelNode[S, T]) agent(ctx context.Context, s S) (state.Update[S], erro
 // reply, and the steps it recorded.
 func (m *modelNode[S, T]) generate(ctx context.Context, node string, s S, prompt string, opts []llms.CallOption) (*llms.ContentResponse, []chat.Message, []Step, error) {
 	msgs := m.keys.Messages.Get(s)
-	c := &ModelCall{Node: node, Model: m.model, Prompt: prompt, Messages: m.window(msgs), Options: opts,
+	c := &ModelCall{Node: node, Model: m.model, Prompt: prompt, Messages: m.window(msgs), History: msgs, Options: opts,
 		ThreadModelCalls: m.count(s), RunModelCalls: turnCalls(msgs), RunToolCalls: turnToolCalls(msgs)}
 	if m.keys.ToolCalls != nil {
 		c.ThreadToolCalls = m.keys.ToolCalls.Get(s)

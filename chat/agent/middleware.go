@@ -61,6 +61,10 @@ type ModelCall struct {
 	Prompt string
 	// Messages are the messages sent (WithWindow already applied).
 	Messages []chat.Message
+	// History is the whole history in the state, of which Messages is
+	// the part sent; a middleware that rewrites the stored history
+	// (Summarize) starts from it. Do not modify its elements.
+	History []chat.Message
 	// Options are the call's options.
 	Options []llms.CallOption
 	// Calls made so far, before this one: model calls of the thread

@@ -409,3 +409,37 @@ func (tr tracer) WrapTool(ctx context.Context, _ llms.ToolCall, run func(context
 }
 
 func sqliteSaver(t *testing.T) checkpoint.Saver { return chattest.Savers(t)["sqlite"] }
+
+// Input written without Agent.Input (a graph of your own) still holds a
+// card number: Redact rewrites the stored message before the model call,
+// and a Summarize after it summarises redacted text.
+func TestRedactBeforeSummarizeRewritesTheStoredHistory(t *testing.T) {
+	t.Parallel()
+	srv := fakechat.NewTurns(t,
+		fakechat.Turn{Marker: "Summarise the conversation", Content: "SUMMARY: a card was given."},
+		fakechat.Turn{Content: "Paid."},
+	)
+	a := agent.New[agent.NoResponse](openAI(t, srv), nil, agent.WithMiddleware(
+		agent.Redact{}, agent.Summarize{MaxTokens: 30, Keep: history.Window{MaxMessages: 1}}))
+	app, err := a.Graph.Compile(graph.WithCheckpointer(sqliteSaver(t)))
+	require.NoError(t, err)
+	in := state.Writes(a.Messages.Set([]chat.Message{
+		chat.Human("My card is " + card + ". " + strings.Repeat("Please charge it. ", 8)).WithID("h1"),
+		chat.AI("Which amount?").WithID("a1"), chat.Human("42 EUR").WithID("h2")}))
+	out, steps, err := runAgent(t, app, in, "rs")
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 2)
+	for i, r := range reqs {
+		assert.NotContains(t, r, "4111", "request %d", i)
+	}
+	assert.Contains(t, reqs[0], "[REDACTED_CARD_NUMBER]", "the summary is written from the redacted text")
+	require.Len(t, out.Messages, 3)
+	assert.Equal(t, []string{history.SummaryID, "h2"}, []string{out.Messages[0].ID, out.Messages[1].ID})
+	assert.Equal(t, "Paid.", out.Messages[2].Text())
+	var kinds []string
+	for _, s := range steps {
+		kinds = append(kinds, s.Middleware+" "+s.Action)
+	}
+	assert.Equal(t, []string{"redact redacted", "summarize summarized"}, kinds)
+}

@@ -224,20 +224,32 @@ func (r Redact) filterInput(msgs []chat.Message) []chat.Message {
 // WrapModel redacts the messages sent, rewrites stored messages that held
 // personal data (same id), and redacts the reply before it is stored.
 func (r Redact) WrapModel(ctx context.Context, call *ModelCall, next ModelFunc) (*llms.ContentResponse, error) {
-	var sent []chat.Message
-	for i, m := range call.Messages {
+	var hist []chat.Message
+	for i, m := range call.History {
 		red, f := r.Message(m)
 		if f == nil {
 			continue
 		}
-		if sent == nil {
-			sent = append([]chat.Message(nil), call.Messages...)
+		if hist == nil {
+			hist = append([]chat.Message(nil), call.History...)
 		}
-		sent[i] = red
+		hist[i] = red
 		if m.ID != "" {
 			call.Write(red)
 		}
-		Record(ctx, Step{Middleware: "redact", Action: "redacted", Detail: fmt.Sprintf("message %q before the model: %s", m.ID, counts(f))})
+		Record(ctx, Step{Middleware: "redact", Action: "redacted", Detail: fmt.Sprintf("stored message %q: %s", m.ID, counts(f))})
+	}
+	if hist != nil {
+		call.History = hist
+	}
+	var sent []chat.Message
+	for i, m := range call.Messages {
+		if red, f := r.Message(m); f != nil {
+			if sent == nil {
+				sent = append([]chat.Message(nil), call.Messages...)
+			}
+			sent[i] = red
+		}
 	}
 	if sent != nil {
 		call.Messages = sent

@@ -10,7 +10,8 @@ import (
 
 // Summarize keeps the history within a token budget (LangChain's
 // summarizationMiddleware): before an agent-node model call whose
-// messages count more than MaxTokens, it asks a model to summarise the
+// history (ModelCall.History, the whole of it, whatever WithWindow sends)
+// counts more than MaxTokens, it asks a model to summarise the
 // older messages (history.Summarize, with the earlier summary if any) and
 // rewrites the history in the state as the summary — a system message
 // with id history.SummaryID — followed by the recent messages, Keep of
@@ -45,7 +46,7 @@ func (s Summarize) WrapModel(ctx context.Context, call *ModelCall, next ModelFun
 		count = history.ApproxTokens
 	}
 	total := 0
-	for _, m := range call.Messages {
+	for _, m := range call.History {
 		total += count(m)
 	}
 	if total <= s.MaxTokens {
@@ -55,13 +56,13 @@ func (s Summarize) WrapModel(ctx context.Context, call *ModelCall, next ModelFun
 	if model == nil {
 		model = call.Model
 	}
-	rewrite, err := history.Summarize(ctx, model, call.Messages, history.Summary{Window: keep, Prompt: s.Prompt})
+	rewrite, err := history.Summarize(ctx, model, call.History, history.Summary{Window: keep, Prompt: s.Prompt})
 	if err != nil {
 		return nil, fmt.Errorf("agent: Summarize: %w", err)
 	}
 	if rewrite != nil {
 		call.Write(rewrite...)
-		call.Messages = rewrite[1:] // without the RemoveAll marker
+		call.Messages = rewrite[1:] // without the RemoveAll marker; the summary stands for any window
 		Record(ctx, Step{Middleware: "summarize", Action: "summarized",
 			Detail: fmt.Sprintf("%d tokens over the budget of %d; %d messages kept", total, s.MaxTokens, len(rewrite)-2)})
 	}
