@@ -108,6 +108,9 @@ func (c *Compiled[S]) asNode(name string) NodeFunc[S] {
 			h.interrupts = append(h.interrupts, ie.Interrupts...)
 			return state.Update[S]{}, errInterrupt
 		}
+		if upd, ok := ParentUpdate[S](err); ok { // a node of it handed off to this graph
+			return upd, nil
+		}
 		if err != nil {
 			return state.Update[S]{}, err
 		}

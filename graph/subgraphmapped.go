@@ -32,6 +32,9 @@ func AddSubgraphMapped[P, C any](g *StateGraph[P], name string, sub *Compiled[C]
 	}
 	g.AddNode(name, func(ctx context.Context, s P) (state.Update[P], error) {
 		res, err := sub.Invoke(ctx, in(s))
+		if upd, ok := ParentUpdate[P](err); ok { // a node of it handed off to g (ToParent)
+			return upd, nil
+		}
 		if err != nil {
 			return state.Update[P]{}, err
 		}

@@ -69,7 +69,7 @@ func (p *RetryPolicy) wait(n int) time.Duration {
 }
 
 func (p *RetryPolicy) retries(err error) bool {
-	if errors.Is(err, context.Canceled) || errors.Is(err, errInterrupt) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, errInterrupt) || IsHandoff(err) {
 		return false
 	}
 	if p.RetryOn != nil {

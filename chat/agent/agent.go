@@ -25,6 +25,11 @@ type State[T any] struct {
 	Messages []chat.Message
 	// ModelCalls counts the model calls of the thread (a sum field).
 	ModelCalls int
+	// ToolCalls counts the tool calls of the thread (a sum field).
+	ToolCalls int
+	// Steps are what the middleware did, in order (an append field; see
+	// Record).
+	Steps []Step
 	// Response is the structured answer, set by the respond node.
 	Response T
 }
@@ -36,6 +41,12 @@ type Keys[S, T any] struct {
 	// ModelCalls, optional, counts the model calls; make it with
 	// state.Sum.
 	ModelCalls *state.Key[S, int]
+	// ToolCalls, optional, counts the tool calls; make it with state.Sum.
+	// Without it, CallLimit's thread tool-call bound has nothing to count.
+	ToolCalls *state.Key[S, int]
+	// Steps, optional, receives the middleware's steps (Record); make it
+	// with state.Append.
+	Steps *state.Key[S, []Step]
 	// Response, optional, receives the structured answer; nil makes an
 	// agent without one.
 	Response *state.Key[S, T]
@@ -50,7 +61,11 @@ type Agent[T any] struct {
 	Schema     *state.Schema[State[T]]
 	Messages   *state.Key[State[T], []chat.Message]
 	ModelCalls *state.Key[State[T], int]
+	ToolCalls  *state.Key[State[T], int]
+	Steps      *state.Key[State[T], []Step]
 	Response   *state.Key[State[T], T]
+
+	filters []inputFilter
 }
 
 // New returns the ReAct agent on model and tools, answering with a T
@@ -60,23 +75,47 @@ func New[T any](model llms.Model, ts []tools.Tool, opts ...Option) *Agent[T] {
 	a := &Agent[T]{
 		Messages:   chat.Messages("messages", func(s *State[T]) *[]chat.Message { return &s.Messages }),
 		ModelCalls: state.Sum("model_calls", func(s *State[T]) *int { return &s.ModelCalls }),
+		ToolCalls:  state.Sum("tool_calls", func(s *State[T]) *int { return &s.ToolCalls }),
+		Steps:      state.Append("middleware_steps", func(s *State[T]) *[]Step { return &s.Steps }),
 		Response:   state.Value("response", func(s *State[T]) *T { return &s.Response }),
 	}
-	keys := Keys[State[T], T]{Messages: a.Messages, ModelCalls: a.ModelCalls}
-	fields := []state.Field[State[T]]{a.Messages, a.ModelCalls}
+	keys := Keys[State[T], T]{Messages: a.Messages, ModelCalls: a.ModelCalls, ToolCalls: a.ToolCalls, Steps: a.Steps}
+	fields := []state.Field[State[T]]{a.Messages, a.ModelCalls, a.ToolCalls, a.Steps}
 	if !isNoResponse[T]() {
 		keys.Response = a.Response
 		fields = append(fields, a.Response)
 	}
 	a.Schema = state.NewSchema(fields...)
 	a.Graph = Build(a.Schema, keys, model, ts, opts...)
+	for _, m := range configOf(opts).middleware {
+		if f, ok := m.(inputFilter); ok {
+			a.filters = append(a.filters, f)
+		}
+	}
 	return a
 }
 
 // Input returns the update that starts (or continues) a conversation with
-// msgs: typically one chat.Human message.
+// msgs: typically one chat.Human message. Middleware that cleans messages
+// before storage (Redact) applies to them here, so what is stored is clean
+// from the first checkpoint on.
 func (a *Agent[T]) Input(msgs ...chat.Message) state.Update[State[T]] {
+	for _, f := range a.filters {
+		msgs = f.filterInput(msgs)
+	}
 	return state.Writes(a.Messages.Set(msgs))
+}
+
+// configOf is the configuration opts make.
+func configOf(opts []Option) config {
+	c := config{maxCalls: DefaultMaxModelCalls, responsePrompt: DefaultResponsePrompt}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.maxCalls < 1 {
+		c.maxCalls = DefaultMaxModelCalls
+	}
+	return c
 }
 
 // Build returns the ReAct agent's graph over a state S of yours: schema
@@ -87,26 +126,44 @@ func Build[S, T any](schema *state.Schema[S], keys Keys[S, T], model llms.Model,
 	if keys.Messages == nil || model == nil {
 		panic("agent: Build needs keys.Messages and a model")
 	}
-	c := config{maxCalls: DefaultMaxModelCalls, responsePrompt: DefaultResponsePrompt}
-	for _, o := range opts {
-		o(&c)
+	c := configOf(opts)
+	var review func(llms.ToolCall) bool
+	for _, mw := range c.middleware {
+		if r, ok := mw.(reviewer); ok {
+			if prev := review; prev != nil {
+				review = func(tc llms.ToolCall) bool { return prev(tc) || r.needsReview(tc) }
+			} else {
+				review = r.needsReview
+			}
+		}
 	}
-	if c.maxCalls < 1 {
-		c.maxCalls = DefaultMaxModelCalls
+	handoffs := map[string]handoffTool{}
+	for _, t := range ts {
+		if h, ok := t.(handoffTool); ok {
+			handoffs[h.Name()] = h
+		}
 	}
 	g := graph.New(schema)
-	m := &modelNode[S, T]{cfg: c, keys: keys, model: model, defs: toolnode.Definitions(ts)}
+	m := &modelNode[S, T]{cfg: c, keys: keys, model: model, defs: toolnode.Definitions(ts), call: chainModel(c.middleware, generate)}
 	g.AddNode(NodeAgent, m.agent)
-	g.AddNode(NodeTools, toolnode.New(keys.Messages, ts, c.toolOpts...))
+	toolOpts := c.toolOpts
+	if len(c.middleware) > 0 {
+		toolOpts = append(append([]toolnode.Option(nil), toolOpts...), toolnode.WithCallHook(toolHook(c.middleware)))
+	}
+	g.AddNode(NodeTools, m.tools(toolnode.New(keys.Messages, ts, toolOpts...)))
 	g.AddEdge(graph.Start, NodeAgent)
 	g.AddEdge(NodeTools, NodeAgent)
 	// Each tool call is a task of its own (LangGraph's version 2): a
 	// resume runs only the calls that had not finished.
 	dispatch := toolnode.Dispatch(keys.Messages, NodeTools, graph.End)
 	targets := []string{NodeTools, graph.End}
-	if c.review != nil {
-		g.AddNode(NodeReview, toolnode.ReviewNode(keys.Messages, NodeTools, c.review), graph.WithDestinations(NodeTools))
+	if review != nil {
+		g.AddNode(NodeReview, toolnode.ReviewNode(keys.Messages, NodeTools, review), graph.WithDestinations(NodeTools))
 		targets = append(targets, NodeReview)
+	}
+	if len(handoffs) > 0 {
+		g.AddNode(NodeHandoff, handoffNode(keys.Messages, handoffs))
+		targets = append(targets, NodeHandoff)
 	}
 	if keys.Response != nil {
 		g.AddNode(NodeRespond, m.respond)
@@ -115,8 +172,11 @@ func Build[S, T any](schema *state.Schema[S], keys Keys[S, T], model llms.Model,
 	}
 	after := func(ctx context.Context, s S) (graph.Route[S], error) {
 		msgs := keys.Messages.Get(s)
+		if _, _, ok := handoffCall(msgs, handoffs); ok {
+			return graph.Route[S]{To: []string{NodeHandoff}}, nil
+		}
 		switch {
-		case toolnode.NeedsReview(msgs, c.review):
+		case toolnode.NeedsReview(msgs, review):
 			return graph.Route[S]{To: []string{NodeReview}}, nil
 		case toolnode.HasToolCalls(msgs):
 			return dispatch(ctx, s)
@@ -137,6 +197,7 @@ type modelNode[S, T any] struct {
 	keys  Keys[S, T]
 	model llms.Model
 	defs  []llms.Tool
+	call  ModelFunc // the middleware chain around generate
 }
 
 // limitPrefix starts the id of the message the agent writes when the
@@ -175,7 +236,7 @@ func (m *modelNode[S, T]) agent(ctx context.Context, s S) (state.Update[S], erro
 		opts = append(opts, llms.WithStreamingFunc(graph.StreamingFunc(ctx, id)))
 	}
 	opts = append(opts, m.cfg.callOpts...)
-	resp, err := m.model.GenerateContent(ctx, m.request(m.cfg.prompt, history), opts...)
+	resp, extra, steps, err := m.generate(ctx, NodeAgent, s, m.cfg.prompt, opts)
 	if err != nil {
 		return state.Update[S]{}, fmt.Errorf("agent: model call %d: %w", calls+1, err)
 	}
@@ -184,7 +245,52 @@ func (m *modelNode[S, T]) agent(ctx context.Context, s S) (state.Update[S], erro
 	}
 	choice := resp.Choices[0]
 	reply := chat.AI(choice.Content, choice.ToolCalls...).WithID(id)
-	return state.Writes(m.counted(m.keys.Messages.Set([]chat.Message{reply}))...), nil
+	ws := m.counted(m.keys.Messages.Set(append(extra, reply)))
+	return state.Writes(m.stepped(ws, steps)...), nil
+}
+
+// generate makes one model call of node through the middleware; it
+// returns the response, the messages the middleware writes before the
+// reply, and the steps it recorded.
+func (m *modelNode[S, T]) generate(ctx context.Context, node string, s S, prompt string, opts []llms.CallOption) (*llms.ContentResponse, []chat.Message, []Step, error) {
+	msgs := m.keys.Messages.Get(s)
+	c := &ModelCall{Node: node, Model: m.model, Prompt: prompt, Messages: m.window(msgs), History: msgs, Options: opts,
+		ThreadModelCalls: m.count(s), RunModelCalls: turnCalls(msgs), RunToolCalls: turnToolCalls(msgs)}
+	if m.keys.ToolCalls != nil {
+		c.ThreadToolCalls = m.keys.ToolCalls.Get(s)
+	}
+	ctx, rec := withRecorder(ctx, node)
+	resp, err := m.call(ctx, c)
+	return resp, c.writes, rec.taken(), err
+}
+
+// tools wraps the tools node: each call counted in ToolCalls, the
+// middleware's steps written with the call's tool message.
+func (m *modelNode[S, T]) tools(node graph.NodeFunc[S]) graph.NodeFunc[S] {
+	return func(ctx context.Context, s S) (state.Update[S], error) {
+		n := 0
+		if last, ok := chat.Last(m.keys.Messages.Get(s)); ok {
+			n = len(last.ToolCalls())
+		}
+		ctx, rec := withRecorder(ctx, NodeTools)
+		u, err := node(ctx, s)
+		if err != nil {
+			return u, err
+		}
+		if m.keys.ToolCalls != nil && n > 0 {
+			u.Writes = append(u.Writes, m.keys.ToolCalls.Set(n))
+		}
+		u.Writes = m.stepped(u.Writes, rec.taken())
+		return u, nil
+	}
+}
+
+// stepped is ws with the steps written to Steps, if there are both.
+func (m *modelNode[S, T]) stepped(ws []state.Write[S], steps []Step) []state.Write[S] {
+	if m.keys.Steps == nil || len(steps) == 0 {
+		return ws
+	}
+	return append(ws, m.keys.Steps.Set(steps))
 }
 
 // count is the thread's model calls so far (0 without a ModelCalls key).
@@ -203,16 +309,12 @@ func (m *modelNode[S, T]) counted(ws ...state.Write[S]) []state.Write[S] {
 	return append(ws, m.keys.ModelCalls.Set(1))
 }
 
-// request is the system prompt (if any) and the history as model input.
-func (m *modelNode[S, T]) request(prompt string, msgs []chat.Message) []llms.MessageContent {
+// window is the part of msgs the model is sent (WithWindow).
+func (m *modelNode[S, T]) window(msgs []chat.Message) []chat.Message {
 	if m.cfg.window != nil {
-		msgs = history.Trim(msgs, *m.cfg.window)
+		return history.Trim(msgs, *m.cfg.window)
 	}
-	out := make([]llms.MessageContent, 0, len(msgs)+1)
-	if prompt != "" {
-		out = append(out, llms.TextParts(llms.ChatMessageTypeSystem, prompt))
-	}
-	return append(out, chat.Contents(msgs)...)
+	return msgs
 }
 
 // turnCalls counts the AI messages since the last human message: the
@@ -222,6 +324,18 @@ func turnCalls(msgs []chat.Message) int {
 	for i := len(msgs) - 1; i >= 0 && msgs[i].Role != llms.ChatMessageTypeHuman; i-- {
 		if msgs[i].Role == llms.ChatMessageTypeAI {
 			n++
+		}
+	}
+	return n
+}
+
+// turnToolCalls counts the tool calls of the AI messages since the last
+// human message.
+func turnToolCalls(msgs []chat.Message) int {
+	n := 0
+	for i := len(msgs) - 1; i >= 0 && msgs[i].Role != llms.ChatMessageTypeHuman; i-- {
+		if msgs[i].Role == llms.ChatMessageTypeAI {
+			n += len(msgs[i].ToolCalls())
 		}
 	}
 	return n

@@ -120,7 +120,7 @@ func TestAgentReviewResumesInAnotherProcess(t *testing.T) {
 	saver := chattest.Savers(t)["sqlite"]
 	var ran atomic.Int32
 	build := func() (*agent.Agent[agent.NoResponse], *graph.Compiled[agent.State[agent.NoResponse]]) {
-		a := agent.New[agent.NoResponse](openAI(t, srv), []tools.Tool{weatherTool(&ran)}, agent.WithReview(toolnode.ReviewAll))
+		a := agent.New[agent.NoResponse](openAI(t, srv), []tools.Tool{weatherTool(&ran)}, agent.WithMiddleware(agent.HumanReview{Need: toolnode.ReviewAll}))
 		app, err := a.Graph.Compile(graph.WithCheckpointer(saver))
 		require.NoError(t, err)
 		return a, app

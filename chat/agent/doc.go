@@ -20,10 +20,40 @@
 // the state, so the bound holds across interrupts, resumes and processes:
 // when it is reached, the agent adds an AI message saying so instead of
 // calling the model, and the run ends (IsLimitStop reports it).
-// State.ModelCalls counts every model call of the thread. WithReview makes the tool calls it selects wait
-// for a human decision in a review node before the tools
-// (toolnode.ReviewNode: a toolnode.Review, answered with
-// []toolnode.Decision).
+// State.ModelCalls counts every model call of the thread, State.ToolCalls
+// every tool call.
+//
+// # Middleware
+//
+// WithMiddleware puts an ordered list of small types around the agent's
+// model calls and tool calls (LangChain's agent middleware); the first is
+// the outermost. Each implements Middleware — WrapModel and WrapTool,
+// with Base as the pass-through to embed — and reports what it does with
+// Record: a graph.Custom event in the stream and a Step in State.Steps,
+// so it is in History too. The built-in ones:
+//
+//   - HumanReview: the tool calls it selects wait for a person's decision
+//     in a review node (toolnode.ReviewNode), answered with
+//     []toolnode.Decision.
+//   - ModelFallback: other models tried in order when a call fails.
+//   - CallLimit: model and tool calls bounded per run and per thread; the
+//     run stops with a *LimitError naming the bound.
+//   - ToolRetry: a failed tool call retried with backoff.
+//   - ToolOutputLimit: a long tool result cut before it enters the
+//     history, the whole kept in the long-term store.
+//   - Redact: e-mail addresses, phone and card numbers (Luhn-checked)
+//     replaced before the model sees them and before they are stored.
+//   - Summarize: old turns past a token budget replaced by a summary kept
+//     in the state.
+//   - EditContext (and ClearToolResults): a hook that edits the messages
+//     sent before each model call.
+//
+// # Handoffs and sub-agents
+//
+// A Handoff among the tools lets the model hand the conversation to
+// another agent, a node of the graph the agent runs in as a subgraph
+// (graph.ToParent); Agent.AsTool offers a whole agent to a supervisor as
+// a tool, its conversation kept in a checkpoint namespace of its own.
 //
 // New returns an Agent whose Graph is an ordinary *graph.StateGraph: add
 // nodes, compile it with a checkpointer, stream it, draw it. Build does the

@@ -39,7 +39,7 @@ func ExampleNew_review() {
 	a := agent.New[Forecast](model, []tools.Tool{weather},
 		agent.WithPrompt("You are a weather assistant."),
 		agent.WithMaxModelCalls(5),
-		agent.WithReview(toolnode.ReviewTools("get_weather")),
+		agent.WithMiddleware(agent.HumanReview{Need: toolnode.ReviewTools("get_weather")}),
 	)
 	app, err := a.Graph.Compile(graph.WithCheckpointer(memory.New()))
 	if err != nil {

@@ -15,7 +15,7 @@ const (
 	NodeAgent   = "agent"
 	NodeTools   = "tools"
 	NodeRespond = "respond"
-	// NodeReview is there only with WithReview.
+	// NodeReview is there only with the HumanReview middleware.
 	NodeReview = "review"
 )
 
@@ -45,7 +45,7 @@ type config struct {
 	mode           StructuredMode
 	callOpts       []llms.CallOption
 	toolOpts       []toolnode.Option
-	review         func(llms.ToolCall) bool
+	middleware     []Middleware
 	window         *history.Window
 }
 
@@ -83,18 +83,8 @@ func WithCallOptions(opts ...llms.CallOption) Option {
 // toolnode.PropagateErrors) and a call hook (toolnode.WithCallHook). The
 // agent sends the tools node one call per task, so toolnode.WithMaxParallel
 // has nothing to bound (bound a step's tasks with graph.WithMaxConcurrency).
-// Review of tool calls is WithReview.
+// Review of tool calls is the HumanReview middleware; a tool-call hook of
+// WithToolOptions runs outside the middleware's WrapTool.
 func WithToolOptions(opts ...toolnode.Option) Option {
 	return func(c *config) { c.toolOpts = append(c.toolOpts, opts...) }
-}
-
-// WithReview makes the tool calls need selects wait for a human decision
-// before they run: toolnode.ReviewAll, or toolnode.ReviewTools("send_email").
-// The agent then goes from the agent node to a review node
-// (toolnode.ReviewNode, NodeReview) when a call needs review; it stops at
-// one interrupt with a toolnode.Review, answered with
-// graph.Resume([]toolnode.Decision{…}), and sends the calls on to the
-// tools node.
-func WithReview(need func(llms.ToolCall) bool) Option {
-	return func(c *config) { c.review = need }
 }

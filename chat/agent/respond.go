@@ -64,7 +64,7 @@ func (m *modelNode[S, T]) respond(ctx context.Context, s S) (state.Update[S], er
 		)
 	}
 	opts = append(opts, m.cfg.callOpts...)
-	resp, err := m.model.GenerateContent(ctx, m.request(prompt, m.keys.Messages.Get(s)), opts...)
+	resp, extra, steps, err := m.generate(ctx, NodeRespond, s, prompt, opts)
 	if err != nil {
 		return state.Update[S]{}, fmt.Errorf("agent: respond: model call %d: %w", calls+1, err)
 	}
@@ -75,7 +75,11 @@ func (m *modelNode[S, T]) respond(ctx context.Context, s S) (state.Update[S], er
 	if err != nil {
 		return state.Update[S]{}, fmt.Errorf("agent: respond: model call %d: %w", calls+1, err)
 	}
-	return state.Writes(m.counted(m.keys.Response.Set(v))...), nil
+	ws := m.counted(m.keys.Response.Set(v))
+	if len(extra) > 0 {
+		ws = append(ws, m.keys.Messages.Set(extra))
+	}
+	return state.Writes(m.stepped(ws, steps)...), nil
 }
 
 // decode reads the answer from the respond tool's arguments, else from the

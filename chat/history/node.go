@@ -53,51 +53,62 @@ type Summary struct {
 // and the other kept messages, with their ids. When
 // everything fits it writes nothing and calls no model.
 func SummarizeNode[S any](messages *state.Key[S, []chat.Message], model llms.Model, o Summary) graph.NodeFunc[S] {
+	return func(ctx context.Context, s S) (state.Update[S], error) {
+		out, err := Summarize(ctx, model, messages.Get(s), o)
+		if err != nil || out == nil {
+			return state.Update[S]{}, err
+		}
+		return state.Writes(messages.Set(out)), nil
+	}
+}
+
+// Summarize does what SummarizeNode does, as a function: when msgs exceed
+// the window, it returns the update that rewrites them — a chat.RemoveAll
+// marker, the kept opening system messages, the summary (id SummaryID) and
+// the other kept messages — for a messages field's Set; nil, without
+// calling the model, when everything fits.
+func Summarize(ctx context.Context, model llms.Model, msgs []chat.Message, o Summary) ([]chat.Message, error) {
 	prompt := o.Prompt
 	if prompt == "" {
 		prompt = DefaultSummaryPrompt
 	}
-	return func(ctx context.Context, s S) (state.Update[S], error) {
-		msgs := messages.Get(s)
-		var earlier string
-		for i := 0; i < len(msgs) && msgs[i].Role == llms.ChatMessageTypeSystem; i++ {
-			if msgs[i].ID == SummaryID {
-				earlier = msgs[i].Text()
-				msgs = append(append([]chat.Message(nil), msgs[:i]...), msgs[i+1:]...)
-				break
-			}
+	var earlier string
+	for i := 0; i < len(msgs) && msgs[i].Role == llms.ChatMessageTypeSystem; i++ {
+		if msgs[i].ID == SummaryID {
+			earlier = msgs[i].Text()
+			msgs = append(append([]chat.Message(nil), msgs[:i]...), msgs[i+1:]...)
+			break
 		}
-		kept, dropped := split(msgs, o.Window)
-		if len(dropped) == 0 {
-			return state.Update[S]{}, nil
-		}
-		var b strings.Builder
-		if earlier != "" {
-			fmt.Fprintf(&b, "Earlier summary:\n%s\n\n", earlier)
-		}
-		b.WriteString("Conversation:\n")
-		for _, m := range dropped {
-			b.WriteString(transcript(m))
-		}
-		resp, err := model.GenerateContent(ctx, []llms.MessageContent{
-			llms.TextParts(llms.ChatMessageTypeSystem, prompt),
-			llms.TextParts(llms.ChatMessageTypeHuman, b.String()),
-		}, o.Options...)
-		if err != nil {
-			return state.Update[S]{}, fmt.Errorf("history: summarise %d messages: %w", len(dropped), err)
-		}
-		if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
-			return state.Update[S]{}, fmt.Errorf("history: summarise %d messages: the model returned no choice", len(dropped))
-		}
-		summary := chat.System("Summary of the conversation so far:\n" + strings.TrimSpace(resp.Choices[0].Content)).WithID(SummaryID)
-		head := 0 // the opening system messages stay first
-		for head < len(kept) && o.Window.KeepSystem && kept[head].Role == llms.ChatMessageTypeSystem {
-			head++
-		}
-		out := append([]chat.Message{chat.RemoveAll()}, kept[:head]...)
-		out = append(append(out, summary), kept[head:]...)
-		return state.Writes(messages.Set(out)), nil
 	}
+	kept, dropped := split(msgs, o.Window)
+	if len(dropped) == 0 {
+		return nil, nil
+	}
+	var b strings.Builder
+	if earlier != "" {
+		fmt.Fprintf(&b, "Earlier summary:\n%s\n\n", earlier)
+	}
+	b.WriteString("Conversation:\n")
+	for _, m := range dropped {
+		b.WriteString(transcript(m))
+	}
+	resp, err := model.GenerateContent(ctx, []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeSystem, prompt),
+		llms.TextParts(llms.ChatMessageTypeHuman, b.String()),
+	}, o.Options...)
+	if err != nil {
+		return nil, fmt.Errorf("history: summarise %d messages: %w", len(dropped), err)
+	}
+	if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
+		return nil, fmt.Errorf("history: summarise %d messages: the model returned no choice", len(dropped))
+	}
+	summary := chat.System("Summary of the conversation so far:\n" + strings.TrimSpace(resp.Choices[0].Content)).WithID(SummaryID)
+	head := 0 // the opening system messages stay first
+	for head < len(kept) && o.Window.KeepSystem && kept[head].Role == llms.ChatMessageTypeSystem {
+		head++
+	}
+	out := append([]chat.Message{chat.RemoveAll()}, kept[:head]...)
+	return append(append(out, summary), kept[head:]...), nil
 }
 
 // transcript is one line (or a few) of a message for the summary prompt.

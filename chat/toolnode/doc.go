@@ -27,7 +27,7 @@
 // reviewer's reason instead of running it. It then sends each call to the
 // tools node as a task of its own, as Dispatch does; no tool runs before
 // every listed call is decided. Route to it when NeedsReview says so (the
-// prebuilt agent's WithReview does exactly this).
+// prebuilt agent's HumanReview middleware does exactly this).
 //
 // WithCallHook wraps each call (to refuse it by policy, bound it, audit it,
 // judge its result), and Run does the node's work as a plain function, for

@@ -39,9 +39,22 @@ type CallHook func(ctx context.Context, call llms.ToolCall, run func(ctx context
 
 // WithCallHook wraps every call (see CallHook); a call of a tool that does
 // not exist is answered without it. CallIndex tells the hook which call of
-// its AI message it wraps.
+// its AI message it wraps. Hooks given in several WithCallHook options
+// all apply, in order: the first is the outermost.
 func WithCallHook(h CallHook) Option {
-	return func(o *options) { o.around = h }
+	return func(o *options) {
+		if h == nil {
+			return
+		}
+		outer := o.around
+		if outer == nil {
+			o.around = h
+			return
+		}
+		o.around = func(ctx context.Context, call llms.ToolCall, run func(ctx context.Context) (string, error)) (string, error) {
+			return outer(ctx, call, func(ctx context.Context) (string, error) { return h(ctx, call, run) })
+		}
+	}
 }
 
 // WithMaxParallel bounds how many calls run at once (n < 1: one at a time).
@@ -250,6 +263,9 @@ func (r *runner) runCalls(ctx context.Context, calls []llms.ToolCall, answers []
 	for i, err := range errs {
 		if err == nil {
 			continue
+		}
+		if graph.IsHandoff(err) { // a command for the parent graph, not a failure
+			return nil, err
 		}
 		content, herr := r.opts.onError(calls[i], err)
 		if herr != nil {

@@ -266,3 +266,27 @@ func TestCallIndexAndErrUnknownTool(t *testing.T) {
 	_, ok := toolnode.CallIndex(context.Background())
 	assert.False(t, ok)
 }
+
+// Hooks given in several WithCallHook options all apply, the first
+// outermost; a handoff error (graph.ToParent) is not turned into a reply.
+func TestCallHooksComposeInOrder(t *testing.T) {
+	t.Parallel()
+	echo := fn{"echo", func(_ context.Context, in string) (string, error) { return in, nil }}
+	wrap := func(name string) toolnode.Option {
+		return toolnode.WithCallHook(func(ctx context.Context, _ llms.ToolCall, run func(context.Context) (string, error)) (string, error) {
+			out, err := run(ctx)
+			return name + "(" + out + ")", err
+		})
+	}
+	out, err := toolnode.Run(context.Background(), []chat.Message{chat.AI("", chat.Call("c", "echo", `{"input":"x"}`))},
+		[]tools.Tool{echo}, wrap("outer"), wrap("inner"))
+	require.NoError(t, err)
+	assert.Equal(t, "outer(inner(x))", toolReplies(t, out)[0].Content)
+
+	handoff := fn{"go", func(context.Context, string) (string, error) {
+		return "", graph.ToParent(state.Update[convo]{Goto: []string{"elsewhere"}})
+	}}
+	_, err = toolnode.Run(context.Background(), []chat.Message{chat.AI("", chat.Call("h", "go", `{}`))}, []tools.Tool{handoff})
+	require.Error(t, err)
+	assert.True(t, graph.IsHandoff(err))
+}

@@ -101,7 +101,7 @@ func check(rev Review, decisions []Decision) error {
 //	g.AddNode("review", toolnode.ReviewNode(msgs, "tools", toolnode.ReviewTools("send")), graph.WithDestinations("tools"))
 //
 // and route to it instead of Dispatch when a call needs review (package
-// chat/agent does, with agent.WithReview).
+// chat/agent does, with its HumanReview middleware).
 func ReviewNode[S any](messages *state.Key[S, []chat.Message], toolsNode string, need func(llms.ToolCall) bool) graph.NodeFunc[S] {
 	send := sender(messages, toolsNode)
 	return func(ctx context.Context, s S) (state.Update[S], error) {

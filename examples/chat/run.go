@@ -53,7 +53,7 @@ func run(ctx context.Context, cfg config, getenv func(string) string, stdin io.R
 	defer saver.Close()
 	opts := []agent.Option{agent.WithPrompt(systemPrompt)}
 	if cfg.review {
-		opts = append(opts, agent.WithReview(toolnode.ReviewAll))
+		opts = append(opts, agent.WithMiddleware(agent.HumanReview{Need: toolnode.ReviewAll}))
 	}
 	a := agent.New[agent.NoResponse](model, chatTools(getenv(slowToolEnv), stdout), opts...)
 	app, err := a.Graph.Compile(graph.WithCheckpointer(saver))

@@ -29,7 +29,7 @@ const Prompt = "You are a helpful assistant. Use get_weather for the weather in 
 
 // Agent returns the chat assistant on model (Scripted{} offline).
 func Agent(model llms.Model) *agent.Agent[agent.NoResponse] {
-	return agent.New[agent.NoResponse](model, Tools(nil), agent.WithPrompt(Prompt), agent.WithReview(toolnode.ReviewTools("calculate")))
+	return agent.New[agent.NoResponse](model, Tools(nil), agent.WithPrompt(Prompt), agent.WithMiddleware(agent.HumanReview{Need: toolnode.ReviewTools("calculate")}))
 }
 
 // Model returns the model -model names: "" is Scripted, "openai" reads
