@@ -26,7 +26,7 @@ func main() {
 	weather := tool.New("get_weather", "Get the weather in a city.", func(ctx context.Context, a City) (string, error) {
 		return "It is sunny in " + a.City + ".", nil
 	})
-	a := agent.New[agent.NoResponse](model(), []tools.Tool{weather}, agent.WithReview(toolnode.ReviewAll))
+	a := agent.New[agent.NoResponse](model(), []tools.Tool{weather}, agent.WithMiddleware(agent.HumanReview{Need: toolnode.ReviewAll}))
 	app, err := a.Graph.Compile(graph.WithCheckpointer(memory.New()))
 	if err != nil {
 		log.Fatal(err)
