@@ -54,7 +54,9 @@ type Reconciler interface {
 type ReconcileFunc func(ctx context.Context, call Call) (Outcome, error)
 
 // Reconcile calls f.
-func (f ReconcileFunc) Reconcile(ctx context.Context, call Call) (Outcome, error) { return f(ctx, call) }
+func (f ReconcileFunc) Reconcile(ctx context.Context, call Call) (Outcome, error) {
+	return f(ctx, call)
+}
 
 // Action is a person's answer to an in-doubt call.
 type Action string
