@@ -67,7 +67,6 @@ func (o offline) Call(ctx context.Context, prompt string, opts ...llms.CallOptio
 	return llms.GenerateFromSinglePrompt(ctx, o, prompt, opts...)
 }
 
-
 // offlineTool is the lookup tool that must not be called.
 type offlineTool struct{ t *testing.T }
 
