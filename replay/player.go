@@ -93,11 +93,11 @@ func (p *player) model(ctx context.Context, req []byte, msgs []llms.MessageConte
 	if c.Error != "" {
 		return nil, errors.New(c.Error)
 	}
-	var resp llms.ContentResponse
-	if err := json.Unmarshal(c.Response, &resp); err != nil {
+	resp, err := decodeResponse(c.Response)
+	if err != nil {
 		return nil, fmt.Errorf("replay: the recorded response of model call %d of node %q at step %d: %w", c.Seq+1, c.Node, c.Step, err)
 	}
-	return &resp, nil
+	return resp, nil
 }
 
 func (p *player) tool(ctx context.Context, name string, req []byte, live func(context.Context) (string, error)) (string, error) {

@@ -74,7 +74,7 @@ func (m *model) GenerateContent(ctx context.Context, msgs []llms.MessageContent,
 	if callErr != nil {
 		c.Error = callErr.Error()
 	} else {
-		if c.Response, err = json.Marshal(resp); err != nil {
+		if c.Response, err = encodeResponse(resp); err != nil {
 			return resp, fmt.Errorf("replay: encode a model response: %w", err)
 		}
 		c.Tokens = tokensOf(resp)

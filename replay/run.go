@@ -81,7 +81,15 @@ type Option func(*options)
 type options struct {
 	live      llms.Model
 	liveTools bool
+	normalize any // func(*S) of Run's S
 }
+
+// WithNormalize has Run apply f to the recorded and the replayed state of
+// every step before it compares them: clear what differs between two runs
+// by nature (wall-clock times, durations), so that only a real divergence
+// shows. f's S must be the graph's state type: Run fails naming both
+// otherwise.
+func WithNormalize[S any](f func(*S)) Option { return func(o *options) { o.normalize = f } }
 
 // WithLiveModel answers the model calls the recording does not have (a
 // changed prompt, an extra call) with m: a live model, or a scripted one.
@@ -115,6 +123,15 @@ func Run[S any](ctx context.Context, g *graph.StateGraph[S], saver checkpoint.Sa
 	rec, err := Load(ctx, saver, thread)
 	if err != nil {
 		return nil, err
+	}
+	var normalize func(*S)
+	if o.normalize != nil {
+		f, ok := o.normalize.(func(*S))
+		if !ok {
+			var s S
+			return nil, fmt.Errorf("replay: WithNormalize takes a %T, the graph's state is %T", o.normalize, &s)
+		}
+		normalize = f
 	}
 	recorded, err := g.Compile(graph.WithCheckpointer(saver))
 	if err != nil {
@@ -150,7 +167,7 @@ func Run[S any](ctx context.Context, g *graph.StateGraph[S], saver checkpoint.Sa
 		return nil, err
 	}
 	rep.Divergences = append(p.div, p.unused()...)
-	if d := firstStepDivergence(want, got); d != nil {
+	if d := firstStepDivergence(want, got, normalize); d != nil {
 		rep.Divergences = append(rep.Divergences, *d)
 	}
 	order := []DivergenceKind{ChangedCall, MissingCall, UnmadeCall, ChangedNodes, ChangedState, MissingStep, ExtraStep}
@@ -199,7 +216,7 @@ func inputsOf[S any](schema *state.Schema[S], snaps []*graph.Snapshot[S], thread
 
 // firstStepDivergence compares the recorded and replayed checkpoints in
 // order and returns the first difference.
-func firstStepDivergence[S any](want, got []*graph.Snapshot[S]) *Divergence {
+func firstStepDivergence[S any](want, got []*graph.Snapshot[S], normalize func(*S)) *Divergence {
 	for i := range max(len(want), len(got)) {
 		switch {
 		case i >= len(got):
@@ -217,8 +234,13 @@ func firstStepDivergence[S any](want, got []*graph.Snapshot[S]) *Divergence {
 				Message: fmt.Sprintf("step %d: recorded %s, replayed %s", w.Metadata.Step, describeStep(w), describeStep(g)),
 				Diff:    diffLines(describeStep(w), describeStep(g))}
 		}
-		a, _ := json.MarshalIndent(w.Values, "", "  ")
-		b, _ := json.MarshalIndent(g.Values, "", "  ")
+		wv, gv := w.Values, g.Values
+		if normalize != nil {
+			normalize(&wv)
+			normalize(&gv)
+		}
+		a, _ := json.MarshalIndent(wv, "", "  ")
+		b, _ := json.MarshalIndent(gv, "", "  ")
 		if string(a) != string(b) {
 			return &Divergence{Kind: ChangedState, Step: w.Metadata.Step, Node: strings.Join(g.Metadata.Nodes, ","),
 				Message: fmt.Sprintf("step %d (%s) left another state", w.Metadata.Step, describeStep(g)),
