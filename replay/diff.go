@@ -29,12 +29,12 @@ func diffLines(a, b string) string {
 		case i < len(x) && j < len(y) && x[i] == y[j]:
 			sb.WriteString(" " + x[i] + "\n")
 			i, j = i+1, j+1
-		case j < len(y) && (i == len(x) || lcs[i][j+1] >= lcs[i+1][j]):
-			sb.WriteString("+" + y[j] + "\n")
-			j++
-		default:
+		case i < len(x) && (j == len(y) || lcs[i+1][j] >= lcs[i][j+1]):
 			sb.WriteString("-" + x[i] + "\n")
 			i++
+		default:
+			sb.WriteString("+" + y[j] + "\n")
+			j++
 		}
 	}
 	return sb.String()
