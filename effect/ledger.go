@@ -91,6 +91,11 @@ type InDoubt struct {
 	Question string `json:"question"`
 }
 
+// ErrInTransaction is wrapped by the error of a ledger call made inside
+// graph.Transact's function: its records would wait for the transaction's
+// own write lock. Call the tool before or after Transact.
+var ErrInTransaction = errors.New("effect: a ledger call inside graph.Transact")
+
 // ErrAction is wrapped by the error of a call resumed with a Decision
 // whose Action is none of Confirm, Retry and Skip.
 var ErrAction = errors.New("effect: unknown action")
@@ -130,6 +135,9 @@ func Do(ctx context.Context, tool, input string, rec Reconciler, call func(ctx c
 	info, ok := graph.RunInfo(ctx)
 	if !ok {
 		return call(ctx)
+	}
+	if _, inTx := graph.Tx[any](ctx); inTx {
+		return "", fmt.Errorf("%w: tool %q in node %q", ErrInTransaction, tool, info.Node)
 	}
 	sum := sha256.Sum256([]byte(input))
 	inputHash := hex.EncodeToString(sum[:])

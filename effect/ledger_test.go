@@ -160,3 +160,23 @@ func TestTheKeyIsStablePerTaskAndDiffersByInput(t *testing.T) {
 	a, b := <-card.keys, <-card.keys
 	require.NotEqual(t, a, b)
 }
+
+func TestALedgerCallInsideTransactIsRefused(t *testing.T) {
+	t.Parallel()
+	saver, err := sqlite.Open(filepath.Join(t.TempDir(), "l.db"))
+	require.NoError(t, err)
+	defer saver.Close()
+	card := &cardTool{}
+	w := effect.Wrap(card)
+	node := func(ctx context.Context, s payState) (state.Update[payState], error) {
+		_, err := graph.Transact(ctx, "pay", func(ctx context.Context) (string, error) {
+			return w.Call(ctx, "10 EUR")
+		})
+		return state.Update[payState]{}, err
+	}
+	c, err := graph.New(schema).AddNode("pay", node).AddEdge(graph.Start, "pay").Compile(graph.WithCheckpointer(saver))
+	require.NoError(t, err)
+	_, err = c.Invoke(t.Context(), input, graph.WithThread("t"))
+	require.ErrorIs(t, err, effect.ErrInTransaction)
+	require.Zero(t, card.calls.Load())
+}
