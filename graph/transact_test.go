@@ -121,32 +121,43 @@ func TestTransactInterruptAfterCommitResumesWithoutApplyingAgain(t *testing.T) {
 
 func TestTransactParallelTasksCommitTheirOwnWrites(t *testing.T) {
 	t.Parallel()
-	saver, db := openShared(t, filepath.Join(t.TempDir(), "tx.db"))
-	var runsA, runsB atomic.Int64
-	var failOnce atomic.Bool
-	failOnce.Store(true)
-	failing := func(ctx context.Context) error {
-		if failOnce.Swap(false) {
-			return errors.New("b fails after its commit")
-		}
-		return nil
-	}
-	g := graph.New(schema).
-		AddNode("a", chargeNode(1, &runsA, nil)).AddNode("b", chargeNode(2, &runsB, failing)).
-		AddEdge(graph.Start, "a").AddEdge(graph.Start, "b")
-	c := mustCompile(t, g, graph.WithCheckpointer(saver))
-	_, err := c.Invoke(t.Context(), state.Writes(lastField.Set("go")), graph.WithThread("t"))
-	require.ErrorContains(t, err, "b fails after its commit")
-	rows, sum := sumCharges(t, db)
-	require.Equal(t, []int{2, 3}, []int{rows, sum}, "each task committed its own row")
+	for name, e := range txBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			saver, table, rows := e.open(t)
+			var runsA, runsB atomic.Int64
+			var failOnce atomic.Bool
+			failOnce.Store(true)
+			node := func(amount int, runs *atomic.Int64, fail bool) graph.NodeFunc[counter] {
+				return func(ctx context.Context, s counter) (state.Update[counter], error) {
+					if _, err := graph.Transact(ctx, "charge", func(ctx context.Context) (int, error) {
+						runs.Add(1)
+						return insertCharge(ctx, table, amount)
+					}); err != nil {
+						return state.Update[counter]{}, err
+					}
+					if fail && failOnce.Swap(false) {
+						return state.Update[counter]{}, errors.New("b fails after its commit")
+					}
+					return state.Writes(totalField.Set(amount)), nil
+				}
+			}
+			g := graph.New(schema).
+				AddNode("a", node(1, &runsA, false)).AddNode("b", node(2, &runsB, true)).
+				AddEdge(graph.Start, "a").AddEdge(graph.Start, "b")
+			c := mustCompile(t, g, graph.WithCheckpointer(saver))
+			_, err := c.Invoke(t.Context(), state.Writes(lastField.Set("go")), graph.WithThread("t"))
+			require.ErrorContains(t, err, "b fails after its commit")
+			require.Equal(t, 2, rows(), "each task committed its own row")
 
-	got, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
-	require.NoError(t, err)
-	require.Equal(t, 3, got.Total)
-	rows, sum = sumCharges(t, db)
-	require.Equal(t, []int{2, 3}, []int{rows, sum}, "the resume applied nothing again")
-	require.EqualValues(t, 1, runsA.Load())
-	require.EqualValues(t, 1, runsB.Load())
+			got, err := c.Invoke(t.Context(), state.Update[counter]{}, graph.WithThread("t"))
+			require.NoError(t, err)
+			require.Equal(t, 3, got.Total)
+			require.Equal(t, 2, rows(), "the resume applied nothing again")
+			require.EqualValues(t, 1, runsA.Load())
+			require.EqualValues(t, 1, runsB.Load())
+		})
+	}
 }
 
 func TestTransactUnderAsyncDurabilityCommits(t *testing.T) {
