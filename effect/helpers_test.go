@@ -47,6 +47,9 @@ func (c *cardTool) Call(ctx context.Context, input string) (string, error) {
 	}
 	if c.block != nil {
 		<-c.block
+		if err := ctx.Err(); err != nil {
+			return "", err // the charge went through; the answer is lost
+		}
 	}
 	if c.fail.Load() {
 		return "", errors.New("card network timeout")
