@@ -50,6 +50,16 @@
 // holder (or waits, with WaitForThread), and savers check the thread's
 // head on every write, so two processes can never fork a thread silently.
 //
+// # Effects
+//
+// A node runs again after a crash, an error or an interrupt. Durable keeps
+// a result of the task so that its work is not done twice; Transact commits
+// the node's own rows in the checkpoint database (a *sql.Tx or pgx.Tx, see
+// Tx) in one transaction with that record, on savers that are a TxSaver;
+// RunInfo's IdempotencyKey names the task's effects to the outside world.
+// Package effect keeps a ledger of side-effecting tool calls over these;
+// Record stores the records package replay makes of model and tool calls.
+//
 // # Drawing
 //
 // Mermaid returns the graph as Mermaid text in LangGraph's draw_mermaid

@@ -226,6 +226,8 @@ type taskExt struct {
 	// item is the Send's argument of a node that takes its own type
 	// (SendArg); set before the task starts.
 	item any
+	// records counts the task's Record calls in this process (record.go).
+	records atomic.Int32
 }
 
 // extOf returns the task's ext, making it if needed. It is safe for

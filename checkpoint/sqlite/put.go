@@ -191,55 +191,61 @@ func (s *Saver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID str
 	thread, ns, id := cfg.ThreadID, cfg.Namespace, cfg.CheckpointID
 	fence := s.fenceOf(ctx, thread)
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		// added counts the rows this call inserts, for the checkpoint's
-		// nwrites; a write that replaces one adds none.
-		var ins, rep *sql.Stmt
-		added := 0
-		for _, w := range writes {
-			if ins == nil {
-				ins = tx.StmtContext(ctx, s.st.insertWrite)
-			}
-			crc := writeChecksum(thread, ns, id, taskID, int64(w.Index), w.Channel, w.Value)
-			res, err := ins.ExecContext(ctx, thread, ns, id, taskID, w.Index, w.Channel, crc, w.Value)
-			if err != nil {
-				return err
-			}
-			n, err := res.RowsAffected()
-			if err != nil {
-				return err
-			}
-			if n > 0 {
-				added++
-				continue
-			}
-			if w.Index >= 0 {
-				continue // the first write of a non-negative index stays
-			}
-			if rep == nil {
-				rep = tx.StmtContext(ctx, s.st.replaceWrite)
-			}
-			if _, err := rep.ExecContext(ctx, thread, ns, id, taskID, w.Index, w.Channel, crc, w.Value); err != nil {
-				return err
-			}
-		}
-		res, err := tx.StmtContext(ctx, s.st.countWrites).ExecContext(ctx, thread, ns, id, added, fence.fenceToken())
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			if err := checkFenceTx(ctx, tx, fence); err != nil {
-				return err // rolled back: the writes inserted above go
-			}
-			return notFoundError(cfg)
-		}
-		return nil
+		return s.putWritesTx(ctx, tx, cfg, taskID, writes, fence)
 	})
 	if err != nil && !isOurs(err) {
 		return withCtx(ctx, fmt.Errorf("sqlite: put writes of task %q on thread %q namespace %q checkpoint %q: %w", taskID, thread, ns, id, err))
 	}
 	return err
+}
+
+// putWritesTx stores a task's writes in tx, as PutWrites does.
+func (s *Saver) putWritesTx(ctx context.Context, tx *sql.Tx, cfg checkpoint.Config, taskID string, writes []checkpoint.PendingWrite, fence *sqlLease) error {
+	thread, ns, id := cfg.ThreadID, cfg.Namespace, cfg.CheckpointID
+	// added counts the rows this call inserts, for the checkpoint's
+	// nwrites; a write that replaces one adds none.
+	var ins, rep *sql.Stmt
+	added := 0
+	for _, w := range writes {
+		if ins == nil {
+			ins = tx.StmtContext(ctx, s.st.insertWrite)
+		}
+		crc := writeChecksum(thread, ns, id, taskID, int64(w.Index), w.Channel, w.Value)
+		res, err := ins.ExecContext(ctx, thread, ns, id, taskID, w.Index, w.Channel, crc, w.Value)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			added++
+			continue
+		}
+		if w.Index >= 0 {
+			continue // the first write of a non-negative index stays
+		}
+		if rep == nil {
+			rep = tx.StmtContext(ctx, s.st.replaceWrite)
+		}
+		if _, err := rep.ExecContext(ctx, thread, ns, id, taskID, w.Index, w.Channel, crc, w.Value); err != nil {
+			return err
+		}
+	}
+	res, err := tx.StmtContext(ctx, s.st.countWrites).ExecContext(ctx, thread, ns, id, added, fence.fenceToken())
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		if err := checkFenceTx(ctx, tx, fence); err != nil {
+			return err // rolled back: the writes inserted above go
+		}
+		return notFoundError(cfg)
+	}
+	return nil
 }
 
 // isOurs reports whether err already carries this package's context.

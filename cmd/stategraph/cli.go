@@ -74,7 +74,7 @@ var commands []*command
 
 func init() {
 	commands = []*command{
-		threadsCmd, historyCmd, stateCmd, diffCmd, mermaidCmd, deleteCmd, pruneCmd, verifyCmd,
+		threadsCmd, historyCmd, stateCmd, diffCmd, mermaidCmd, deleteCmd, pruneCmd, verifyCmd, replayCmd,
 	}
 }
 
