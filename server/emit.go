@@ -232,7 +232,21 @@ func (c *converter) task(ev Event) {
 		}
 		payload = map[string]any{"id": ev.TaskID, "name": ev.Node, "error": errv, "result": pairs(ev.Update), "interrupts": []any{}}
 	} else {
-		payload = map[string]any{"id": ev.TaskID, "name": ev.Node, "input": nil, "triggers": []string{}, "interrupts": []any{}}
+		// As LangGraph's: a task's input is what its node is given, the
+		// state the step before left (or a Send's input), and its
+		// triggers the channels that started it.
+		input := ev.Input
+		if input == nil {
+			input = c.values[ev.Namespace]
+		}
+		if input == nil {
+			input = json.RawMessage("null")
+		}
+		triggers := c.triggers[ev.TaskID]
+		if triggers == nil {
+			triggers = []string{"branch:to:" + ev.Node}
+		}
+		payload = map[string]any{"id": ev.TaskID, "name": ev.Node, "input": input, "triggers": triggers, "interrupts": []any{}}
 	}
 	if c.want["tasks"] {
 		c.emit("tasks", ev.Namespace, payload)

@@ -129,9 +129,6 @@ func (r *runRequest) validate() error {
 	if r.AfterSeconds > 0 {
 		return &InputError{Field: "after_seconds", Err: errors.New("delayed runs are not supported by stategraph yet")}
 	}
-	if r.Command != nil && !isNull(r.Command.Goto) {
-		return &InputError{Field: "command.goto", Err: errors.New("not supported by stategraph yet")}
-	}
 	if r.Command != nil && !isNull(r.Input) {
 		return &InputError{Field: "input", Err: errors.New("give either input or command, not both")}
 	}

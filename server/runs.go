@@ -89,6 +89,23 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 			}
 			update = req.Command.Update
 		}
+		if in.Goto, in.Sends, err = parseGoto(req.Command.Goto, names); err != nil {
+			return nil, nil, err
+		}
+		for i, send := range in.Sends {
+			if err := a.g.CheckInput(send.Input); err != nil {
+				var ie *InputError
+				if errors.As(err, &ie) {
+					ie.Field = fmt.Sprintf("command.goto[%d].input.%s", i, ie.Field)
+				}
+				return nil, nil, err
+			}
+		}
+		if len(in.Goto) > 0 || len(in.Sends) > 0 {
+			// Command(update=…, goto=…): one input, its writes applied
+			// with its gotos, as the node-less task of the resumed step.
+			in.Input, update = update, nil
+		}
 		if len(req.Command.Resume) > 0 {
 			in.HasResume = true
 			if err := json.Unmarshal(req.Command.Resume, &in.Resume); err != nil {
