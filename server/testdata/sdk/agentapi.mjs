@@ -48,4 +48,45 @@ async function rejects(promise, status, text) {
   step("command goto");
 }
 
+// 2. Task inputs in the tasks and debug modes, with subgraphs; a pending
+// subgraph task's state in getState(subgraphs).
+{
+  const t = await client.threads.create();
+  const chunks = await collect(client.runs.stream(t.thread_id, "route", { input: { note: "n" }, streamMode: ["tasks", "debug"] }));
+  const starts = chunks.filter((c) => c.event === "tasks" && "input" in c.data);
+  assert.deepEqual(starts.map((c) => c.data.name), ["a", "b"]);
+  assert.deepEqual(starts[0].data.input, { note: "n", trail: [] });
+  assert.deepEqual(starts[0].data.triggers, ["branch:to:a"]);
+  assert.deepEqual(starts[1].data.input, { note: "n", trail: ["a:n"] });
+  const results = chunks.filter((c) => c.event === "tasks" && "result" in c.data);
+  assert.deepEqual(results[1].data.result, [["trail", ["b:n"]]]);
+  const debugStart = chunks.find((c) => c.event === "debug" && c.data.type === "task" && c.data.payload.name === "b");
+  assert.deepEqual(debugStart.data.payload.input, { note: "n", trail: ["a:n"] });
+
+  const t2 = await client.threads.create();
+  await client.runs.wait(t2.thread_id, "route", { input: { note: "" }, interruptBefore: ["b"] });
+  const sent = await collect(client.runs.stream(t2.thread_id, "route", {
+    command: { goto: { node: "c", input: { note: "sent" } } }, streamMode: "tasks",
+  }));
+  const sendStart = sent.find((c) => c.data.name === "c" && "input" in c.data);
+  assert.deepEqual(sendStart.data.input, { note: "sent", trail: [] });
+  assert.deepEqual(sendStart.data.triggers, ["__pregel_push"]);
+
+  const n = await client.threads.create();
+  const nested = await collect(client.runs.stream(n.thread_id, "nest", { input: { input: "hi" }, streamMode: "tasks", streamSubgraphs: true }));
+  const inner = nested.find((c) => c.event.startsWith("tasks|inner:") && c.data.name === "prepare" && "input" in c.data);
+  assert.ok(inner, nested.map((c) => c.event).join(","));
+  assert.deepEqual(inner.data.input, { input: "hi", replies: [] });
+
+  const plain = await client.threads.getState(n.thread_id);
+  assert.equal(plain.tasks[0].state, null);
+  assert.match(plain.tasks[0].checkpoint.checkpoint_ns, /^inner:/);
+  const full = await client.threads.getState(n.thread_id, undefined, { subgraphs: true });
+  const sub = full.tasks[0].state;
+  assert.deepEqual(sub.values, { input: "HI", replies: [] });
+  assert.deepEqual(sub.next, ["respond"]);
+  assert.equal(sub.checkpoint.checkpoint_ns, plain.tasks[0].checkpoint.checkpoint_ns);
+  step("task inputs and subgraph state");
+}
+
 console.log("all ok");
