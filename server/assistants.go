@@ -104,6 +104,15 @@ func (s *Server) getAssistantGraph(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	xray, err := xrayParam(r)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if sg, ok := a.g.(subgrapher); ok && xray > 0 {
+		writeJSON(w, 200, sg.drawingXray(xray))
+		return
+	}
 	writeJSON(w, 200, a.g.Drawing())
 }
 
@@ -113,13 +122,17 @@ func (s *Server) getAssistantSchemas(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	sc := a.g.Schemas()
-	writeJSON(w, 200, map[string]any{
-		"graph_id":       a.GraphID,
+	writeJSON(w, 200, schemasJSON(a.GraphID, a.g.Schemas()))
+}
+
+// schemasJSON is LangGraph's GraphSchema.
+func schemasJSON(graphID string, sc Schemas) map[string]any {
+	return map[string]any{
+		"graph_id":       graphID,
 		"input_schema":   json.RawMessage(sc.Input),
 		"output_schema":  json.RawMessage(sc.Output),
 		"state_schema":   json.RawMessage(sc.State),
 		"config_schema":  nil,
 		"context_schema": nil,
-	})
+	}
 }

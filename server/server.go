@@ -174,6 +174,8 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /assistants/{id}", s.getAssistant)
 	m.HandleFunc("GET /assistants/{id}/graph", s.getAssistantGraph)
 	m.HandleFunc("GET /assistants/{id}/schemas", s.getAssistantSchemas)
+	m.HandleFunc("GET /assistants/{id}/subgraphs", s.getAssistantSubgraphs)
+	m.HandleFunc("GET /assistants/{id}/subgraphs/{ns}", s.getAssistantSubgraphs)
 
 	m.HandleFunc("POST /threads", s.createThread)
 	m.HandleFunc("POST /threads/search", s.searchThreads)

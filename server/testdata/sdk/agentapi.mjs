@@ -89,4 +89,25 @@ async function rejects(promise, status, text) {
   step("task inputs and subgraph state");
 }
 
+// 3. Subgraphs: their schemas by namespace, and the drawing with xray.
+{
+  const subs = await client.assistants.getSubgraphs("nest");
+  assert.deepEqual(Object.keys(subs), ["inner"]);
+  assert.equal(subs.inner.graph_id, "nest");
+  assert.deepEqual(Object.keys(subs.inner.state_schema.properties).sort(), ["input", "replies"]);
+  assert.deepEqual(Object.keys(await client.assistants.getSubgraphs("nest", { namespace: "inner", recurse: true })), ["inner"]);
+  assert.deepEqual(await client.assistants.getSubgraphs("nest", { namespace: "elsewhere" }), {});
+  assert.deepEqual(await client.assistants.getSubgraphs("route"), {});
+
+  const flat = await client.assistants.getGraph("nest");
+  assert.deepEqual(flat.nodes.map((n) => n.id), ["__start__", "inner", "__end__"]);
+  const xray = await client.assistants.getGraph("nest", { xray: true });
+  assert.deepEqual(xray.nodes.map((n) => n.id), ["__start__", "inner:prepare", "inner:respond", "__end__"]);
+  assert.deepEqual(xray.nodes[1].data, { id: ["prepare"], name: "prepare" });
+  const edges = xray.edges.map((e) => `${e.source}>${e.target}`).sort();
+  assert.deepEqual(edges, ["__start__>inner:prepare", "inner:prepare>inner:respond"]);
+  assert.deepEqual((await client.assistants.getGraph("nest", { xray: 1 })).nodes.length, 4);
+  step("subgraphs and xray");
+}
+
 console.log("all ok");
