@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
@@ -72,6 +74,7 @@ func serveAgentGraphs(t *testing.T, saver checkpoint.Saver, opts ...server.Optio
 	srv, err := server.New([]server.Graph{
 		server.Register("route", routeGraph(t, saver)),
 		server.Register("nest", nestGraph(t, saver)),
+		server.Register("conf", confGraph(t, saver)),
 	}, opts...)
 	require.NoError(t, err)
 	hs := httptest.NewServer(srv)
@@ -135,4 +138,22 @@ func nestGraph(t testing.TB, saver checkpoint.Saver) *graph.Compiled[Echo] {
 		Compile(graph.WithCheckpointer(saver), graph.WithName("nest"))
 	require.NoError(t, err)
 	return outer
+}
+
+// Conf: one node that writes what the run's Config gave it: the
+// configurable "model", the context's "user" and the tags.
+func confGraph(t testing.TB, saver checkpoint.Saver) *graph.Compiled[Route] {
+	app, err := graph.New(state.NewSchema(routeNote, routeTrail)).
+		AddNode("read", func(ctx context.Context, r Route) (state.Update[Route], error) {
+			cfg, ok := server.ConfigOf(ctx)
+			if !ok {
+				return state.Update[Route]{}, errors.New("no run config")
+			}
+			note := fmt.Sprintf("model=%v user=%v tags=%s", cfg.Configurable["model"], cfg.Context["user"], strings.Join(cfg.Tags, ","))
+			return state.Writes(routeNote.Set(note), routeTrail.Set([]string{cfg.AssistantID})), nil
+		}).
+		AddEdge(graph.Start, "read").AddEdge("read", graph.End).
+		Compile(graph.WithCheckpointer(saver), graph.WithName("conf"))
+	require.NoError(t, err)
+	return app
 }

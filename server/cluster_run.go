@@ -131,7 +131,7 @@ func (s *Server) clusterCancel(w http.ResponseWriter, r *http.Request, rec RunRe
 		if action != strategyRollback {
 			return nil
 		}
-		a, err := s.assistant(rec.AssistantID)
+		a, err := s.lookupAssistant(ctx, rec.AssistantID)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/stategraph/stategraph/graph"
 )
@@ -32,11 +33,17 @@ func parseGoto(raw json.RawMessage, nodes []string) (gotos []string, sends []Sen
 	} else {
 		items = []json.RawMessage{raw}
 	}
+	valid := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		if n != graph.Start {
+			valid = append(valid, n)
+		}
+	}
 	check := func(node string) error {
-		if node == graph.End || node != graph.Start && contains(nodes, node) {
+		if node == graph.End || contains(valid, node) {
 			return nil
 		}
-		return &InputError{Field: "command.goto", Err: fmt.Errorf("no node %q (nodes: %v)", node, nodes)}
+		return &InputError{Field: "command.goto", Err: fmt.Errorf("no node %q (nodes: %s)", node, strings.Join(valid, ", "))}
 	}
 	for i, it := range items {
 		var name string

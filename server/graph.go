@@ -72,6 +72,11 @@ type RunInput struct {
 	Metadata        map[string]any
 	// Tags are the run's config tags (its messages' metadata carries them).
 	Tags []string
+	// AssistantID, Configurable and Context are the run's Config, which
+	// its nodes read with ConfigOf.
+	AssistantID  string         `json:",omitempty"`
+	Configurable map[string]any `json:",omitempty"`
+	Context      map[string]any `json:",omitempty"`
 }
 
 // HistoryQuery narrows History.
@@ -317,7 +322,7 @@ func (t *typed[S]) Run(ctx context.Context, in RunInput) iter.Seq2[Event, error]
 		if len(in.Metadata) > 0 {
 			opts = append(opts, graph.WithMetadata(in.Metadata))
 		}
-		for ev, err := range t.g.Stream(ctx, input, opts...) {
+		for ev, err := range t.g.Stream(withConfig(ctx, in), input, opts...) {
 			if err != nil {
 				yield(Event{}, err)
 				return

@@ -48,7 +48,7 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 	if req.AssistantID == "" {
 		return nil, nil, &InputError{Field: "assistant_id", Err: errors.New("required")}
 	}
-	a, err := s.assistant(req.AssistantID)
+	a, err := s.lookupAssistant(ctx, req.AssistantID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -74,8 +74,8 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 	}
 	in := RunInput{Input: req.Input, Modes: graphModes(modes), Subgraphs: req.StreamSubgraphs,
 		InterruptBefore: before, InterruptAfter: after, CheckpointID: req.CheckpointID, Metadata: req.Metadata}
-	if req.Config != nil {
-		in.RecursionLimit, in.Tags = req.Config.RecursionLimit, req.Config.Tags
+	if err := mergeRunConfig(&in, a, req.Config, req.Context); err != nil {
+		return nil, nil, err
 	}
 	var update json.RawMessage
 	if req.Command != nil {

@@ -135,7 +135,7 @@ func TestRefusedRunStoresNothing(t *testing.T) {
 		{"unknown strategy", "/threads/t/runs", map[string]any{"assistant_id": "echo", "multitask_strategy": "later"}, 422, "multitask_strategy"},
 		{"unknown interrupt node", "/threads/t/runs", map[string]any{"assistant_id": "echo", "interrupt_before": []string{"ghost"}}, 422, `"ghost"`},
 		{"nothing to resume", "/threads/t/runs", map[string]any{"assistant_id": "echo", "command": map[string]any{"resume": "yes"}}, 422, "no pending interrupt"},
-		{"goto an unknown node", "/threads/t/runs", map[string]any{"assistant_id": "echo", "command": map[string]any{"goto": "ghost"}}, 422, `command.goto: no node "ghost"`},
+		{"goto an unknown node", "/threads/t/runs", map[string]any{"assistant_id": "echo", "command": map[string]any{"goto": "ghost"}}, 422, `field "command.goto": no node "ghost" (nodes: respond, __end__)`},
 		{"goto the start", "/threads/t/runs", map[string]any{"assistant_id": "echo", "command": map[string]any{"goto": "__start__"}}, 422, `no node "__start__"`},
 		{"goto a number", "/threads/t/runs", map[string]any{"assistant_id": "echo", "command": map[string]any{"goto": []any{1}}}, 422, "command.goto[0]"},
 		{"bad command update", "/threads/t/runs", map[string]any{"assistant_id": "echo", "command": map[string]any{"update": map[string]any{"x": 1}}}, 422, "command.update.x"},

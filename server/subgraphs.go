@@ -67,7 +67,7 @@ func schemasOfCompiled(g any) Schemas {
 }
 
 func (s *Server) getAssistantSubgraphs(w http.ResponseWriter, r *http.Request) {
-	a, err := s.assistant(r.PathValue("id"))
+	a, err := s.lookupAssistant(r.Context(), r.PathValue("id"))
 	if err != nil {
 		fail(w, err)
 		return

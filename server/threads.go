@@ -217,24 +217,29 @@ func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	if s.cl != nil {
-		if err := s.cancelClusterThread(r.Context(), t.ThreadID); err != nil {
-			fail(w, err)
-			return
-		}
-	}
-	s.cancelThreadRuns(t.ThreadID, true)
-	if g := s.graphOf(t); g != nil {
-		if err := g.Saver().DeleteThread(r.Context(), t.ThreadID); err != nil {
-			fail(w, err)
-			return
-		}
-	}
-	if err := s.store.DeleteThread(r.Context(), t.ThreadID); err != nil {
+	if err := s.removeThread(r.Context(), t); err != nil {
 		fail(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// removeThread cancels a thread's runs (in every process, with
+// WithWorkers) and deletes its
+// checkpoints and records.
+func (s *Server) removeThread(ctx context.Context, t ThreadRecord) error {
+	if s.cl != nil {
+		if err := s.cancelClusterThread(ctx, t.ThreadID); err != nil {
+			return err
+		}
+	}
+	s.cancelThreadRuns(t.ThreadID, true)
+	if g := s.graphOf(t); g != nil {
+		if err := g.Saver().DeleteThread(ctx, t.ThreadID); err != nil {
+			return err
+		}
+	}
+	return s.store.DeleteThread(ctx, t.ThreadID)
 }
 
 func (s *Server) copyThread(w http.ResponseWriter, r *http.Request) {

@@ -110,4 +110,65 @@ async function rejects(promise, status, text) {
   step("subgraphs and xray");
 }
 
+// 4. Assistants as resources: create, get, update (a new version),
+// versions, setLatest, search by metadata and graph, count, delete; a run
+// of an assistant gets its config and context, merged with the run's.
+{
+  const tag = `t${Date.now()}`;
+  const a = await client.assistants.create({
+    graphId: "conf", name: "fast", metadata: { team: tag }, config: { configurable: { model: "small" }, tags: ["a1"] },
+    context: { user: "ann" },
+  });
+  assert.equal(a.graph_id, "conf");
+  assert.equal(a.version, 1);
+  assert.deepEqual(a.config.configurable, { model: "small" });
+  assert.deepEqual(a.context, { user: "ann" });
+  assert.deepEqual((await client.assistants.get(a.assistant_id)).metadata, { team: tag });
+  await rejects(client.assistants.create({ graphId: "conf", assistantId: a.assistant_id }), 409);
+  assert.equal((await client.assistants.create({ graphId: "conf", assistantId: a.assistant_id, ifExists: "do_nothing" })).name, "fast");
+  await rejects(client.assistants.create({ graphId: "nope" }), 422, /nope/);
+
+  let out = await client.runs.wait(null, a.assistant_id, { input: {} });
+  assert.equal(out.note, "model=small user=ann tags=a1");
+  assert.deepEqual(out.trail, [a.assistant_id]);
+  out = await client.runs.wait(null, a.assistant_id, { input: {}, config: { configurable: { model: "big" }, tags: ["r1"] }, context: { user: "bob" } });
+  assert.equal(out.note, "model=big user=bob tags=a1,r1");
+
+  const v2 = await client.assistants.update(a.assistant_id, { config: { configurable: { model: "medium" } }, metadata: { stage: "two" } });
+  assert.equal(v2.version, 2);
+  assert.deepEqual(v2.metadata, { team: tag, stage: "two" });
+  assert.deepEqual(v2.context, { user: "ann" }, "kept from the version before");
+  out = await client.runs.wait(null, a.assistant_id, { input: {} });
+  assert.equal(out.note, "model=medium user=ann tags=");
+
+  const versions = await client.assistants.getVersions(a.assistant_id);
+  assert.deepEqual(versions.map((v) => v.version), [2, 1]);
+  assert.deepEqual((await client.assistants.getVersions(a.assistant_id, { metadata: { stage: "two" } })).map((v) => v.version), [2]);
+  const back = await client.assistants.setLatest(a.assistant_id, 1);
+  assert.equal(back.version, 1);
+  assert.equal((await client.assistants.get(a.assistant_id)).config.configurable.model, "small");
+  out = await client.runs.wait(null, a.assistant_id, { input: {} });
+  assert.equal(out.note, "model=small user=ann tags=a1");
+  await rejects(client.assistants.setLatest(a.assistant_id, 7), 404);
+  const v3 = await client.assistants.update(a.assistant_id, { name: "faster" });
+  assert.equal(v3.version, 3, "a new version after the highest, whichever is the latest");
+
+  const other = await client.assistants.create({ graphId: "route", metadata: { team: tag } });
+  const mine = await client.assistants.search({ metadata: { team: tag } });
+  assert.deepEqual(mine.map((x) => x.assistant_id).sort(), [a.assistant_id, other.assistant_id].sort());
+  assert.deepEqual((await client.assistants.search({ metadata: { team: tag }, graphId: "route" })).map((x) => x.assistant_id), [other.assistant_id]);
+  assert.equal(await client.assistants.count({ metadata: { team: tag } }), 2);
+  assert.equal(await client.assistants.count({ graphId: "conf" }), 2, "the graph's own and the new one");
+
+  const th = await client.threads.create();
+  await client.runs.wait(th.thread_id, other.assistant_id, { input: { note: "" } });
+  await client.assistants.delete(other.assistant_id, { deleteThreads: true });
+  await rejects(client.assistants.get(other.assistant_id), 404);
+  await rejects(client.threads.get(th.thread_id), 404);
+  await client.assistants.delete(a.assistant_id);
+  assert.equal(await client.assistants.count({ metadata: { team: tag } }), 0);
+  await rejects(client.assistants.delete("route"), 409, /own/);
+  step("assistants with versions, config and context");
+}
+
 console.log("all ok");
