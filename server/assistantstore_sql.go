@@ -217,4 +217,3 @@ func (s *PostgresStore) DeleteAssistant(ctx context.Context, id string) error {
 	}
 	return nil
 }
-
