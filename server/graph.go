@@ -77,6 +77,9 @@ type RunInput struct {
 	AssistantID  string         `json:",omitempty"`
 	Configurable map[string]any `json:",omitempty"`
 	Context      map[string]any `json:",omitempty"`
+	// Durability is the run's durability: "sync", "async" or "exit"
+	// ("": the graph's).
+	Durability string `json:",omitempty"`
 }
 
 // HistoryQuery narrows History.
@@ -321,6 +324,14 @@ func (t *typed[S]) Run(ctx context.Context, in RunInput) iter.Seq2[Event, error]
 		}
 		if len(in.Metadata) > 0 {
 			opts = append(opts, graph.WithMetadata(in.Metadata))
+		}
+		switch in.Durability {
+		case "sync":
+			opts = append(opts, graph.WithRunDurability(graph.DurabilitySync))
+		case "async":
+			opts = append(opts, graph.WithRunDurability(graph.DurabilityAsync))
+		case "exit":
+			opts = append(opts, graph.WithRunDurability(graph.DurabilityExit))
 		}
 		for ev, err := range t.g.Stream(withConfig(ctx, in), input, opts...) {
 			if err != nil {

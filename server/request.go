@@ -28,6 +28,7 @@ type runRequest struct {
 	AfterSeconds      float64         `json:"after_seconds"`
 	Webhook           string          `json:"webhook"`
 	Durability        string          `json:"durability"`
+	CheckpointDuring  *bool           `json:"checkpoint_during"`
 }
 
 // command is LangGraph's Command as a run's input.
@@ -125,6 +126,15 @@ func (r *runRequest) validate() error {
 	case "", "reject", "create":
 	default:
 		return &InputError{Field: "if_not_exists", Err: fmt.Errorf("%q is not reject or create", r.IfNotExists)}
+	}
+	switch r.Durability {
+	case "":
+		if r.CheckpointDuring != nil && !*r.CheckpointDuring {
+			r.Durability = "exit" // LangGraph's older spelling of it
+		}
+	case "sync", "async", "exit":
+	default:
+		return &InputError{Field: "durability", Err: fmt.Errorf("%q is not sync, async or exit", r.Durability)}
 	}
 	if r.AfterSeconds > 0 {
 		return &InputError{Field: "after_seconds", Err: errors.New("delayed runs are not supported by stategraph yet")}

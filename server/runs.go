@@ -73,7 +73,7 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 		return nil, nil, err
 	}
 	in := RunInput{Input: req.Input, Modes: graphModes(modes), Subgraphs: req.StreamSubgraphs,
-		InterruptBefore: before, InterruptAfter: after, CheckpointID: req.CheckpointID, Metadata: req.Metadata}
+		InterruptBefore: before, InterruptAfter: after, CheckpointID: req.CheckpointID, Metadata: req.Metadata, Durability: req.Durability}
 	if err := mergeRunConfig(&in, a, req.Config, req.Context); err != nil {
 		return nil, nil, err
 	}

@@ -171,4 +171,21 @@ async function rejects(promise, status, text) {
   step("assistants with versions, config and context");
 }
 
+// 5. A run's durability: exit stores the final checkpoint only, sync
+// every step; an unknown one is refused. (Its context: see 4.)
+{
+  const ex = await client.threads.create();
+  const out = await client.runs.wait(ex.thread_id, "route", { input: { note: "" }, durability: "exit" });
+  assert.deepEqual(out.trail, ["a", "b"]);
+  assert.equal((await client.threads.getHistory(ex.thread_id, { limit: 20 })).length, 1);
+  const sy = await client.threads.create();
+  await client.runs.wait(sy.thread_id, "route", { input: { note: "" }, durability: "sync" });
+  assert.equal((await client.threads.getHistory(sy.thread_id, { limit: 20 })).length, 4);
+  const as = await client.threads.create();
+  await client.runs.wait(as.thread_id, "route", { input: { note: "" }, durability: "async" });
+  assert.equal((await client.threads.getHistory(as.thread_id, { limit: 20 })).length, 4);
+  await rejects(client.runs.wait(sy.thread_id, "route", { input: {}, durability: "never" }), 422, /durability/);
+  step("run durability");
+}
+
 console.log("all ok");
