@@ -75,6 +75,7 @@ func serveAgentGraphs(t *testing.T, saver checkpoint.Saver, opts ...server.Optio
 		server.Register("route", routeGraph(t, saver)),
 		server.Register("nest", nestGraph(t, saver)),
 		server.Register("conf", confGraph(t, saver)),
+		server.Register("tools", toolsGraph(t, saver)),
 	}, opts...)
 	require.NoError(t, err)
 	hs := httptest.NewServer(srv)
@@ -154,6 +155,32 @@ func confGraph(t testing.TB, saver checkpoint.Saver) *graph.Compiled[Route] {
 		}).
 		AddEdge(graph.Start, "read").AddEdge("read", graph.End).
 		Compile(graph.WithCheckpointer(saver), graph.WithName("conf"))
+	require.NoError(t, err)
+	return app
+}
+
+// Tools: agent streams a message token by token, then act makes two tool
+// calls reported with server.StreamToolCall, the second failing.
+func toolsGraph(t testing.TB, saver checkpoint.Saver) *graph.Compiled[Route] {
+	app, err := graph.New(state.NewSchema(routeNote, routeTrail)).
+		AddNode("agent", func(ctx context.Context, r Route) (state.Update[Route], error) {
+			stream := graph.StreamingFunc(ctx, "m-1")
+			_ = stream(ctx, []byte("look"))
+			_ = stream(ctx, []byte("ing"))
+			return state.Writes(routeTrail.Set([]string{"agent"})), nil
+		}).
+		AddNode("act", func(ctx context.Context, r Route) (state.Update[Route], error) {
+			out, err := server.StreamToolCall(ctx, "search", "call-1", `{"q":"go"}`, func(context.Context) (string, error) { return "found", nil })
+			if err != nil {
+				return state.Update[Route]{}, err
+			}
+			_, err = server.StreamToolCall(ctx, "fetch", "call-2", map[string]any{"url": "x"}, func(context.Context) (string, error) {
+				return "", errors.New("offline")
+			})
+			return state.Writes(routeNote.Set(out+" "+err.Error()), routeTrail.Set([]string{"act"})), nil
+		}).
+		AddEdge(graph.Start, "agent").AddEdge("agent", "act").AddEdge("act", graph.End).
+		Compile(graph.WithCheckpointer(saver), graph.WithName("tools"))
 	require.NoError(t, err)
 	return app
 }

@@ -63,9 +63,12 @@ type RunInput struct {
 	Goto  []string    `json:",omitempty"`
 	Sends []SendInput `json:",omitempty"`
 	// CheckpointID replays from a past checkpoint (a fork).
-	CheckpointID    string
-	Modes           graph.Mode
+	CheckpointID string
+	Modes        graph.Mode
+	// Subgraphs streams the events of subgraphs; Lifecycle has the graph
+	// report them too, for the lifecycle mode, without streaming them.
 	Subgraphs       bool
+	Lifecycle       bool `json:",omitempty"`
 	InterruptBefore []string
 	InterruptAfter  []string
 	RecursionLimit  int
@@ -310,7 +313,7 @@ func (t *typed[S]) Run(ctx context.Context, in RunInput) iter.Seq2[Event, error]
 		if in.CheckpointID != "" {
 			opts = append(opts, graph.WithCheckpoint(in.CheckpointID))
 		}
-		if in.Subgraphs {
+		if in.Subgraphs || in.Lifecycle {
 			opts = append(opts, graph.WithSubgraphs())
 		}
 		if len(in.InterruptBefore) > 0 {

@@ -55,6 +55,7 @@ const (
 var streamModes = map[string]bool{
 	"values": true, "updates": true, "messages": true, "messages-tuple": true,
 	"custom": true, "tasks": true, "debug": true, "checkpoints": true,
+	"events": true, "tools": true, "lifecycle": true,
 }
 
 // parseModes reads stream_mode: a string or a list, default values.
@@ -71,7 +72,7 @@ func parseModes(raw json.RawMessage) ([]string, error) {
 	}
 	for _, m := range list {
 		if !streamModes[m] {
-			return nil, &InputError{Field: "stream_mode", Err: fmt.Errorf("%q is not supported (supported: values, updates, messages, messages-tuple, custom, tasks, debug, checkpoints)", m)}
+			return nil, &InputError{Field: "stream_mode", Err: fmt.Errorf("%q is not supported (supported: values, updates, messages, messages-tuple, custom, tasks, debug, checkpoints, events, tools, lifecycle)", m)}
 		}
 	}
 	if len(list) == 0 {

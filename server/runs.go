@@ -73,7 +73,8 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 		return nil, nil, err
 	}
 	in := RunInput{Input: req.Input, Modes: graphModes(modes), Subgraphs: req.StreamSubgraphs,
-		InterruptBefore: before, InterruptAfter: after, CheckpointID: req.CheckpointID, Metadata: req.Metadata, Durability: req.Durability}
+		InterruptBefore: before, InterruptAfter: after, CheckpointID: req.CheckpointID, Metadata: req.Metadata, Durability: req.Durability,
+		Lifecycle: contains(modes, "lifecycle")}
 	if err := mergeRunConfig(&in, a, req.Config, req.Context); err != nil {
 		return nil, nil, err
 	}
@@ -187,6 +188,12 @@ func graphModes(modes []string) Mode {
 			m |= modeTasks | modeCheckpoints
 		case "checkpoints":
 			m |= modeCheckpoints
+		case "events":
+			m |= modeTasks | modeMessages | modeCustom
+		case "tools":
+			m |= modeCustom
+		case "lifecycle":
+			m |= modeTasks
 		}
 	}
 	return m

@@ -188,4 +188,62 @@ async function rejects(promise, status, text) {
   step("run durability");
 }
 
+// 6. Stream modes events (astream_events v2), tools and lifecycle, with
+// subgraphs.
+{
+  const t = await client.threads.create();
+  const chunks = await collect(client.runs.stream(t.thread_id, "tools", { input: { note: "" }, streamMode: ["events", "tools"] }));
+  const evs = chunks.filter((c) => c.event === "events").map((c) => c.data);
+  const runId = evs[0].run_id;
+  assert.deepEqual(evs[0].event, "on_chain_start");
+  assert.equal(evs[0].name, "tools");
+  assert.deepEqual(evs[0].parent_ids, []);
+  assert.deepEqual(evs[0].data.input, { note: "" });
+  assert.equal(evs.at(-1).event, "on_chain_end");
+  assert.equal(evs.at(-1).run_id, runId);
+  assert.deepEqual(evs.at(-1).data.output, { note: "found offline", trail: ["agent", "act"] });
+  const agentStart = evs.find((e) => e.event === "on_chain_start" && e.name === "agent");
+  assert.deepEqual(agentStart.parent_ids, [runId]);
+  assert.deepEqual(agentStart.tags, ["graph:step:1"]);
+  assert.equal(agentStart.metadata.langgraph_node, "agent");
+  assert.equal(agentStart.metadata.thread_id, t.thread_id);
+  assert.deepEqual(agentStart.data.input, { note: "", trail: [] });
+  const agentEnd = evs.find((e) => e.event === "on_chain_end" && e.name === "agent");
+  assert.equal(agentEnd.run_id, agentStart.run_id);
+  assert.deepEqual(agentEnd.data.output, { trail: ["agent"] });
+  const tokens = evs.filter((e) => e.event === "on_chat_model_stream");
+  assert.deepEqual(tokens.map((e) => e.data.chunk.content), ["look", "ing"]);
+  assert.deepEqual(tokens[0].parent_ids, [runId, agentStart.run_id]);
+  assert.equal(tokens[0].data.chunk.id, "m-1");
+  assert.ok(evs.some((e) => e.event === "on_chat_model_start"));
+  assert.equal(evs.find((e) => e.event === "on_chat_model_end").data.output.content, "looking");
+  const toolStart = evs.find((e) => e.event === "on_tool_start");
+  assert.equal(toolStart.name, "search");
+  assert.deepEqual(toolStart.data.input, { q: "go" });
+  assert.equal(evs.find((e) => e.event === "on_tool_end").data.output, "found");
+  assert.ok(evs.filter((e) => e.event === "on_chain_stream").length >= 2, "each state of the graph");
+
+  const tools = chunks.filter((c) => c.event === "tools").map((c) => c.data);
+  assert.deepEqual(tools, [
+    { event: "on_tool_start", name: "search", toolCallId: "call-1", input: { q: "go" } },
+    { event: "on_tool_end", name: "search", toolCallId: "call-1", output: "found" },
+    { event: "on_tool_start", name: "fetch", toolCallId: "call-2", input: { url: "x" } },
+    { event: "on_tool_error", name: "fetch", toolCallId: "call-2", error: "offline" },
+  ]);
+
+  const n = await client.threads.create();
+  const first = await collect(client.runs.stream(n.thread_id, "nest", { input: { input: "hi" }, streamMode: ["lifecycle", "events"], streamSubgraphs: true }));
+  const life = first.filter((c) => c.event.startsWith("lifecycle|"));
+  assert.deepEqual(life.map((c) => c.data.event), ["started", "interrupted"], first.map((c) => c.event).join(","));
+  const ns = life[0].event.slice("lifecycle|".length);
+  assert.match(ns, /^inner:/);
+  assert.deepEqual(life[0].data.namespace, [ns]);
+  const inner = first.find((c) => c.event === `events|${ns}` && c.data.event === "on_chain_start" && c.data.name === "prepare");
+  assert.ok(inner, first.map((c) => c.event).join(","));
+  assert.equal(inner.data.parent_ids.length, 2, "the run and the subgraph's task");
+  const again = await collect(client.runs.stream(n.thread_id, "nest", { input: null, streamMode: "lifecycle" }));
+  assert.deepEqual(again.filter((c) => c.event.startsWith("lifecycle|")).map((c) => c.data.event), ["started", "completed"]);
+  step("events, tools and lifecycle modes");
+}
+
 console.log("all ok");
