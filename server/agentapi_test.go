@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
@@ -70,7 +72,11 @@ func TestLangGraphJSAgentAPI(t *testing.T) {
 }
 
 // serveAgentGraphs serves the graphs of agentapi.mjs and returns the URL.
+// POST /__test/tick?at=RFC3339 makes the server check its crons and
+// thread TTLs at that time, and answers once it has.
 func serveAgentGraphs(t *testing.T, saver checkpoint.Saver, opts ...server.Option) string {
+	ticks := make(chan time.Time)
+	opts = append(opts, server.WithCronTicks(ticks))
 	srv, err := server.New([]server.Graph{
 		server.Register("route", routeGraph(t, saver)),
 		server.Register("nest", nestGraph(t, saver)),
@@ -78,7 +84,18 @@ func serveAgentGraphs(t *testing.T, saver checkpoint.Saver, opts ...server.Optio
 		server.Register("tools", toolsGraph(t, saver)),
 	}, opts...)
 	require.NoError(t, err)
-	hs := httptest.NewServer(srv)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /__test/tick", func(w http.ResponseWriter, r *http.Request) {
+		at, err := time.Parse(time.RFC3339Nano, r.URL.Query().Get("at"))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		tick(ticks, at)
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.Handle("/", srv)
+	hs := httptest.NewServer(mux)
 	t.Cleanup(func() {
 		hs.Close()
 		require.NoError(t, srv.Close())

@@ -75,6 +75,7 @@ func (s *Server) cronLoop() {
 			return
 		case now := <-ticks:
 			s.fireCrons(now)
+			s.sweepTTLsAt(now)
 		}
 	}
 }

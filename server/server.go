@@ -42,6 +42,7 @@ type Server struct {
 	cl *cluster // with WithWorkers: runs are worker jobs on PostgreSQL
 
 	memAssistants *lockedAssistants // when the Store keeps no assistants
+	lastTTLSweep  time.Time         // of cronLoop's goroutine
 }
 
 type options struct {

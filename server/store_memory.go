@@ -16,6 +16,7 @@ type MemoryStore struct {
 	runs    map[string]map[string]RunRecord // thread → run → record
 
 	assistants memoryAssistants
+	ttl        memoryTTLs
 }
 
 // NewMemoryStore returns an empty MemoryStore.

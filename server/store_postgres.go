@@ -77,6 +77,9 @@ CREATE TABLE IF NOT EXISTS `+s.crons+` (
 	if err == nil {
 		err = s.createAssistantsTable(ctx)
 	}
+	if err == nil {
+		err = s.createTTLTable(ctx)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("server: create store tables: %w", err)
 	}

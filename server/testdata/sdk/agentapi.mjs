@@ -246,4 +246,28 @@ async function rejects(promise, status, text) {
   step("events, tools and lifecycle modes");
 }
 
+// 7. A thread's ttl (strategy delete): the server's sweep at a later
+// time deletes it, with its checkpoints; a thread without one stays.
+{
+  const tick = async (ms) => {
+    const res = await fetch(`${apiUrl}/__test/tick?at=${new Date(Date.now() + ms).toISOString()}`, { method: "POST" });
+    assert.equal(res.status, 204);
+  };
+  const doomed = await client.threads.create({ ttl: { ttl: 1, strategy: "delete" } });
+  await client.runs.wait(doomed.thread_id, "route", { input: { note: "" } });
+  const patched = await client.threads.create();
+  await client.threads.update(patched.thread_id, { ttl: 2 });
+  const kept = await client.threads.create();
+  await tick(30 * 1000);
+  assert.equal((await client.threads.get(doomed.thread_id)).thread_id, doomed.thread_id, "not yet");
+  await tick(3 * 60 * 1000);
+  await rejects(client.threads.get(doomed.thread_id), 404);
+  await rejects(client.threads.getState(doomed.thread_id), 404);
+  await rejects(client.threads.get(patched.thread_id), 404);
+  assert.equal((await client.threads.get(kept.thread_id)).thread_id, kept.thread_id);
+  await rejects(client.threads.create({ ttl: { ttl: 1, strategy: "keep_latest" } }), 422, /strategy/);
+  await rejects(client.threads.create({ ttl: -1 }), 422, /ttl/);
+  step("thread ttl");
+}
+
 console.log("all ok");
