@@ -201,6 +201,9 @@ func (s *Server) applyCron(ctx context.Context, c *cron, req cronRequest, payloa
 	if err := rr.validate(); err != nil {
 		return err
 	}
+	if err := s.checkWebhook(rr.Webhook); err != nil {
+		return err
+	}
 	a, err := s.lookupAssistant(ctx, c.AssistantID)
 	if err != nil {
 		return err

@@ -45,6 +45,9 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 	if err := req.validate(); err != nil {
 		return nil, nil, err
 	}
+	if err := s.checkWebhook(req.Webhook); err != nil {
+		return nil, nil, err
+	}
 	if req.AssistantID == "" {
 		return nil, nil, &InputError{Field: "assistant_id", Err: errors.New("required")}
 	}

@@ -55,6 +55,7 @@ type options struct {
 	cronTicks <-chan time.Time
 	logf      func(format string, args ...any)
 	auth      func(r *http.Request) (string, error)
+	webhooks  Webhooks
 	mcp       bool // WithMCP
 	a2a       bool // WithA2A
 
