@@ -71,3 +71,30 @@ func parseGoto(raw json.RawMessage, nodes []string) (gotos []string, sends []Sen
 	}
 	return gotos, sends, nil
 }
+
+// updateObject reads a command's update as LangGraph's clients send it:
+// an object of field writes, or a list of [field, value] pairs, which it
+// turns into the object (a field given twice is refused: one write a
+// field).
+func updateObject(raw json.RawMessage) (json.RawMessage, error) {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '[' {
+		return raw, nil
+	}
+	var pairs []json.RawMessage
+	if err := json.Unmarshal(raw, &pairs); err != nil {
+		return nil, &InputError{Field: "command.update", Err: err}
+	}
+	obj := make(map[string]json.RawMessage, len(pairs))
+	for i, p := range pairs {
+		var kv []json.RawMessage
+		var k string
+		if json.Unmarshal(p, &kv) != nil || len(kv) != 2 || json.Unmarshal(kv[0], &k) != nil {
+			return nil, &InputError{Field: fmt.Sprintf("command.update[%d]", i), Err: errors.New("want a [field, value] pair")}
+		}
+		if _, dup := obj[k]; dup {
+			return nil, &InputError{Field: "command.update." + k, Err: errors.New("written twice: give the field one value")}
+		}
+		obj[k] = kv[1]
+	}
+	return json.Marshal(obj)
+}

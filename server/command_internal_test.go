@@ -44,6 +44,27 @@ func TestParseGoto(t *testing.T) {
 	}
 }
 
+func TestUpdateObjectTakesPairs(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ raw, want, err string }{
+		{`{"a": 1}`, `{"a": 1}`, ""},
+		{`[["a", 1], ["b", "x"]]`, `{"a":1,"b":"x"}`, ""},
+		{`[]`, `{}`, ""},
+		{`[["a", 1], ["a", 2]]`, "", `field "command.update.a": written twice`},
+		{`[["a"]]`, "", `field "command.update[0]"`},
+		{`[[1, 2]]`, "", `field "command.update[0]"`},
+	}
+	for _, tt := range tests {
+		got, err := updateObject(json.RawMessage(tt.raw))
+		if tt.err != "" {
+			require.ErrorContains(t, err, tt.err, tt.raw)
+			continue
+		}
+		require.NoError(t, err, tt.raw)
+		assert.JSONEq(t, tt.want, string(got), tt.raw)
+	}
+}
+
 // FuzzParseGoto: any body is parsed or refused with an *InputError, and
 // what is parsed names only the graph's nodes.
 func FuzzParseGoto(f *testing.F) {

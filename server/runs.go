@@ -84,6 +84,9 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 	var update json.RawMessage
 	if req.Command != nil {
 		if !isNull(req.Command.Update) {
+			if req.Command.Update, err = updateObject(req.Command.Update); err != nil {
+				return nil, nil, err
+			}
 			if err := a.g.CheckInput(req.Command.Update); err != nil {
 				var ie *InputError
 				if errors.As(err, &ie) {

@@ -43,6 +43,11 @@ async function rejects(promise, status, text) {
   out = await client.runs.wait(t2.thread_id, "route", { command: { goto: [{ node: "c", input: { note: "sent" } }, "c"] } });
   assert.deepEqual(out.trail, ["a", "b", "c", "c:sent"]);
 
+  const t3 = await client.threads.create();
+  await client.runs.wait(t3.thread_id, "route", { input: { note: "" }, interruptBefore: ["b"] });
+  out = await client.runs.wait(t3.thread_id, "route", { command: { goto: ["c"], update: [["note", "p"]] } });
+  assert.deepEqual(out.trail, ["a", "b:p", "c:p"], "an update given as [field, value] pairs");
+
   await rejects(client.runs.wait(t2.thread_id, "route", { command: { goto: "nowhere" } }), 422, /nowhere/);
   await rejects(client.runs.wait(t2.thread_id, "route", { command: { goto: [{ node: "c", input: { nope: 1 } }] } }), 422, /nope/);
   step("command goto");
