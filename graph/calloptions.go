@@ -167,6 +167,8 @@ type runOptions struct {
 	subgraphs       bool
 	interruptBefore []string
 	interruptAfter  []string
+	durability      Durability // WithRunDurability, when hasDurability
+	hasDurability   bool
 	// nested: a graph invoked from a node's body (see nest); resumeSubset:
 	// resumeByID may hold ids of interrupts raised elsewhere, skipped.
 	nested       bool

@@ -26,7 +26,7 @@ func (r *run[S]) emitValues() {
 
 func (r *run[S]) emitTaskStart(t *task[S]) {
 	if r.wants(Tasks) {
-		r.send(Event[S]{Mode: Tasks, Step: r.step, Node: t.name, TaskID: t.id, Task: &TaskEvent{Send: sendIndex(t)}})
+		r.send(Event[S]{Mode: Tasks, Step: r.step, Node: t.name, TaskID: t.id, Task: &TaskEvent{Send: sendIndex(t), Arg: taskArg(t)}})
 	}
 }
 
@@ -75,6 +75,18 @@ func (r *run[S]) emitFrom(sc *taskScope) func(eventOut) {
 		t := &task[S]{name: sc.node, id: sc.taskID}
 		r.forward(t, ev)
 	}
+}
+
+// taskArg is a Send task's input (TaskEvent.Arg), nil for another task.
+func taskArg[S any](t *task[S]) any {
+	switch {
+	case !t.push:
+		return nil
+	case t.item != nil:
+		return t.item
+	}
+	arg := t.arg
+	return &arg
 }
 
 func sendIndex[S any](t *task[S]) int {

@@ -219,6 +219,9 @@ type run[S any] struct {
 
 func (c *Compiled[S]) newRun(ctx context.Context, o runOptions, out func(Event[S]) bool) (*run[S], error) {
 	r := &run[S]{c: c, o: o, out: out, durability: c.durability}
+	if o.hasDurability {
+		r.durability = o.durability
+	}
 	r.useBuffers(c.getBuffers())
 	parent := parentOf(ctx)
 	if parent != nil {

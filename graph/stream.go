@@ -147,6 +147,10 @@ type TaskEvent struct {
 	// FromCache: the node did not run, its result came from the node
 	// cache (WithCache), on a result.
 	FromCache bool
+	// Arg is a Send task's input, on a start: a *S, or the argument of
+	// a node of its own type (SendArg). Nil for a task its edges
+	// triggered, whose input is the state of the step before.
+	Arg any
 }
 
 // taskScope is what a running task carries in its context. It is the

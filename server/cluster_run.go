@@ -131,7 +131,7 @@ func (s *Server) clusterCancel(w http.ResponseWriter, r *http.Request, rec RunRe
 		if action != strategyRollback {
 			return nil
 		}
-		a, err := s.assistant(rec.AssistantID)
+		a, err := s.lookupAssistant(ctx, rec.AssistantID)
 		if err != nil {
 			return err
 		}
@@ -218,6 +218,7 @@ func (s *Server) work(ctx context.Context, ex worker.Execution) (worker.Outcome,
 	}
 	if !fresh {
 		run.in.Input, run.in.HasResume, run.in.Resume, run.in.ResumeByID, run.in.CheckpointID = nil, false, nil, nil, ""
+		run.in.Goto, run.in.Sends = nil, nil
 		run.update = nil
 	}
 	if fresh && p.Strategy == strategyRollback {

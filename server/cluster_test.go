@@ -40,7 +40,7 @@ func newReplicasWith(t testing.TB, workers []int, opts func(i int) []server.Opti
 		require.NoError(t, saver.Migrate(context.Background()))
 		st, err := server.OpenPostgresStore(context.Background(), pool, schema)
 		require.NoError(t, err)
-		o := []server.Option{server.WithRecords(st), server.WithWorkers(n, worker.WithRiverConfig(func(c *river.Config) {
+		o := []server.Option{server.WithRecords(st), server.WithWebhooks(server.Webhooks{AllowLoopback: true}), server.WithWorkers(n, worker.WithRiverConfig(func(c *river.Config) {
 			c.Logger = slog.New(slog.DiscardHandler)
 		}))}
 		if opts != nil {

@@ -75,6 +75,7 @@ func (s *Server) cronLoop() {
 			return
 		case now := <-ticks:
 			s.fireCrons(now)
+			s.sweepTTLsAt(now)
 		}
 	}
 }
@@ -152,7 +153,7 @@ type cronRequest struct {
 var cronOnly = []string{"schedule", "timezone", "end_time", "enabled", "on_run_completed"}
 
 // apply sets the cron's fields from a request and checks them.
-func (s *Server) applyCron(c *cron, req cronRequest, payload map[string]json.RawMessage) error {
+func (s *Server) applyCron(ctx context.Context, c *cron, req cronRequest, payload map[string]json.RawMessage) error {
 	if req.Schedule != nil {
 		sc, err := parseSchedule(*req.Schedule)
 		if err != nil {
@@ -200,7 +201,10 @@ func (s *Server) applyCron(c *cron, req cronRequest, payload map[string]json.Raw
 	if err := rr.validate(); err != nil {
 		return err
 	}
-	a, err := s.assistant(c.AssistantID)
+	if err := s.checkWebhook(rr.Webhook); err != nil {
+		return err
+	}
+	a, err := s.lookupAssistant(ctx, c.AssistantID)
 	if err != nil {
 		return err
 	}
@@ -233,7 +237,7 @@ func (s *Server) createCron(w http.ResponseWriter, r *http.Request) {
 		fail(w, &InputError{Field: "schedule", Err: errors.New("required")})
 		return
 	}
-	a, err := s.assistant(req.AssistantID)
+	a, err := s.lookupAssistant(r.Context(), req.AssistantID)
 	if err != nil {
 		fail(w, err)
 		return
@@ -249,7 +253,7 @@ func (s *Server) createCron(w http.ResponseWriter, r *http.Request) {
 	owner, _ := userOf(r.Context())
 	c := &cron{ID: uuid.NewString(), AssistantID: a.ID, ThreadID: tid, Timezone: "UTC", Enabled: true, OnRunCompleted: "delete", Owner: owner,
 		Payload: map[string]json.RawMessage{}, Metadata: map[string]any{}, CreatedAt: now, UpdatedAt: now}
-	if err := s.applyCron(c, req, raw); err != nil {
+	if err := s.applyCron(r.Context(), c, req, raw); err != nil {
 		fail(w, err)
 		return
 	}
@@ -281,7 +285,7 @@ func (s *Server) patchCron(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	delete(raw, "assistant_id")
-	if err := s.applyCron(c, req, raw); err != nil {
+	if err := s.applyCron(r.Context(), c, req, raw); err != nil {
 		fail(w, err)
 		return
 	}

@@ -11,13 +11,21 @@
 //	http.ListenAndServe("127.0.0.1:2024", srv)
 //
 // Each graph is an assistant (its id is LangGraph's, a UUIDv5 of the graph
-// id; the graph id is accepted too). Threads are records in a Store
+// id; the graph id is accepted too), and POST /assistants makes more of
+// it, each with its own config and context, kept in versions by the
+// Store (AssistantStore); a run's node reads the assistant's config and
+// context, merged with the run's, with ConfigOf. Threads are records in a Store
 // (WithRecords: MemoryStore, or SQLiteStore for the embedded default) beside the
 // graph's checkpoints; a thread's values, state, history and status are
 // read from its checkpoints. Runs execute in this process: created in the
 // background, waited for, or streamed as server-sent events in LangGraph's
 // stream modes (values, updates, messages, messages-tuple, custom, tasks,
-// debug, checkpoints, with subgraphs). Each run keeps a bounded log of its
+// debug, checkpoints, events, tools, lifecycle, with subgraphs); a node
+// reports tool calls to the events and tools modes with StreamToolCall.
+// A run's command resumes, updates and goes to nodes (command.goto); its
+// durability is honoured; a thread's ttl deletes it once expired
+// (SweepThreadTTLs); webhooks are retried, signed and kept off loopback
+// (WithWebhooks). Each run keeps a bounded log of its
 // events so a client can join its stream late or rejoin it after a drop
 // with Last-Event-ID; a client that leaves does not stop the run unless
 // it asked for on_disconnect cancel.

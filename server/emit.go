@@ -24,6 +24,9 @@ type converter struct {
 	interrupts []graph.Interruption
 	// interrupted: the run stopped at interrupts.
 	interrupted bool
+	modelRuns   map[string]*modelRun // events mode: chat model runs by task id
+	started     map[string]bool      // lifecycle mode: subgraph namespaces started and not ended
+	stopped     map[string]error     // lifecycle mode: subgraphs whose tasks stopped with an error, until the run ends
 }
 
 type message struct {
@@ -60,12 +63,16 @@ func (c *converter) emit(name, ns string, data any) {
 
 func (c *converter) event(ctx context.Context, ev Event) {
 	ns := ev.Namespace
+	if c.want["lifecycle"] && ns != "" {
+		c.lifecycle(ev)
+	}
 	switch ev.Mode {
 	case graph.Values:
 		c.values[ns] = ev.Values
 		if c.want["values"] {
 			c.emit("values", ns, ev.Values)
 		}
+		c.valuesEvent(ev)
 		c.completeMessages(ns, ev.Values)
 	case graph.Updates:
 		if c.want["updates"] {
@@ -83,6 +90,10 @@ func (c *converter) event(ctx context.Context, ev Event) {
 			c.emit("values", ns, c.withInterrupts(c.values[ns]))
 		}
 	case graph.Custom:
+		if te, ok := ev.Custom.(toolEvent); ok {
+			c.tool(ev, te)
+			return
+		}
 		if c.want["custom"] {
 			c.emit("custom", ns, ev.Custom)
 		}
@@ -177,6 +188,7 @@ func (c *converter) message(ev Event) {
 	}
 	chunk := string(ev.Chunk)
 	m.content += chunk
+	c.chatModelEvent(ev, m.id, chunk)
 	if c.want["messages-tuple"] {
 		c.emit("messages", ev.Namespace, []any{chunkMessage(m.id, chunk, nil), c.messageMeta(ev)})
 	}
@@ -211,6 +223,7 @@ func (c *converter) task(ev Event) {
 		streamed := map[string]bool{}
 		for _, key := range c.order[ev.TaskID] {
 			if m := c.messages[key]; m != nil {
+				c.chatModelEnd(ev, m.id, m.content)
 				streamed[m.id] = true
 				if c.want["messages"] {
 					c.streamed[ev.Namespace] = append(c.streamed[ev.Namespace], m)
@@ -224,6 +237,17 @@ func (c *converter) task(ev Event) {
 	}
 	var payload map[string]any
 	kind := "task"
+	// As LangGraph's: a task's input is what its node is given, the
+	// state the step before left (or a Send's input), and its triggers
+	// the channels that started it.
+	input := ev.Input
+	if input == nil && !ev.Task.Result {
+		input = c.values[ev.Namespace]
+	}
+	if input == nil {
+		input = json.RawMessage("null")
+	}
+	c.taskEvent(ev, input)
 	if ev.Task.Result {
 		kind = "task_result"
 		var errv any
@@ -232,7 +256,11 @@ func (c *converter) task(ev Event) {
 		}
 		payload = map[string]any{"id": ev.TaskID, "name": ev.Node, "error": errv, "result": pairs(ev.Update), "interrupts": []any{}}
 	} else {
-		payload = map[string]any{"id": ev.TaskID, "name": ev.Node, "input": nil, "triggers": []string{}, "interrupts": []any{}}
+		triggers := c.triggers[ev.TaskID]
+		if triggers == nil {
+			triggers = []string{"branch:to:" + ev.Node}
+		}
+		payload = map[string]any{"id": ev.TaskID, "name": ev.Node, "input": input, "triggers": triggers, "interrupts": []any{}}
 	}
 	if c.want["tasks"] {
 		c.emit("tasks", ev.Namespace, payload)

@@ -57,16 +57,32 @@ type RunInput struct {
 	HasResume  bool
 	Resume     any
 	ResumeByID map[string]any
+	// Goto and Sends are a command's goto (LangGraph's Command(goto=…)):
+	// the nodes and Sends to run next, beside the thread's pending tasks,
+	// with Input as the command's update.
+	Goto  []string    `json:",omitempty"`
+	Sends []SendInput `json:",omitempty"`
 	// CheckpointID replays from a past checkpoint (a fork).
-	CheckpointID    string
-	Modes           graph.Mode
+	CheckpointID string
+	Modes        graph.Mode
+	// Subgraphs streams the events of subgraphs; Lifecycle has the graph
+	// report them too, for the lifecycle mode, without streaming them.
 	Subgraphs       bool
+	Lifecycle       bool `json:",omitempty"`
 	InterruptBefore []string
 	InterruptAfter  []string
 	RecursionLimit  int
 	Metadata        map[string]any
 	// Tags are the run's config tags (its messages' metadata carries them).
 	Tags []string
+	// AssistantID, Configurable and Context are the run's Config, which
+	// its nodes read with ConfigOf.
+	AssistantID  string         `json:",omitempty"`
+	Configurable map[string]any `json:",omitempty"`
+	Context      map[string]any `json:",omitempty"`
+	// Durability is the run's durability: "sync", "async" or "exit"
+	// ("": the graph's).
+	Durability string `json:",omitempty"`
 }
 
 // HistoryQuery narrows History.
@@ -92,6 +108,8 @@ type Event struct {
 	// results).
 	Update json.RawMessage
 	Task   *graph.TaskEvent
+	// Input is a Send task's input as JSON, on its start (Tasks).
+	Input  json.RawMessage
 	Custom any
 	Chunk  []byte
 	// MessageID is the id of the message a Messages chunk belongs to,
@@ -275,6 +293,9 @@ func (t *typed[S]) CheckInput(raw json.RawMessage) error {
 func (t *typed[S]) Run(ctx context.Context, in RunInput) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		input, err := t.decode(in.Input)
+		if err == nil {
+			err = t.addGoto(&input, in.Goto, in.Sends)
+		}
 		if err != nil {
 			yield(Event{}, err)
 			return
@@ -292,7 +313,7 @@ func (t *typed[S]) Run(ctx context.Context, in RunInput) iter.Seq2[Event, error]
 		if in.CheckpointID != "" {
 			opts = append(opts, graph.WithCheckpoint(in.CheckpointID))
 		}
-		if in.Subgraphs {
+		if in.Subgraphs || in.Lifecycle {
 			opts = append(opts, graph.WithSubgraphs())
 		}
 		if len(in.InterruptBefore) > 0 {
@@ -307,7 +328,15 @@ func (t *typed[S]) Run(ctx context.Context, in RunInput) iter.Seq2[Event, error]
 		if len(in.Metadata) > 0 {
 			opts = append(opts, graph.WithMetadata(in.Metadata))
 		}
-		for ev, err := range t.g.Stream(ctx, input, opts...) {
+		switch in.Durability {
+		case "sync":
+			opts = append(opts, graph.WithRunDurability(graph.DurabilitySync))
+		case "async":
+			opts = append(opts, graph.WithRunDurability(graph.DurabilityAsync))
+		case "exit":
+			opts = append(opts, graph.WithRunDurability(graph.DurabilityExit))
+		}
+		for ev, err := range t.g.Stream(withConfig(ctx, in), input, opts...) {
 			if err != nil {
 				yield(Event{}, err)
 				return
@@ -323,6 +352,8 @@ func (t *typed[S]) Run(ctx context.Context, in RunInput) iter.Seq2[Event, error]
 			case graph.Updates, graph.Tasks:
 				if ev.Mode == graph.Updates || (ev.Task != nil && ev.Task.Result) {
 					out.Update, err = t.encodeUpdate(ev.Update)
+				} else if ev.Task != nil && ev.Task.Arg != nil {
+					out.Input, err = t.encodeArg(ev.Task.Arg)
 				}
 			}
 			if err != nil {
@@ -334,6 +365,39 @@ func (t *typed[S]) Run(ctx context.Context, in RunInput) iter.Seq2[Event, error]
 			}
 		}
 	}
+}
+
+// encodeArg encodes a Send task's input: a state by field name, another
+// argument as JSON.
+func (t *typed[S]) encodeArg(arg any) (json.RawMessage, error) {
+	if s, ok := arg.(*S); ok {
+		return t.encodeState(s)
+	}
+	return json.Marshal(arg)
+}
+
+// addGoto adds a command's gotos and Sends to input; a Send's input is
+// the state its node runs with.
+func (t *typed[S]) addGoto(input *state.Update[S], gotos []string, sends []SendInput) error {
+	input.Goto = append(input.Goto, gotos...)
+	for i, send := range sends {
+		var m map[string]json.RawMessage
+		if !isNull(send.Input) {
+			if err := json.Unmarshal(send.Input, &m); err != nil {
+				return &InputError{Field: fmt.Sprintf("command.goto[%d].input", i), Err: err}
+			}
+		}
+		fields := make(map[string][]byte, len(m))
+		for k, v := range m {
+			fields[k] = v
+		}
+		arg, err := t.g.Schema().DecodeState(fields, jsonCodec)
+		if err != nil {
+			return &InputError{Field: fmt.Sprintf("command.goto[%d].input", i), Err: err}
+		}
+		input.Sends = append(input.Sends, state.Send[S]{Node: send.Node, Arg: arg})
+	}
+	return nil
 }
 
 // expand turns LangGraph's "*" (every node) into the node names.

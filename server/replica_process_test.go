@@ -58,7 +58,7 @@ func TestServerReplicaProcess(t *testing.T) {
 		server.Register("echo", echoGraph(t, saver)),
 		server.Register("review", reviewGraph(t, saver)),
 		server.Register("gate", gates.graph(t, saver)),
-	}, server.WithRecords(st), server.WithStore(items), server.WithCronTicks(ticks), server.WithWorkers(4, worker.WithRiverConfig(func(c *river.Config) {
+	}, server.WithRecords(st), server.WithStore(items), server.WithCronTicks(ticks), server.WithWebhooks(server.Webhooks{AllowLoopback: true}), server.WithWorkers(4, worker.WithRiverConfig(func(c *river.Config) {
 		c.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	})))
 	require.NoError(t, err)

@@ -28,6 +28,7 @@ type runRequest struct {
 	AfterSeconds      float64         `json:"after_seconds"`
 	Webhook           string          `json:"webhook"`
 	Durability        string          `json:"durability"`
+	CheckpointDuring  *bool           `json:"checkpoint_during"`
 }
 
 // command is LangGraph's Command as a run's input.
@@ -54,6 +55,7 @@ const (
 var streamModes = map[string]bool{
 	"values": true, "updates": true, "messages": true, "messages-tuple": true,
 	"custom": true, "tasks": true, "debug": true, "checkpoints": true,
+	"events": true, "tools": true, "lifecycle": true,
 }
 
 // parseModes reads stream_mode: a string or a list, default values.
@@ -70,7 +72,7 @@ func parseModes(raw json.RawMessage) ([]string, error) {
 	}
 	for _, m := range list {
 		if !streamModes[m] {
-			return nil, &InputError{Field: "stream_mode", Err: fmt.Errorf("%q is not supported (supported: values, updates, messages, messages-tuple, custom, tasks, debug, checkpoints)", m)}
+			return nil, &InputError{Field: "stream_mode", Err: fmt.Errorf("%q is not supported (supported: values, updates, messages, messages-tuple, custom, tasks, debug, checkpoints, events, tools, lifecycle)", m)}
 		}
 	}
 	if len(list) == 0 {
@@ -126,11 +128,17 @@ func (r *runRequest) validate() error {
 	default:
 		return &InputError{Field: "if_not_exists", Err: fmt.Errorf("%q is not reject or create", r.IfNotExists)}
 	}
+	switch r.Durability {
+	case "":
+		if r.CheckpointDuring != nil && !*r.CheckpointDuring {
+			r.Durability = "exit" // LangGraph's older spelling of it
+		}
+	case "sync", "async", "exit":
+	default:
+		return &InputError{Field: "durability", Err: fmt.Errorf("%q is not sync, async or exit", r.Durability)}
+	}
 	if r.AfterSeconds > 0 {
 		return &InputError{Field: "after_seconds", Err: errors.New("delayed runs are not supported by stategraph yet")}
-	}
-	if r.Command != nil && !isNull(r.Command.Goto) {
-		return &InputError{Field: "command.goto", Err: errors.New("not supported by stategraph yet")}
 	}
 	if r.Command != nil && !isNull(r.Input) {
 		return &InputError{Field: "input", Err: errors.New("give either input or command, not both")}

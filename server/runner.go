@@ -174,12 +174,20 @@ func (s *Server) runGraph(ctx context.Context, run *liveRun, conv *converter) er
 	if ctx.Err() != nil {
 		return nil // cancelled before it began: the caller knows why
 	}
+	conv.beginEvents()
+	var runErr error
 	for ev, err := range run.g.Run(ctx, run.in) {
 		if err != nil {
-			return err
+			runErr = err
+			break
 		}
 		conv.event(ctx, ev)
 	}
+	conv.flushLifecycle()
+	if runErr != nil {
+		return runErr
+	}
+	conv.endEvents()
 	return nil
 }
 

@@ -45,10 +45,13 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 	if err := req.validate(); err != nil {
 		return nil, nil, err
 	}
+	if err := s.checkWebhook(req.Webhook); err != nil {
+		return nil, nil, err
+	}
 	if req.AssistantID == "" {
 		return nil, nil, &InputError{Field: "assistant_id", Err: errors.New("required")}
 	}
-	a, err := s.assistant(req.AssistantID)
+	a, err := s.lookupAssistant(ctx, req.AssistantID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -73,13 +76,17 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 		return nil, nil, err
 	}
 	in := RunInput{Input: req.Input, Modes: graphModes(modes), Subgraphs: req.StreamSubgraphs,
-		InterruptBefore: before, InterruptAfter: after, CheckpointID: req.CheckpointID, Metadata: req.Metadata}
-	if req.Config != nil {
-		in.RecursionLimit, in.Tags = req.Config.RecursionLimit, req.Config.Tags
+		InterruptBefore: before, InterruptAfter: after, CheckpointID: req.CheckpointID, Metadata: req.Metadata, Durability: req.Durability,
+		Lifecycle: contains(modes, "lifecycle")}
+	if err := mergeRunConfig(&in, a, req.Config, req.Context); err != nil {
+		return nil, nil, err
 	}
 	var update json.RawMessage
 	if req.Command != nil {
 		if !isNull(req.Command.Update) {
+			if req.Command.Update, err = updateObject(req.Command.Update); err != nil {
+				return nil, nil, err
+			}
 			if err := a.g.CheckInput(req.Command.Update); err != nil {
 				var ie *InputError
 				if errors.As(err, &ie) {
@@ -88,6 +95,23 @@ func (s *Server) newRun(ctx context.Context, tid string, body json.RawMessage) (
 				return nil, nil, err
 			}
 			update = req.Command.Update
+		}
+		if in.Goto, in.Sends, err = parseGoto(req.Command.Goto, names); err != nil {
+			return nil, nil, err
+		}
+		for i, send := range in.Sends {
+			if err := a.g.CheckInput(send.Input); err != nil {
+				var ie *InputError
+				if errors.As(err, &ie) {
+					ie.Field = fmt.Sprintf("command.goto[%d].input.%s", i, ie.Field)
+				}
+				return nil, nil, err
+			}
+		}
+		if len(in.Goto) > 0 || len(in.Sends) > 0 {
+			// Command(update=…, goto=…): one input, its writes applied
+			// with its gotos, as the node-less task of the resumed step.
+			in.Input, update = update, nil
 		}
 		if len(req.Command.Resume) > 0 {
 			in.HasResume = true
@@ -170,6 +194,12 @@ func graphModes(modes []string) Mode {
 			m |= modeTasks | modeCheckpoints
 		case "checkpoints":
 			m |= modeCheckpoints
+		case "events":
+			m |= modeTasks | modeMessages | modeCustom
+		case "tools":
+			m |= modeCustom
+		case "lifecycle":
+			m |= modeTasks
 		}
 	}
 	return m

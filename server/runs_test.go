@@ -131,11 +131,13 @@ func TestRefusedRunStoresNothing(t *testing.T) {
 		{"unknown field", "/threads/t/runs/wait", map[string]any{"assistant_id": "echo", "input": map[string]any{"inptu": "x"}}, 422, `field "inptu"`},
 		{"wrong type", "/threads/t/runs/stream", map[string]any{"assistant_id": "echo", "input": map[string]any{"input": 1}}, 422, `field "input"`},
 		{"input not an object", "/threads/t/runs", map[string]any{"assistant_id": "echo", "input": "hi"}, 422, "JSON object"},
-		{"unknown stream mode", "/threads/t/runs/stream", map[string]any{"assistant_id": "echo", "stream_mode": "events"}, 422, "stream_mode"},
+		{"unknown stream mode", "/threads/t/runs/stream", map[string]any{"assistant_id": "echo", "stream_mode": "bogus"}, 422, "stream_mode"},
 		{"unknown strategy", "/threads/t/runs", map[string]any{"assistant_id": "echo", "multitask_strategy": "later"}, 422, "multitask_strategy"},
 		{"unknown interrupt node", "/threads/t/runs", map[string]any{"assistant_id": "echo", "interrupt_before": []string{"ghost"}}, 422, `"ghost"`},
 		{"nothing to resume", "/threads/t/runs", map[string]any{"assistant_id": "echo", "command": map[string]any{"resume": "yes"}}, 422, "no pending interrupt"},
-		{"goto", "/threads/t/runs", map[string]any{"assistant_id": "echo", "command": map[string]any{"goto": "respond"}}, 422, "command.goto"},
+		{"goto an unknown node", "/threads/t/runs", map[string]any{"assistant_id": "echo", "command": map[string]any{"goto": "ghost"}}, 422, `field "command.goto": no node "ghost" (nodes: respond, __end__)`},
+		{"goto the start", "/threads/t/runs", map[string]any{"assistant_id": "echo", "command": map[string]any{"goto": "__start__"}}, 422, `no node "__start__"`},
+		{"goto a number", "/threads/t/runs", map[string]any{"assistant_id": "echo", "command": map[string]any{"goto": []any{1}}}, 422, "command.goto[0]"},
 		{"bad command update", "/threads/t/runs", map[string]any{"assistant_id": "echo", "command": map[string]any{"update": map[string]any{"x": 1}}}, 422, "command.update.x"},
 	}
 	for _, tt := range tests {

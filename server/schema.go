@@ -21,20 +21,31 @@ type Schemas struct {
 // its type reflected from the Go struct field the schema's accessor
 // reaches (found by copying that field alone into a zero state).
 func schemasOf[S any](sc *state.Schema[S]) Schemas {
-	var probe S
-	fill(reflect.ValueOf(&probe).Elem(), 0)
+	return schemasOfValue(reflect.ValueOf(sc))
+}
+
+// schemasOfValue is schemasOf for a *state.Schema[T] of any T, held in
+// sc (a subgraph's, whose T the server does not know).
+func schemasOfValue(sc reflect.Value) Schemas {
+	copyField := sc.MethodByName("CopyField")
+	st := copyField.Type().In(0).Elem()
+	probe := reflect.New(st)
+	fill(probe.Elem(), 0)
 	r := &jsonschema.Reflector{DoNotReference: true, ExpandedStruct: true, AllowAdditionalProperties: true}
 	props := map[string]any{}
 	order := []string{}
-	for i := range sc.Len() {
-		var dst S
-		sc.CopyField(&dst, &probe, i)
+	n := int(sc.MethodByName("Len").Call(nil)[0].Int())
+	nameOf := sc.MethodByName("Name")
+	for i := range n {
+		dst := reflect.New(st)
+		copyField.Call([]reflect.Value{dst, probe, reflect.ValueOf(i)})
 		prop := any(map[string]any{})
-		if f, ok := changedField(reflect.ValueOf(&dst).Elem()); ok {
+		if f, ok := changedField(dst.Elem()); ok {
 			prop = r.ReflectFromType(f.Type)
 		}
-		props[sc.Name(i)] = prop
-		order = append(order, sc.Name(i))
+		name := nameOf.Call([]reflect.Value{reflect.ValueOf(i)})[0].String()
+		props[name] = prop
+		order = append(order, name)
 	}
 	doc := map[string]any{
 		"$schema":    "https://json-schema.org/draft/2020-12/schema",

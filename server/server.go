@@ -40,6 +40,9 @@ type Server struct {
 	closed   bool
 
 	cl *cluster // with WithWorkers: runs are worker jobs on PostgreSQL
+
+	memAssistants *lockedAssistants // when the Store keeps no assistants
+	lastTTLSweep  time.Time         // of cronLoop's goroutine
 }
 
 type options struct {
@@ -52,6 +55,7 @@ type options struct {
 	cronTicks <-chan time.Time
 	logf      func(format string, args ...any)
 	auth      func(r *http.Request) (string, error)
+	webhooks  Webhooks
 	mcp       bool // WithMCP
 	a2a       bool // WithA2A
 
@@ -106,7 +110,8 @@ func New(graphs []Graph, opts ...Option) (*Server, error) {
 		if _, dup := s.byID[g.ID()]; dup {
 			return nil, fmt.Errorf("server: graph %q registered twice", g.ID())
 		}
-		a := &assistant{ID: assistantID(g.ID()), GraphID: g.ID(), Name: g.ID(), CreatedAt: created, g: g}
+		a := &assistant{ID: assistantID(g.ID()), GraphID: g.ID(), Name: g.ID(), Metadata: map[string]any{"created_by": "system"},
+			Version: 1, CreatedAt: created, UpdatedAt: created, g: g}
 		s.assistants = append(s.assistants, a)
 		s.byID[a.ID], s.byID[g.ID()] = a, a
 	}
@@ -169,11 +174,18 @@ func (s *Server) routes() {
 	m := http.NewServeMux()
 	m.HandleFunc("GET /ok", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]bool{"ok": true}) })
 	m.HandleFunc("GET /info", s.info)
+	m.HandleFunc("POST /assistants", s.createAssistant)
+	m.HandleFunc("PATCH /assistants/{id}", s.patchAssistant)
+	m.HandleFunc("DELETE /assistants/{id}", s.deleteAssistant)
+	m.HandleFunc("POST /assistants/{id}/versions", s.assistantVersions)
+	m.HandleFunc("POST /assistants/{id}/latest", s.setLatestAssistant)
 	m.HandleFunc("POST /assistants/search", s.searchAssistants)
 	m.HandleFunc("POST /assistants/count", s.countAssistants)
 	m.HandleFunc("GET /assistants/{id}", s.getAssistant)
 	m.HandleFunc("GET /assistants/{id}/graph", s.getAssistantGraph)
 	m.HandleFunc("GET /assistants/{id}/schemas", s.getAssistantSchemas)
+	m.HandleFunc("GET /assistants/{id}/subgraphs", s.getAssistantSubgraphs)
+	m.HandleFunc("GET /assistants/{id}/subgraphs/{ns}", s.getAssistantSubgraphs)
 
 	m.HandleFunc("POST /threads", s.createThread)
 	m.HandleFunc("POST /threads/search", s.searchThreads)

@@ -14,6 +14,9 @@ type MemoryStore struct {
 	mu      sync.Mutex
 	threads map[string]ThreadRecord
 	runs    map[string]map[string]RunRecord // thread → run → record
+
+	assistants memoryAssistants
+	ttl        memoryTTLs
 }
 
 // NewMemoryStore returns an empty MemoryStore.

@@ -74,6 +74,12 @@ CREATE TABLE IF NOT EXISTS `+s.crons+` (
 	next_run   TIMESTAMPTZ,
 	created_at TIMESTAMPTZ NOT NULL
 )`)
+	if err == nil {
+		err = s.createAssistantsTable(ctx)
+	}
+	if err == nil {
+		err = s.createTTLTable(ctx)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("server: create store tables: %w", err)
 	}

@@ -47,7 +47,7 @@ func OpenSQLiteStore(path string) (*SQLiteStore, error) {
 		return nil, fmt.Errorf("server: open store %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(sqliteStoreSchema); err != nil {
+	if _, err := db.Exec(sqliteStoreSchema + sqliteAssistantsSchema + sqliteTTLSchema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("server: create store tables in %s: %w", path, err)
 	}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -110,11 +111,12 @@ func (s *Server) writeThread(w http.ResponseWriter, r *http.Request, t ThreadRec
 }
 
 type createThreadRequest struct {
-	ThreadID   string         `json:"thread_id"`
-	Metadata   map[string]any `json:"metadata"`
-	IfExists   string         `json:"if_exists"`
-	GraphID    string         `json:"graph_id"`
-	Supersteps []superstep    `json:"supersteps"`
+	ThreadID   string          `json:"thread_id"`
+	Metadata   map[string]any  `json:"metadata"`
+	IfExists   string          `json:"if_exists"`
+	GraphID    string          `json:"graph_id"`
+	Supersteps []superstep     `json:"supersteps"`
+	TTL        json.RawMessage `json:"ttl"`
 }
 
 func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
@@ -129,6 +131,15 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.IfExists != "" && req.IfExists != "raise" && req.IfExists != "do_nothing" {
 		fail(w, &InputError{Field: "if_exists", Err: fmt.Errorf("%q is neither raise nor do_nothing", req.IfExists)})
+		return
+	}
+	ttl, err := parseTTL(req.TTL)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if _, ok := s.store.(TTLStore); ttl != nil && !ok {
+		fail(w, &InputError{Field: "ttl", Err: fmt.Errorf("the server's store (%T) keeps no thread TTLs", s.store)})
 		return
 	}
 	if req.ThreadID == "" {
@@ -148,7 +159,10 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 		t.GraphID = a.GraphID
 		t.Metadata["graph_id"] = a.GraphID
 	}
-	err := s.store.CreateThread(r.Context(), t)
+	err = s.store.CreateThread(r.Context(), t)
+	if err == nil {
+		err = s.setTTL(r.Context(), t.ThreadID, ttl)
+	}
 	if err == nil && len(req.Supersteps) > 0 {
 		// The thread's first checkpoints (LangGraph's supersteps, a copy of
 		// a thread): all or none, and no thread when none.
@@ -184,9 +198,15 @@ func (s *Server) getThread(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) patchThread(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		Metadata map[string]any `json:"metadata"`
+		Metadata map[string]any  `json:"metadata"`
+		TTL      json.RawMessage `json:"ttl"`
 	}
 	if err := readJSON(r, &req); err != nil {
+		fail(w, err)
+		return
+	}
+	ttl, err := parseTTL(req.TTL)
+	if err != nil {
 		fail(w, err)
 		return
 	}
@@ -204,6 +224,10 @@ func (s *Server) patchThread(w http.ResponseWriter, r *http.Request) {
 		t.Metadata[OwnerKey] = owner // a thread stays its creator's
 	}
 	t.UpdatedAt = s.opts.now().UTC()
+	if err := s.setTTL(r.Context(), t.ThreadID, ttl); err != nil {
+		fail(w, err)
+		return
+	}
 	if err := s.store.PutThread(r.Context(), t); err != nil {
 		fail(w, err)
 		return
@@ -217,24 +241,29 @@ func (s *Server) deleteThread(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	if s.cl != nil {
-		if err := s.cancelClusterThread(r.Context(), t.ThreadID); err != nil {
-			fail(w, err)
-			return
-		}
-	}
-	s.cancelThreadRuns(t.ThreadID, true)
-	if g := s.graphOf(t); g != nil {
-		if err := g.Saver().DeleteThread(r.Context(), t.ThreadID); err != nil {
-			fail(w, err)
-			return
-		}
-	}
-	if err := s.store.DeleteThread(r.Context(), t.ThreadID); err != nil {
+	if err := s.removeThread(r.Context(), t); err != nil {
 		fail(w, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// removeThread cancels a thread's runs (in every process, with
+// WithWorkers) and deletes its
+// checkpoints and records.
+func (s *Server) removeThread(ctx context.Context, t ThreadRecord) error {
+	if s.cl != nil {
+		if err := s.cancelClusterThread(ctx, t.ThreadID); err != nil {
+			return err
+		}
+	}
+	s.cancelThreadRuns(t.ThreadID, true)
+	if g := s.graphOf(t); g != nil {
+		if err := g.Saver().DeleteThread(ctx, t.ThreadID); err != nil {
+			return err
+		}
+	}
+	return s.store.DeleteThread(ctx, t.ThreadID)
 }
 
 func (s *Server) copyThread(w http.ResponseWriter, r *http.Request) {
