@@ -2,7 +2,9 @@ package studio
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -10,6 +12,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 )
 
 //go:embed assets
@@ -52,6 +55,13 @@ func Handler(apiBase string, opts ...Option) (http.Handler, error) {
 		return nil, fmt.Errorf("studio: %w", err)
 	}
 	files := http.FileServerFS(static)
+	// An ETag per file: a reload revalidates each asset (no-cache) and gets
+	// 304 Not Modified instead of the file again.
+	tags, err := etags(static)
+	if err != nil {
+		return nil, fmt.Errorf("studio: %w", err)
+	}
+	tags["/"] = etag(page.Bytes())
 	// Everything the page loads comes from this handler: no other host,
 	// no inline script.
 	csp := "default-src 'self'; connect-src " + connect + "; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
@@ -68,15 +78,41 @@ func Handler(apiBase string, opts ...Option) (http.Handler, error) {
 		p := path.Clean("/" + r.URL.Path)
 		if p == "/" || p == "/index.html" {
 			h.Set("Content-Type", "text/html; charset=utf-8")
-			_, _ = w.Write(page.Bytes())
+			h.Set("ETag", tags["/"])
+			http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(page.Bytes()))
 			return
 		}
 		if p == "/traces" {
 			o.traces.ServeHTTP(w, r) // a nil *Traces answers that it records none
 			return
 		}
+		if tag, ok := tags[p]; ok {
+			h.Set("ETag", tag)
+		}
 		files.ServeHTTP(w, r)
 	}), nil
+}
+
+// etags returns the ETag of each file of fsys, by its path from "/".
+func etags(fsys fs.FS) (map[string]string, error) {
+	tags := map[string]string{}
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return err
+		}
+		tags["/"+name] = etag(b)
+		return nil
+	})
+	return tags, err
+}
+
+func etag(b []byte) string {
+	sum := sha256.Sum256(b)
+	return `"` + hex.EncodeToString(sum[:12]) + `"`
 }
 
 // Option configures Handler and Beside.
