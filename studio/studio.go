@@ -123,6 +123,8 @@ type options struct{ traces *Traces }
 // WithTraces serves the runs t recorded at "traces" beside the page (at
 // Prefix + "traces" with Beside), for the page's trace view of a
 // checkpoint's run. Without it the trace view says nothing is recorded.
+// Beside also receives OTLP/HTTP exports at OTLPPath into t (t.OTLP), and
+// forgets a thread's runs (t.Forget) when the API deletes the thread.
 func WithTraces(t *Traces) Option { return func(o *options) { o.traces = t } }
 
 // Beside returns a handler serving the page at Prefix (/studio/) and api
@@ -137,5 +139,53 @@ func Beside(api http.Handler, opts ...Option) http.Handler {
 	mux.Handle(Prefix, http.StripPrefix(strings.TrimSuffix(Prefix, "/"), page))
 	mux.Handle("GET /{$}", http.RedirectHandler(Prefix, http.StatusFound))
 	mux.Handle("/", api)
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.traces != nil {
+		mux.Handle(OTLPPath, o.traces.OTLP())
+		mux.Handle("DELETE /threads/{thread_id}", forgetting(api, o.traces))
+	}
 	return mux
 }
+
+// forgetting passes a thread's deletion to api and, once api has deleted
+// it, drops the thread's traces.
+func forgetting(api http.Handler, traces *Traces) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		thread := r.PathValue("thread_id") // before api's own mux sets its match on r
+		sw := &statusWriter{ResponseWriter: w}
+		api.ServeHTTP(sw, r)
+		if sw.code/100 == 2 {
+			// The thread is deleted whatever becomes of its traces: the
+			// answer is sent. Forget drops them from memory in any case; a
+			// row the file kept would only show again for a new thread of
+			// the same id.
+			_ = traces.Forget(r.Context(), thread)
+		}
+	})
+}
+
+// statusWriter remembers the status code written.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.code == 0 {
+		s.code = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.code == 0 {
+		s.code = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the writer beneath.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

@@ -5,7 +5,7 @@ import { $, el, clear } from "./dom.js";
 import { draw } from "./graph.js";
 import * as timeline from "./timeline.js";
 import { diff, diffTable, tree } from "./values.js";
-import { traceView } from "./trace.js";
+import { markCheckpoint, traceView } from "./trace.js";
 import { quiet, readOnly, S, say } from "./state.js";
 import { select } from "./app.js";
 
@@ -74,10 +74,17 @@ function pickNode(node) {
   select(hit.id, false);
 }
 
+let traced = null; // {traces, run}: what the trace pane draws
+
 export function renderTrace() {
   const e = S.tl.byID.get(S.selected);
   if (!e) return;
-  clear($("trace"), traceView(S.traces, e.state.metadata?.run_id, e.id));
+  const run = e.state.metadata?.run_id;
+  const table = $("trace").querySelector("table.waterfall");
+  // Another checkpoint of the run drawn: move the mark, keep the rows.
+  if (table && traced?.traces === S.traces && traced.run === run) { markCheckpoint(table, e.id); return; }
+  traced = { traces: S.traces, run };
+  clear($("trace"), traceView(S.traces, run, e.id));
 }
 
 export function renderGraph() {
