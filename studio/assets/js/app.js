@@ -14,6 +14,7 @@ import { chatView, messagesOf, reviewOf } from "./chat.js";
 import { limitOf, pendingView, recursionText } from "./pending.js";
 import { runInput, templateFor, wireRunForm } from "./runform.js";
 import { wireViews } from "./apiviews.js";
+import { startLive } from "./live.js";
 
 // ---- a thread ----
 
@@ -70,7 +71,7 @@ let reloadAgain = false;
 
 // reloadThread reads the open thread again: its record, its history and
 // its latest state. Calls made while one is under way run once after it.
-async function reloadThread() {
+export async function reloadThread() {
   if (reloading) { reloadAgain = true; return reloading; }
   reloading = (async () => {
     do {
@@ -492,6 +493,7 @@ async function main() {
     const tid = h.get("thread");
     if (tid && (tid !== S.tid || (h.get("checkpoint") && h.get("checkpoint") !== S.selected))) openThread(tid, h.get("checkpoint") || undefined);
   });
+  startLive();
   document.body.dataset.ready = "true";
 }
 
