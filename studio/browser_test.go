@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -90,6 +91,24 @@ func chromiumAt(t testing.TB, w, h int, failing ...string) context.Context {
 		assert.Empty(t, exceptions, "exceptions and console errors on the page")
 	})
 	return bctx
+}
+
+// shot saves a screenshot of the page as name in the folder
+// $STATEGRAPH_STUDIO_SCREENSHOTS names (the docs' images), and does
+// nothing without it.
+func shot(t *testing.T, name string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		dir := os.Getenv("STATEGRAPH_STUDIO_SCREENSHOTS")
+		if dir == "" {
+			return chromedp.Void{}, nil
+		}
+		png, err := chromedp.CaptureScreenshot()(ctx, tg)
+		if err != nil {
+			return chromedp.Void{}, err
+		}
+		t.Logf("screenshot %s", name)
+		return chromedp.Void{}, os.WriteFile(filepath.Join(dir, name), png, 0o644)
+	}
 }
 
 // until waits until the JavaScript expression is true.
