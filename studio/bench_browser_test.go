@@ -56,7 +56,7 @@ func longThreads(t testing.TB) string {
 
 // The page's own timings (the Performance API, read through CDP) for
 // #31's targets: a list of 1,000 threads ready, a thread of 1,000
-// checkpoints open (on its newest 50), and one move of the timeline's
+// checkpoints open (on its newest 30), and one move of the timeline's
 // selection by key, with the style and layout it causes.
 //
 //	go test -run '^$' -bench BenchmarkStudioPage -benchtime 5x ./studio/
@@ -79,12 +79,12 @@ func BenchmarkStudioPage(b *testing.B) {
 	b.Run("open a thread of 1000 checkpoints", func(b *testing.B) {
 		var total float64
 		for b.Loop() {
-			total += mark(web+"/studio/#thread=long", `document.querySelectorAll('#timeline li').length === 50 && performance.getEntriesByName("studio:thread").length > 0`, "studio:thread")
+			total += mark(web+"/studio/#thread=long", `document.querySelectorAll('#timeline li').length === 30 && performance.getEntriesByName("studio:thread").length > 0`, "studio:thread")
 		}
 		b.ReportMetric(total/float64(b.N), "ms/ready")
 	})
 	b.Run("move the selection by key", func(b *testing.B) {
-		mark(web+"/studio/#thread=long", `document.querySelectorAll('#timeline li').length === 50`, "studio:thread")
+		mark(web+"/studio/#thread=long", `document.querySelectorAll('#timeline li').length === 30`, "studio:thread")
 		var total float64
 		for b.Loop() {
 			// The move's script, then the style and layout it leaves

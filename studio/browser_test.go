@@ -116,6 +116,11 @@ func until(expr string) chromedp.Action[chromedp.Void] {
 	poll := chromedp.Poll[bool](expr, chromedp.WithPollingInterval(20*time.Millisecond))
 	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
 		_, err := poll(ctx, t)
+		// A poll begun while a navigation replaces the document loses its
+		// JavaScript context: begin again in the new one.
+		for err != nil && strings.Contains(err.Error(), "Cannot find context with specified id") && ctx.Err() == nil {
+			_, err = poll(ctx, t)
+		}
 		if err != nil {
 			err = fmt.Errorf("waiting for %s: %w", expr, err)
 		}

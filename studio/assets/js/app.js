@@ -479,14 +479,12 @@ function wire() {
 async function main() {
   $("api-info").textContent = `API ${apiBase()}`;
   wire();
-  // The run form, the thread list and a thread named in the address load
-  // side by side: none waits for another's requests.
+  // The run form and the thread list load side by side; a thread named
+  // in the address comes first (it is what was asked for), the list (one
+  // big search) after its reads.
   const hash = new URLSearchParams(location.hash.slice(1));
-  await Promise.all([
-    fillRunForm(),
-    loadThreads(),
-    hash.get("thread") ? openThread(hash.get("thread"), hash.get("checkpoint") || undefined) : null,
-  ]);
+  const opening = hash.get("thread") ? openThread(hash.get("thread"), hash.get("checkpoint") || undefined) : null;
+  await Promise.all([fillRunForm(), opening ? opening.then(loadThreads) : loadThreads()]);
   // A link to #thread=…&checkpoint=… opens it, also on a page already open.
   window.addEventListener("hashchange", () => {
     const h = new URLSearchParams(location.hash.slice(1));
