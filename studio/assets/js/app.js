@@ -483,8 +483,9 @@ async function main() {
   // in the address comes first (it is what was asked for), the list (one
   // big search) after its reads.
   const hash = new URLSearchParams(location.hash.slice(1));
+  const form = fillRunForm(); // first: a thread whose record names no graph waits for the list of graphs
   const opening = hash.get("thread") ? openThread(hash.get("thread"), hash.get("checkpoint") || undefined) : null;
-  await Promise.all([fillRunForm(), opening ? opening.then(loadThreads) : loadThreads()]);
+  await Promise.all([form, opening ? opening.then(loadThreads) : loadThreads()]);
   // A link to #thread=…&checkpoint=… opens it, also on a page already open.
   window.addEventListener("hashchange", () => {
     const h = new URLSearchParams(location.hash.slice(1));
