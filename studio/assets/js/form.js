@@ -48,18 +48,18 @@ export function normalize(v, schema) {
   return v;
 }
 
-/** zero is an empty value of the schema's type: "", 0, false, [], or an object of its properties' zeros. */
+/**
+ * zero is an empty value of the schema's type: "", 0, false, [] or {}
+ * (an object's fields stay unwritten: a nested object's required fields
+ * are asked for only once one of its fields is).
+ */
 export function zero(p) {
   switch (p?.type) {
     case "string": return "";
     case "integer": case "number": return 0;
     case "boolean": return false;
     case "array": return [];
-    case "object": {
-      const out = {};
-      for (const [k, q] of Object.entries(p.properties || {})) out[k] = zero(q);
-      return out;
-    }
+    case "object": return {};
     default: return null;
   }
 }
@@ -167,7 +167,8 @@ export function fill(form, v) {
   for (const c of controls) {
     const x = get(v, c.dataset.field);
     c.removeAttribute("aria-invalid");
-    if (x === undefined || x === null) { c.value = c.dataset.kind === "json" && c.dataset.list ? "[]" : ""; continue; }
+    // A list that is null shows as the empty list it is; an absent field stays empty (not written).
+    if (x === undefined || x === null) { c.value = x === null && c.dataset.kind === "json" && c.dataset.list ? "[]" : ""; continue; }
     switch (c.dataset.kind) {
       case "strings":
         if (!Array.isArray(x) || !x.every((s) => typeof s === "string" && !s.includes("\n"))) throw new Error(`field ${c.dataset.field} is not a list of one-line texts: edit it as JSON`);
