@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -92,11 +93,34 @@ func chromiumAt(t testing.TB, w, h int, failing ...string) context.Context {
 	return bctx
 }
 
+// shot saves a screenshot of the page as name in the folder
+// $STATEGRAPH_STUDIO_SCREENSHOTS names (the docs' images), and does
+// nothing without it.
+func shot(t *testing.T, name string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		dir := os.Getenv("STATEGRAPH_STUDIO_SCREENSHOTS")
+		if dir == "" {
+			return chromedp.Void{}, nil
+		}
+		png, err := chromedp.CaptureScreenshot()(ctx, tg)
+		if err != nil {
+			return chromedp.Void{}, err
+		}
+		t.Logf("screenshot %s", name)
+		return chromedp.Void{}, os.WriteFile(filepath.Join(dir, name), png, 0o644)
+	}
+}
+
 // until waits until the JavaScript expression is true.
 func until(expr string) chromedp.Action[chromedp.Void] {
 	poll := chromedp.Poll[bool](expr, chromedp.WithPollingInterval(20*time.Millisecond))
 	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
 		_, err := poll(ctx, t)
+		// A poll begun while a navigation replaces the document loses its
+		// JavaScript context: begin again in the new one.
+		for err != nil && strings.Contains(err.Error(), "Cannot find context with specified id") && ctx.Err() == nil {
+			_, err = poll(ctx, t)
+		}
 		if err != nil {
 			err = fmt.Errorf("waiting for %s: %w", expr, err)
 		}

@@ -365,9 +365,10 @@ func textContains(sel, want string) chromedp.Action[chromedp.Void] {
 	return until(js)
 }
 
-// Defect 7 of #31, a long thread: it opens on its newest 100 checkpoints
-// (not its whole history), and "Load older checkpoints" reads the pages
-// before them, down to the thread's first checkpoint.
+// Defect 7 of #31, a long thread: it opens on its newest 30 checkpoints
+// (not its whole history), scrolled to the newest; "Load older
+// checkpoints" reads the page of 100 before them, and so does scrolling
+// the timeline to its top, down to the thread's first checkpoint.
 func TestALongThreadOpensOnItsNewestPageAndLoadsOlder(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
@@ -394,11 +395,20 @@ func TestALongThreadOpensOnItsNewestPageAndLoadsOlder(t *testing.T) {
 	require.Len(t, hist, 232, "input, loop and 230 steps")
 	steps(t, ctx, "the newest page, then the older ones",
 		chromedp.Navigate(base+"/studio/#thread=long"),
-		until(`document.querySelectorAll('#timeline li').length === 100`),
+		until(`document.querySelectorAll('#timeline li').length === 30`),
 		until(`document.querySelector('#timeline li[aria-selected="true"]').dataset.step === "230"`),
+		// The newest checkpoint is in view at the bottom of the timeline.
+		until(`(() => { const tl = document.querySelector('#timeline').getBoundingClientRect(), li = document.querySelector('#timeline li[aria-selected="true"]').getBoundingClientRect();
+			return li.top >= tl.top && li.bottom <= tl.bottom + 1; })()`),
 		chromedp.Click(chromedp.CSS(`#load-older`)),
-		until(`document.querySelectorAll('#timeline li').length === 200`),
-		chromedp.Click(chromedp.CSS(`#load-older`)),
+		until(`document.querySelectorAll('#timeline li').length === 130`),
+		// The rows in view stayed in view: the selected one did not move off.
+		until(`(() => { const tl = document.querySelector('#timeline').getBoundingClientRect(), li = document.querySelector('#timeline li[aria-selected="true"]').getBoundingClientRect();
+			return li.top >= tl.top && li.bottom <= tl.bottom + 1; })()`),
+		until(`(document.querySelector('#timeline').scrollTop = 0, true)`), // scrolled to the top: the next page loads
+		until(`document.querySelectorAll('#timeline li').length === 230`),
+		until(`document.querySelector('#timeline').scrollTop > 0`), // the rows in view stayed in view
+		until(`(document.querySelector('#timeline').scrollTop = 0, true)`),
 		until(`document.querySelectorAll('#timeline li').length === 232`),
 		until(`document.querySelector('#load-older').hidden`),
 		until(`[...document.querySelectorAll('#timeline li')].every((li) => li.dataset.lane === "0")`),

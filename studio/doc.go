@@ -8,8 +8,9 @@
 // (LangGraph's Agent Server API), so what the page shows is what any
 // LangGraph client of the same server sees:
 //
-//   - threads, with their status, last step and update time, filtered by
-//     status or searched by id;
+//   - threads, with their status, graph and update time, filtered by
+//     status or searched by id, kept current by polling (new threads and
+//     new checkpoints of the open thread appear without a refresh);
 //   - a thread's timeline: every checkpoint with its source, step, the
 //     nodes it applied, its time, errors and interrupts, forks drawn as
 //     branches, walked with the arrow keys;
@@ -22,7 +23,8 @@
 //     that sends a human message and tool reviews answered inline;
 //   - the trace of the run that wrote a checkpoint (runs, steps, tasks,
 //     checkpoint writes, model and tool calls), when the server records
-//     the spans of package telemetry in a Traces (WithTraces);
+//     the spans of package telemetry in a Traces (WithTraces), also those
+//     another program exports to it over OTLP/HTTP (Traces.OTLP);
 //   - the assistants with their config, the long-term store's namespaces
 //     and items (searched by prefix, filter or query) and the crons;
 //   - actions: start a run with input, from a form generated from the

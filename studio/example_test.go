@@ -15,6 +15,7 @@ import (
 	"github.com/stategraph/stategraph/state"
 	"github.com/stategraph/stategraph/studio"
 	"github.com/stategraph/stategraph/telemetry"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
@@ -128,4 +129,63 @@ func ExampleWithTraces() {
 	// step
 	// task greet
 	// checkpoint loop
+}
+
+// Show another program's runs: its OpenTelemetry exporter (the SDK's
+// otlptracehttp, pointed at the studio, as OTEL_EXPORTER_OTLP_ENDPOINT
+// does) sends its spans to Beside's OTLP receiver, and the page's trace
+// view reads them like the studio's own.
+func ExampleTraces_OTLP() {
+	traces := studio.NewTraces(100)
+	srv, err := server.New(nil)
+	if err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+	web := httptest.NewServer(studio.Beside(srv, studio.WithTraces(traces)))
+	defer web.Close()
+
+	// The other program: a graph traced by package telemetry, exporting over OTLP/HTTP.
+	exp, err := otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(web.URL+studio.OTLPPath))
+	if err != nil {
+		panic(err)
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp))
+	tel := telemetry.New(telemetry.WithTracerProvider(tp))
+	app, err := graph.New(state.NewSchema(name, text)).
+		AddNode("greet", func(ctx context.Context, g greeting) (state.Update[greeting], error) {
+			return state.Writes(text.Set("Hello, " + g.Name)), nil
+		}).
+		AddEdge(graph.Start, "greet").
+		AddEdge("greet", graph.End).
+		Compile(graph.WithCheckpointer(memory.New()), graph.WithName("greeter"), graph.WithObserver(tel.Observer()))
+	if err != nil {
+		panic(err)
+	}
+	if _, err := app.Invoke(context.Background(), state.Writes(name.Set("Ada")), graph.WithThread("elsewhere")); err != nil {
+		panic(err)
+	}
+	if err := tp.Shutdown(context.Background()); err != nil { // sends the batch
+		panic(err)
+	}
+
+	res, err := http.Get(web.URL + "/studio/traces?thread=elsewhere")
+	if err != nil {
+		panic(err)
+	}
+	var out struct {
+		Runs []struct {
+			Graph string `json:"graph"`
+			Spans []struct {
+				Name string `json:"name"`
+			} `json:"spans"`
+		} `json:"runs"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+		panic(err)
+	}
+	res.Body.Close()
+	fmt.Println(out.Runs[0].Graph, len(out.Runs[0].Spans), "spans, first", out.Runs[0].Spans[0].Name)
+	// Output:
+	// greeter 6 spans, first run greeter
 }

@@ -25,9 +25,11 @@ func (level) JSONSchema() *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "string", Enum: []any{"low", "high"}}
 }
 
+// owner is a nested object of the input: all three fields required.
 type owner struct {
-	Name string `json:"name"`
-	Team string `json:"team"`
+	Name    string   `json:"name"`
+	Team    string   `json:"team"`
+	Aliases []string `json:"aliases"`
 }
 
 type chore struct {
@@ -37,11 +39,13 @@ type chore struct {
 	Priority level
 	Tags     []string
 	Owner    owner
+	Helpers  []owner
 	Done     string
 }
 
 // chores is a graph whose input schema has a field of each kind the run
-// form knows, and a nested one it writes as JSON.
+// form knows: a nested object (owner) whose fields are required, and a
+// list of objects it writes as JSON (helpers).
 func chores(t *testing.T) *graph.Compiled[chore] {
 	t.Helper()
 	title := state.Value("title", func(c *chore) *string { return &c.Title })
@@ -50,8 +54,9 @@ func chores(t *testing.T) *graph.Compiled[chore] {
 	priority := state.Value("priority", func(c *chore) *level { return &c.Priority })
 	tags := state.Value("tags", func(c *chore) *[]string { return &c.Tags })
 	who := state.Value("owner", func(c *chore) *owner { return &c.Owner })
+	helpers := state.Value("helpers", func(c *chore) *[]owner { return &c.Helpers })
 	done := state.Value("done", func(c *chore) *string { return &c.Done })
-	app, err := graph.New(state.NewSchema(title, count, urgent, priority, tags, who, done)).
+	app, err := graph.New(state.NewSchema(title, count, urgent, priority, tags, who, helpers, done)).
 		AddNode("plan", func(ctx context.Context, c chore) (state.Update[chore], error) {
 			return state.Writes(done.Set(fmt.Sprintf("%s x%d for %s", c.Title, c.Count, c.Owner.Name))), nil
 		}).
@@ -84,23 +89,43 @@ func TestTheRunFormIsGeneratedFromTheInputSchema(t *testing.T) {
 		kind("urgent", "SELECT", "boolean"),
 		kind("priority", "SELECT", "enum"),
 		kind("tags", "TEXTAREA", "strings"),
-		kind("owner", "TEXTAREA", "json"),
+		// The nested object is a group of its own fields, each required.
+		until(`document.querySelector('#run-field-owner').tagName === "FIELDSET" && document.querySelector('#run-field-owner legend').textContent === "owner"`),
+		kind("owner__name", "INPUT", "string"),
+		kind("owner__team", "INPUT", "string"),
+		kind("owner__aliases", "TEXTAREA", "strings"),
+		until(`document.querySelector('label[for="run-field-owner__name"]').textContent === "name (required)" && document.querySelector('#run-field-owner__name').getAttribute('aria-required') === "true"`),
+		until(`document.querySelector('label[for="run-field-title"]').textContent === "title"`),
+		kind("helpers", "TEXTAREA", "json"),
+		// The graph has no example: a list's empty value is [], never null.
+		until(`document.querySelector('#run-field-helpers').value === "[]"`),
 		until(`[...document.querySelectorAll('#run-field-priority option')].map((o) => o.value).join() === ",low,high"`),
 		until(`document.querySelector('#run-field-count').type === "number"`),
+		until(`(document.querySelector('#run-field-owner').scrollIntoView({block: "center"}), true)`),
+		shot(t, "studio-run-form.png"),
 	)
-	steps(t, ctx, "a nested field that does not parse is refused and starts nothing",
+	steps(t, ctx, "a field of JSON that does not parse is refused and starts nothing",
 		chromedp.SetValue(chromedp.CSS(`#run-field-title`), "water plants"),
-		chromedp.SetValue(chromedp.CSS(`#run-field-owner`), `{"name":`),
+		chromedp.SetValue(chromedp.CSS(`#run-field-helpers`), `[{"name":`),
 		chromedp.Click(chromedp.CSS(`#run-new`)),
-		textContains("#message", "Field owner: not valid JSON"),
-		until(`document.querySelector('#run-field-owner').getAttribute('aria-invalid') === "true"`),
+		textContains("#message", "Field helpers: not valid JSON"),
+		until(`document.querySelector('#run-field-helpers').getAttribute('aria-invalid') === "true"`),
+		until(`document.querySelector('#run-bar').hidden`),
+	)
+	steps(t, ctx, "a nested object written without a required field is refused and starts nothing",
+		until(`(document.querySelector('#run-field-helpers').value = "", true)`),
+		chromedp.SetValue(chromedp.CSS(`#run-field-owner__team`), "home"),
+		chromedp.Click(chromedp.CSS(`#run-new`)),
+		textContains("#message", "Field owner.name is required"),
+		until(`document.querySelector('#run-field-owner__name').getAttribute('aria-invalid') === "true"`),
 		until(`document.querySelector('#run-bar').hidden`),
 	)
 	threads := apiJSON[[]map[string]any](t, "POST", base+"/threads/search", `{}`)
 	require.Empty(t, threads, "the refused input created a thread")
 
+	// aliases is left empty: the nested list is written as [], not null.
 	want := map[string]any{"title": "water plants", "count": 3.0, "urgent": true, "priority": "high",
-		"tags": []any{"garden", "weekly"}, "owner": map[string]any{"name": "Ann", "team": "home"}}
+		"tags": []any{"garden", "weekly"}, "owner": map[string]any{"name": "Ann", "team": "home", "aliases": []any{}}}
 	wantJSON, err := json.Marshal(want)
 	require.NoError(t, err)
 	var typed string
@@ -109,7 +134,7 @@ func TestTheRunFormIsGeneratedFromTheInputSchema(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS(`#run-field-urgent`), "true"),
 		chromedp.SetValue(chromedp.CSS(`#run-field-priority`), "high"),
 		chromedp.SetValue(chromedp.CSS(`#run-field-tags`), "garden\n weekly \n"),
-		chromedp.SetValue(chromedp.CSS(`#run-field-owner`), `{"name": "Ann", "team": "home"}`),
+		chromedp.SetValue(chromedp.CSS(`#run-field-owner__name`), "Ann"),
 		chromedp.Click(chromedp.CSS(`#run-mode-json`)),
 		until(`document.querySelector('#new-run-form').dataset.mode === "json" && !document.querySelector('#run-json').hidden`),
 		func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
@@ -124,10 +149,17 @@ func TestTheRunFormIsGeneratedFromTheInputSchema(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#run-mode-form`)),
 		textContains("#message", "nope"),
 		until(`document.querySelector('#new-run-form').dataset.mode === "json" && document.querySelector('#run-mode-json').checked`),
+		// Lists that are null (as Go writes a nil slice) show empty, not "null".
+		chromedp.SetValue(chromedp.CSS(`#run-input`), `{"owner": {"name": "Bo", "team": "x", "aliases": null}, "helpers": null}`),
+		chromedp.Click(chromedp.CSS(`#run-mode-form`)),
+		until(`document.querySelector('#new-run-form').dataset.mode === "form"`),
+		until(`document.querySelector('#run-field-owner__aliases').value === "" && document.querySelector('#run-field-helpers').value === "[]" && document.querySelector('#run-field-owner__name').value === "Bo"`),
+		chromedp.Click(chromedp.CSS(`#run-mode-json`)),
+		until(`document.querySelector('#new-run-form').dataset.mode === "json"`),
 		chromedp.SetValue(chromedp.CSS(`#run-input`), typed),
 		chromedp.Click(chromedp.CSS(`#run-mode-form`)),
 		until(`document.querySelector('#new-run-form').dataset.mode === "form"`),
-		until(`document.querySelector('#run-field-tags').value === "garden\nweekly" && document.querySelector('#run-field-priority').value === "high" && document.querySelector('#run-field-urgent').value === "true" && JSON.parse(document.querySelector('#run-field-owner').value).team === "home"`),
+		until(`document.querySelector('#run-field-tags').value === "garden\nweekly" && document.querySelector('#run-field-priority').value === "high" && document.querySelector('#run-field-urgent').value === "true" && document.querySelector('#run-field-owner__team').value === "home"`),
 	)
 	formThread := runToSuccess(t, ctx, "a run from the form")
 	steps(t, ctx, "the same object typed as JSON",

@@ -2,7 +2,9 @@ package studio
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"html/template"
 	"io/fs"
@@ -10,6 +12,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 )
 
 //go:embed assets
@@ -52,6 +55,13 @@ func Handler(apiBase string, opts ...Option) (http.Handler, error) {
 		return nil, fmt.Errorf("studio: %w", err)
 	}
 	files := http.FileServerFS(static)
+	// An ETag per file: a reload revalidates each asset (no-cache) and gets
+	// 304 Not Modified instead of the file again.
+	tags, err := etags(static)
+	if err != nil {
+		return nil, fmt.Errorf("studio: %w", err)
+	}
+	tags["/"] = etag(page.Bytes())
 	// Everything the page loads comes from this handler: no other host,
 	// no inline script.
 	csp := "default-src 'self'; connect-src " + connect + "; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
@@ -68,15 +78,41 @@ func Handler(apiBase string, opts ...Option) (http.Handler, error) {
 		p := path.Clean("/" + r.URL.Path)
 		if p == "/" || p == "/index.html" {
 			h.Set("Content-Type", "text/html; charset=utf-8")
-			_, _ = w.Write(page.Bytes())
+			h.Set("ETag", tags["/"])
+			http.ServeContent(w, r, "index.html", time.Time{}, bytes.NewReader(page.Bytes()))
 			return
 		}
 		if p == "/traces" {
 			o.traces.ServeHTTP(w, r) // a nil *Traces answers that it records none
 			return
 		}
+		if tag, ok := tags[p]; ok {
+			h.Set("ETag", tag)
+		}
 		files.ServeHTTP(w, r)
 	}), nil
+}
+
+// etags returns the ETag of each file of fsys, by its path from "/".
+func etags(fsys fs.FS) (map[string]string, error) {
+	tags := map[string]string{}
+	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return err
+		}
+		tags["/"+name] = etag(b)
+		return nil
+	})
+	return tags, err
+}
+
+func etag(b []byte) string {
+	sum := sha256.Sum256(b)
+	return `"` + hex.EncodeToString(sum[:12]) + `"`
 }
 
 // Option configures Handler and Beside.
@@ -87,6 +123,8 @@ type options struct{ traces *Traces }
 // WithTraces serves the runs t recorded at "traces" beside the page (at
 // Prefix + "traces" with Beside), for the page's trace view of a
 // checkpoint's run. Without it the trace view says nothing is recorded.
+// Beside also receives OTLP/HTTP exports at OTLPPath into t (t.OTLP), and
+// forgets a thread's runs (t.Forget) when the API deletes the thread.
 func WithTraces(t *Traces) Option { return func(o *options) { o.traces = t } }
 
 // Beside returns a handler serving the page at Prefix (/studio/) and api
@@ -101,5 +139,53 @@ func Beside(api http.Handler, opts ...Option) http.Handler {
 	mux.Handle(Prefix, http.StripPrefix(strings.TrimSuffix(Prefix, "/"), page))
 	mux.Handle("GET /{$}", http.RedirectHandler(Prefix, http.StatusFound))
 	mux.Handle("/", api)
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.traces != nil {
+		mux.Handle(OTLPPath, o.traces.OTLP())
+		mux.Handle("DELETE /threads/{thread_id}", forgetting(api, o.traces))
+	}
 	return mux
 }
+
+// forgetting passes a thread's deletion to api and, once api has deleted
+// it, drops the thread's traces.
+func forgetting(api http.Handler, traces *Traces) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		thread := r.PathValue("thread_id") // before api's own mux sets its match on r
+		sw := &statusWriter{ResponseWriter: w}
+		api.ServeHTTP(sw, r)
+		if sw.code/100 == 2 {
+			// The thread is deleted whatever becomes of its traces: the
+			// answer is sent. Forget drops them from memory in any case; a
+			// row the file kept would only show again for a new thread of
+			// the same id.
+			_ = traces.Forget(r.Context(), thread)
+		}
+	})
+}
+
+// statusWriter remembers the status code written.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if s.code == 0 {
+		s.code = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.code == 0 {
+		s.code = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the writer beneath.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

@@ -135,3 +135,29 @@ func TestBesideServesThePageAtStudioAndTheAPIElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// A reload revalidates the page and its assets by ETag: an unchanged one
+// answers 304 Not Modified, with no body.
+func TestAReloadGetsNotModified(t *testing.T) {
+	t.Parallel()
+	h, err := studio.Handler("")
+	require.NoError(t, err)
+	for _, target := range []string{"/", "/js/app.js", "/studio.css"} {
+		first := httptest.NewRecorder()
+		h.ServeHTTP(first, httptest.NewRequest(http.MethodGet, target, nil))
+		require.Equal(t, http.StatusOK, first.Code, target)
+		tag := first.Header().Get("ETag")
+		require.NotEmpty(t, tag, "%s has an ETag", target)
+		again := httptest.NewRequest(http.MethodGet, target, nil)
+		again.Header.Set("If-None-Match", tag)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, again)
+		assert.Equal(t, http.StatusNotModified, rec.Code, target)
+		assert.Empty(t, rec.Body.String(), target)
+		other := httptest.NewRequest(http.MethodGet, target, nil)
+		other.Header.Set("If-None-Match", `"another"`)
+		rec = httptest.NewRecorder()
+		h.ServeHTTP(rec, other)
+		assert.Equal(t, http.StatusOK, rec.Code, "%s with another tag", target)
+	}
+}

@@ -97,9 +97,36 @@ func (t *Traces) OnEnd(s sdktrace.ReadOnlySpan) {
 		}
 		sp.Events = append(sp.Events, e)
 	}
-	if keep := t.add(s.SpanContext().TraceID().String(), sp); keep != nil {
+	t.record(s.SpanContext().TraceID().String(), sp)
+}
+
+// record adds sp to the run of trace id, and keeps the run in the
+// database once its own span ends.
+func (t *Traces) record(id string, sp traceSpan) {
+	if keep := t.add(id, sp); keep != nil {
 		t.save(*keep) // once per run, as its own span ends
 	}
+}
+
+// Forget drops every run recorded for thread, in memory and in the
+// database (see Persist): Beside calls it when the API deletes the
+// thread, so that a deleted thread leaves no trace behind.
+func (t *Traces) Forget(ctx context.Context, thread string) error {
+	t.mu.Lock()
+	for _, id := range t.thread[thread] {
+		delete(t.byID, id)
+		t.order = slices.DeleteFunc(t.order, func(x string) bool { return x == id })
+	}
+	delete(t.thread, thread)
+	db := t.db
+	t.mu.Unlock()
+	if db == nil {
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, `DELETE FROM studio_traces WHERE thread_id = ?`, thread); err != nil {
+		return fmt.Errorf("studio: forget the traces of thread %q: %w", thread, err)
+	}
+	return nil
 }
 
 // add records sp in its run; it returns a copy of the run to keep when sp
@@ -225,9 +252,11 @@ func (t *Traces) Shutdown(context.Context) error { return nil }
 // ForceFlush is part of sdktrace.SpanProcessor; spans are recorded at once.
 func (t *Traces) ForceFlush(context.Context) error { return nil }
 
-// ServeHTTP answers GET ?thread=ID with {"recording": true, "runs": […]}:
-// the thread's recorded runs, newest first, each with its spans ordered
-// by start. A nil *Traces answers {"recording": false, "runs": []}.
+// ServeHTTP answers GET ?thread=ID with {"recording": true, "kept":
+// "database" or "memory", "runs": […]}: the thread's recorded runs,
+// newest first, each with its spans ordered by start; kept says whether
+// they outlive the process (Persist). A nil *Traces answers
+// {"recording": false, "runs": []}.
 func (t *Traces) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	thread := r.URL.Query().Get("thread")
 	if thread == "" {
@@ -241,6 +270,10 @@ func (t *Traces) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t.mu.Lock()
+	kept := "memory"
+	if t.db != nil {
+		kept = "database"
+	}
 	out := []runTrace{}
 	for _, id := range t.thread[thread] {
 		rt := *t.byID[id]
@@ -252,5 +285,5 @@ func (t *Traces) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, rt := range out {
 		slices.SortStableFunc(rt.Spans, func(a, b traceSpan) int { return a.Start.Compare(b.Start) })
 	}
-	_ = json.NewEncoder(w).Encode(map[string]any{"recording": true, "runs": out})
+	_ = json.NewEncoder(w).Encode(map[string]any{"recording": true, "kept": kept, "runs": out})
 }

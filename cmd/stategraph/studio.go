@@ -40,6 +40,12 @@ those another program writes while the studio runs (such as go run
 graph whose fields it has, or the graph read-only when no served graph
 has them (its checkpoints are shown, runs and edits refused).
 
+The trace view shows the spans of the runs the studio executes and of
+another program's runs when its OpenTelemetry exporter sends OTLP/HTTP
+(protobuf) to the studio: OTEL_EXPORTER_OTLP_ENDPOINT=http://HOST:PORT of
+-addr (go run ./examples/tracing does). They are kept in PATH of -db with
+.traces.db; with -dsn in memory only, until the studio stops.
+
   -db PATH        the SQLite checkpoint file (default stategraph.db; created if missing)
   -store PATH     the SQLite file of thread and run records (default: PATH of -db with .server.db)
   -dsn DSN        keep checkpoints and records in this PostgreSQL database instead
@@ -184,13 +190,17 @@ func serveStudio(ctx context.Context, c studioConfig, ln net.Listener, stdout io
 			err = fmt.Errorf("studio: close: %w", cerr)
 		}
 	}()
-	// The trace view: the runtime's spans, recorded in this process only.
+	// The trace view: the runtime's spans of the runs this process
+	// executes, and those other programs export to it over OTLP/HTTP.
 	traces := studio.NewTraces(studioTraceRuns)
+	kept := "kept in memory only: -dsn keeps no trace file"
 	if c.dsn == "" {
 		// Kept beside the checkpoints, so a restart still shows them.
-		if err := keepTraces(ctx, b, traces, strings.TrimSuffix(c.db, ".db")+".traces.db"); err != nil {
+		path := strings.TrimSuffix(c.db, ".db") + ".traces.db"
+		if err := keepTraces(ctx, b, traces, path); err != nil {
 			return err
 		}
+		kept = "kept in " + path
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(traces))
 	defer tp.Shutdown(context.WithoutCancel(ctx))
@@ -213,6 +223,7 @@ func serveStudio(ctx context.Context, c studioConfig, ln net.Listener, stdout io
 	}
 	hs := &http.Server{Handler: studio.Beside(srv, studio.WithTraces(traces)), ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "stategraph studio: http://%s/studio/ (API at http://%s/; graphs planexecute, support, essay, chat on %s; %s)\n", ln.Addr(), ln.Addr(), chatModel, b.where)
+	fmt.Fprintf(stdout, "  traces: this studio's runs, and other programs' with OTEL_EXPORTER_OTLP_ENDPOINT=http://%s; %s\n", ln.Addr(), kept)
 	for _, a := range adopted {
 		fmt.Fprintf(stdout, "  %s\n", a)
 	}

@@ -234,8 +234,9 @@ func TestStudioChatViewSendsMessagesAndReviewsToolCalls(t *testing.T) {
 // The trace view (#31): the studio's server records the spans of the runs
 // it executes (the runtime's observer, package telemetry), and each
 // checkpoint shows the waterfall of the run that wrote it: the run, its
-// steps and tasks, its checkpoint writes and its model calls with their
-// provider and tokens, the checkpoint's own write marked.
+// steps and tasks, its checkpoint writes, its model calls with their
+// provider and tokens and its tool calls, the checkpoint's own write
+// marked.
 func TestStudioTraceViewShowsTheRunThatWroteACheckpoint(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives Chromium")
@@ -256,6 +257,8 @@ func TestStudioTraceViewShowsTheRunThatWroteACheckpoint(t *testing.T) {
 		until(`document.querySelectorAll('#trace tr[data-span="chat"]').length === 2`),
 		textContains(`#trace tr[data-span="chat"] .span-details`, "provider chatdemo"),
 		textContains(`#trace tr[data-span="chat"] .span-details`, "tokens 0 in, 0 out"),
+		// The chat assistant's tool call is a span of the run too.
+		textContains(`#trace tr[data-span="execute_tool get_weather"] .span-details`, "tool get_weather"),
 		textContains(`#trace tr.mine .span-details`, "this checkpoint"),
 		until(`document.querySelector('#trace tr.mine').dataset.span === "checkpoint loop"`),
 		until(`[...document.querySelectorAll('#trace .bar')].every((b) => b.style.width !== "")`),

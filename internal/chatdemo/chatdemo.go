@@ -16,7 +16,6 @@ import (
 	"strings"
 
 	"github.com/stategraph/stategraph/chat/agent"
-	"github.com/stategraph/stategraph/chat/toolnode"
 	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/ollama"
@@ -30,6 +29,7 @@ const Prompt = "You are a helpful assistant. Use get_weather for the weather in 
 // Agent returns the chat assistant on model (Scripted{} offline).
 func Agent(model llms.Model) *agent.Agent[agent.NoResponse] {
 	return agent.New[agent.NoResponse](model, Tools(nil), agent.WithPrompt(Prompt), agent.WithMiddleware(agent.HumanReview{Need: toolnode.ReviewTools("calculate")}))
+	return AgentWithTools(model, Tools(nil))
 }
 
 // Model returns the model -model names: "" is Scripted, "openai" reads

@@ -45,12 +45,16 @@ export async function request(method, path, body) {
 }
 
 const enc = encodeURIComponent;
+const LISTED = ["thread_id", "created_at", "updated_at", "metadata", "status"];
 
 export const api = {
   assistants: () => request("POST", "/assistants/search", { limit: 100 }),
   graph: (id) => request("GET", `/assistants/${enc(id)}/graph`),
   schemas: (id) => request("GET", `/assistants/${enc(id)}/schemas`),
-  threads: () => request("POST", "/threads/search", { limit: 1000, sort_by: "updated_at", sort_order: "desc" }),
+  // select asks for the fields the list shows (LangGraph's API; a server
+  // without it sends every field, values too).
+  threads: () => request("POST", "/threads/search", { limit: 1000, sort_by: "updated_at", sort_order: "desc", select: LISTED }),
+  recentThreads: (n) => request("POST", "/threads/search", { limit: n, sort_by: "updated_at", sort_order: "desc", select: LISTED }),
   thread: (tid) => request("GET", `/threads/${enc(tid)}`),
   createThread: (graphID) => request("POST", "/threads", { graph_id: graphID }),
   state: (tid, cid) => request("GET", `/threads/${enc(tid)}/state` + (cid ? `/${enc(cid)}` : "")),

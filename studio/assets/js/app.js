@@ -7,13 +7,14 @@ import { $, el, clear } from "./dom.js";
 import * as timeline from "./timeline.js";
 import { setOpen } from "./values.js";
 import { fetchTraces } from "./trace.js";
-import { explain, LIST_PAGE, PAGE, parseObject, quiet, READ_ONLY, readOnly, S, say, statusOf } from "./state.js";
+import { explain, FIRST, LIST_PAGE, PAGE, parseObject, quiet, READ_ONLY, readOnly, S, say, statusOf } from "./state.js";
 import { loadThreads, renderThreads, threadKeys } from "./threads.js";
 import { forgetCheckpoint, renderCheckpoint, renderGraph } from "./checkpoint.js";
 import { chatView, messagesOf, reviewOf } from "./chat.js";
 import { limitOf, pendingView, recursionText } from "./pending.js";
 import { runInput, templateFor, wireRunForm } from "./runform.js";
 import { wireViews } from "./apiviews.js";
+import { startLive } from "./live.js";
 
 // ---- a thread ----
 
@@ -21,6 +22,14 @@ function graphOf(thread) {
   const g = thread?.metadata?.graph_id;
   if (g) return g;
   return S.assistants.length === 1 ? S.assistants[0].graph_id : null;
+}
+
+// assistantsRead settles when the list of graphs is read: a thread whose
+// record names no graph is of the only graph served, known only then.
+let assistantsRead = Promise.resolve();
+async function graphOfRead(thread) {
+  if (!thread?.metadata?.graph_id) await assistantsRead;
+  return graphOf(thread);
 }
 
 async function drawingOf(graphID) {
@@ -62,7 +71,7 @@ let reloadAgain = false;
 
 // reloadThread reads the open thread again: its record, its history and
 // its latest state. Calls made while one is under way run once after it.
-async function reloadThread() {
+export async function reloadThread() {
   if (reloading) { reloadAgain = true; return reloading; }
   reloading = (async () => {
     do {
@@ -79,7 +88,13 @@ async function readThread() {
   let thread, hist, head;
   let traces;
   try {
-    [thread, hist, head, traces] = await Promise.all([api.thread(tid), api.history(tid, PAGE), api.state(tid), fetchTraces(tid)]);
+    // The graph's drawing is read as soon as the record names the graph,
+    // beside the history (not after it).
+    const record = api.thread(tid);
+    const drawn = record.then(async (th) => drawingOf(await graphOfRead(th))).catch((err) => err);
+    [thread, hist, head, traces] = await Promise.all([record, api.history(tid, FIRST), api.state(tid), fetchTraces(tid)]);
+    const drawErr = await drawn;
+    if (drawErr instanceof Error && S.tid === tid) say(explain(drawErr, `Could not read the graph ${graphOf(thread)}`));
   } catch (err) {
     if (S.tid !== tid) return;
     // Nothing of another thread stays on screen: the pane says which
@@ -92,12 +107,17 @@ async function readThread() {
   const following = !S.selected || S.selected === S.head?.checkpoint?.checkpoint_id;
   S.thread = thread;
   S.traces = traces;
-  S.graphID = graphOf(thread);
+  S.graphID = await graphOfRead(thread);
+  if (S.tid !== tid) return;
   S.head = head;
   // The newest page, and the older pages loaded before (without the
   // checkpoints the newest page has again).
   const ids = new Set(hist.map((st) => st.checkpoint?.checkpoint_id));
-  if (S.older.length === 0) S.more = hist.length === PAGE;
+  // More than a page written since the last read leaves a gap between the
+  // newest page and the older ones: drop those (Load older reads them again).
+  const oldestParent = hist.at(-1)?.parent_checkpoint?.checkpoint_id;
+  if (S.older.length > 0 && !S.older.some((st) => ids.has(st.checkpoint?.checkpoint_id) || st.checkpoint?.checkpoint_id === oldestParent)) S.older = [];
+  if (S.older.length === 0) S.more = hist.length === FIRST;
   S.tl = timeline.build([...hist, ...S.older.filter((st) => !ids.has(st.checkpoint?.checkpoint_id))]);
   const headID = head.checkpoint?.checkpoint_id || null;
   // A checkpoint asked for (a fork just written) is selected once a read
@@ -107,7 +127,6 @@ async function readThread() {
   if (!S.selected || !S.tl.byID.has(S.selected)) S.selected = headID;
   const t = S.threads.find((x) => x.thread_id === tid);
   if (t) { t.status = thread.status; t.next = head.next || []; t.updated_at = thread.updated_at; renderThreads(); }
-  try { await drawingOf(S.graphID); } catch (err) { say(explain(err, `Could not read the graph ${S.graphID}`)); }
   renderThread();
 }
 
@@ -155,11 +174,14 @@ function renderThread() {
   badge.textContent = st;
   $("thread-graph").textContent = ro ? "graph not served" : S.graphID ? `graph ${S.graphID}` : "no graph yet";
   renderPending();
+  const opened = $("timeline").dataset.thread !== th.thread_id;
   timeline.render($("timeline"), S.tl.entries, S.head?.checkpoint?.checkpoint_id, S.selected, select);
   $("timeline").dataset.thread = th.thread_id;
   $("load-older").hidden = !S.more;
   $("thread-pane").removeAttribute("aria-busy");
   renderCheckpoint();
+  // A thread just opened shows its selected checkpoint (the newest, at the bottom).
+  if (opened) document.getElementById("cp-" + S.selected)?.scrollIntoView({ block: "nearest" });
   performance.mark("studio:thread");
 }
 
@@ -169,11 +191,21 @@ export function select(id, fromClick) {
   // Only the selection moved: mark two rows rather than render the list
   // again (a thread of 1,000 checkpoints moves at key-repeat speed).
   timeline.mark($("timeline"), S.selected);
-  const li = document.getElementById("cp-" + id);
-  li?.scrollIntoView({ block: "nearest" });
   if (fromClick) $("timeline").focus();
   renderCheckpoint();
-  history.replaceState(null, "", `#thread=${encodeURIComponent(S.tid)}&checkpoint=${encodeURIComponent(id)}`);
+  // After the writes: one layout for the whole move, not one before them too.
+  document.getElementById("cp-" + id)?.scrollIntoView({ block: "nearest" });
+  linkLater();
+}
+
+// linkLater puts the selection in the address once the keys rest: a
+// replaceState per key cost more than the rest of a move (~8 ms).
+let linkTimer = 0;
+function linkLater() {
+  clearTimeout(linkTimer);
+  linkTimer = setTimeout(() => {
+    if (S.tid && S.selected) history.replaceState(null, "", `#thread=${encodeURIComponent(S.tid)}&checkpoint=${encodeURIComponent(S.selected)}`);
+  }, 200);
 }
 
 // ---- pending interrupts ----
@@ -333,19 +365,30 @@ async function newRun(onThisThread) {
   await startRun(tid, body);
 }
 
-// loadOlder reads the page of checkpoints before the oldest loaded.
+// loadOlder reads the page of checkpoints before the oldest loaded; the
+// rows in view stay where they are.
+let loadingOlder = false;
 async function loadOlder() {
   const tid = S.tid;
   const oldest = S.tl.entries[0]?.id;
-  if (!tid || !oldest) return;
+  if (!tid || !oldest || loadingOlder) return;
+  loadingOlder = true;
   let page;
   try {
     page = await api.history(tid, PAGE, oldest);
-  } catch (err) { say(explain(err, `Could not read the older checkpoints of thread ${tid}`)); return; }
+  } catch (err) { say(explain(err, `Could not read the older checkpoints of thread ${tid}`)); return; } finally { loadingOlder = false; }
   if (S.tid !== tid) return;
   S.older = [...S.older, ...page];
   S.more = page.length === PAGE;
+  const tl = $("timeline");
+  const fromBottom = tl.scrollHeight - tl.scrollTop;
   await reloadThread();
+  tl.scrollTop = tl.scrollHeight - fromBottom;
+}
+
+// Scrolling the timeline to its top reads the older checkpoints.
+function olderOnScroll() {
+  if (S.more && $("timeline").scrollTop < 40) loadOlder();
 }
 
 async function replay() {
@@ -393,14 +436,15 @@ async function fork() {
 // ---- start ----
 
 async function fillRunForm() {
+  // The read-only graph holds threads no served graph has: it cannot run.
+  const read = api.assistants().then((list) => { S.assistants = list.filter((a) => a.graph_id !== READ_ONLY); });
+  assistantsRead = read.catch(() => {});
   try {
-    S.assistants = await api.assistants();
+    await read;
   } catch (err) {
     say(explain(err, "Could not list the graphs"));
     return;
   }
-  // The read-only graph holds threads no served graph has: it cannot run.
-  S.assistants = S.assistants.filter((a) => a.graph_id !== READ_ONLY);
   clear($("run-graph"), S.assistants.map((a) => el("option", { value: a.graph_id }, a.graph_id)));
   await templateFor($("run-graph").value);
 }
@@ -418,6 +462,7 @@ function wire() {
   $("run-cancel").addEventListener("click", cancelRun);
   $("replay").addEventListener("click", replay);
   $("load-older").addEventListener("click", loadOlder);
+  $("timeline").addEventListener("scroll", olderOnScroll, { passive: true });
   $("edit-form").addEventListener("submit", (ev) => { ev.preventDefault(); fork(); });
   $("chat-form").addEventListener("submit", (ev) => { ev.preventDefault(); sendChat(); });
   $("edit-field").addEventListener("change", (ev) => {
@@ -434,16 +479,20 @@ function wire() {
 async function main() {
   $("api-info").textContent = `API ${apiBase()}`;
   wire();
-  await fillRunForm();
-  await loadThreads();
+  // The run form and the thread list load side by side; a thread named
+  // in the address comes first (it is what was asked for), the list (one
+  // big search) after its reads.
   const hash = new URLSearchParams(location.hash.slice(1));
-  if (hash.get("thread")) await openThread(hash.get("thread"), hash.get("checkpoint") || undefined);
+  const form = fillRunForm(); // first: a thread whose record names no graph waits for the list of graphs
+  const opening = hash.get("thread") ? openThread(hash.get("thread"), hash.get("checkpoint") || undefined) : null;
+  await Promise.all([form, opening ? opening.then(loadThreads) : loadThreads()]);
   // A link to #thread=…&checkpoint=… opens it, also on a page already open.
   window.addEventListener("hashchange", () => {
     const h = new URLSearchParams(location.hash.slice(1));
     const tid = h.get("thread");
     if (tid && (tid !== S.tid || (h.get("checkpoint") && h.get("checkpoint") !== S.selected))) openThread(tid, h.get("checkpoint") || undefined);
   });
+  startLive();
   document.body.dataset.ready = "true";
 }
 

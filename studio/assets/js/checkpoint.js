@@ -5,7 +5,7 @@ import { $, el, clear } from "./dom.js";
 import { draw } from "./graph.js";
 import * as timeline from "./timeline.js";
 import { diff, diffTable, tree } from "./values.js";
-import { traceView } from "./trace.js";
+import { markCheckpoint, traceView } from "./trace.js";
 import { quiet, readOnly, S, say } from "./state.js";
 import { select } from "./app.js";
 
@@ -74,10 +74,20 @@ function pickNode(node) {
   select(hit.id, false);
 }
 
+let traced = null; // {traces, run}: what the trace pane draws
+
 export function renderTrace() {
   const e = S.tl.byID.get(S.selected);
   if (!e) return;
-  clear($("trace"), traceView(S.traces, e.state.metadata?.run_id, e.id));
+  const run = e.state.metadata?.run_id;
+  // Another checkpoint of the run drawn: move the mark, keep the rows (or the note).
+  if (traced?.traces === S.traces && traced.run === run) {
+    const table = $("trace").querySelector("table.waterfall");
+    if (table) markCheckpoint(table, e.id);
+    return;
+  }
+  traced = { traces: S.traces, run };
+  clear($("trace"), traceView(S.traces, run, e.id));
 }
 
 export function renderGraph() {
@@ -110,9 +120,18 @@ export function renderGraph() {
   const order = path.flatMap((p) => p.nodes);
   const title = `Graph ${S.graphID}. Path to the selected checkpoint: ${order.join(" → ") || "none"}.` +
     (next.size ? ` Next: ${[...next].join(", ")}.` : "") + (failed.size ? ` Failed: ${[...failed].join(", ")}.` : "") + (running.length ? ` Running: ${running.join(", ")}.` : "");
-  const focused = document.activeElement?.closest?.("#graph g.node")?.dataset.node;
-  clear(box, draw(drawing, { visited, next, failed, taken, current: e?.nodes[0] || null, running: running[0] || null, title, onNode: pickNode }));
-  if (focused) box.querySelector(`g.node[data-node="${CSS.escape(focused)}"]`)?.focus();
+  const current = e?.nodes[0] || null;
+  // The same marks as drawn (the next step of a loop): only the title
+  // changes, so the drawing stays and no SVG is laid out again.
+  const sig = JSON.stringify([S.graphID, [...visited].sort(), [...next].sort(), [...failed].sort(), [...taken].sort(), current, running[0] || null]);
+  const title0 = box.querySelector("#graph-svg-title");
+  if (title0 && box.dataset.sig === sig) title0.textContent = title;
+  else {
+    const focused = document.activeElement?.closest?.("#graph g.node")?.dataset.node;
+    clear(box, draw(drawing, { visited, next, failed, taken, current, running: running[0] || null, title, onNode: pickNode }));
+    box.dataset.sig = sig;
+    if (focused) box.querySelector(`g.node[data-node="${CSS.escape(focused)}"]`)?.focus();
+  }
   $("graph-path").textContent = `Path: ${order.join(" → ") || "–"}` + (next.size ? ` · next: ${[...next].join(", ")}` : "") +
     (failed.size ? ` · failed: ${[...failed].join(", ")}` : "") +
     (running.length ? ` · running: ${running.join(", ")}` : "");

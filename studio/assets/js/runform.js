@@ -23,11 +23,10 @@ export async function templateFor(graphID) {
   // A graph's own example is a valid first run; else its fields, empty.
   let tmpl;
   if (Array.isArray(input.examples) && input.examples.length > 0) {
-    tmpl = input.examples[0];
+    tmpl = form.normalize(input.examples[0], input); // a list is [], never null
   } else {
-    const zero = { string: "", array: [], object: {}, integer: 0, number: 0, boolean: false };
     tmpl = {};
-    for (const [k, p] of Object.entries(input.properties || {})) tmpl[k] = p.type in zero ? structuredClone(zero[p.type]) : null;
+    for (const [k, p] of Object.entries(input.properties || {})) tmpl[k] = form.zero(p);
   }
   $("run-input").value = JSON.stringify(tmpl, null, 2);
   // The form when the schema has fields and shows the example; else JSON.

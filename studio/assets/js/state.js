@@ -7,7 +7,9 @@ import { APIError } from "./api.js";
 // One formatter for every time shown: toLocaleString builds one per call,
 // which made a list of 1,000 threads take half a second.
 export const dateTime = new Intl.DateTimeFormat([], { year: "numeric", month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
-export const PAGE = 100; // checkpoints read at a time: a long thread opens fast
+export const FIRST = 30; // checkpoints a thread opens on (more than the timeline shows): a long thread opens fast
+export const timeOfDay = new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
+export const PAGE = 100; // checkpoints read at a time by Load older
 export const LIST_PAGE = 100; // threads listed at a time
 export const READ_ONLY = "read-only"; // the graph of threads no served graph has
 

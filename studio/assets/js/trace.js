@@ -57,9 +57,13 @@ function details(s) {
  */
 export function traceView(traces, runID, cid) {
   if (!traces.recording) return el("p", { class: "muted" }, "This server records no traces (studio.WithTraces; stategraph studio records the runs it executes).");
-  const tr = traces.runs.find((t) => t.run_id === runID);
+  // A trace holds the run, or (exported by another program) an outer span with the run in it.
+  const tr = traces.runs.find((t) => t.run_id === runID) ||
+    traces.runs.find((t) => t.spans.some((s) => s.attributes?.["stategraph.run.id"] === runID));
   if (!runID) return el("p", { class: "muted" }, "No run wrote this checkpoint (an edit of the state).");
-  if (!tr) return el("p", { class: "muted" }, `No trace recorded for run ${runID}: the studio traces the runs it executes itself, not those other programs made.`);
+  if (!tr) {
+    return el("p", { class: "muted" }, `No trace recorded for run ${runID}. The studio traces the runs it executes; another program's runs show here when its OpenTelemetry exporter sends to this studio: OTEL_EXPORTER_OTLP_ENDPOINT=${location.origin}.`);
+  }
   const depth = new Map();
   const byID = new Map(tr.spans.map((s) => [s.span_id, s]));
   const depthOf = (s) => {
@@ -76,20 +80,39 @@ export function traceView(traces, runID, cid) {
     // CSSOM, not a style attribute: the page's CSP allows no inline style.
     bar.style.left = `${(off / total) * 100}%`;
     bar.style.width = `${Math.max((dur / total) * 100, 0.4)}%`;
-    // The write of this checkpoint (the run's own span names its last checkpoint too).
-    const mine = s.name.startsWith("checkpoint") && s.attributes?.["stategraph.checkpoint.id"] === cid;
+    // The write of a checkpoint (the run's own span names its last checkpoint too).
+    const written = s.name.startsWith("checkpoint") ? s.attributes?.["stategraph.checkpoint.id"] : undefined;
     const name = el("span", { class: "span-name" }, s.name);
     name.style.paddingLeft = `${depthOf(s) * 0.9}rem`;
-    return el("tr", { class: (s.error ? "error" : "") + (mine ? " mine" : ""), "data-span": s.name },
+    return el("tr", { class: s.error ? "error" : "", "data-span": s.name, "data-checkpoint": written },
       el("td", {}, name),
       el("td", { class: "lane" }, bar),
       el("td", { class: "num" }, `+${fmt(off)}`),
       el("td", { class: "num" }, fmt(dur)),
       el("td", {}, s.error ? `error: ${s.error}` : "ok"),
-      el("td", { class: "span-details" }, (mine ? "this checkpoint · " : "") + details(s)));
+      el("td", { class: "span-details" }, details(s)));
   });
-  return el("table", { class: "waterfall" },
-    el("caption", { class: "help" }, `Run ${runID} of graph ${tr.graph || "?"}: ${tr.spans.length} spans in ${fmt(total)}`),
+  const kept = traces.kept === "memory" ? " Kept in memory only: gone when the studio stops." : "";
+  const table = el("table", { class: "waterfall", "data-run": runID },
+    el("caption", { class: "help" }, `Run ${runID} of graph ${tr.graph || "?"}: ${tr.spans.length} spans in ${fmt(total)}.${kept}`),
     el("thead", {}, el("tr", {}, ...["Span", "Waterfall", "Start", "Duration", "Status", "Details"].map((h) => el("th", { scope: "col" }, h)))),
     el("tbody", {}, ...rows));
+  markCheckpoint(table, cid);
+  return table;
+}
+
+/**
+ * markCheckpoint marks, in a waterfall traceView made, the span that
+ * wrote checkpoint cid (another checkpoint of the same run moves the mark
+ * without drawing the run again).
+ */
+export function markCheckpoint(table, cid) {
+  for (const tr of table.querySelectorAll("tr.mine")) {
+    tr.classList.remove("mine");
+    tr.querySelector(".this-checkpoint")?.remove();
+  }
+  const tr = [...table.querySelectorAll("tr[data-checkpoint]")].find((x) => x.dataset.checkpoint === cid);
+  if (!tr) return;
+  tr.classList.add("mine");
+  tr.querySelector(".span-details").prepend(el("span", { class: "this-checkpoint" }, "this checkpoint · "));
 }

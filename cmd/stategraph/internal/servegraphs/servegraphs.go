@@ -41,8 +41,8 @@ type options struct {
 func ChatModel(m llms.Model) Option { return func(o *options) { o.chatModel = m } }
 
 // Traced makes every graph's runs, steps, tasks and checkpoint writes,
-// and the model and tool calls of planexecute and the model calls of
-// chat, spans of tel (the studio's trace view records them).
+// and the model and tool calls of planexecute and chat, spans of tel (the
+// studio's trace view records them).
 func Traced(tel *telemetry.Telemetry) Option { return func(o *options) { o.tel = tel } }
 
 // Graphs returns the served graphs over saver.
@@ -53,13 +53,15 @@ func Graphs(saver checkpoint.Saver, opts ...Option) ([]server.Graph, error) {
 	}
 	model := o.chatModel
 	cfg := delivery.New().AgentConfig()
+	chatTools := chatdemo.Tools(nil)
 	var observe []graph.CompileOption
 	if o.tel != nil {
 		model = o.tel.Model(model)
+		chatTools = o.tel.Tools(chatTools)
 		cfg = agenttrace.Instrument(o.tel, cfg)
 		observe = append(observe, graph.WithObserver(o.tel.Observer()))
 	}
-	ch, err := chatdemo.Agent(model).Graph.Compile(append([]graph.CompileOption{graph.WithCheckpointer(saver), graph.WithName("chat")}, observe...)...)
+	ch, err := chatdemo.AgentWithTools(model, chatTools).Graph.Compile(append([]graph.CompileOption{graph.WithCheckpointer(saver), graph.WithName("chat")}, observe...)...)
 	if err != nil {
 		return nil, fmt.Errorf("chat: %w", err)
 	}
