@@ -28,7 +28,6 @@ const Prompt = "You are a helpful assistant. Use get_weather for the weather in 
 
 // Agent returns the chat assistant on model (Scripted{} offline).
 func Agent(model llms.Model) *agent.Agent[agent.NoResponse] {
-	return agent.New[agent.NoResponse](model, Tools(nil), agent.WithPrompt(Prompt), agent.WithMiddleware(agent.HumanReview{Need: toolnode.ReviewTools("calculate")}))
 	return AgentWithTools(model, Tools(nil))
 }
 

@@ -11,5 +11,5 @@ import (
 // same tools wrapped, such as by telemetry's Tools so that each call is a
 // span in the studio's trace view.
 func AgentWithTools(model llms.Model, ts []tools.Tool) *agent.Agent[agent.NoResponse] {
-	return agent.New[agent.NoResponse](model, ts, agent.WithPrompt(Prompt), agent.WithReview(toolnode.ReviewTools("calculate")))
+	return agent.New[agent.NoResponse](model, ts, agent.WithPrompt(Prompt), agent.WithMiddleware(agent.HumanReview{Need: toolnode.ReviewTools("calculate")}))
 }
