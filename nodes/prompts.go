@@ -116,7 +116,7 @@ var promptFuncs = template.FuncMap{
 	"indent": func(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") },
 }
 
-// PlannerPromptData fills plannerTemplate.
+// PlannerPromptData fills a planner's prompt (LLMPlanner.Prompt).
 type PlannerPromptData struct {
 	Goal        string
 	Constraints []string
@@ -171,7 +171,7 @@ Previous reply:
 {{- end}}
 `))
 
-// ReplannerPromptData fills replannerTemplate.
+// ReplannerPromptData fills a partial replanner's prompt (PartialReplan.Prompt).
 type ReplannerPromptData struct {
 	Goal        string
 	Constraints []string
@@ -238,7 +238,7 @@ Your previous revision was rejected. Fix every problem:
 {{- end}}
 `))
 
-// ResponderPromptData fills responderTemplate.
+// ResponderPromptData fills a responder's prompt (LLMResponder.Prompt).
 type ResponderPromptData struct {
 	Goal        string
 	Constraints []string
