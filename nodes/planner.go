@@ -83,7 +83,9 @@ type LLMPlanner struct {
 	Threshold   float64 // default 0.7
 	Options     []llms.CallOption
 	// Prompt, optional, replaces the package's planner prompt; it is
-	// executed with a PlannerPromptData.
+	// executed with a PlannerPromptData. (The package's prompts call the
+	// template functions json and indent; a template of one's own
+	// defines what it calls, with template.Funcs.)
 	Prompt *template.Template
 }
 
