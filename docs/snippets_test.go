@@ -29,6 +29,7 @@ import (
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/eval"
 	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stategraph/stategraph/state"
 	"github.com/stategraph/stategraph/worker"
@@ -187,7 +188,7 @@ func snippetAgentQuickstart(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := app.Invoke(ctx, nodes.InputFor(c.Request()), graph.WithThread("o1001"))
+	out, err := app.Invoke(ctx, nodes.NewInput(c.Goal(), c.Constraints()...), graph.WithThread("o1001"))
 	if err != nil {
 		return err
 	}
@@ -227,7 +228,7 @@ func snippetAgentResume(ctx context.Context, app *graph.Compiled[nodes.AgentStat
 
 // Checkpoints, Ctrl-C and approval: approval before the answer.
 func snippetAgentApproval(ctx context.Context, app *graph.Compiled[nodes.AgentState], c *delivery.Case) (out nodes.AgentState, err error) {
-	_, err = app.Invoke(ctx, nodes.InputFor(c.Request()), graph.WithThread("o1001-approve"),
+	_, err = app.Invoke(ctx, nodes.NewInput(c.Goal(), c.Constraints()...), graph.WithThread("o1001-approve"),
 		graph.InterruptBefore(nodes.NodeRespond))
 	if errors.Is(err, graph.ErrInterrupted) {
 		// show the findings, ask; if approved:
@@ -287,7 +288,7 @@ func snippetAgentExtend(ctx context.Context, c *delivery.Case) error {
 	if err != nil {
 		return err
 	}
-	out, err := app.Invoke(ctx, nodes.InputFor(c.Request()))
+	out, err := app.Invoke(ctx, nodes.NewInput(c.Goal(), c.Constraints()...))
 	if err != nil {
 		return err
 	}
@@ -297,7 +298,7 @@ func snippetAgentExtend(ctx context.Context, c *delivery.Case) error {
 
 // Watching a run.
 func snippetAgentWatch(ctx context.Context, app *graph.Compiled[nodes.AgentState], c *delivery.Case) error {
-	for ev, err := range app.Stream(ctx, nodes.InputFor(c.Request()), graph.WithThread("o1001-stream"),
+	for ev, err := range app.Stream(ctx, nodes.NewInput(c.Goal(), c.Constraints()...), graph.WithThread("o1001-stream"),
 		graph.StreamModes(graph.Tasks, graph.Values, graph.Custom)) {
 		if err != nil {
 			return err
@@ -311,7 +312,7 @@ func snippetAgentWatch(ctx context.Context, app *graph.Compiled[nodes.AgentState
 
 // Evaluating.
 func snippetAgentEvaluate(ctx context.Context, app *graph.Compiled[nodes.AgentState], c *delivery.Case) error {
-	rep, err := nodes.Evaluate(ctx, app, []nodes.EvalCase{{
+	rep, err := eval.Run(ctx, app, []eval.Case{{
 		Name: "o1001", Goal: c.Goal(), Constraints: c.Constraints(),
 		Check: func(s nodes.AgentState) error {
 			if !strings.Contains(s.Answer(), "warehouse B, standard shipping") {
@@ -516,7 +517,7 @@ func TestAgentSnippets(t *testing.T) {
 	t.Run("budgets", func(t *testing.T) {
 		c := delivery.New()
 		cfg := snippetAgentBudgets(c)
-		out, err := deliveryApp(t, cfg).Invoke(ctx, nodes.InputFor(c.Request()), graph.WithThread("b"))
+		out, err := deliveryApp(t, cfg).Invoke(ctx, nodes.NewInput(c.Goal(), c.Constraints()...), graph.WithThread("b"))
 		require.NoError(t, err)
 		require.Contains(t, out.Answer(), recommendation)
 		require.Nil(t, out.Stop)
@@ -525,7 +526,7 @@ func TestAgentSnippets(t *testing.T) {
 	t.Run("resume", func(t *testing.T) {
 		c := delivery.New()
 		app := deliveryApp(t, c.AgentConfig())
-		_, err := app.Invoke(ctx, nodes.InputFor(c.Request()), graph.WithThread("o1001"),
+		_, err := app.Invoke(ctx, nodes.NewInput(c.Goal(), c.Constraints()...), graph.WithThread("o1001"),
 			graph.InterruptBefore(nodes.NodeRespond))
 		require.ErrorIs(t, err, graph.ErrInterrupted)
 		out, err := snippetAgentResume(ctx, app)

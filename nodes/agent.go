@@ -69,7 +69,7 @@ type AgentConfig struct {
 //
 // A round takes two supersteps (execute, replan). Compile gives the graph
 // a recursion limit that follows from the budget: RecursionLimit of plans
-// of up to PlanStepsForLimit steps (fewer rounds when MaxToolCalls bounds
+// of up to 32 steps (fewer rounds when MaxToolCalls bounds
 // them), so a long chain finishes without the caller raising the limit; a
 // call's graph.WithRecursionLimit still wins. The replan node
 // checks the budgets after each round; the tool-call, model-call and
@@ -108,7 +108,7 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 	if o.now == nil {
 		o.now = time.Now
 	}
-	cfg.Model = Resilient(cfg.Model, o.retry)
+	cfg.Model = resilient(cfg.Model, o.retry)
 	if cfg.Planner == nil {
 		if cfg.Model == nil {
 			return nil, ErrNoPlanner
@@ -142,7 +142,7 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 	}
 	if o.react != nil {
 		r := *o.react
-		r.Model = Resilient(r.Model, o.retry)
+		r.Model = resilient(r.Model, o.retry)
 		if r.ToolTimeouts == nil {
 			r.ToolTimeouts = o.toolTimeouts
 		}
@@ -167,7 +167,7 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 			a.reactFor = func(s plan.Step) bool { return s.Tool == "" && len(s.DependsOn) == 0 }
 		}
 	}
-	a.g = graph.New(AgentSchema).
+	a.g = graph.New(agentSchema).
 		AddNode(NodePlanner, a.plan, o.nodeOpts[NodePlanner]...).
 		AddNode(NodeExecute, a.execute, o.nodeOpts[NodeExecute]...).
 		AddNode(NodeReplan, a.replan, o.nodeOpts[NodeReplan]...).
@@ -183,20 +183,27 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 // Graph returns the agent's graph builder, to extend before compiling.
 func (a *Agent) Graph() *graph.StateGraph[AgentState] { return a.g }
 
+// Schema returns the schema of AgentState, whose fields have stable names
+// for checkpoints. A node a user adds to the agent's graph writes the state
+// with its Edit, e.g.
+// a.Schema().Edit(s, func(s *AgentState) { s.Constraints = append(s.Constraints, "…") });
+// Usage has a custom reducer (Usage.Add), so an edit sets it to what to add.
+func (a *Agent) Schema() *state.Schema[AgentState] { return agentSchema }
+
 // Config returns the configuration with its defaults filled in.
 func (a *Agent) Config() AgentConfig { return a.cfg }
 
-// PlanStepsForLimit is the plan size the recursion limit Compile sets is
+// planStepsForLimit is the plan size the recursion limit Compile sets is
 // made for (see RecursionLimit): a run whose plans stay within it never
 // meets the limit before its budget stops it.
-const PlanStepsForLimit = 32
+const planStepsForLimit = 32
 
 // Compile compiles the agent's graph (see graph.StateGraph.Compile), with
 // the recursion limit its budget needs as the graph's default
-// (graph.WithDefaultRecursionLimit of RecursionLimit(PlanStepsForLimit));
+// (graph.WithDefaultRecursionLimit of RecursionLimit(planStepsForLimit));
 // an option given here or a call's WithRecursionLimit overrides it.
 func (a *Agent) Compile(opts ...graph.CompileOption) (*graph.Compiled[AgentState], error) {
-	opts = append([]graph.CompileOption{graph.WithDefaultRecursionLimit(a.RecursionLimit(PlanStepsForLimit))}, opts...)
+	opts = append([]graph.CompileOption{graph.WithDefaultRecursionLimit(a.RecursionLimit(planStepsForLimit))}, opts...)
 	return a.g.Compile(opts...)
 }
 
@@ -256,12 +263,12 @@ func (a *Agent) plan(ctx context.Context, s AgentState) (_ state.Update[AgentSta
 		return state.Update[AgentState]{}, failNode(NodePlanner, fmt.Errorf("the plan has no step ready to run (%d steps; empty, or every step waits on another)", len(p.Steps)))
 	}
 	delta.Wall = a.now().Sub(start)
-	return state.Writes(StatePlan.Set(p), StateUsage.Set(delta), StateApplied.Set(len(s.PastSteps))), nil
+	return state.Writes(fieldPlan.Set(p), fieldUsage.Set(delta), fieldApplied.Set(len(s.PastSteps))), nil
 }
 
 // checkFirstPlan checks the planner's plan before anything runs, whatever
 // Planner made it: plan.Validate against the agent's tools and every guard of
-// AgentConfig.Guards, as CheckRevision checks a revision. It returns a
+// AgentConfig.Guards, as checkRevision checks a revision. It returns a
 // *plan.ValidationError (matching plan.ErrInvalid) listing every problem, or nil.
 func (a *Agent) checkFirstPlan(p plan.Plan) error {
 	probs := plan.Check(p, a.cfg.Tools)
@@ -335,7 +342,7 @@ func (a *Agent) execute(ctx context.Context, s AgentState) (state.Update[AgentSt
 }
 
 // replan is the replan node: it records the round's outcomes on the plan,
-// decides (ReplanRound) and starts the next round, or ends the run with a
+// decides (replanRound) and starts the next round, or ends the run with a
 // stop or blocked reason for the responder.
 func (a *Agent) replan(ctx context.Context, s AgentState) (_ state.Update[AgentState], err error) {
 	ctx, cancel := ownContext(ctx)
@@ -344,7 +351,7 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (_ state.Update[AgentS
 	from := min(s.Applied, len(s.PastSteps))
 	outs := s.PastSteps[from:]
 	before := s.Plan
-	p := ApplyOutcomes(before, outs...)
+	p := applyOutcomes(before, outs...)
 	for i := range p.Steps {
 		if p.Steps[i].Status == plan.StatusRunning { // sent, but no outcome came back
 			p.Steps[i].Status = plan.StatusPending
@@ -356,9 +363,9 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (_ state.Update[AgentS
 	ran := runningTime(outs)
 	u := s.Usage
 	switch {
-	case Progressed(before, outs):
+	case progressed(before, outs):
 		u = u.EndRound(true)
-	case OnlyRepeated(before, outs):
+	case onlyRepeated(before, outs):
 		// Work a revision asked for again: not progress, but not a round
 		// without progress either (Budget.MaxRoundsWithoutProgress).
 		u.Rounds++
@@ -376,7 +383,7 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (_ state.Update[AgentS
 	ctx = streaming(ctx, a.stream, NodeReplan, "")
 	u.ModelCalls += carried
 	needs := a.needs(p)
-	d, err := ReplanRound(ctx, RoundInput{Plan: p, Outcomes: outs, Budget: a.cfg.Budget, Usage: u, Now: a.now(), Needs: &needs},
+	d, err := replanRound(ctx, roundInput{Plan: p, Outcomes: outs, Budget: a.cfg.Budget, Usage: u, Now: a.now(), Needs: &needs},
 		a.cfg.Replanner, a.cfg.Tools, a.cfg.Guards...)
 	if errors.Is(err, ErrModelBudget) {
 		// The strategies needed more model calls than the budget had left.
@@ -409,7 +416,7 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (_ state.Update[AgentS
 		delta.ModelCalls += d.Info.ModelCalls
 		delta = delta.AddTokens(d.Info.Tokens)
 	}
-	ws := []state.Write[AgentState]{StateApplied.Set(len(s.PastSteps))}
+	ws := []state.Write[AgentState]{fieldApplied.Set(len(s.PastSteps))}
 	next := u
 	next.ModelCalls += delta.ModelCalls - carried // this node's model calls are spent before the next round
 	switch d.Action {
@@ -417,7 +424,7 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (_ state.Update[AgentS
 		var n int
 		p, n = a.startRound(p, next)
 		if n == 0 {
-			// Decide let the run go on, the work left not needing a spent
+			// decide let the run go on, the work left not needing a spent
 			// budget, so none should keep the ready steps from starting;
 			// should one, the stop names it.
 			if stop := a.blockedBy(p, next); stop != nil {
@@ -440,13 +447,13 @@ func (a *Agent) replan(ctx context.Context, s AgentState) (_ state.Update[AgentS
 	}
 	switch d.Action {
 	case ActionStop:
-		ws = append(ws, StateStop.Set(d.Stop))
+		ws = append(ws, fieldStop.Set(d.Stop))
 	case ActionBlocked:
-		ws = append(ws, StateBlocked.Set(d.Reason))
+		ws = append(ws, fieldBlocked.Set(d.Reason))
 	}
 	d.Plan = nil
 	delta.Wall = ran + a.now().Sub(start)
-	ws = append(ws, StatePlan.Set(p), StateUsage.Set(delta), StateDecisions.Set([]Decision{d}))
+	ws = append(ws, fieldPlan.Set(p), fieldUsage.Set(delta), fieldDecisions.Set([]Decision{d}))
 	return state.Writes(ws...), nil
 }
 

@@ -171,7 +171,7 @@ func TestAgentBudgetsStopTheRunAndSayWhy(t *testing.T) {
 			app := compileAgent(t, r.cfg, nil, append(r.opts, nodes.WithRoundByRound())...)
 			in := nodes.NewInput("fetch the data")
 			if r.case_ != nil {
-				in = nodes.InputFor(r.case_.Request())
+				in = nodes.NewInput(r.case_.Goal(), r.case_.Constraints()...)
 			}
 			out, err := app.Invoke(t.Context(), in)
 			require.NoError(t, err)
@@ -219,7 +219,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 		cfg := c.AgentConfig()
 		cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
 		app := compileAgent(t, cfg, nil, nodes.WithRoundByRound())
-		_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+		_, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 		require.ErrorIs(t, err, nodes.ErrPlanRejected)
 		var ne *graph.NodeError
 		require.ErrorAs(t, err, &ne)
@@ -238,7 +238,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 		cfg := c.AgentConfig()
 		cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
 		app := compileAgent(t, cfg, nil, nodes.WithRoundByRound())
-		out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+		out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 		require.NoError(t, err)
 		require.True(t, out.Response.Complete)
 		require.Equal(t, 2, out.Usage.ModelCalls)
@@ -253,7 +253,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 		cfg := c.AgentConfig()
 		cfg.Replanner = nodes.AdaptiveReplanner{Partial: nodes.PartialReplan{Model: m}}
 		app := compileAgent(t, cfg, nil, nodes.WithRoundByRound())
-		out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+		out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 		require.NoError(t, err)
 		require.Equal(t, 3, m.calls())
 		require.Equal(t, 3, out.Usage.ModelCalls, "failed attempts are counted")
@@ -274,7 +274,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 			return p, nodes.PlanInfo{Source: "test"}, err
 		})
 		app := compileAgent(t, cfg, nil, nodes.WithRoundByRound())
-		_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+		_, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 		require.ErrorIs(t, err, plan.ErrInvalid)
 		var ne *graph.NodeError
 		require.ErrorAs(t, err, &ne)
@@ -298,7 +298,7 @@ func TestAgentMalformedModelOutput(t *testing.T) {
 			return p, nodes.PlanInfo{Source: "test"}, err
 		})
 		app := compileAgent(t, cfg, nil, nodes.WithRoundByRound())
-		out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+		out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 		require.NoError(t, err)
 		require.Equal(t, plan.ErrKindBadInput, outcomeOf(t, out.PastSteps, "stock_a").ErrKind)
 		require.Equal(t, "adaptive:incremental", out.Decisions[1].Info.Strategy)

@@ -46,7 +46,7 @@ func TestAgentResumesAfterReplanWithoutRedoingWork(t *testing.T) {
 		next       []string
 	}
 	var pauses []pause
-	out, err := app.Invoke(ctx, nodes.InputFor(c.Request()), thread, graph.InterruptAfter(nodes.NodeReplan))
+	out, err := app.Invoke(ctx, nodes.NewInput(c.Goal(), c.Constraints()...), thread, graph.InterruptAfter(nodes.NodeReplan))
 	for errors.Is(err, graph.ErrInterrupted) {
 		var ie *graph.InterruptError
 		require.ErrorAs(t, err, &ie)
@@ -89,7 +89,7 @@ func TestAgentResumesAfterCrashRightAfterReplan(t *testing.T) {
 	// of a step's only task on their own, so a run stopped between that
 	// event and the step's checkpoint runs the node again on resume.)
 	replans := 0
-	for ev, err := range app.Stream(ctx, nodes.InputFor(c.Request()), thread, graph.StreamModes(graph.Tasks, graph.Checkpoints)) {
+	for ev, err := range app.Stream(ctx, nodes.NewInput(c.Goal(), c.Constraints()...), thread, graph.StreamModes(graph.Tasks, graph.Checkpoints)) {
 		require.NoError(t, err)
 		if ev.Mode == graph.Tasks && ev.Node == nodes.NodeReplan && ev.Task.Result {
 			replans++
@@ -118,9 +118,9 @@ func TestAgentNewQuestionOnSameThreadStartsFresh(t *testing.T) {
 	c := delivery.New()
 	app := compileAgent(t, c.AgentConfig(), []graph.CompileOption{graph.WithCheckpointer(memory.New())})
 	thread := graph.WithThread("twice")
-	first, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()), thread)
+	first, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...), thread)
 	require.NoError(t, err)
-	second, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()), thread)
+	second, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...), thread)
 	require.NoError(t, err)
 	require.Equal(t, first.Answer(), second.Answer())
 	require.Len(t, second.PastSteps, 6)

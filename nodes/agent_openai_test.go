@@ -53,7 +53,7 @@ func TestAgentDeliveryThroughOpenAIClient(t *testing.T) {
 		Model: llm, Tools: ts, Checker: c.Checker(), Guards: []plan.Guard{plan.ReadOnlyGuard(ts)},
 		Budget: nodes.Budget{MaxModelCalls: 10, MaxToolCalls: 20, MaxReplans: 2},
 	}, nil, nodes.WithRoundByRound())
-	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 
 	reqs := srv.Requests()
@@ -91,7 +91,7 @@ func TestTheResponderPromptShowsEachToolOutputOnce(t *testing.T) {
 		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
 	)
 	app, c := agentOn(t, srv, nodes.Budget{})
-	_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	_, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	prompt := srv.Requests()[2]
 	for _, output := range []string{`\"status\":\"not shipped\"`, `\"available\":4`, `\"extra_cost\":35`, `\"extra_cost\":10`} {
@@ -123,7 +123,7 @@ func BenchmarkDeliveryScenarioThroughOpenAIClient(b *testing.B) {
 	app, err := agent.Compile()
 	require.NoError(b, err)
 	for b.Loop() {
-		out, err := app.Invoke(b.Context(), nodes.InputFor(c.Request()))
+		out, err := app.Invoke(b.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 		require.NoError(b, err)
 		require.Equal(b, deliveryAnswerReply, out.Answer())
 	}

@@ -6,8 +6,10 @@ import (
 )
 
 // AgentState is the state of the plan-and-execute graph. Every field is a
-// channel of AgentSchema and marshals to JSON, so a run can be checkpointed,
-// inspected with State and History, and resumed.
+// channel of the agent's schema (Agent.Schema) and marshals to JSON, so a
+// run can be checkpointed, inspected with State and History, and resumed.
+// A node a user adds to the agent's graph writes it with Agent.Schema's
+// Edit.
 type AgentState struct {
 	// Goal and Constraints are the user's request (see NewInput).
 	Goal        string   `json:"goal"`
@@ -48,27 +50,26 @@ func (s AgentState) Answer() string { return s.Response.Text }
 func (s AgentState) Done() bool { return s.Response.Text != "" }
 
 // The fields of AgentState: stable names for checkpoints, typed writes for
-// nodes. Nodes a user adds to the agent's graph write the state through
-// them, e.g. StateConstraints.Set(…) or StatePastSteps.Set([]StepOutcome{o}).
+// the agent's nodes. A user's node writes through Agent.Schema's Edit.
 var (
-	StateGoal        = state.Value("goal", func(s *AgentState) *string { return &s.Goal })
-	StateConstraints = state.Value("constraints", func(s *AgentState) *[]string { return &s.Constraints })
-	StatePlan        = state.Value("plan", func(s *AgentState) *plan.Plan { return &s.Plan })
-	StatePastSteps   = state.Append("past_steps", func(s *AgentState) *[]StepOutcome { return &s.PastSteps })
-	StateApplied     = state.Value("applied", func(s *AgentState) *int { return &s.Applied })
-	StateUsage       = state.Reduce("usage", func(s *AgentState) *Usage { return &s.Usage }, Usage.Add)
-	StateAudit       = state.Append("audit", func(s *AgentState) *[]AuditRecord { return (*[]AuditRecord)(&s.Audit) })
-	StateDecisions   = state.Append("decisions", func(s *AgentState) *[]Decision { return &s.Decisions })
-	StateStop        = state.Value("stop", func(s *AgentState) **StopReason { return &s.Stop })
-	StateBlocked     = state.Value("blocked", func(s *AgentState) *string { return &s.Blocked })
-	StateResponse    = state.Value("response", func(s *AgentState) *Response { return &s.Response })
-	StateCurrent     = state.Value("current", func(s *AgentState) *string { return &s.Current })
+	fieldGoal        = state.Value("goal", func(s *AgentState) *string { return &s.Goal })
+	fieldConstraints = state.Value("constraints", func(s *AgentState) *[]string { return &s.Constraints })
+	fieldPlan        = state.Value("plan", func(s *AgentState) *plan.Plan { return &s.Plan })
+	fieldPastSteps   = state.Append("past_steps", func(s *AgentState) *[]StepOutcome { return &s.PastSteps })
+	fieldApplied     = state.Value("applied", func(s *AgentState) *int { return &s.Applied })
+	fieldUsage       = state.Reduce("usage", func(s *AgentState) *Usage { return &s.Usage }, Usage.Add)
+	fieldAudit       = state.Append("audit", func(s *AgentState) *[]AuditRecord { return (*[]AuditRecord)(&s.Audit) })
+	fieldDecisions   = state.Append("decisions", func(s *AgentState) *[]Decision { return &s.Decisions })
+	fieldStop        = state.Value("stop", func(s *AgentState) **StopReason { return &s.Stop })
+	fieldBlocked     = state.Value("blocked", func(s *AgentState) *string { return &s.Blocked })
+	fieldResponse    = state.Value("response", func(s *AgentState) *Response { return &s.Response })
+	fieldCurrent     = state.Value("current", func(s *AgentState) *string { return &s.Current })
 )
 
-// AgentSchema is the schema of AgentState.
-var AgentSchema = state.NewSchema(
-	StateGoal, StateConstraints, StatePlan, StatePastSteps, StateApplied, StateUsage,
-	StateAudit, StateDecisions, StateStop, StateBlocked, StateResponse, StateCurrent,
+// agentSchema is the schema of AgentState.
+var agentSchema = state.NewSchema(
+	fieldGoal, fieldConstraints, fieldPlan, fieldPastSteps, fieldApplied, fieldUsage,
+	fieldAudit, fieldDecisions, fieldStop, fieldBlocked, fieldResponse, fieldCurrent,
 )
 
 // NewInput is the input of a run: the goal and the user's constraints. It
@@ -77,21 +78,16 @@ var AgentSchema = state.NewSchema(
 // after another and every run starts with fresh budgets.
 func NewInput(goal string, constraints ...string) state.Update[AgentState] {
 	return state.Writes(
-		StateGoal.Set(goal),
-		StateConstraints.Set(constraints),
-		StatePlan.Set(plan.Plan{}),
-		StatePastSteps.Overwrite(nil),
-		StateApplied.Set(0),
-		StateUsage.Overwrite(Usage{}),
-		StateAudit.Overwrite(nil),
-		StateDecisions.Overwrite(nil),
-		StateStop.Set(nil),
-		StateBlocked.Set(""),
-		StateResponse.Set(Response{}),
+		fieldGoal.Set(goal),
+		fieldConstraints.Set(constraints),
+		fieldPlan.Set(plan.Plan{}),
+		fieldPastSteps.Overwrite(nil),
+		fieldApplied.Set(0),
+		fieldUsage.Overwrite(Usage{}),
+		fieldAudit.Overwrite(nil),
+		fieldDecisions.Overwrite(nil),
+		fieldStop.Set(nil),
+		fieldBlocked.Set(""),
+		fieldResponse.Set(Response{}),
 	)
-}
-
-// InputFor is NewInput for a PlanRequest (its Context is not used).
-func InputFor(req PlanRequest) state.Update[AgentState] {
-	return NewInput(req.Goal, req.Constraints...)
 }

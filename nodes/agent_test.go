@@ -53,7 +53,7 @@ func TestAgentDeliveryCaseThroughTheGraph(t *testing.T) {
 	var rounds [][]string // step ids of each execute superstep
 	var steps []int
 	var final nodes.AgentState
-	for ev, err := range app.Stream(t.Context(), nodes.InputFor(c.Request()), graph.StreamModes(graph.Tasks, graph.Values)) {
+	for ev, err := range app.Stream(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...), graph.StreamModes(graph.Tasks, graph.Values)) {
 		require.NoError(t, err)
 		switch {
 		case ev.Mode == graph.Values:
@@ -123,7 +123,7 @@ func TestAgentRunsIndependentStepsInOneSuperstep(t *testing.T) {
 	saver := memory.New()
 	app := compileAgent(t, c.AgentConfig(), []graph.CompileOption{graph.WithCheckpointer(saver)}, nodes.WithRoundByRound())
 	ctx := t.Context()
-	out, err := app.Invoke(ctx, nodes.InputFor(c.Request()), graph.WithThread("parallel"))
+	out, err := app.Invoke(ctx, nodes.NewInput(c.Goal(), c.Constraints()...), graph.WithThread("parallel"))
 	require.NoError(t, err)
 	require.True(t, out.Response.Complete)
 
@@ -187,7 +187,7 @@ func TestAgentGraphIsExtensible(t *testing.T) {
 	}).AddEdge(nodes.NodeRespond, "log")
 	app, err := a.Compile()
 	require.NoError(t, err)
-	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	require.Equal(t, out.Answer(), logged)
 	require.Contains(t, app.Mermaid(), "respond --> log;")

@@ -10,7 +10,7 @@ import (
 )
 
 // Budget bounds a run. A zero limit means no limit, except
-// MaxRoundsWithoutProgress, where zero means DefaultRoundsWithoutProgress
+// MaxRoundsWithoutProgress, where zero means 2
 // and a negative value means no limit. Every stop names its budget
 // (StopReason). This is the one statement of the budget rules; the agent's
 // nodes, executors and docs refer to it.
@@ -28,7 +28,7 @@ import (
 // model calls). The planner and replan nodes give their strategies only the
 // model calls left: a call refused so (ErrModelBudget) is not made and not
 // counted. A spent MaxToolCalls or MaxModelCalls stops the run only when
-// the work left needs it (CallNeeds): a tool-less synthesis step still runs
+// the work left needs it: a tool-less synthesis step still runs
 // when the tool calls are spent, and a TemplateResponder still answers when
 // the model calls are.
 //
@@ -43,10 +43,12 @@ import (
 // of a ResilientModel, and the calls of a node attempt that failed and was
 // retried by the graph (graph.WithRetry).
 //
-// MaxRoundsWithoutProgress counts rounds that made no progress (see
-// Progressed) in a row. A round that only redid finished work (OnlyRepeated:
-// each of its steps completed by repeating a finished step, none failed and
-// none showed the route blocked) is neither progress nor a round without
+// MaxRoundsWithoutProgress counts rounds that made no progress in a row:
+// progress is a step completed or skipped, or new evidence; a step that
+// repeats finished work (same tool, resolved input and evidence) or finds
+// evidence already on the plan moves nothing. A round that only redid
+// finished work (each of its steps completed by repeating a finished step,
+// none failed and none showed the route blocked) is neither progress nor a round without
 // progress: the agent leaves the streak as it was. A revision may ask for
 // such work — FullReplan's new steps may not depend on the kept ones, so
 // they redo the kept lookups before they reach new work — and is not
@@ -62,9 +64,9 @@ type Budget struct {
 	MaxRoundsWithoutProgress int           `json:"max_rounds_without_progress,omitempty"`
 }
 
-// DefaultRoundsWithoutProgress is the stop after rounds that made no progress
+// defaultRoundsWithoutProgress is the stop after rounds that made no progress
 // when Budget.MaxRoundsWithoutProgress is zero.
-const DefaultRoundsWithoutProgress = 2
+const defaultRoundsWithoutProgress = 2
 
 // Names of the budgets, as StopReason.Budget.
 const (
@@ -161,10 +163,10 @@ func (t Tokens) Add(u Tokens) Tokens {
 	return Tokens{t.Prompt + u.Prompt, t.Completion + u.Completion, t.Total + u.Total}
 }
 
-// TokensOf reads token counts from langchaingo's GenerationInfo
+// tokensOf reads token counts from langchaingo's GenerationInfo
 // (PromptTokens/CompletionTokens/TotalTokens as OpenAI reports them,
 // InputTokens/OutputTokens as Anthropic does), summed over choices.
-func TokensOf(resp *llms.ContentResponse) Tokens {
+func tokensOf(resp *llms.ContentResponse) Tokens {
 	p, c, t := usage.Of(resp)
 	return Tokens{p, c, t}
 }
@@ -186,27 +188,26 @@ func (r *StopReason) String() string { return r.Error() }
 
 // Check returns why the run must stop before spending more, or nil. A
 // counter stops the run once it has reached its limit (no more calls are
-// allowed); replans stop it only when over the limit, since Decide refuses a
-// replan that would exceed it. Wall time is u.RunningTime(now).
+// allowed); replans stop it only when over the limit, since the replan node
+// refuses a replan that would exceed it. Wall time is u.RunningTime(now).
 // MaxToolCallsPerStep is not checked here: the Executor enforces it per step.
-// Check assumes the work left needs both tool calls and model calls; Decide
-// checks the counters only against the work left when told what it needs
-// (RoundInput.Needs).
+// Check assumes the work left needs both tool calls and model calls; the
+// replan node checks the counters only against what the work left needs.
 func (b Budget) Check(u Usage, now time.Time) *StopReason {
-	return b.check(u, now, CallNeeds{ToolCalls: true, ModelCalls: true})
+	return b.check(u, now, callNeeds{ToolCalls: true, ModelCalls: true})
 }
 
-// CallNeeds says which calls the work left in a run needs: tool calls, model
+// callNeeds says which calls the work left in a run needs: tool calls, model
 // calls. A spent counter of a budget the work left does not need does not
 // stop the run.
-type CallNeeds struct {
+type callNeeds struct {
 	ToolCalls  bool
 	ModelCalls bool
 }
 
 // check is Check with MaxToolCalls and MaxModelCalls checked only when need
 // says the work left needs them.
-func (b Budget) check(u Usage, now time.Time, need CallNeeds) *StopReason {
+func (b Budget) check(u Usage, now time.Time, need callNeeds) *StopReason {
 	itoa := func(n int) string { return fmt.Sprint(n) }
 	switch {
 	case b.MaxWall > 0 && u.RunningTime(now) >= b.MaxWall:
@@ -235,7 +236,7 @@ func (b Budget) CanReplan(u Usage) *StopReason {
 func (b Budget) roundsWithoutProgress() int {
 	switch {
 	case b.MaxRoundsWithoutProgress == 0:
-		return DefaultRoundsWithoutProgress
+		return defaultRoundsWithoutProgress
 	case b.MaxRoundsWithoutProgress < 0:
 		return 0
 	}

@@ -145,7 +145,7 @@ func TestSpentCounterDoesNotStopStepsThatNeedNoCall(t *testing.T) {
 		c := delivery.New()
 		cfg := c.AgentConfig()
 		cfg.Budget.MaxToolCalls = 5 // order, stock_a, b_stock, b_express, b_standard
-		out, err := compileAgent(t, cfg, nil).Invoke(t.Context(), nodes.InputFor(c.Request()))
+		out, err := compileAgent(t, cfg, nil).Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 		require.NoError(t, err)
 		require.Nil(t, out.Stop, "only the tool-less recommend step was left")
 		require.True(t, out.Response.Complete)
@@ -156,7 +156,7 @@ func TestSpentCounterDoesNotStopStepsThatNeedNoCall(t *testing.T) {
 		cfg := c.AgentConfig()
 		cfg.Planner = &nodes.LLMPlanner{Model: &scriptedModel{replies: []string{deliveryPlanReply}}, Tools: cfg.Tools}
 		cfg.Budget.MaxModelCalls = 1 // the planner's; the replan and the answer are templates
-		out, err := compileAgent(t, cfg, nil).Invoke(t.Context(), nodes.InputFor(c.Request()))
+		out, err := compileAgent(t, cfg, nil).Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 		require.NoError(t, err)
 		require.Nil(t, out.Stop, "no step needs a model call")
 		require.Contains(t, out.Answer(), "Recommendation: switch to warehouse B, standard shipping: extra 10, arrives Friday 16:00")
@@ -171,7 +171,7 @@ func TestPlannerRefusedByTheBudgetNamesIt(t *testing.T) {
 	c := delivery.New()
 	m := &scriptedModel{replies: []string{"not a plan", deliveryPlanReply}}
 	app := compileAgent(t, nodes.AgentConfig{Model: m, Tools: c.Tools(), Budget: nodes.Budget{MaxModelCalls: 1}}, nil)
-	_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	_, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.ErrorIs(t, err, nodes.ErrModelBudget)
 	require.Contains(t, err.Error(), nodes.BudgetModelCalls)
 	require.Contains(t, err.Error(), "1 of 1")

@@ -14,7 +14,7 @@ import (
 // with p (the zero ModelRetry: its defaults). ModelRetry{MaxAttempts: 1}
 // turns the retries off, not the per-call timeout nor the budget's
 // deadline. A Planner, Replanner or Responder built by hand keeps the model
-// it was given: wrap that with Resilient.
+// it was given: wrap that in a &ResilientModel{Model: m, Retry: p}.
 func WithModelRetry(p ModelRetry) AgentOption { return func(o *agentOptions) { o.retry = p } }
 
 // WithToolTimeout bounds each call of the named tools (every tool when none
@@ -147,7 +147,7 @@ func callError(callCtx context.Context, err error) error {
 // when it sets no limit), no more rounds than MaxToolCalls allows tool
 // calls (plus a synthesis round per plan) when it is set, and respond —
 // never less than graph.DefaultRecursionLimit. Compile sets
-// RecursionLimit(PlanStepsForLimit) as the graph's default; a call whose
+// RecursionLimit(32) as the graph's default; a call whose
 // plans may be longer passes its own:
 //
 //	app.Invoke(ctx, in, graph.WithRecursionLimit(agent.RecursionLimit(60)))

@@ -117,7 +117,7 @@ func TestCtrlCDuringAModelCallLeavesTheThreadPendingAndAResumeFinishesIt(t *test
 		}
 		cancel() // Ctrl-C
 	}()
-	_, err = app.Invoke(ctx, nodes.InputFor(c.Request()), graph.WithThread("ctrl-c"))
+	_, err = app.Invoke(ctx, nodes.NewInput(c.Goal(), c.Constraints()...), graph.WithThread("ctrl-c"))
 	require.ErrorIs(t, err, context.Canceled)
 
 	snap, err := app.State(t.Context(), graph.WithThread("ctrl-c"))
@@ -189,7 +189,7 @@ func TestAModelCallAfterTheDeadlineIsNotMade(t *testing.T) {
 	now := clock.now()
 	ctx := nodes.WithWallDeadline(t.Context(), now.Add(time.Minute), time.Minute, now, clock.now)
 	clock.advance(time.Minute)
-	for _, m := range []llms.Model{openaiModel(t, srv), nodes.Resilient(openaiModel(t, srv), nodes.ModelRetry{})} {
+	for _, m := range []llms.Model{openaiModel(t, srv), &nodes.ResilientModel{Model: openaiModel(t, srv), Retry: nodes.ModelRetry{}}} {
 		text, calls, _, err := nodes.Generate(ctx, m, "hi")
 		require.ErrorContains(t, err, "stopped by budget max_wall: used 1m0s of 1m0s")
 		require.Zero(t, calls)

@@ -206,7 +206,7 @@ func TestDeliveryOnTimeOriginalRouteIsTheAnswer(t *testing.T) {
 	c.Stock["A"] = delivery.WarehouseStock{Warehouse: "A", SKU: "SKU-01", Available: 3}
 	c.Quotes[0] = delivery.ShippingQuote{Warehouse: "A", Method: "standard", Arrives: thursday, ExtraCost: 0}
 	app := compileAgent(t, c.AgentConfig(), nil)
-	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	require.True(t, out.Response.Complete)
 	require.Zero(t, out.Usage.Replans, "nothing to revise")
@@ -222,7 +222,7 @@ func TestDeliveryNoCandidateWithinTheCapIsSaid(t *testing.T) {
 	c := delivery.New()
 	c.Quotes[2].ExtraCost = 25 // B standard: over the cap of 20 too
 	app := compileAgent(t, c.AgentConfig(), nil)
-	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	require.True(t, out.Response.Complete)
 	txt := out.Answer()
@@ -244,7 +244,7 @@ func TestDeliveryWithAModelReachesTheAnswer(t *testing.T) {
 	cfg := c.AgentConfig()
 	cfg.Model = m
 	cfg.Planner, cfg.Replanner = nil, nil // keep the case's responder
-	out, err := compileAgent(t, cfg, nil).Invoke(t.Context(), nodes.InputFor(c.Request()))
+	out, err := compileAgent(t, cfg, nil).Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	require.Nil(t, out.Stop)
 	require.Empty(t, out.Blocked)

@@ -24,9 +24,9 @@
 // (graph.Durable), so a resume never runs a finished step again. Each
 // execute task appends its StepOutcome to PastSteps and its AuditRecords
 // to Audit, and adds what it spent to Usage; a round joins into one replan
-// run, which records the outcomes on the plan (ApplyOutcomes), decides
-// with ReplanRound (continue, revise, finish, blocked, or a budget stop)
-// and fans the next ready steps out, or goes to respond. The responder's
+// run, which records the outcomes on the plan, decides (continue, revise,
+// finish, blocked, or a budget stop; see Replanning) and fans the next
+// ready steps out, or goes to respond. The responder's
 // answer names any stop or block. When the plan's final step wrote the
 // answer ({"answer": "…"} with references, plan.Plan.Answer) and every
 // step completed, the respond node gives it without a model call.
@@ -39,15 +39,16 @@
 // each call is checked with its input, a call a guard refuses not being
 // made.
 //
-// The state, AgentState, is declared field by field (StatePlan,
-// StatePastSteps, …, AgentSchema) and marshals to JSON, so the agent can be
-// compiled with a checkpointer, paused (graph.InterruptAfter(NodeReplan)),
+// The state, AgentState, has a field of the graph's schema per struct field
+// (Agent.Schema) and marshals to JSON, so the agent can be compiled with a
+// checkpointer, paused (graph.InterruptAfter(NodeReplan)),
 // inspected, and resumed on its thread without asking the model again or
 // calling a tool again for work already done. Agent.Graph returns the
-// builder so users can add nodes and edges before Agent.Compile. NewInput
-// makes a run's input; AgentState.Answer reads the answer. WithReAct runs
-// steps described in words (no tool) with ReActExecutor, a small
-// tool-calling loop bounded per step. Evaluate runs a compiled agent over
+// builder so users can add nodes and edges before Agent.Compile (a node
+// writes the state with Agent.Schema's Edit). NewInput makes a run's
+// input; AgentState.Answer reads the answer. WithReAct runs steps
+// described in words (no tool) with ReActExecutor, a small tool-calling
+// loop bounded per step. Package nodes/eval runs a compiled agent over
 // cases and reports success rate, time, steps, replans, model and tool
 // calls and tokens.
 //
@@ -61,7 +62,8 @@
 // the step, kind timeout, for the replanner to see, rather than the run;
 // the wall-time budget cancels a call under way, and once it has passed no
 // model call is made. No prompt holds a tool output whole past a cap
-// (CapOutput, WithOutputCap); the state keeps it whole.
+// (8,000 bytes by default; CapOutput, WithOutputCap); the state keeps it
+// whole.
 //
 // Everything below the agent is plain Go: pure functions over plain values
 // where possible, taking a context.Context where a model or a tool is
@@ -70,7 +72,7 @@
 //
 // # Planning
 //
-// LLMPlanner asks a model (PlannerTemplate) and re-asks with the problems
+// LLMPlanner asks a model and re-asks with the problems
 // listed — plan.Parse's, plan.Validate's, a low plan.ScoreOf, and the
 // objections of the request's guards (PlanRequest.Guards, the agent's
 // AgentConfig.Guards). TemplatePlanner matches the goal against
@@ -91,20 +93,20 @@
 //
 // # Replanning
 //
-// After each round, Decide returns continue, revise, finish, blocked or stop
-// (a Budget spent: the StopReason names it); a round that showed the route
-// is blocked is never a finish, even when it completed the plan. Progressed
-// and OnlyRepeated judge a round (see Budget.MaxRoundsWithoutProgress).
-// Revise runs a strategy — IncrementalFix (no model call), PartialReplan
+// After each round, the replan node decides continue, revise, finish,
+// blocked or stop (a Budget spent: the StopReason names it) without a model
+// call; a round that showed the route is blocked is never a finish, even
+// when it completed the plan, and a round that only redid finished work is
+// no progress (see Budget.MaxRoundsWithoutProgress). Revise runs a strategy — IncrementalFix (no model call), PartialReplan
 // (keeps completed work, replaces the rest, by template or model),
 // FullReplan, or AdaptiveReplanner choosing among them — and enforces the
-// invariants with CheckRevision: completed steps and their evidence are
+// invariants: completed steps and their evidence are
 // never dropped, the goal and the user's constraints never change, and the
 // revision passes plan.Validate and the guards (such as plan.ReadOnlyGuard
 // for "query only"). AdaptiveReplanner checks each strategy's revision as
 // it goes and, when one has no fix or is rejected, tries the next,
 // recording why in ReplanInfo.Failed; the run is blocked only when every
-// strategy failed. ReplanRound does both.
+// strategy failed; the Decision records it all.
 //
 // # Answer
 //

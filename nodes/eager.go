@@ -145,7 +145,7 @@ func (a *Agent) executeEager(ctx context.Context, s AgentState) (state.Update[Ag
 				done = append(done, r.Outcome)
 			}
 		}
-		res := ApplyOutcomes(s.Plan, done...).Results()
+		res := applyOutcomes(s.Plan, done...).Results()
 		graph.Emit(ctx, StepEvent{StepID: st.ID})
 		go func() {
 			if sem != nil {
@@ -217,8 +217,8 @@ func (a *Agent) executeEager(ctx context.Context, s AgentState) (state.Update[Ag
 		return state.Update[AgentState]{}, nil
 	}
 	return state.Writes(
-		StatePastSteps.Set(outs),
-		StateAudit.Set(audit),
-		StateUsage.Set(delta),
+		fieldPastSteps.Set(outs),
+		fieldAudit.Set(audit),
+		fieldUsage.Set(delta),
 	), nil
 }

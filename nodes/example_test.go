@@ -55,7 +55,7 @@ func ExampleNewAgent() {
 		fmt.Println(err)
 		return
 	}
-	out, err := app.Invoke(context.Background(), nodes.InputFor(c.Request()), graph.WithThread("O1001"))
+	out, err := app.Invoke(context.Background(), nodes.NewInput(c.Goal(), c.Constraints()...), graph.WithThread("O1001"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -131,7 +131,7 @@ func ExampleWithEagerSteps() {
 	}
 	var finished []string
 	var out nodes.AgentState
-	for ev, err := range app.Stream(context.Background(), nodes.InputFor(c.Request()), graph.WithThread("o1001-eager"),
+	for ev, err := range app.Stream(context.Background(), nodes.NewInput(c.Goal(), c.Constraints()...), graph.WithThread("o1001-eager"),
 		graph.StreamModes(graph.Custom, graph.Values)) {
 		if err != nil {
 			fmt.Println(err)
@@ -166,7 +166,7 @@ func ExampleWithRoundByRound() {
 		fmt.Println(err)
 		return
 	}
-	out, err := app.Invoke(context.Background(), nodes.InputFor(c.Request()), graph.WithThread("o1001-rounds"))
+	out, err := app.Invoke(context.Background(), nodes.NewInput(c.Goal(), c.Constraints()...), graph.WithThread("o1001-rounds"))
 	if err != nil {
 		fmt.Println(err)
 		return

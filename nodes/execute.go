@@ -61,11 +61,6 @@ type Executor struct {
 	ToolTimeouts map[string]time.Duration
 }
 
-// RunStep runs one step with the default policy (replan on failure). See Executor.Run.
-func RunStep(ctx context.Context, step plan.Step, ts []tools.Tool, results plan.Results) StepOutcome {
-	return (&Executor{Tools: ts}).Run(ctx, step, results)
-}
-
 // Run resolves the references in the step's input, calls its tool (retrying
 // per the policy), records each call for the audit, and reads the output: a
 // JSON object output may carry "blocked", "reason", "impact", "conclusion"
@@ -99,7 +94,7 @@ func (e *Executor) Run(ctx context.Context, step plan.Step, results plan.Results
 		}
 		return fail(kind, err)
 	}
-	input := ToolInput(in)
+	input := toolInputOf(in)
 	calls := 1
 	if e.Policy.Action == OnFailureRetry {
 		calls += max(e.Policy.Retries, 0)
@@ -214,9 +209,9 @@ func callTool(ctx context.Context, t tools.Tool, input string) (out string, err 
 	return t.Call(ctx, input)
 }
 
-// ToolInput is the string a tool receives for a step's JSON input: a JSON
+// toolInputOf is the string a tool receives for a step's JSON input: a JSON
 // string's contents, the compact JSON text of any other value, "" for none.
-func ToolInput(in json.RawMessage) string {
+func toolInputOf(in json.RawMessage) string {
 	if len(in) == 0 {
 		return ""
 	}

@@ -46,7 +46,7 @@ func TestRunStepResolvesCallsAndAudits(t *testing.T) {
 		Start: a.Start, End: a.End, Duration: time.Millisecond, Status: nodes.AuditOK}, a)
 
 	// A JSON string input reaches the tool as its contents.
-	o = nodes.RunStep(t.Context(), st("c", "echo", `"O1001"`), ts, nil)
+	o = runStep(t.Context(), st("c", "echo", `"O1001"`), ts, nil)
 	require.Equal(t, plan.StatusCompleted, o.Status)
 	require.Equal(t, "O1001", got)
 }
@@ -59,7 +59,7 @@ func TestRunStepBlockedIsNotFailure(t *testing.T) {
 	failing := funcTool("down", func(context.Context, string) (string, error) { return "", errors.New("connection refused") })
 	ts := []tools.Tool{blocked, failing}
 
-	o := nodes.RunStep(t.Context(), st("s", "stock", ""), ts, nil)
+	o := runStep(t.Context(), st("s", "stock", ""), ts, nil)
 	require.Equal(t, plan.StatusCompleted, o.Status)
 	require.True(t, o.Blocked)
 	require.Equal(t, "no stock until Saturday", o.BlockReason)
@@ -68,7 +68,7 @@ func TestRunStepBlockedIsNotFailure(t *testing.T) {
 	require.Equal(t, []string{"stock A: 0"}, o.Evidence)
 	require.Empty(t, o.Err)
 
-	o = nodes.RunStep(t.Context(), st("d", "down", ""), ts, nil)
+	o = runStep(t.Context(), st("d", "down", ""), ts, nil)
 	require.Equal(t, plan.StatusFailed, o.Status)
 	require.False(t, o.Blocked)
 	require.Equal(t, "connection refused", o.Err)
@@ -138,12 +138,12 @@ func TestRunStepFailsWithoutCallingTool(t *testing.T) {
 	t.Parallel()
 	var called atomic.Bool
 	ts := []tools.Tool{funcTool("t", func(context.Context, string) (string, error) { called.Store(true); return "", nil })}
-	o := nodes.RunStep(t.Context(), st("s", "nope", ""), ts, nil)
+	o := runStep(t.Context(), st("s", "nope", ""), ts, nil)
 	require.Equal(t, plan.StatusFailed, o.Status)
 	require.Equal(t, plan.ErrKindUnknownTool, o.ErrKind)
 	require.Contains(t, o.Err, `unknown tool "nope" (available: t)`)
 
-	o = nodes.RunStep(t.Context(), st("s", "t", `"{{a.result}}"`), ts, plan.Results{"a": {ID: "a"}})
+	o = runStep(t.Context(), st("s", "t", `"{{a.result}}"`), ts, plan.Results{"a": {ID: "a"}})
 	require.Equal(t, plan.StatusFailed, o.Status)
 	require.Equal(t, plan.ErrKindReference, o.ErrKind)
 	require.Contains(t, o.Err, `step "s": reference {{a.result}}: step "a" is pending, not completed`)
@@ -154,7 +154,7 @@ func TestRunStepFailsWithoutCallingTool(t *testing.T) {
 func TestRunStepRecoversToolPanic(t *testing.T) {
 	t.Parallel()
 	ts := []tools.Tool{funcTool("p", func(context.Context, string) (string, error) { panic("kaboom") })}
-	o := nodes.RunStep(t.Context(), st("s", "p", ""), ts, nil)
+	o := runStep(t.Context(), st("s", "p", ""), ts, nil)
 	require.Equal(t, plan.StatusFailed, o.Status)
 	require.Contains(t, o.Err, `tool "p" panicked: kaboom`)
 }
@@ -174,7 +174,7 @@ func TestRunStepCanceledContext(t *testing.T) {
 func TestSynthesisStep(t *testing.T) {
 	t.Parallel()
 	res := plan.Results{"a": {ID: "a", Status: plan.StatusCompleted, Result: "ra", Evidence: []string{"ea"}}, "b": {ID: "b", Status: plan.StatusCompleted, Result: "rb"}}
-	o := nodes.RunStep(t.Context(), plan.Step{ID: "z", Description: "answer", DependsOn: []string{"a", "b"}}, nil, res)
+	o := runStep(t.Context(), plan.Step{ID: "z", Description: "answer", DependsOn: []string{"a", "b"}}, nil, res)
 	require.Equal(t, plan.StatusCompleted, o.Status)
 	require.Equal(t, "a: ra\nb: rb", o.Output)
 	require.Equal(t, []string{"ea"}, o.Evidence)
@@ -205,7 +205,7 @@ func TestRunStepsRunsReadyStepsInParallel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	p := plan.Plan{Steps: []plan.Step{st("root", "", ""), st("x", "x", "", "root"), st("y", "y", "", "root"), st("z", "", "", "x", "y")}}
-	p = nodes.ApplyOutcomes(p, nodes.RunStep(ctx, p.Steps[0], nil, p.Results()))
+	p = nodes.ApplyOutcomes(p, runStep(ctx, p.Steps[0], nil, p.Results()))
 	ready := p.Ready()
 	require.Equal(t, []string{"x", "y"}, stepIDs(plan.Plan{Steps: ready}))
 	outs := (&nodes.Executor{Tools: []tools.Tool{wait("x"), wait("y")}}).RunSteps(ctx, ready, p.Results())
@@ -308,8 +308,8 @@ func TestSeedStyleReferenceIsNotPassedLiterally(t *testing.T) {
 	}}
 	err := plan.Validate(p, ts)
 	if err == nil {
-		p = nodes.ApplyOutcomes(p, nodes.RunStep(t.Context(), p.Steps[0], ts, p.Results()))
-		o := nodes.RunStep(t.Context(), p.Steps[1], ts, p.Results())
+		p = nodes.ApplyOutcomes(p, runStep(t.Context(), p.Steps[0], ts, p.Results()))
+		o := runStep(t.Context(), p.Steps[1], ts, p.Results())
 		require.Equal(t, plan.StatusCompleted, o.Status)
 		require.NotContains(t, got.Load(), "{{step_1_result}}", "the tool must not receive an unresolved placeholder")
 	}
@@ -326,14 +326,19 @@ func TestReferenceToAMissingFieldFailsBeforeTheTool(t *testing.T) {
 		return "{}", nil
 	}}}
 	results := plan.Results{"order": done(st("order", "lookup", ""), `{"warehouse":"A","items":[{"sku":"SKU-01"}]}`)}
-	ok := nodes.RunStep(t.Context(), st("q", "quote", `{"w":"{{order.result.warehouse}}","sku":"{{order.result.items.0.sku}}"}`, "order"), ts, results)
+	ok := runStep(t.Context(), st("q", "quote", `{"w":"{{order.result.warehouse}}","sku":"{{order.result.items.0.sku}}"}`, "order"), ts, results)
 	require.Equal(t, plan.StatusCompleted, ok.Status, ok.Err)
 	require.Equal(t, `{"sku":"SKU-01","w":"A"}`, ok.Audit[0].Input)
 
-	bad := nodes.RunStep(t.Context(), st("q", "quote", `{"w":"{{order.result.warehous}}"}`, "order"), ts, results)
+	bad := runStep(t.Context(), st("q", "quote", `{"w":"{{order.result.warehous}}"}`, "order"), ts, results)
 	require.Equal(t, plan.StatusFailed, bad.Status)
 	require.Equal(t, plan.ErrKindReference, bad.ErrKind)
 	require.Contains(t, bad.Err, `has no field "warehous"`)
 	require.Equal(t, int32(1), calls.Load(), "the tool was not called for the bad reference")
 	require.Empty(t, bad.Audit)
+}
+
+// runStep runs one step with the default policy (replan on failure).
+func runStep(ctx context.Context, step plan.Step, ts []tools.Tool, results plan.Results) nodes.StepOutcome {
+	return (&nodes.Executor{Tools: ts}).Run(ctx, step, results)
 }

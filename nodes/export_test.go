@@ -6,7 +6,24 @@ import "github.com/stategraph/stategraph/nodes/plan"
 // (nodes_test) so that they can run the delivery scenario of
 // internal/delivery, a package that imports nodes.
 
+// The replan node's building blocks, tested on their own.
+type (
+	RoundInput = roundInput
+	CallNeeds  = callNeeds
+)
+
 var (
+	ApplyOutcomes = applyOutcomes
+	CheckRevision = checkRevision
+	Decide        = decide
+	OnlyRepeated  = onlyRepeated
+	Progressed    = progressed
+	ReplanRound   = replanRound
+	ToolCalls     = toolCalls
+)
+
+var (
+	DefaultOutputCap = defaultOutputCap
 	WithModelCalls   = withModelCalls
 	WithWallDeadline = withWallDeadline
 	Generate         = generate

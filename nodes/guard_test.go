@@ -86,7 +86,7 @@ func TestAgentPlannerIsAskedAgainWhenAGuardRefuses(t *testing.T) {
 			cfg := c.AgentConfig() // template replan and responder: no model calls
 			tt.setup(&cfg, m)
 			app := compileAgent(t, cfg, nil)
-			out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+			out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 			require.NoError(t, err)
 			require.Equal(t, 2, m.calls())
 			require.Contains(t, m.prompts[1], changeOrderRefusal)
@@ -118,7 +118,7 @@ func TestAgentPlannerThatInsistsIsRejectedBeforeAnythingRuns(t *testing.T) {
 			cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
 			cfg.Budget.MaxModelCalls = tt.budget
 			app := compileAgent(t, cfg, nil)
-			_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+			_, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 			require.ErrorIs(t, err, tt.is)
 			require.Equal(t, tt.calls, m.calls())
 			for _, tool := range []string{delivery.ToolOrderLookup, delivery.ToolStockCheck, delivery.ToolShippingQuote, delivery.ToolChangeOrder} {
@@ -197,7 +197,7 @@ func TestReActStepCannotChangeTheOrder(t *testing.T) {
 		plan.Step{ID: "answer", Description: "Answer", DependsOn: []string{"research"}},
 	)
 	app := compileAgent(t, cfg, nil, nodes.WithReAct(&nodes.ReActExecutor{Model: m}, nil))
-	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	require.Zero(t, c.Calls(delivery.ToolChangeOrder), "query only: change_order must never be called")
 	for _, r := range out.Audit {
@@ -221,7 +221,7 @@ func TestGuardsApplyToTheFirstPlan(t *testing.T) {
 	cfg := c.AgentConfig()
 	cfg.Planner = &nodes.LLMPlanner{Model: m, Tools: cfg.Tools}
 	app := compileAgent(t, cfg, nil)
-	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.Zero(t, c.Calls(delivery.ToolChangeOrder), "query only: the first plan must be refused like a revision would be")
 	if err == nil {
 		require.NotContains(t, out.Answer(), "Nothing was changed")
@@ -241,7 +241,7 @@ func TestRevisionOntoMutatingToolIsRefusedInTheGraph(t *testing.T) {
 		}, nil
 	}}
 	app := compileAgent(t, cfg, nil)
-	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	require.Zero(t, c.Calls(delivery.ToolChangeOrder))
 	require.Contains(t, out.Blocked, `tool "change_order" changes things, but the request is query-only`)

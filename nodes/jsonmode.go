@@ -7,8 +7,6 @@ import (
 
 	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/tmc/langchaingo/llms"
-	"github.com/tmc/langchaingo/llms/ollama"
-	"github.com/tmc/langchaingo/llms/openai"
 	"github.com/tmc/langchaingo/tools"
 )
 
@@ -19,32 +17,6 @@ func inputSchemaOf(t tools.Tool) json.RawMessage {
 		return slices.Clone(st.InputSchema())
 	}
 	return nil
-}
-
-// SupportsJSONMode reports whether m is one of langchaingo's OpenAI (and
-// OpenAI-compatible) and Ollama clients, looking through a ResilientModel
-// and any wrapper with an Unwrap() llms.Model method.
-//
-// Deprecated: the agent's default planner and replanner now ask every
-// model for JSON mode (a client that does not know the option ignores it;
-// langchaingo's OpenAI, Ollama, Google AI, Vertex and Maritaca clients
-// honour it), and a ResilientModel asks again without it when a model
-// refuses it. Nothing needs to know the client's type.
-func SupportsJSONMode(m llms.Model) bool {
-	for range 16 { // wrappers of wrappers, but never a cycle forever
-		if r, ok := m.(*ResilientModel); ok {
-			m = r.Model
-		} else if w, ok := m.(interface{ Unwrap() llms.Model }); ok {
-			m = w.Unwrap()
-		} else {
-			break
-		}
-	}
-	switch m.(type) {
-	case *openai.LLM, *ollama.LLM:
-		return true
-	}
-	return false
 }
 
 // jsonMode is the call options asking a model for JSON: JSON mode, for

@@ -23,7 +23,7 @@ func TestTheAgentAsksForJSONModeOverTheOpenAIClient(t *testing.T) {
 		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
 	)
 	app, c := agentOn(t, srv, nodes.Budget{})
-	_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	_, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	reqs := srv.Requests()
 	require.Len(t, reqs, 3)
@@ -77,9 +77,8 @@ func TestTheAgentAsksAnyModelForJSONMode(t *testing.T) {
 		"You are revising a plan":   deliveryReplanReply,
 		"Answer the user's request": deliveryAnswerReply,
 	}}
-	require.False(t, nodes.SupportsJSONMode(m), "a model of no known client type")
 	app, c := agentWith(t, m)
-	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	require.Equal(t, deliveryAnswerReply, out.Answer())
 	require.Equal(t, map[string]bool{"You are a planner": true, "You are revising a plan": true, "Answer the user's request": false}, m.json)
@@ -97,7 +96,7 @@ func TestAModelThatRefusesJSONModeStillWorks(t *testing.T) {
 		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
 	)
 	app, c := agentOn(t, srv, nodes.Budget{})
-	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	require.Equal(t, deliveryAnswerReply, out.Answer())
 	reqs := srv.Requests()
@@ -108,22 +107,6 @@ func TestAModelThatRefusesJSONModeStillWorks(t *testing.T) {
 	}
 	require.Equal(t, 4, out.Usage.ModelCalls, "the refused call was made: it counts")
 }
-
-func TestJSONModeSeesThroughWrappers(t *testing.T) {
-	t.Parallel()
-	srv := fakechat.New(t)
-	m := openaiModel(t, srv)
-	require.True(t, nodes.SupportsJSONMode(m))
-	require.True(t, nodes.SupportsJSONMode(unwrapping{m}))
-	require.True(t, nodes.SupportsJSONMode(unwrapping{&nodes.ResilientModel{Model: unwrapping{m}}}))
-	require.False(t, nodes.SupportsJSONMode(unwrapping{&scriptedModel{}}))
-}
-
-// unwrapping is a model wrapper that says what it wraps (as telemetry's
-// does).
-type unwrapping struct{ llms.Model }
-
-func (u unwrapping) Unwrap() llms.Model { return u.Model }
 
 // agentWith is agentOn with any model.
 func agentWith(t *testing.T, m llms.Model) (*graph.Compiled[nodes.AgentState], *delivery.Case) {

@@ -77,9 +77,9 @@ type ResilientModel struct {
 	noJSON atomic.Bool // the model refused JSON mode and answered without it
 }
 
-// Resilient wraps m in a ResilientModel with policy p; a model that is one
+// resilient wraps m in a ResilientModel with policy p; a model that is one
 // already, or nil, is returned as it is.
-func Resilient(m llms.Model, p ModelRetry) llms.Model {
+func resilient(m llms.Model, p ModelRetry) llms.Model {
 	if m == nil {
 		return nil
 	}

@@ -48,7 +48,7 @@ func TestResilientModelWaitsForRetryAfterThenSucceeds(t *testing.T) {
 		fakechat.Rule{Reply: "hello"},
 	)
 	var rec retries
-	m := nodes.Resilient(openaiModel(t, srv), nodes.ModelRetry{InitialInterval: time.Millisecond, OnRetry: rec.record})
+	m := &nodes.ResilientModel{Model: openaiModel(t, srv), Retry: nodes.ModelRetry{InitialInterval: time.Millisecond, OnRetry: rec.record}}
 	start := time.Now()
 	out, err := m.Call(t.Context(), "hi")
 	require.NoError(t, err)
@@ -67,7 +67,7 @@ func TestResilientModelRetriesAServerError(t *testing.T) {
 		fakechat.Rule{Reply: "hello"},
 	)
 	var rec retries
-	m := nodes.Resilient(openaiModel(t, srv), nodes.ModelRetry{InitialInterval: time.Millisecond, OnRetry: rec.record})
+	m := &nodes.ResilientModel{Model: openaiModel(t, srv), Retry: nodes.ModelRetry{InitialInterval: time.Millisecond, OnRetry: rec.record}}
 	out, err := m.Call(t.Context(), "hi")
 	require.NoError(t, err)
 	require.Equal(t, "hello", out)
@@ -83,7 +83,7 @@ func TestResilientModelRetriesWithoutHTTPClientReadingTheStatusFromTheError(t *t
 	)
 	llm, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithToken("test"), openai.WithModel("test"))
 	require.NoError(t, err)
-	m := nodes.Resilient(llm, nodes.ModelRetry{InitialInterval: time.Millisecond})
+	m := &nodes.ResilientModel{Model: llm, Retry: nodes.ModelRetry{InitialInterval: time.Millisecond}}
 	out, err := m.Call(t.Context(), "hi")
 	require.NoError(t, err)
 	require.Equal(t, "hello", out)
@@ -93,7 +93,7 @@ func TestResilientModelRetriesWithoutHTTPClientReadingTheStatusFromTheError(t *t
 func TestResilientModelFailsAtOnceOnUnauthorized(t *testing.T) {
 	t.Parallel()
 	srv := fakechat.New(t, fakechat.Rule{Status: http.StatusUnauthorized}, fakechat.Rule{Reply: "hello"})
-	m := nodes.Resilient(openaiModel(t, srv), nodes.ModelRetry{InitialInterval: time.Millisecond})
+	m := &nodes.ResilientModel{Model: openaiModel(t, srv), Retry: nodes.ModelRetry{InitialInterval: time.Millisecond}}
 	_, err := m.Call(t.Context(), "hi")
 	require.ErrorContains(t, err, "HTTP 401")
 	require.NotContains(t, err.Error(), "attempts")
@@ -104,7 +104,7 @@ func TestResilientModelCutsOffAHangingCallAndRetries(t *testing.T) {
 	t.Parallel()
 	srv := fakechat.New(t, fakechat.Rule{Hang: true, Once: true}, fakechat.Rule{Reply: "hello"})
 	var rec retries
-	m := nodes.Resilient(openaiModel(t, srv), nodes.ModelRetry{Timeout: 200 * time.Millisecond, InitialInterval: time.Millisecond, OnRetry: rec.record})
+	m := &nodes.ResilientModel{Model: openaiModel(t, srv), Retry: nodes.ModelRetry{Timeout: 200 * time.Millisecond, InitialInterval: time.Millisecond, OnRetry: rec.record}}
 	out, err := m.Call(t.Context(), "hi")
 	require.NoError(t, err)
 	require.Equal(t, "hello", out)
@@ -113,7 +113,7 @@ func TestResilientModelCutsOffAHangingCallAndRetries(t *testing.T) {
 
 	// With no retry left, the timeout is the call's error.
 	srv = fakechat.New(t, fakechat.Rule{Hang: true})
-	m = nodes.Resilient(openaiModel(t, srv), nodes.ModelRetry{Timeout: 100 * time.Millisecond, MaxAttempts: 2, InitialInterval: time.Millisecond})
+	m = &nodes.ResilientModel{Model: openaiModel(t, srv), Retry: nodes.ModelRetry{Timeout: 100 * time.Millisecond, MaxAttempts: 2, InitialInterval: time.Millisecond}}
 	_, err = m.Call(t.Context(), "hi")
 	require.ErrorIs(t, err, nodes.ErrModelTimeout)
 	require.ErrorContains(t, err, "after 2 attempts")
@@ -122,7 +122,7 @@ func TestResilientModelCutsOffAHangingCallAndRetries(t *testing.T) {
 func TestResilientModelStopsAtACancelledContext(t *testing.T) {
 	t.Parallel()
 	srv := fakechat.New(t, fakechat.Rule{Hang: true})
-	m := nodes.Resilient(openaiModel(t, srv), nodes.ModelRetry{})
+	m := &nodes.ResilientModel{Model: openaiModel(t, srv), Retry: nodes.ModelRetry{}}
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
 		for len(srv.Requests()) == 0 {
@@ -155,7 +155,7 @@ func TestAgentCountsEveryAttemptOfAModelCall(t *testing.T) {
 		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
 	)
 	app, c := agentOn(t, srv, nodes.Budget{MaxModelCalls: 10})
-	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	require.Equal(t, deliveryAnswerReply, out.Answer())
 	require.Len(t, srv.Requests(), 4)
@@ -187,7 +187,7 @@ func TestAgentCountsTheModelCallsOfAFailedNodeAttempt(t *testing.T) {
 		Model: llm, Tools: ts, Checker: c.Checker(), Guards: []plan.Guard{plan.ReadOnlyGuard(ts)}, Replanner: flaky,
 		Budget: nodes.Budget{MaxModelCalls: 3},
 	}, nil, nodes.WithNodeOptions(nodes.NodeReplan, graph.WithRetry(graph.RetryPolicy{MaxAttempts: 3, InitialInterval: time.Millisecond})), nodes.WithRoundByRound())
-	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	require.Equal(t, 2, attempts, "the replan node ran twice")
 	require.Len(t, srv.Requests(), 3, "planner, the failed replan attempt's call, the retry's call: the budget's 3")
@@ -201,7 +201,7 @@ func TestAgentMaxWallCutsOffAHangingModelCall(t *testing.T) {
 	srv := fakechat.New(t, fakechat.Rule{Hang: true})
 	app, c := agentOn(t, srv, nodes.Budget{MaxWall: 300 * time.Millisecond})
 	start := time.Now()
-	_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	_, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.ErrorContains(t, err, "stopped by budget max_wall")
 	require.Less(t, time.Since(start), 10*time.Second)
 	require.Len(t, srv.Requests(), 1, "not retried past the deadline")

@@ -35,10 +35,10 @@ type StepOutcome struct {
 	End   time.Time `json:"end,omitzero"`
 }
 
-// ApplyOutcomes returns a copy of p with the outcomes recorded on their steps:
+// applyOutcomes returns a copy of p with the outcomes recorded on their steps:
 // status, result (the tool's output), error and evidence (appended, without
 // duplicates). Outcomes for unknown steps are ignored.
-func ApplyOutcomes(p plan.Plan, outcomes ...StepOutcome) plan.Plan {
+func applyOutcomes(p plan.Plan, outcomes ...StepOutcome) plan.Plan {
 	c := p.Clone()
 	for _, o := range outcomes {
 		i := c.Index(o.StepID)
@@ -58,8 +58,8 @@ func ApplyOutcomes(p plan.Plan, outcomes ...StepOutcome) plan.Plan {
 	return c
 }
 
-// ToolCalls counts the tool calls recorded in outcomes.
-func ToolCalls(outcomes []StepOutcome) int {
+// toolCalls counts the tool calls recorded in outcomes.
+func toolCalls(outcomes []StepOutcome) int {
 	n := 0
 	for _, o := range outcomes {
 		n += len(o.Audit)

@@ -7,28 +7,28 @@ import (
 	"github.com/stategraph/stategraph/nodes/plan"
 )
 
-// DefaultOutputCap is how many bytes of one tool output a prompt shows
+// defaultOutputCap is how many bytes of one tool output a prompt shows
 // when no cap is set (LLMResponder.OutputCap, PartialReplan.OutputCap,
 // ReActExecutor.OutputCap, WithOutputCap): about 2,000 tokens. A longer
 // output is cut there and marked (CapOutput); the whole output stays in
 // the run's state (the step's result, its outcome's Output, the audit
 // record), where State and History show it.
-const DefaultOutputCap = 8000
+const defaultOutputCap = 8000
 
 // WithOutputCap sets how many bytes of one tool output the prompts of
 // the agent's default responder and replanner and of WithReAct's steps
-// show (n ≤ 0: DefaultOutputCap): a tool that returns 200 KB never puts
+// show (n ≤ 0: 8,000 bytes): a tool that returns 200 KB never puts
 // 200 KB into a prompt. A ReActExecutor whose OutputCap is set keeps its
 // own.
 func WithOutputCap(n int) AgentOption { return func(o *agentOptions) { o.outputCap = n } }
 
 // CapOutput returns output as a prompt shows it: whole when it has at
-// most limit bytes (limit ≤ 0: DefaultOutputCap), else its first limit
+// most limit bytes (limit ≤ 0: 8,000 bytes), else its first limit
 // bytes (cut at a character boundary) and a marker saying how much was
 // left out and where the whole output is.
 func CapOutput(output string, limit int) string {
 	if limit <= 0 {
-		limit = DefaultOutputCap
+		limit = defaultOutputCap
 	}
 	if len(output) <= limit {
 		return output

@@ -1,11 +1,13 @@
 package nodes
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"text/template"
 
 	"github.com/stategraph/stategraph/nodes/internal/text"
 	"github.com/stategraph/stategraph/nodes/plan"
@@ -80,10 +82,15 @@ type LLMPlanner struct {
 	MaxAttempts int     // default 3
 	Threshold   float64 // default 0.7
 	Options     []llms.CallOption
+	// Prompt, optional, replaces the package's planner prompt; it is
+	// executed with a PlannerPromptData. (The package's prompts call the
+	// template functions json and indent; a template of one's own
+	// defines what it calls, with template.Funcs.)
+	Prompt *template.Template
 }
 
-// DefaultThreshold is the score a model plan needs when LLMPlanner.Threshold is zero.
-const DefaultThreshold = 0.7
+// defaultThreshold is the score a model plan needs when LLMPlanner.Threshold is zero.
+const defaultThreshold = 0.7
 
 // Plan implements Planner. A model error (transport, context) ends it at once,
 // wrapped; bad plans, and plans a guard of req.Guards refuses, are re-asked;
@@ -91,11 +98,11 @@ const DefaultThreshold = 0.7
 // PlanInfo counts calls and tokens in every case.
 func (pl *LLMPlanner) Plan(ctx context.Context, req PlanRequest) (plan.Plan, PlanInfo, error) {
 	info := PlanInfo{Source: "model"}
-	data := PlannerPromptData{Goal: req.Goal, Constraints: req.Constraints, Context: req.Context, Tools: Infos(pl.Tools), Schema: plan.Schema}
+	data := PlannerPromptData{Goal: req.Goal, Constraints: req.Constraints, Context: req.Context, Tools: infos(pl.Tools), Schema: plan.Schema}
 	p, err := askForPlan(ctx, pl.Model, pl.MaxAttempts, pl.Threshold, pl.Options, &info,
 		func(problems []plan.Problem, previous string) (string, error) {
 			data.Problems, data.Previous = problems, previous
-			return render(PlannerTemplate, data)
+			return render(cmp.Or(pl.Prompt, plannerTemplate), data)
 		},
 		func(p plan.Plan) plan.Score {
 			return guardedScore(normalizeNew(p, req), pl.Tools, req.Guards)
@@ -144,7 +151,7 @@ func askForPlan(ctx context.Context, model llms.Model, attempts int, threshold f
 		attempts = 3
 	}
 	if threshold <= 0 {
-		threshold = DefaultThreshold
+		threshold = defaultThreshold
 	}
 	var problems []plan.Problem
 	var previous string
@@ -199,7 +206,7 @@ func generate(ctx context.Context, model llms.Model, prompt string, opts ...llms
 	if resp == nil {
 		return "", calls, Tokens{}, errors.New("empty response from model")
 	}
-	tok := TokensOf(resp)
+	tok := tokensOf(resp)
 	if len(resp.Choices) == 0 || resp.Choices[0] == nil {
 		return "", calls, tok, errors.New("empty response from model")
 	}

@@ -9,17 +9,17 @@ import (
 	"github.com/stategraph/stategraph/nodes/plan"
 )
 
-// Progressed reports whether a round moved the plan: a step completed or was
+// progressed reports whether a round moved the plan: a step completed or was
 // skipped, or new evidence appeared. A step that completes by repeating
 // finished work — a completed step of before with the same tool, the same
 // input once resolved, and every piece of its evidence — is not progress,
 // and evidence already on a step of before is not new, whichever step
 // found it: checking the same thing again under a new step id moves
-// nothing. A round made only of such repeats (OnlyRepeated) is not
+// nothing. A round made only of such repeats (onlyRepeated) is not
 // progress, but the agent does not count it against
 // Budget.MaxRoundsWithoutProgress either: a revision may have asked for the
 // work again (FullReplan's steps may not depend on the kept ones).
-func Progressed(before plan.Plan, outcomes []StepOutcome) bool {
+func progressed(before plan.Plan, outcomes []StepOutcome) bool {
 	known := map[string]bool{}
 	for _, s := range before.Steps {
 		for _, e := range s.Evidence {
@@ -42,16 +42,16 @@ func Progressed(before plan.Plan, outcomes []StepOutcome) bool {
 	return false
 }
 
-// OnlyRepeated reports whether a round only redid finished work: it has
+// onlyRepeated reports whether a round only redid finished work: it has
 // outcomes, and each completed its step by repeating a completed step of
-// before (same tool, resolved input and evidence, as Progressed judges),
+// before (same tool, resolved input and evidence, as progressed judges),
 // without showing the route blocked. A round with a failed step, a
 // blocked one, or anything new is not. The agent leaves the no-progress
 // streak as it was after such a round (see Budget.MaxRoundsWithoutProgress):
 // a revision that starts over redoes lookups before it reaches new work,
 // while a revision loop still ends, each revision following a round that
 // failed or was blocked.
-func OnlyRepeated(before plan.Plan, outcomes []StepOutcome) bool {
+func onlyRepeated(before plan.Plan, outcomes []StepOutcome) bool {
 	if len(outcomes) == 0 {
 		return false
 	}

@@ -34,7 +34,7 @@ func TestRepeatingTheSameCheckIsNoProgress(t *testing.T) {
 		}, nil
 	}}
 	app := compileAgent(t, cfg, nil)
-	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	require.NotNil(t, out.Stop)
 	require.Equal(t, nodes.BudgetRoundsWithoutProgress, out.Stop.Budget)

@@ -22,8 +22,8 @@ type ToolInfo struct {
 	Input string
 }
 
-// Infos returns name, description and input schema of each tool.
-func Infos(ts []tools.Tool) []ToolInfo {
+// infos returns name, description and input schema of each tool.
+func infos(ts []tools.Tool) []ToolInfo {
 	out := make([]ToolInfo, len(ts))
 	for i, t := range ts {
 		schema := string(inputSchemaOf(t))
@@ -116,7 +116,7 @@ var promptFuncs = template.FuncMap{
 	"indent": func(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") },
 }
 
-// PlannerPromptData fills PlannerTemplate.
+// PlannerPromptData fills a planner's prompt (LLMPlanner.Prompt).
 type PlannerPromptData struct {
 	Goal        string
 	Constraints []string
@@ -127,8 +127,8 @@ type PlannerPromptData struct {
 	Previous    string         // the previous attempt's reply, when it had problems
 }
 
-// PlannerTemplate is the planner's prompt.
-var PlannerTemplate = template.Must(template.New("planner").Funcs(promptFuncs).Parse(`You are a planner. Break the goal into a short plan of tool calls.
+// plannerTemplate is the planner's prompt.
+var plannerTemplate = template.Must(template.New("planner").Funcs(promptFuncs).Parse(`You are a planner. Break the goal into a short plan of tool calls.
 
 Goal: {{.Goal}}
 {{- if .Constraints}}
@@ -171,7 +171,7 @@ Previous reply:
 {{- end}}
 `))
 
-// ReplannerPromptData fills ReplannerTemplate.
+// ReplannerPromptData fills a partial replanner's prompt (PartialReplan.Prompt).
 type ReplannerPromptData struct {
 	Goal        string
 	Constraints []string
@@ -184,9 +184,9 @@ type ReplannerPromptData struct {
 	Previous    string
 }
 
-// ReplannerTemplate is the partial replanner's prompt: completed work is
+// replannerTemplate is the partial replanner's prompt: completed work is
 // given, the remaining steps are to be replaced.
-var ReplannerTemplate = template.Must(template.New("replanner").Funcs(promptFuncs).Parse(`You are revising a plan that is being executed.
+var replannerTemplate = template.Must(template.New("replanner").Funcs(promptFuncs).Parse(`You are revising a plan that is being executed.
 
 Goal: {{.Goal}}
 {{- if .Constraints}}
@@ -238,7 +238,7 @@ Your previous revision was rejected. Fix every problem:
 {{- end}}
 `))
 
-// ResponderPromptData fills ResponderTemplate.
+// ResponderPromptData fills a responder's prompt (LLMResponder.Prompt).
 type ResponderPromptData struct {
 	Goal        string
 	Constraints []string
@@ -253,8 +253,8 @@ type ResponderPromptData struct {
 	Replaced []string // steps that failed and a revision replaced (RespondRequest.Replaced)
 }
 
-// ResponderTemplate is the responder's prompt.
-var ResponderTemplate = template.Must(template.New("responder").Funcs(promptFuncs).Parse(`Answer the user's request from the results below. Cite the evidence for
+// responderTemplate is the responder's prompt.
+var responderTemplate = template.Must(template.New("responder").Funcs(promptFuncs).Parse(`Answer the user's request from the results below. Cite the evidence for
 each claim. Do not invent facts that the results do not show.
 
 Request: {{.Goal}}

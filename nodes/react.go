@@ -66,7 +66,7 @@ type ReActExecutor struct {
 	MaxParallel int
 	// OutputCap is how many bytes of one tool output the model is shown,
 	// as a tool's answer or as a dependency's result (0:
-	// DefaultOutputCap); a longer one is cut with a marker (CapOutput).
+	// 8,000 bytes); a longer one is cut with a marker (CapOutput).
 	// The step's audit records keep every output whole.
 	OutputCap int
 
@@ -84,8 +84,8 @@ type ReActInfo struct {
 	Tokens     Tokens `json:"tokens"`
 }
 
-// DefaultReActModelCalls bounds a ReAct step when MaxModelCalls is zero.
-const DefaultReActModelCalls = 5
+// defaultReActModelCalls bounds a ReAct step when MaxModelCalls is zero.
+const defaultReActModelCalls = 5
 
 // Run runs the step. Like Executor.Run it never panics and reports every
 // failure in the outcome: a model error, an unknown tool (answered to the
@@ -106,7 +106,7 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 	}
 	maxModel := r.MaxModelCalls
 	if maxModel <= 0 {
-		maxModel = DefaultReActModelCalls
+		maxModel = defaultReActModelCalls
 	}
 	allowed := r.allowedTools(step)
 	opts := append([]llms.CallOption{llms.WithTools(toolnode.Definitions(allowed))}, r.Options...)
@@ -133,7 +133,7 @@ func (r *ReActExecutor) Run(ctx context.Context, step plan.Step, results plan.Re
 		}
 		resp, calls, err := callModel(ctx, r.Model, chat.Contents(history), opts...)
 		info.ModelCalls += calls // a ResilientModel's retries included
-		info.Tokens = info.Tokens.Add(TokensOf(resp))
+		info.Tokens = info.Tokens.Add(tokensOf(resp))
 		if calls == 0 && errors.Is(err, ErrModelBudget) && r.byModelShare {
 			return fail(plan.ErrKindOther, fmt.Errorf("step %q: stopped by its share of budget %s: used %d of %d, before a final answer", step.ID, BudgetModelCalls, info.ModelCalls, maxModel))
 		}
@@ -391,7 +391,7 @@ func (r *ReActExecutor) refusal(step plan.Step, tool string, input json.RawMessa
 }
 
 // inputJSON is a tool's input string as a step's JSON input: the text
-// itself when it is JSON, else a JSON string (the inverse of ToolInput).
+// itself when it is JSON, else a JSON string (the inverse of toolInputOf).
 func inputJSON(input string) json.RawMessage {
 	if json.Valid([]byte(input)) {
 		return json.RawMessage(input)

@@ -62,8 +62,8 @@ func (t Trigger) Summary() string {
 	return "cannot run: " + CapOutput(t.Error, 0)
 }
 
-// RoundInput is what the replan node sees after an execution round.
-type RoundInput struct {
+// roundInput is what the replan node sees after an execution round.
+type roundInput struct {
 	Plan     plan.Plan     // with the round's outcomes applied
 	Outcomes []StepOutcome // the round's outcomes
 	Budget   Budget
@@ -72,11 +72,11 @@ type RoundInput struct {
 	// Needs, optional, says which calls the work left needs: the steps
 	// not completed or skipped, and the answer. With it, a spent
 	// MaxToolCalls or MaxModelCalls stops the run only when that work needs
-	// the budget; without it, Decide cannot tell, and any spent counter
+	// the budget; without it, decide cannot tell, and any spent counter
 	// stops the run (Budget.Check). The agent sets it: tool calls for a
 	// step that names a tool or runs as a ReAct step, model calls for a
 	// ReAct step or a Responder other than a TemplateResponder.
-	Needs *CallNeeds
+	Needs *callNeeds
 }
 
 // Decision is the replan node's output.
@@ -85,31 +85,31 @@ type Decision struct {
 	Reason  string      `json:"reason"`
 	Trigger *Trigger    `json:"trigger,omitempty"`
 	Stop    *StopReason `json:"stop,omitempty"`
-	// Plan and Info are set by ReplanRound when Action is revise.
+	// Plan and Info are set when Action is revise.
 	Plan *plan.Plan  `json:"plan,omitempty"`
 	Info *ReplanInfo `json:"info,omitempty"`
 }
 
-// Decide chooses what follows a round, without calling anything:
+// decide chooses what follows a round, without calling anything:
 //
 //   - finish when every step is completed or skipped and no step of the
 //     round showed the route is blocked (a finished plan whose last round
 //     found its premise gone has not answered the request);
 //   - stop when a budget is spent (Budget.Check), naming it — a spent
 //     tool-call or model-call counter only when the work left needs it,
-//     when RoundInput.Needs says what it needs;
+//     when roundInput.Needs says what it needs;
 //   - revise when a step showed the route is blocked, a step failed, or
 //     pending steps can never run (a dependency failed or does not exist) —
 //     or stop, when one more replan would exceed MaxReplans;
 //   - continue when steps are ready;
 //   - blocked otherwise.
-func Decide(in RoundInput) Decision {
+func decide(in roundInput) Decision {
 	p := in.Plan
 	t := findTrigger(in)
 	if p.Done() && t == nil {
 		return Decision{Action: ActionFinish, Reason: "every step is completed or skipped"}
 	}
-	need := CallNeeds{ToolCalls: true, ModelCalls: true}
+	need := callNeeds{ToolCalls: true, ModelCalls: true}
 	if in.Needs != nil {
 		need = *in.Needs
 	}
@@ -131,7 +131,7 @@ func Decide(in RoundInput) Decision {
 	return Decision{Action: ActionBlocked, Reason: "no step is ready and none failed"}
 }
 
-func findTrigger(in RoundInput) *Trigger {
+func findTrigger(in roundInput) *Trigger {
 	for _, o := range in.Outcomes {
 		if o.Blocked && o.Status == plan.StatusCompleted {
 			return &Trigger{Kind: TriggerBlocked, StepID: o.StepID, Tool: o.Tool, BlockReason: o.BlockReason, Impact: o.Impact}
@@ -184,7 +184,7 @@ type ReplanRequest struct {
 	Tools   []tools.Tool
 	// Guards are the guards a revision must pass, set by Revise. A strategy
 	// that chooses among others, like AdaptiveReplanner, checks each
-	// candidate with CheckRevision and moves on when it is rejected; the
+	// candidate with checkRevision and moves on when it is rejected; the
 	// model-backed PartialReplan and FullReplan (through its planner's
 	// PlanRequest.Guards) ask the model again when a guard refuses a plan.
 	Guards []plan.Guard
@@ -219,13 +219,13 @@ type Replanner interface {
 	Replan(ctx context.Context, req ReplanRequest) (plan.Plan, ReplanInfo, error)
 }
 
-// CheckRevision enforces the replan invariants and returns a *plan.ValidationError
+// checkRevision enforces the replan invariants and returns a *plan.ValidationError
 // (matching plan.ErrInvalid and ErrRevisionRejected) listing every violation:
 // the goal is unchanged; every constraint of old is in revised, verbatim;
 // every completed step of old is in revised, still completed, with the same
 // tool, input and result and all its evidence; revised passes plan.Validate and
 // every guard.
-func CheckRevision(old, revised plan.Plan, ts []tools.Tool, guards ...plan.Guard) error {
+func checkRevision(old, revised plan.Plan, ts []tools.Tool, guards ...plan.Guard) error {
 	var probs []plan.Problem
 	if revised.Goal != old.Goal {
 		probs = append(probs, plan.Problem{Kind: plan.ProblemConstraint, Message: fmt.Sprintf("goal changed from %q to %q", old.Goal, revised.Goal)})
@@ -285,8 +285,12 @@ func (e *revisionError) As(target any) bool {
 	return false
 }
 
-// Revise runs a strategy and enforces the invariants (CheckRevision) on its
-// result; it also fills Kept/Removed/Added/Changed in the info. The strategy
+// Revise runs a strategy and enforces the replan invariants on its result
+// (the goal is unchanged; every constraint stays, verbatim; every completed
+// step stays completed with the same tool, input, result and evidence; the
+// revision passes plan.Validate and every guard), returning a
+// *plan.ValidationError matching ErrRevisionRejected that lists every
+// violation; it also fills Kept/Removed/Added/Changed in the info. The strategy
 // sees the guards in req.Guards.
 func Revise(ctx context.Context, r Replanner, req ReplanRequest, guards ...plan.Guard) (plan.Plan, ReplanInfo, error) {
 	req.Guards = guards
@@ -294,7 +298,7 @@ func Revise(ctx context.Context, r Replanner, req ReplanRequest, guards ...plan.
 	if err != nil {
 		return plan.Plan{}, info, err
 	}
-	if err := CheckRevision(req.Plan, p, req.Tools, guards...); err != nil {
+	if err := checkRevision(req.Plan, p, req.Tools, guards...); err != nil {
 		return plan.Plan{}, info, err
 	}
 	info.Kept, info.Removed, info.Added, info.Changed = diffPlans(req.Plan, p)
@@ -344,15 +348,15 @@ func diffPlans(old, revised plan.Plan) (kept, removed, added, changed []string) 
 	return
 }
 
-// ReplanRound is the replan node in one call: Decide, and when the decision
+// replanRound is the replan node in one call: decide, and when the decision
 // is revise, Revise with r. A strategy that cannot help (ErrNoFix) or whose
 // revisions are rejected turns the decision into blocked, with the reason
 // (with an AdaptiveReplanner, only once every strategy failed; the reasons
 // are also in Decision.Info.Failed); any other error (a model transport
 // error) is returned. The caller adds Decision.Info.ModelCalls and one
 // replan to its Usage.
-func ReplanRound(ctx context.Context, in RoundInput, r Replanner, ts []tools.Tool, guards ...plan.Guard) (Decision, error) {
-	d := Decide(in)
+func replanRound(ctx context.Context, in roundInput, r Replanner, ts []tools.Tool, guards ...plan.Guard) (Decision, error) {
+	d := decide(in)
 	if d.Action != ActionRevise {
 		return d, nil
 	}

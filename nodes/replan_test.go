@@ -323,7 +323,7 @@ func TestBlockedRouteInTheLastRoundIsNotAFinish(t *testing.T) {
 		return p, nodes.PlanInfo{Source: "test"}, err
 	})
 	app := compileAgent(t, cfg, nil)
-	out, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	out, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	require.Contains(t, out.Answer(), "Recommendation: switch to warehouse B, standard shipping")
 }

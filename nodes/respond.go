@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"text/template"
 
 	"github.com/stategraph/stategraph/nodes/internal/text"
 	"github.com/stategraph/stategraph/nodes/plan"
@@ -161,16 +162,19 @@ func (t TemplateResponder) Respond(_ context.Context, req RespondRequest) (Respo
 }
 
 // LLMResponder asks a model to write the answer from the results and
-// evidence (ResponderTemplate); when the run ended early, or steps were
+// evidence; when the run ended early, or steps were
 // skipped, the prompt lists what is missing and why, and asks the model to
 // say so.
 //
 // A prompt shows at most OutputCap bytes of each tool output (0:
-// DefaultOutputCap), cut with a marker (CapOutput), and each output once.
+// 8,000 bytes), cut with a marker (CapOutput), and each output once.
 type LLMResponder struct {
 	Model     llms.Model
 	Options   []llms.CallOption
 	OutputCap int
+	// Prompt, optional, replaces the package's responder prompt; it is
+	// executed with a ResponderPromptData.
+	Prompt *template.Template
 }
 
 // Respond implements Responder.
@@ -192,7 +196,7 @@ func (l LLMResponder) Respond(ctx context.Context, req RespondRequest) (Response
 	if early {
 		data.Stopped = why
 	}
-	prompt, err := render(ResponderTemplate, data)
+	prompt, err := render(cmp.Or(l.Prompt, responderTemplate), data)
 	if err != nil {
 		return resp, fmt.Errorf("nodes: render prompt: %w", err)
 	}
@@ -288,7 +292,7 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (_ state.Update[Agent
 	req := RespondRequest{Plan: s.Plan, Outcomes: s.PastSteps, Stop: s.Stop, Blocked: s.Blocked, Audit: s.Audit}
 	if text, ok := a.planAnswer(req); ok {
 		resp := Response{Text: text, Complete: true}
-		return state.Writes(StateResponse.Set(resp), StateUsage.Set(Usage{Wall: a.now().Sub(start)})), nil
+		return state.Writes(fieldResponse.Set(resp), fieldUsage.Set(Usage{Wall: a.now().Sub(start)})), nil
 	}
 	carried := a.ledger.carried(ctx, NodeRespond, s)
 	rctx, al := budgetFor(ctx, a.cfg.Budget, s.Usage, carried)
@@ -357,7 +361,7 @@ func (a *Agent) respond(ctx context.Context, s AgentState) (_ state.Update[Agent
 		resp.Text += "Failed, and replaced by other steps:\n" + strings.Join(gone, "\n")
 	}
 	delta := Usage{ModelCalls: resp.ModelCalls, Wall: a.now().Sub(start)}.AddTokens(resp.Tokens)
-	return state.Writes(StateResponse.Set(resp), StateUsage.Set(delta)), nil
+	return state.Writes(fieldResponse.Set(resp), fieldUsage.Set(delta)), nil
 }
 
 // planAnswer returns the answer the plan's final step wrote (plan.Plan.Answer),

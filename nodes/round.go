@@ -19,8 +19,8 @@ import (
 // after u — Budget.MaxToolCalls one tool call for each step that calls
 // tools, Budget.MaxModelCalls one model call for each ReAct step; the others
 // stay pending for a later round. u must count every call made before the
-// round, the calling node's own included. Decide stops the run before a
-// round when a budget the work left needs is spent (RoundInput.Needs, see
+// round, the calling node's own included. decide stops the run before a
+// round when a budget the work left needs is spent (roundInput.Needs, see
 // Agent.needs); a spent budget the work left does not need stops nothing,
 // and the steps that need no call start. The planner's or a revision's own
 // model calls may still spend the last calls a ready step needs: then that
@@ -99,15 +99,15 @@ func (a *Agent) blockedBy(p plan.Plan, u Usage) *StopReason {
 	return nil
 }
 
-// needs says which calls the work left in p needs (RoundInput.Needs): tool
+// needs says which calls the work left in p needs (roundInput.Needs): tool
 // calls when a step not completed or skipped calls tools (callsTools),
 // model calls when one runs as a ReAct step or when the Responder is not a
 // TemplateResponder (the respond node gives a model responder the generic
 // template when the budget is spent, but that answer is not the one asked
 // for). Failed steps count: a revision most likely runs them again.
-func (a *Agent) needs(p plan.Plan) CallNeeds {
+func (a *Agent) needs(p plan.Plan) callNeeds {
 	_, tmpl := a.cfg.Responder.(TemplateResponder)
-	n := CallNeeds{ModelCalls: !tmpl}
+	n := callNeeds{ModelCalls: !tmpl}
 	for _, s := range p.Steps {
 		if s.Status == plan.StatusCompleted || s.Status == plan.StatusSkipped {
 			continue

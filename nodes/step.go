@@ -29,9 +29,9 @@ func (r stepRun) writes() state.Update[AgentState] {
 	delta := r.Usage
 	delta.ToolCalls = len(audit)
 	return state.Writes(
-		StatePastSteps.Set([]StepOutcome{out}),
-		StateAudit.Set(audit),
-		StateUsage.Set(delta),
+		fieldPastSteps.Set([]StepOutcome{out}),
+		fieldAudit.Set(audit),
+		fieldUsage.Set(delta),
 	)
 }
 
@@ -66,7 +66,7 @@ func (a *Agent) runStep(ctx context.Context, s AgentState, step plan.Step, resul
 		r.MaxToolCalls, r.byShare = callLimit(r.MaxToolCalls, share)
 		perStep := r.MaxModelCalls
 		if perStep <= 0 {
-			perStep = DefaultReActModelCalls
+			perStep = defaultReActModelCalls
 		}
 		r.MaxModelCalls, r.byModelShare = callLimit(perStep, modelShare)
 		rctx := streaming(sctx, a.stream, NodeExecute, step.ID)

@@ -1,6 +1,7 @@
 package nodes
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"text/template"
 
 	"github.com/stategraph/stategraph/nodes/internal/text"
 	"github.com/stategraph/stategraph/nodes/plan"
@@ -173,7 +175,7 @@ func keptSteps(p plan.Plan) []plan.Step {
 // and input) are dropped; other id clashes are problems the model must fix.
 //
 // The model's prompt shows at most OutputCap bytes of each completed
-// step's result (0: DefaultOutputCap), cut with a marker (CapOutput).
+// step's result (0: 8,000 bytes), cut with a marker (CapOutput).
 type PartialReplan struct {
 	Template    func(req ReplanRequest) ([]plan.Step, error)
 	Model       llms.Model
@@ -181,6 +183,9 @@ type PartialReplan struct {
 	Threshold   float64
 	Options     []llms.CallOption
 	OutputCap   int
+	// Prompt, optional, replaces the package's replanner prompt; it is
+	// executed with a ReplannerPromptData.
+	Prompt *template.Template
 }
 
 // Replan implements Replanner.
@@ -214,12 +219,12 @@ func (r PartialReplan) Replan(ctx context.Context, req ReplanRequest) (plan.Plan
 		}
 	}
 	data := ReplannerPromptData{Goal: req.Plan.Goal, Constraints: req.Plan.Constraints, Completed: capSteps(kept, r.OutputCap), Remaining: remaining,
-		Trigger: req.Trigger, Tools: Infos(req.Tools), Schema: plan.Schema}
+		Trigger: req.Trigger, Tools: infos(req.Tools), Schema: plan.Schema}
 	var pi PlanInfo
 	np, err := askForPlan(ctx, r.Model, r.MaxAttempts, r.Threshold, r.Options, &pi,
 		func(problems []plan.Problem, previous string) (string, error) {
 			data.Problems, data.Previous = problems, previous
-			return render(ReplannerTemplate, data)
+			return render(cmp.Or(r.Prompt, replannerTemplate), data)
 		},
 		func(p plan.Plan) plan.Score { return guardedScore(merge(p.Steps), req.Tools, req.Guards) })
 	info.ModelCalls, info.Tokens = pi.ModelCalls, pi.Tokens
@@ -314,8 +319,8 @@ func renameSteps(steps []plan.Step, taken map[string]bool) []plan.Step {
 // findings are the reason to revise); otherwise a plan less than
 // EarlyFraction (default 0.3) done goes to Full, and the rest to Partial.
 //
-// Each strategy's revision is checked with CheckRevision (with the request's
-// Guards) as soon as it is made. When the chosen strategy is nil, has no fix
+// Each strategy's revision is checked against the invariants (see Revise;
+// with the request's Guards) as soon as it is made. When the chosen strategy is nil, has no fix
 // (ErrNoFix), or its revision is rejected (ErrRevisionRejected: an
 // incremental fix onto a tool a guard refuses, say) or its plans are
 // (ErrPlanRejected), the next one is tried (Partial, then Full), and the
@@ -367,7 +372,7 @@ func (a AdaptiveReplanner) Replan(ctx context.Context, req ReplanRequest) (plan.
 		}
 		total.Strategy = "adaptive:" + strategy
 		if err == nil {
-			err = CheckRevision(req.Plan, p, req.Tools, req.Guards...)
+			err = checkRevision(req.Plan, p, req.Tools, req.Guards...)
 		}
 		if err == nil {
 			return p, total, nil

@@ -31,7 +31,7 @@ func TestTheAgentStreamsTheTokensOfItsModelCalls(t *testing.T) {
 	chunks := map[string][]string{} // by node
 	var calls []nodes.ModelCall
 	var final nodes.AgentState
-	for ev, err := range app.Stream(t.Context(), nodes.InputFor(c.Request()), graph.StreamModes(graph.Messages, graph.Custom, graph.Values)) {
+	for ev, err := range app.Stream(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...), graph.StreamModes(graph.Messages, graph.Custom, graph.Values)) {
 		require.NoError(t, err)
 		switch ev.Mode {
 		case graph.Messages:
@@ -65,7 +65,7 @@ func TestTheAgentDoesNotStreamUnlessAsked(t *testing.T) {
 		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
 	)
 	app, c := agentOn(t, srv, nodes.Budget{})
-	_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	_, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	for _, r := range srv.Requests() {
 		require.NotContains(t, r, `"stream":true`)
@@ -80,7 +80,7 @@ func TestTokenStreamingAsksForNoStreamUnderInvoke(t *testing.T) {
 		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
 	)
 	app, c := agentOn(t, srv, nodes.Budget{MaxModelCalls: 10}, nodes.WithTokenStreaming())
-	_, err := app.Invoke(t.Context(), nodes.InputFor(c.Request()))
+	_, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
 	require.Len(t, srv.Requests(), 3)
 	for _, r := range srv.Requests() {

@@ -36,6 +36,8 @@ const screenshotsEnv = "STATEGRAPH_STUDIO_SCREENSHOTS"
 // deliveryDB writes the database a newcomer has after two runs of the
 // plan-and-execute example: thread "done" answered, thread "ask" started
 // with -approve and declined at the prompt, so it waits before respond.
+// Both run round by round (-rounds), one execute task per step, the
+// timeline the browser tests walk step by step.
 func deliveryDB(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -43,10 +45,10 @@ func deliveryDB(t *testing.T) string {
 	out, err := exec.Command("go", "build", "-o", example, "../../examples/planexecute").CombinedOutput()
 	require.NoError(t, err, "build the example: %s", out)
 	db := filepath.Join(dir, "delivery.db")
-	run := exec.Command(example, "-db", db, "-thread", "done")
+	run := exec.Command(example, "-rounds", "-db", db, "-thread", "done")
 	out, err = run.CombinedOutput()
 	require.NoError(t, err, "run the example: %s", out)
-	ask := exec.Command(example, "-db", db, "-thread", "ask", "-approve")
+	ask := exec.Command(example, "-rounds", "-db", db, "-thread", "ask", "-approve")
 	ask.Stdin = strings.NewReader("n\n")
 	out, err = ask.CombinedOutput()
 	var exit *exec.ExitError

@@ -12,24 +12,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// With -eager a round is one execute task whose steps are reported as they
-// start and end; a Ctrl-C in the middle of the parallel round, after
+// By default (eager steps) a round is one execute task whose steps are
+// reported as they start and end; a Ctrl-C in the middle of the parallel round, after
 // b_stock finished, is resumed without running b_stock again.
 func TestEagerRunIsResumedWithoutRerunningFinishedSteps(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "runs.db")
-	cmd := command(t, dir, "-eager", "-thread", "t-eager", "-db", db)
+	cmd := command(t, dir, "-thread", "t-eager", "-db", db)
 	cmd.Env = env(slowToolsEnv + "=shipping_quote")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	out1 := readUntilInterrupted(t, cmd, stdout, "✓ b_stock:", "(test hook) shipping_quote blocks")
 	require.Contains(t, out1, "(one task: each step as soon as the steps it depends on complete)")
-	require.Contains(t, out1, "go run ./examples/planexecute -resume -thread t-eager -db "+db+" -eager")
+	require.Contains(t, out1, "go run ./examples/planexecute -resume -thread t-eager -db "+db+"\n")
 	require.NotContains(t, out1, "Recommendation")
 
-	res := execute(t, command(t, dir, "-resume", "-eager", "-thread", "t-eager", "-db", db), "")
+	res := execute(t, command(t, dir, "-resume", "-thread", "t-eager", "-db", db), "")
 	require.Equal(t, exitOK, res.Code, res.Stderr)
 	out2 := res.Stdout
 	requireRecommendation(t, out2)

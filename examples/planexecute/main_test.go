@@ -68,23 +68,48 @@ func TestDefaultRunReachesTheRecommendation(t *testing.T) {
 	out := res.Stdout
 	requireRecommendation(t, out)
 	// The progress: nodes starting and ending, the plan as a numbered
-	// list, the replan and why, the parallel round.
+	// list, each step of a round as it starts and ends (eager steps, the
+	// default), the replan and why.
 	for _, want := range []string{
 		"thread o1001-",
 		"▶ planner", "✓ planner", "a plan of 4 steps",
 		"1.   order", "3.   deliver_a",
-		"✓ execute stock_a", "BLOCKED — warehouse A has no stock",
+		"▶ execute order, stock_a, deliver_a, answer (one task: each step as soon as the steps it depends on complete)",
+		"  ▶ stock_a", "✓ stock_a: BLOCKED — warehouse A has no stock",
+		"✓ execute (", "the round ended, 2 steps ran",
 		"REPLAN (adaptive:partial:template)", "why: step \"stock_a\" succeeded and showed the route is blocked",
 		"kept order, stock_a · removed deliver_a, answer · added b_stock, b_express, b_standard, recommend",
 		"revised plan:", "1. ✓ order",
-		"▶ execute b_stock, b_express, b_standard (in parallel",
+		"▶ execute b_stock, b_express, b_standard, recommend (one task",
+		"✓ b_standard: candidate: arrives Friday 16:00, extra 10", "the round ended, 4 steps ran",
+		"✓ respond", "2 rounds, 1 replan(s), 5 tool calls",
+	} {
+		require.Contains(t, out, want)
+	}
+	require.NotContains(t, out, "(in parallel, one task each)")
+	require.Len(t, toolCalls(out), 5)
+	require.NotContains(t, out, "change_order")
+	require.FileExists(t, filepath.Join(dir, defaultDB), "the checkpoints are in the working directory")
+}
+
+// -rounds runs the plan round by round: each step is its own execute task,
+// the steps of a round in parallel, each round waiting for its slowest step.
+func TestRoundsFlagRunsRoundByRound(t *testing.T) {
+	t.Parallel()
+	res := execute(t, command(t, t.TempDir(), "-rounds"), "")
+	require.Equal(t, exitOK, res.Code, res.Stderr)
+	out := res.Stdout
+	requireRecommendation(t, out)
+	for _, want := range []string{
+		"✓ execute stock_a", "BLOCKED — warehouse A has no stock",
+		"REPLAN (adaptive:partial:template)",
+		"▶ execute b_stock, b_express, b_standard (in parallel, one task each)",
 		"✓ respond", "4 rounds, 1 replan(s), 5 tool calls",
 	} {
 		require.Contains(t, out, want)
 	}
+	require.NotContains(t, out, "(one task: each step as soon as")
 	require.Len(t, toolCalls(out), 5)
-	require.NotContains(t, out, "change_order")
-	require.FileExists(t, filepath.Join(dir, defaultDB), "the checkpoints are in the working directory")
 }
 
 func TestCtrlCLeavesTheThreadResumable(t *testing.T) {
@@ -92,9 +117,10 @@ func TestCtrlCLeavesTheThreadResumable(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "runs.db")
 
-	// The shipping quotes block until the run is cancelled, so the
-	// interrupt lands in the middle of the parallel round, after b_stock.
-	cmd := command(t, dir, "-thread", "t-ctrl-c", "-db", db)
+	// Round by round (-rounds; eager_test.go covers the default): the
+	// shipping quotes block until the run is cancelled, so the interrupt
+	// lands in the middle of the parallel round, after b_stock.
+	cmd := command(t, dir, "-rounds", "-thread", "t-ctrl-c", "-db", db)
 	cmd.Env = env(slowToolsEnv + "=shipping_quote")
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
@@ -121,10 +147,10 @@ func TestCtrlCLeavesTheThreadResumable(t *testing.T) {
 	require.Equal(t, exitInterrupted, ee.ExitCode(), stderr.String())
 	out1 := first.String()
 	require.Contains(t, out1, "Interrupted. The thread is saved and resumable")
-	require.Contains(t, out1, "go run ./examples/planexecute -resume -thread t-ctrl-c -db "+db)
+	require.Contains(t, out1, "go run ./examples/planexecute -resume -thread t-ctrl-c -db "+db+" -rounds\n")
 	require.NotContains(t, out1, "Recommendation")
 
-	res := execute(t, command(t, dir, "-resume", "-thread", "t-ctrl-c", "-db", db), "")
+	res := execute(t, command(t, dir, "-resume", "-rounds", "-thread", "t-ctrl-c", "-db", db), "")
 	require.Equal(t, exitOK, res.Code, res.Stderr)
 	out2 := res.Stdout
 	requireRecommendation(t, out2)
@@ -187,7 +213,8 @@ func TestDelayLeavesTimeForCtrlC(t *testing.T) {
 	require.Contains(t, res.Stdout, "each tool call takes 1h0m0s (-delay)")
 	require.Contains(t, res.Stdout, "Interrupted. The thread is saved and resumable")
 	require.Contains(t, res.Stdout, "To finish it: go run ./examples/planexecute -resume -thread demo\n")
-	require.NotContains(t, res.Stdout, "✓ execute order", "the call was cut off")
+	require.Contains(t, res.Stdout, "  ▶ order")
+	require.NotContains(t, res.Stdout, "✓ order:", "the call was cut off")
 
 	// The documented second command: the plan is not made again; the cut-off
 	// lookup and everything after it run, without the delay.
@@ -205,8 +232,8 @@ func TestDelaySlowsEachToolCall(t *testing.T) {
 	res := execute(t, command(t, t.TempDir(), "-delay", "100ms"), "")
 	require.Equal(t, exitOK, res.Code, res.Stderr)
 	requireRecommendation(t, res.Stdout)
-	// Three rounds call tools (order, stock_a, then three in parallel): at
-	// least three delays, whatever the machine.
+	// Three tool calls in a chain (order, stock_a, then three quotes and
+	// checks in parallel): at least three delays, whatever the machine.
 	m := regexp.MustCompile(`Done in ([0-9.]+)s`).FindStringSubmatch(res.Stdout)
 	require.Len(t, m, 2, res.Stdout)
 	took, err := time.ParseDuration(m[1] + "s")
@@ -279,8 +306,9 @@ func TestMermaidFile(t *testing.T) {
 	require.Contains(t, graphBlock, "__start__ --> planner;")
 	require.Contains(t, graphBlock, "replan -.-> respond;")
 	require.Contains(t, pathBlock, "thread t-mermaid")
-	require.Contains(t, pathBlock, "s5_replan --> s6_execute;")
-	require.Contains(t, pathBlock, "s10_respond --> __end__;")
+	require.Contains(t, pathBlock, "s3_replan --> s4_execute;")
+	require.Contains(t, pathBlock, "s5_replan --> s6_respond;")
+	require.Contains(t, pathBlock, "s6_respond --> __end__;")
 }
 
 func TestBadInvocations(t *testing.T) {

@@ -7,7 +7,7 @@
 //	OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 go run ./examples/tracing   # to a collector
 //
 // Its flags are planexecute's (-model, -thread, -resume, -approve, -db,
-// -mermaid, -delay, -eager) plus -spans. Standard output is the same
+// -mermaid, -delay, -rounds) plus -spans. Standard output is the same
 // progress and answer as planexecute's, then one line saying where the
 // spans went. The OTLP/HTTP exporter reads the rest of its configuration
 // (headers, timeout, compression, certificates) from the standard

@@ -23,7 +23,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	s, err := app.Invoke(context.Background(), nodes.InputFor(c.Request()))
+	s, err := app.Invoke(context.Background(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -62,7 +62,7 @@ type Step struct {
 type Plan struct {
 	Goal string `json:"goal"`
 	// Constraints are the user's constraints, verbatim. A replan may add to
-	// them but never remove or alter one (see nodes.CheckRevision).
+	// them but never remove or alter one (see nodes.Revise).
 	Constraints []string `json:"constraints,omitempty"`
 	Steps       []Step   `json:"steps"`
 	// Replaced are the failed steps a revision removed, with their errors

@@ -32,7 +32,7 @@ func ExampleInstrument() {
 	if err != nil {
 		panic(err)
 	}
-	if _, err := app.Invoke(context.Background(), nodes.InputFor(c.Request()), graph.WithThread("o1001")); err != nil {
+	if _, err := app.Invoke(context.Background(), nodes.NewInput(c.Goal(), c.Constraints()...), graph.WithThread("o1001")); err != nil {
 		panic(err)
 	}
 	tools := 0

@@ -31,7 +31,7 @@ type config struct {
 	db      string
 	mermaid string
 	delay   time.Duration // how long each simulated tool call takes
-	eager   bool          // start each step as soon as its dependencies complete
+	rounds  bool          // run the plan round by round (nodes.WithRoundByRound)
 	prog    Program       // the program these flags are for
 }
 
@@ -48,7 +48,7 @@ func parseFlags(p Program, args []string, stderr io.Writer) (config, int) {
 	fs.BoolVar(&cfg.approve, "approve", false, "ask for approval (y/n on standard input) before the final answer")
 	fs.StringVar(&cfg.db, "db", defaultDB, "the SQLite checkpoint database `PATH`")
 	fs.StringVar(&cfg.mermaid, "mermaid", "", "write the graph and the path this run took to `FILE` (Markdown with Mermaid blocks)")
-	fs.BoolVar(&cfg.eager, "eager", false, "start each step of the plan as soon as the steps it depends on complete (one execute task per round) instead of round by round")
+	fs.BoolVar(&cfg.rounds, "rounds", false, "run the plan round by round (one execute task per step, each round waiting for its slowest step) instead of starting each step as soon as the steps it depends on complete")
 	fs.DurationVar(&cfg.delay, "delay", 0, "make each simulated tool call take `DURATION` (such as 2s; default 0, no delay), time enough to press Ctrl-C and try -resume;\nthe case's time budget is one minute of running time, so keep it under 15s")
 	if p.Flags != nil {
 		p.Flags(fs)
@@ -123,8 +123,8 @@ func (c config) resumeCommand() string {
 	if c.model != "" {
 		cmd += " -model " + c.model
 	}
-	if c.eager {
-		cmd += " -eager"
+	if c.rounds {
+		cmd += " -rounds"
 	}
 	return cmd
 }

@@ -22,8 +22,8 @@ type progress struct {
 	execStep int                  // the step whose execute tasks were announced
 	calls    int                  // tool calls made by this process
 	streamed strings.Builder      // the answer's tokens, as the responder's model wrote them
-	// eager says each execute task runs a whole round (-eager), its
-	// steps reported as they start and end (nodes.StepEvent).
+	// eager says each execute task runs a whole round (the default; not
+	// -rounds), its steps reported as they start and end (nodes.StepEvent).
 	eager bool
 }
 

@@ -65,10 +65,8 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 	// A model's answer is printed as it arrives (the offline responder
 	// makes no model call: nothing streams).
 	opts := []nodes.AgentOption{nodes.WithTokenStreaming()}
-	if cfg.eager {
-		opts = append(opts, nodes.WithEagerSteps(0))
-	} else {
-		// Round by round unless -eager, so each step shows as its own task.
+	if cfg.rounds {
+		// Round by round: each step shows as its own task.
 		opts = append(opts, nodes.WithRoundByRound())
 	}
 	agent, err := nodes.NewAgent(acfg, opts...)
@@ -81,7 +79,7 @@ func run(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Wri
 	}
 
 	p := newProgress(stdout)
-	p.eager = cfg.eager
+	p.eager = !cfg.rounds
 	fmt.Fprintf(stdout, "Plan-and-execute: %s\n", c.Goal())
 	fmt.Fprintf(stdout, "constraints: %s\n", strings.Join(c.Constraints(), " · "))
 	fmt.Fprintf(stdout, "setup: %s\n", setup)
@@ -147,7 +145,7 @@ func (r *runner) run(ctx context.Context, c *delivery.Case) int {
 		fmt.Fprintf(r.out, "Resuming after graph step %d: %s. Work already saved is not done again.\n\n",
 			snap.Metadata.Step, pending(snap.Tasks))
 	} else {
-		input = nodes.InputFor(c.Request())
+		input = nodes.NewInput(c.Goal(), c.Constraints()...)
 	}
 
 	approved := false

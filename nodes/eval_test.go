@@ -9,13 +9,14 @@ import (
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/internal/delivery"
 	"github.com/stategraph/stategraph/nodes"
+	"github.com/stategraph/stategraph/nodes/eval"
 	"github.com/stretchr/testify/require"
 )
 
-func TestEvaluate(t *testing.T) {
+func TestEval(t *testing.T) {
 	t.Parallel()
 	c := delivery.New()
-	cases := []nodes.EvalCase{{
+	cases := []eval.Case{{
 		Name: "o1001", Goal: c.Goal(), Constraints: c.Constraints(),
 		Check: func(s nodes.AgentState) error {
 			if !strings.Contains(s.Answer(), "switch to warehouse B, standard shipping") {
@@ -38,7 +39,7 @@ func TestEvaluate(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			app := compileAgent(t, delivery.New().AgentConfig(), tc.copts)
-			rep, err := nodes.Evaluate(t.Context(), app, cases)
+			rep, err := eval.Run(t.Context(), app, cases)
 			require.NoError(t, err)
 			require.Len(t, rep.Results, 4)
 			ok := []bool{rep.Results[0].OK, rep.Results[1].OK, rep.Results[2].OK, rep.Results[3].OK}
@@ -47,7 +48,7 @@ func TestEvaluate(t *testing.T) {
 			require.Contains(t, rep.Results[3].Error, "no plan template matches the goal")
 			require.InDelta(t, 0.5, rep.SuccessRate, 1e-9)
 			r0 := rep.Results[0]
-			require.Equal(t, nodes.EvalResult{Name: "o1001", OK: true, Duration: r0.Duration, Steps: 6, Replans: 1, ToolCalls: 5, Answer: r0.Answer}, r0)
+			require.Equal(t, eval.Result{Name: "o1001", OK: true, Duration: r0.Duration, Steps: 6, Replans: 1, ToolCalls: 5, Answer: r0.Answer}, r0)
 			require.InDelta(t, 4.5, rep.MeanSteps, 1e-9) // 6, 6, 6, 0
 			require.InDelta(t, 0.75, rep.MeanReplans, 1e-9)
 			require.InDelta(t, 3.75, rep.MeanToolCalls, 1e-9)
@@ -57,11 +58,11 @@ func TestEvaluate(t *testing.T) {
 	}
 }
 
-func TestEvaluateCountsModelCallsAndTokens(t *testing.T) {
+func TestEvalCountsModelCallsAndTokens(t *testing.T) {
 	t.Parallel()
 	c, m := delivery.New(), deliveryModel()
 	app := compileAgent(t, modelDeliveryConfig(c, m), nil)
-	rep, err := nodes.Evaluate(t.Context(), app, []nodes.EvalCase{{Name: "o1001", Goal: c.Goal(), Constraints: c.Constraints()}})
+	rep, err := eval.Run(t.Context(), app, []eval.Case{{Name: "o1001", Goal: c.Goal(), Constraints: c.Constraints()}})
 	require.NoError(t, err)
 	require.Equal(t, 1.0, rep.SuccessRate)
 	require.Equal(t, 3, rep.Results[0].ModelCalls)

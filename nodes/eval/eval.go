@@ -1,4 +1,4 @@
-package nodes
+package eval
 
 import (
 	"context"
@@ -7,54 +7,55 @@ import (
 	"time"
 
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/internal/text"
 )
 
-// EvalCase is one question for Evaluate: a goal, its constraints, and a
+// Case is one question for Run: a goal, its constraints, and a
 // check of the final state (nil: success is a complete response).
-type EvalCase struct {
+type Case struct {
 	Name        string
 	Goal        string
 	Constraints []string
 	// Check returns nil when the final state is a success, or why not.
-	Check func(s AgentState) error
+	Check func(s nodes.AgentState) error
 }
 
-// EvalResult is how the agent did on one case.
-type EvalResult struct {
+// Result is how the agent did on one case.
+type Result struct {
 	Name     string        `json:"name"`
 	OK       bool          `json:"ok"`
 	Error    string        `json:"error,omitempty"` // the run's error or the failed check
 	Duration time.Duration `json:"duration_ns"`
 	// Steps counts the steps run (outcomes), Replans the plan revisions.
-	Steps      int    `json:"steps"`
-	Replans    int    `json:"replans"`
-	ModelCalls int    `json:"model_calls"`
-	ToolCalls  int    `json:"tool_calls"`
-	Tokens     Tokens `json:"tokens"` // where the model reports them
-	Stop       string `json:"stop,omitempty"`
-	Answer     string `json:"answer,omitempty"`
+	Steps      int          `json:"steps"`
+	Replans    int          `json:"replans"`
+	ModelCalls int          `json:"model_calls"`
+	ToolCalls  int          `json:"tool_calls"`
+	Tokens     nodes.Tokens `json:"tokens"` // where the model reports them
+	Stop       string       `json:"stop,omitempty"`
+	Answer     string       `json:"answer,omitempty"`
 }
 
-// EvalReport sums up an evaluation.
-type EvalReport struct {
-	Results        []EvalResult  `json:"results"`
+// Report sums up an evaluation.
+type Report struct {
+	Results        []Result      `json:"results"`
 	SuccessRate    float64       `json:"success_rate"` // in [0, 1]
 	MeanTime       time.Duration `json:"mean_time_ns"`
 	MeanSteps      float64       `json:"mean_steps"`
 	MeanReplans    float64       `json:"mean_replans"`
 	MeanModelCalls float64       `json:"mean_model_calls"`
 	MeanToolCalls  float64       `json:"mean_tool_calls"`
-	Tokens         Tokens        `json:"tokens"` // total over the cases
+	Tokens         nodes.Tokens  `json:"tokens"` // total over the cases
 }
 
-// Evaluate runs the compiled agent once per case, one after the other, and
+// Run runs the compiled agent once per case, one after the other, and
 // reports success rate, mean time, steps, replans, model and tool calls, and
 // tokens. When the graph has a checkpointer each case runs on its own
 // thread ("eval-<n>"), unless opts name one. A run's error is a failed case,
-// not an error of Evaluate; only a cancelled ctx stops it early.
-func Evaluate(ctx context.Context, app *graph.Compiled[AgentState], cases []EvalCase, opts ...graph.RunOption) (EvalReport, error) {
-	var rep EvalReport
+// not an error of Run; only a cancelled ctx stops it early.
+func Run(ctx context.Context, app *graph.Compiled[nodes.AgentState], cases []Case, opts ...graph.RunOption) (Report, error) {
+	var rep Report
 	for i, c := range cases {
 		if err := ctx.Err(); err != nil {
 			return rep, err
@@ -64,11 +65,11 @@ func Evaluate(ctx context.Context, app *graph.Compiled[AgentState], cases []Eval
 			callOpts = append([]graph.RunOption{graph.WithThread(fmt.Sprintf("eval-%d", i))}, opts...)
 		}
 		start := time.Now()
-		s, err := app.Invoke(ctx, NewInput(c.Goal, c.Constraints...), callOpts...)
-		res := EvalResult{
+		s, err := app.Invoke(ctx, nodes.NewInput(c.Goal, c.Constraints...), callOpts...)
+		res := Result{
 			Name: c.Name, Duration: time.Since(start),
 			Steps: len(s.PastSteps), Replans: s.Usage.Replans, ModelCalls: s.Usage.ModelCalls, ToolCalls: s.Usage.ToolCalls,
-			Tokens: Tokens{Prompt: s.Usage.PromptTokens, Completion: s.Usage.CompletionTokens, Total: s.Usage.TotalTokens},
+			Tokens: nodes.Tokens{Prompt: s.Usage.PromptTokens, Completion: s.Usage.CompletionTokens, Total: s.Usage.TotalTokens},
 			Answer: s.Answer(),
 		}
 		if s.Stop != nil {
@@ -94,12 +95,12 @@ func Evaluate(ctx context.Context, app *graph.Compiled[AgentState], cases []Eval
 	return rep, nil
 }
 
-func (r *EvalReport) add(res EvalResult) {
+func (r *Report) add(res Result) {
 	r.Results = append(r.Results, res)
 	r.Tokens = r.Tokens.Add(res.Tokens)
 }
 
-func (r *EvalReport) finish() {
+func (r *Report) finish() {
 	n := len(r.Results)
 	if n == 0 {
 		return
@@ -125,7 +126,7 @@ func (r *EvalReport) finish() {
 
 // String renders the report as a small table, one line per case and a
 // summary line.
-func (r EvalReport) String() string {
+func (r Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-20s %-4s %6s %7s %6s %5s %7s  %s\n", "case", "ok", "steps", "replans", "model", "tools", "tokens", "error")
 	for _, res := range r.Results {
