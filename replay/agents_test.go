@@ -82,7 +82,7 @@ func TestThePlanAndExecuteAgentReplaysOfflineWithAnIdenticalHistory(t *testing.T
 	live := delivery.New()
 	app, err := build(live, true).Compile(graph.WithCheckpointer(saver))
 	require.NoError(t, err)
-	want, err := app.Invoke(t.Context(), nodes.InputFor(live.Request()), graph.WithThread("pe"))
+	want, err := app.Invoke(t.Context(), nodes.NewInput(live.Goal(), live.Constraints()...), graph.WithThread("pe"))
 	require.NoError(t, err)
 
 	again := delivery.New()
