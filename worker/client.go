@@ -273,7 +273,7 @@ func (c *Client) Saver() checkpoint.Saver { return c.saver }
 
 // tables holds the quoted, possibly schema-qualified, table names.
 type tables struct {
-	migrations, runs, riverJob, workers, followers string
+	migrations, runs, riverJob, workers, followers, leases string
 }
 
 func newTables(schema string) tables {
@@ -289,5 +289,6 @@ func newTables(schema string) tables {
 		riverJob:   name("river_job"),
 		workers:    name("stategraph_workers"),
 		followers:  name("stategraph_followers"),
+		leases:     name("stategraph_leases"), // checkpoint/postgres's, for a run's deferred lease release
 	}
 }
