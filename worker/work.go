@@ -55,6 +55,12 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 	}
 	ctx, untrack := c.track(ctx, job.ID, a.RunID)
 	defer untrack()
+	if c.fleet.n > 0 {
+		if err := c.fleet.gate.enter(ctx); err != nil {
+			return fmt.Errorf("worker: run %s on thread %q: wait for a slot of the fleet's %d: %w", a.RunID, a.Thread, c.fleet.n, err)
+		}
+		defer c.fleet.gate.leave()
+	}
 	cl, err := c.claim(ctx, job)
 	if err != nil {
 		return fmt.Errorf("worker: run %s on thread %q: take the thread: %w", a.RunID, a.Thread, err)
