@@ -16,11 +16,11 @@ import (
 // number) that a Client holds on a connection of its own. A Client
 // executes at most as many runs at once as it holds slots, so the fleet
 // never executes more than n. A process that dies loses its session, and
-// the server frees its slots with it; the other Clients take them at their
-// next heartbeat. Each heartbeat a Client aims for its share of the
-// slots (n over the queue's live workers, rounded up, at most its
-// workers), takes free ones when it has fewer and gives back idle ones
-// when it has more, so that slots follow the processes.
+// the server frees its slots with it. Slots follow the work: a Client
+// whose runs wait for a slot takes free ones at its next balance (every
+// slotBalance), and a Client gives back the slots that were idle (more
+// than its running and waiting runs) at two balances in a row, so no
+// process sits on slots that another needs.
 
 // WithFleetLimit bounds the runs that all the Clients of this schema and
 // queue with the same limit execute at once to n (0, the default: no
@@ -36,16 +36,18 @@ type fleetSlots struct {
 	conn *pgx.Conn    // the session that holds the slots
 	held map[int]bool // slot numbers held
 	gate gate         // runs at once: at most len(held)
+	idle int          // slots idle at the last balance
 	stop chan struct{}
 	done chan struct{}
 }
 
 // gate counts runs at once against a limit that may change.
 type gate struct {
-	mu    sync.Mutex
-	limit int
-	busy  int
-	wake  chan struct{} // closed when limit grows or busy falls
+	mu      sync.Mutex
+	limit   int
+	busy    int
+	waiting int
+	wake    chan struct{} // closed when limit grows or busy falls
 }
 
 func (g *gate) init() {
@@ -66,11 +68,19 @@ func (g *gate) enter(ctx context.Context) error {
 			return nil
 		}
 		w := g.wake
+		g.waiting++
 		g.mu.Unlock()
+		var err error
 		select {
 		case <-w:
 		case <-ctx.Done():
-			return context.Cause(ctx)
+			err = context.Cause(ctx)
+		}
+		g.mu.Lock()
+		g.waiting--
+		g.mu.Unlock()
+		if err != nil {
+			return err
 		}
 	}
 }
@@ -89,11 +99,15 @@ func (g *gate) signal() {
 	g.wake = make(chan struct{})
 }
 
+// slotBalance is how often a Client gives back idle slots and looks for
+// free ones for runs that still wait.
+const slotBalance = 200 * time.Millisecond
+
 // slotKey is the first key of the slots' advisory locks, as the server
 // computes it from the schema and queue.
 const slotKey = `hashtext('stategraph/fleet/' || $1::text || '/' || $2::text)`
 
-// startFleet opens the slots' session and takes the Client's first share.
+// startFleet opens the session of the Client's slots and starts their balance.
 func (c *Client) startFleet(ctx context.Context) error {
 	f := &c.fleet
 	if f.n <= 0 {
@@ -128,11 +142,11 @@ func (c *Client) stopFleet() {
 	<-f.done
 }
 
-// keepSlots balances the Client's slots every heartbeat until stopped,
-// then closes their session.
+// keepSlots balances the Client's slots every slotBalance until stopped;
+// then it closes their session.
 func (c *Client) keepSlots(stop, done chan struct{}) {
 	defer close(done)
-	tick := time.NewTicker(c.beat)
+	tick := time.NewTicker(slotBalance)
 	defer tick.Stop()
 	for {
 		select {
@@ -142,15 +156,15 @@ func (c *Client) keepSlots(stop, done chan struct{}) {
 			cancel()
 			return
 		case <-tick.C:
-			ctx, cancel := context.WithTimeout(context.Background(), c.beat)
-			_ = c.balanceSlots(ctx) // tried again next beat
-			cancel()
 		}
+		ctx, cancel := context.WithTimeout(context.Background(), c.beat)
+		_ = c.balanceSlots(ctx) // tried again at the next balance
+		cancel()
 	}
 }
 
-// balanceSlots takes free slots up to the Client's share, or gives back
-// idle ones above it. A session lost (the database restarted) holds
+// balanceSlots takes free slots for the Client's waiting runs, or gives
+// back the slots neither a running nor a waiting run needs. A session lost (the database restarted) holds
 // nothing: its slots are forgotten and a new session takes others.
 func (c *Client) balanceSlots(ctx context.Context) error {
 	f := &c.fleet
@@ -165,12 +179,17 @@ func (c *Client) balanceSlots(ctx context.Context) error {
 		}
 		f.conn = conn
 	}
-	var live int
-	if err := f.conn.QueryRow(ctx, `SELECT count(*) FROM `+c.t.workers+` WHERE queue = $1 AND heartbeat_at > now() - $2::interval`,
-		c.queue, c.deadAfter.String()).Scan(&live); err != nil {
-		return c.slotsLost(ctx, err)
+	f.gate.mu.Lock()
+	want := min(c.workers, f.n, f.gate.busy+f.gate.waiting)
+	f.gate.mu.Unlock()
+	// A slot is given back only when it was idle at the last balance too:
+	// between one run's end and the next run's fetch it stays.
+	if idle := len(f.held) - want; idle > 0 {
+		want = len(f.held) - min(idle, f.idle)
+		f.idle = idle
+	} else {
+		f.idle = 0
 	}
-	want := min(c.workers, f.n, (f.n+max(live, 1)-1)/max(live, 1))
 	switch {
 	case len(f.held) < want:
 		held := make([]int32, 0, len(f.held))

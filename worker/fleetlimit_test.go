@@ -90,9 +90,9 @@ func TestFleetLimitBoundsRunsAcrossClients(t *testing.T) {
 }
 
 // TestFleetLimitSlotOfAKilledProcessIsFreed: a worker process holding the
-// fleet's only slot is killed with SIGKILL; the server ends its session
-// and frees the slot, which a Client that held none takes at its next
-// heartbeat and runs with.
+// fleet's only slot for a run stuck in a node is killed with SIGKILL; the
+// server ends its session and frees the slot, which another Client takes
+// for its own run, and then for the dead process's run it re-queues.
 func TestFleetLimitSlotOfAKilledProcessIsFreed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a worker process")
@@ -100,17 +100,24 @@ func TestFleetLimitSlotOfAKilledProcessIsFreed(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
-	holder := startWorker(t, e.schema, false, "STATEGRAPH_WORKER_FLEET=1") // ready: it holds the slot
+	holder := startWorker(t, e.schema, true, "STATEGRAPH_WORKER_FLEET=1")
+	enq, err := worker.New(e.pool, nil, worker.WithSchema(e.schema), worker.WithSaver(e.saver), worker.WithPollInterval(100*time.Millisecond))
+	require.NoError(t, err)
+	stuck, err := enq.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: "stuck", Input: DocInput{Topic: "stuck"}})
+	require.NoError(t, err)
+	for line := range holder.lines {
+		if line == "blocked stuck" {
+			break // the process holds the slot for it
+		}
+	}
 
 	c := e.client(registry(e.pipeline(nil), "pipeline"), worker.WithFleetLimit(1), worker.WithHeartbeat(50*time.Millisecond, 2*time.Second))
-	held, _ := c.Slots()
-	require.Zero(t, held, "the process holds the fleet's only slot")
-
-	require.NoError(t, holder.cmd.Process.Signal(syscall.SIGKILL))
 	id, err := c.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: "freed", Input: DocInput{Topic: "freed"}})
 	require.NoError(t, err)
-	r := wait(t, c, id)
-	require.Equal(t, worker.StatusSuccess, r.Status, "run error: %v", r.Err())
-	held, _ = c.Slots()
-	require.Equal(t, 1, held, "the Client took the freed slot")
+
+	require.NoError(t, holder.cmd.Process.Signal(syscall.SIGKILL))
+	for _, id := range []string{id, stuck} {
+		r := wait(t, c, id)
+		require.Equal(t, worker.StatusSuccess, r.Status, "run error: %v", r.Err())
+	}
 }
