@@ -164,8 +164,9 @@ func (c *Client) keepSlots(stop, done chan struct{}) {
 }
 
 // balanceSlots takes free slots for the Client's waiting runs, or gives
-// back the slots neither a running nor a waiting run needs. A session lost (the database restarted) holds
-// nothing: its slots are forgotten and a new session takes others.
+// back the slots neither a running nor a waiting run needs. A session
+// lost (the database restarted) holds nothing: its slots are forgotten
+// and a new session takes others.
 func (c *Client) balanceSlots(ctx context.Context) error {
 	f := &c.fleet
 	if f.conn.IsClosed() {
@@ -239,8 +240,8 @@ WHERE CASE WHEN i = ANY($4::int[]) THEN false ELSE pg_try_advisory_lock(`+slotKe
 	return nil
 }
 
-// slotsLost closes a session that failed, so the next beat starts a new
-// one; until then the Client starts no run.
+// slotsLost closes a session that failed, so the next balance starts a
+// new one; until then the Client starts no run.
 func (c *Client) slotsLost(ctx context.Context, err error) error {
 	f := &c.fleet
 	f.gate.mu.Lock()
