@@ -45,6 +45,7 @@ type Client struct {
 	deadAfter time.Duration
 	maxQueued int
 	live      liveness
+	fleet     fleetSlots
 }
 
 // The defaults of a Client, chosen for I/O-bound graphs (nodes that wait
@@ -169,8 +170,8 @@ func New(pool *pgxpool.Pool, reg *Registry, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
-	if c.workers < 1 || c.snooze <= 0 || c.poll <= 0 || c.timeout < 0 || c.maxQueued < 0 {
-		return nil, errors.New("worker: New: workers, snooze and poll intervals must be positive, and the run timeout and queue limit not negative")
+	if c.workers < 1 || c.fleet.n < 0 || c.snooze <= 0 || c.poll <= 0 || c.timeout < 0 || c.maxQueued < 0 {
+		return nil, errors.New("worker: New: workers, snooze and poll intervals must be positive, and the run timeout, queue limit and fleet limit not negative")
 	}
 	if c.beat <= 0 || c.deadAfter <= c.beat {
 		return nil, fmt.Errorf("worker: New: the heartbeat (%s) must be positive and the dead-after limit (%s) longer than it", c.beat, c.deadAfter)
@@ -227,7 +228,12 @@ func (c *Client) Start(ctx context.Context) error {
 		c.pool.Exec(context.WithoutCancel(ctx), `DELETE FROM `+c.t.workers+` WHERE worker_id = $1`, c.id) //nolint:errcheck // a stale row is deleted by the next rescue
 		return fmt.Errorf("worker: start: take over the runs of ended workers: %w", err)
 	}
+	if err := c.startFleet(ctx); err != nil {
+		c.pool.Exec(context.WithoutCancel(ctx), `DELETE FROM `+c.t.workers+` WHERE worker_id = $1`, c.id) //nolint:errcheck // a stale row is deleted by the next rescue
+		return err
+	}
 	if err := c.river.Start(ctx); err != nil {
+		c.stopFleet()
 		c.pool.Exec(context.WithoutCancel(ctx), `DELETE FROM `+c.t.workers+` WHERE worker_id = $1`, c.id) //nolint:errcheck // a stale row is deleted by the next rescue
 		return fmt.Errorf("worker: start: %w", err)
 	}
@@ -242,6 +248,7 @@ func (c *Client) Stop(ctx context.Context) error {
 	err := c.river.Stop(ctx)
 	if err == nil {
 		c.stopHeartbeat()
+		c.stopFleet()
 	}
 	if err != nil {
 		return fmt.Errorf("worker: stop: %w", err)
@@ -257,6 +264,7 @@ func (c *Client) StopAndCancel(ctx context.Context) error {
 	err := c.river.StopAndCancel(ctx)
 	if err == nil {
 		c.stopHeartbeat()
+		c.stopFleet()
 	}
 	if err != nil {
 		return fmt.Errorf("worker: stop: %w", err)
@@ -273,7 +281,7 @@ func (c *Client) Saver() checkpoint.Saver { return c.saver }
 
 // tables holds the quoted, possibly schema-qualified, table names.
 type tables struct {
-	migrations, runs, riverJob, workers, followers string
+	migrations, runs, riverJob, workers, followers, leases string
 }
 
 func newTables(schema string) tables {
@@ -289,5 +297,6 @@ func newTables(schema string) tables {
 		riverJob:   name("river_job"),
 		workers:    name("stategraph_workers"),
 		followers:  name("stategraph_followers"),
+		leases:     name("stategraph_leases"), // checkpoint/postgres's, for a run's deferred lease release
 	}
 }

@@ -82,6 +82,14 @@
 // but reads the run's row and checkpoints as the source of truth, polling
 // as well, since notifications are best effort.
 //
+// # A bound across the fleet
+//
+// WithWorkers bounds one process's runs at once; WithFleetLimit bounds the
+// runs of every Client of a queue together, so that adding processes does
+// not over-subscribe the database. Its slots are PostgreSQL session
+// advisory locks: a process that dies loses its session and the server
+// frees its slots, which the other Clients take at their next balance.
+//
 // See docs/deployment.md for deploying many workers, and what is and is
 // not guaranteed.
 package worker

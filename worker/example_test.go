@@ -80,3 +80,34 @@ func Example() {
 		}
 	}
 }
+
+// A process of a fleet bounded at 20 runs at once whatever its size:
+// each process may hold 10 runs, its pool is sized for them, and the
+// slots of WithFleetLimit keep the sum at 20. It needs a database, so it
+// has no Output.
+func ExampleWithFleetLimit() {
+	ctx := context.Background()
+	const budget, perProcess = 20, 10
+	cfg, err := pgxpool.ParseConfig(os.Getenv("STATEGRAPH_POSTGRES_DSN"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	cfg.MaxConns = worker.PoolSize(min(perProcess, budget))
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer pool.Close()
+
+	reg := worker.NewRegistry() // register the fleet's graphs here
+	client, err := worker.New(pool, reg, worker.WithWorkers(perProcess), worker.WithFleetLimit(budget))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := client.Start(ctx); err != nil {
+		log.Fatal(err)
+	}
+	defer client.Stop(ctx) //nolint:errcheck // example
+	held, busy := client.Slots()
+	fmt.Println(held, busy)
+}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/stategraph/stategraph/checkpoint"
@@ -63,4 +64,59 @@ func TestRunOnAThreadLeasedElsewhere(t *testing.T) {
 	require.NoError(t, ls.Release(ctx))
 	r = wait(t, c, queued)
 	require.Equal(t, worker.StatusSuccess, r.Status, "run error: %v", r.Err())
+}
+
+// TestRunEndFreesTheLeaseInOneStatement: a run's lease is deleted by the
+// statement that records its end (one transaction), not by a statement of
+// its own; a fresh reader then finds the run ended and the thread free.
+func TestRunEndFreesTheLeaseInOneStatement(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := t.Context()
+	seen := pgx.Identifier{e.schema, "seen_xacts"}.Sanitize()
+	leases := pgx.Identifier{e.schema, "stategraph_leases"}.Sanitize()
+	runs := pgx.Identifier{e.schema, "stategraph_runs"}.Sanitize()
+	fn := pgx.Identifier{e.schema, "note_xact"}.Sanitize()
+	for _, q := range []string{
+		`CREATE TABLE ` + seen + ` (what text NOT NULL, xact bigint NOT NULL)`,
+		`CREATE FUNCTION ` + fn + `() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+			INSERT INTO ` + seen + ` VALUES (TG_ARGV[0], txid_current()); RETURN NULL; END $$`,
+		`CREATE TRIGGER lease_freed AFTER DELETE ON ` + leases + ` FOR EACH ROW EXECUTE FUNCTION ` + fn + `('lease')`,
+		`CREATE TRIGGER run_ended AFTER UPDATE ON ` + runs + ` FOR EACH ROW WHEN (NEW.status = 'success') EXECUTE FUNCTION ` + fn + `('end')`,
+	} {
+		_, err := e.pool.Exec(ctx, q)
+		require.NoError(t, err, q)
+	}
+	c := e.client(registry(e.pipeline(nil), "pipeline"))
+	id, err := c.Enqueue(ctx, worker.Request{Graph: "pipeline", Thread: "fold", Input: DocInput{Topic: "fold"}})
+	require.NoError(t, err)
+	r := wait(t, c, id)
+	require.Equal(t, worker.StatusSuccess, r.Status, "run error: %v", r.Err())
+
+	var lease, end []int64
+	rows, err := e.pool.Query(ctx, `SELECT what, xact FROM `+seen)
+	require.NoError(t, err)
+	for rows.Next() {
+		var (
+			what string
+			x    int64
+		)
+		require.NoError(t, rows.Scan(&what, &x))
+		if what == "lease" {
+			lease = append(lease, x)
+		} else {
+			end = append(end, x)
+		}
+	}
+	require.NoError(t, rows.Err())
+	require.Len(t, end, 1, "the run's end was recorded once")
+	require.Equal(t, []int64{end[0]}, lease, "the lease was deleted once, in the transaction that recorded the end")
+
+	fresh := openEnv(t, e.schema, false)
+	info, err := fresh.saver.LeaseOf(ctx, "fold")
+	require.NoError(t, err)
+	require.Nil(t, info, "a fresh process finds the thread free")
+	r, err = fresh.client(registry(fresh.pipeline(nil), "pipeline")).Run(ctx, id)
+	require.NoError(t, err)
+	require.Equal(t, worker.StatusSuccess, r.Status)
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -57,9 +58,12 @@ func TestWorkerProcess(t *testing.T) {
 	if victim {
 		workers = victimSlots
 	}
-	c, err := worker.New(e.pool, registry(e.pipeline(h), "pipeline"),
-		worker.WithSchema(schema), worker.WithSaver(e.saver), worker.WithWorkers(workers),
-		worker.WithRiverConfig(func(c *river.Config) { c.Logger = slog.New(slog.DiscardHandler) }))
+	opts := []worker.Option{worker.WithSchema(schema), worker.WithSaver(e.saver), worker.WithWorkers(workers),
+		worker.WithRiverConfig(func(c *river.Config) { c.Logger = slog.New(slog.DiscardHandler) })}
+	if n, err := strconv.Atoi(os.Getenv("STATEGRAPH_WORKER_FLEET")); err == nil {
+		opts = append(opts, worker.WithFleetLimit(n))
+	}
+	c, err := worker.New(e.pool, registry(e.pipeline(h), "pipeline"), opts...)
 	require.NoError(t, err)
 	require.NoError(t, c.Start(context.Background()))
 	fmt.Println("ready")

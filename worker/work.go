@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/graph"
 )
 
@@ -54,6 +55,12 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 	}
 	ctx, untrack := c.track(ctx, job.ID, a.RunID)
 	defer untrack()
+	if c.fleet.n > 0 {
+		if err := c.fleet.gate.enter(ctx); err != nil {
+			return fmt.Errorf("worker: run %s on thread %q: wait for a slot of the fleet's %d: %w", a.RunID, a.Thread, c.fleet.n, err)
+		}
+		defer c.fleet.gate.leave()
+	}
 	cl, err := c.claim(ctx, job)
 	if err != nil {
 		return fmt.Errorf("worker: run %s on thread %q: take the thread: %w", a.RunID, a.Thread, err)
@@ -79,7 +86,15 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 		c.markFollowed(a.RunID)
 	}
 	n := c.checkpointNotifier(ctx, a.RunID)
-	res, runErr := r.run(ctx, runRequest{
+	// The run's lease is freed by the statement that records its end
+	// (finish), or at the latest here.
+	rctx, rel := postgres.WithDeferredRelease(ctx)
+	defer func() {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		_ = rel.Release(fctx) // not freed, it expires
+	}()
+	res, runErr := r.run(rctx, runRequest{
 		thread:     a.Thread,
 		runID:      a.RunID,
 		input:      a.Input,
@@ -97,7 +112,7 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 		attempt:    cl.attempt,
 	})
 	n.close()
-	recorded, err := c.finish(ctx, job, cl, res, runErr)
+	recorded, err := c.finish(ctx, job, cl, res, runErr, rel)
 	if res.ended != nil {
 		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		res.ended(ectx, recorded)
@@ -350,7 +365,7 @@ func (c *Client) failPending(ctx context.Context, runID string, cause error) err
 // is allowed), or cancel it (a permanent failure, a rejection, a
 // cancellation). It returns the status it recorded: "" when it recorded
 // none (another execution took the run over, or the write failed).
-func (c *Client) finish(ctx context.Context, job *river.Job[RunArgs], cl claimed, res runResult, runErr error) (Status, error) {
+func (c *Client) finish(ctx context.Context, job *river.Job[RunArgs], cl claimed, res runResult, runErr error, rel *postgres.DeferredRelease) (Status, error) {
 	a := job.Args
 	var (
 		st   Status
@@ -396,8 +411,16 @@ func (c *Client) finish(ctx context.Context, job *river.Job[RunArgs], cl claimed
 	// execution's outcome stands); a run cancelled while failing is
 	// cancelled, since River will not retry a job marked for
 	// cancellation.
+	// The run's lease, when its saver's release was deferred to here and
+	// its row is in this database and schema, is deleted by the same
+	// statement.
+	freeLease, args := "", []any{a.RunID, cl.attempt, string(st), result, interrupts, msg, string(code), c.channel(a.RunID), c.schema}
+	if p, ok := rel.Pending(); ok && p.Pool == c.pool && p.Table == c.t.leases {
+		freeLease = `freed AS (DELETE FROM ` + c.t.leases + ` WHERE thread_id = $10 AND token = $11), `
+		args = append(args, p.Thread, p.Token)
+	}
 	var recorded Status
-	err := c.pool.QueryRow(fctx, `WITH upd AS (
+	err := c.pool.QueryRow(fctx, `WITH `+freeLease+`upd AS (
 	UPDATE `+c.t.runs+` SET
 		status = CASE WHEN cancel_requested AND $3 = 'pending' THEN 'cancelled' ELSE $3 END,
 		result = $4, interrupts = $5,
@@ -410,7 +433,10 @@ func (c *Client) finish(ctx context.Context, job *river.Job[RunArgs], cl claimed
 	SELECT thread_id FROM upd WHERE status IN ('success', 'error', 'interrupted', 'cancelled')
 ), `+c.wakeSQL("$9")+`
 SELECT status, CASE WHEN `+c.followedSQL("$1")+` THEN pg_notify($8, json_build_object('status', status)::text) END, (SELECT n FROM told) FROM upd`,
-		a.RunID, cl.attempt, string(st), result, interrupts, msg, string(code), c.channel(a.RunID), c.schema).Scan(&recorded, nil, nil)
+		args...).Scan(&recorded, nil, nil)
+	if freeLease != "" && (err == nil || errors.Is(err, pgx.ErrNoRows)) {
+		rel.Settled()
+	}
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return "", nil // another execution took the run over

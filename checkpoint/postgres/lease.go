@@ -93,8 +93,12 @@ WHERE thread_id = $1 AND token = $2 RETURNING expires`, l.info.Thread, l.token, 
 	return nil
 }
 
-// Release gives the lease up.
+// Release gives the lease up; under a context of WithDeferredRelease it
+// hands the lease to its DeferredRelease instead.
 func (l *pgLease) Release(ctx context.Context) error {
+	if hold(ctx, l) {
+		return nil
+	}
 	tag, err := l.s.pool.Exec(ctx, `DELETE FROM `+l.s.t.leases+` WHERE thread_id = $1 AND token = $2`, l.info.Thread, l.token)
 	if err != nil {
 		return fmt.Errorf("postgres: release lease of thread %q: %w", l.info.Thread, err)

@@ -13,7 +13,10 @@
 //
 // With -fleet n the fleet executes n runs at once whatever its size: each
 // of N processes gets n/N workers and a pool of worker.PoolSize of them,
-// the sizing docs/deployment.md advises.
+// the sizing docs/deployment.md advises. With -limit n every process
+// keeps -workers but the fleet is bounded by worker.WithFleetLimit(n),
+// enforced across the processes, and a pool of worker.PoolSize of
+// min(-workers, n).
 //
 // The figures of docs/performance.md ("Workers across processes") come
 // from it. pg_stat_statements must be in shared_preload_libraries for the

@@ -18,6 +18,7 @@ type config struct {
 	runs      int
 	workers   int
 	fleet     int // runs the whole fleet executes at once (0: workers a process)
+	limit     int // worker.WithFleetLimit of every process (0: none)
 	pool      int
 	repeat    int
 	verbose   bool
@@ -39,6 +40,7 @@ func main() {
 	flag.IntVar(&cfg.runs, "runs", 1000, "runs to drain per measurement")
 	flag.IntVar(&cfg.workers, "workers", 10, "runs a process executes at once (worker.WithWorkers)")
 	flag.IntVar(&cfg.fleet, "fleet", 0, "runs the fleet executes at once, split evenly over its processes (overrides -workers; 0: -workers a process)")
+	flag.IntVar(&cfg.limit, "limit", 0, "the fleet's enforced bound on runs at once (worker.WithFleetLimit; 0: none); a process's pool is then worker.PoolSize of min(-workers, -limit)")
 	flag.IntVar(&cfg.pool, "pool", 0, "pgxpool MaxConns of a process (0: worker.PoolSize of -workers)")
 	flag.IntVar(&cfg.repeat, "repeat", 1, "measurements per process count")
 	flag.IntVar(&cfg.steps, "steps", 10, "nodes of the graph's chain")

@@ -124,6 +124,9 @@ func measure(ctx context.Context, cfg config, n int) (result, error) {
 	}
 	if cfg.pool == 0 {
 		cfg.pool = int(worker.PoolSize(cfg.workers))
+		if cfg.limit > 0 {
+			cfg.pool = int(worker.PoolSize(min(cfg.workers, cfg.limit)))
+		}
 	}
 	r.workers, r.pool = cfg.workers, cfg.pool
 
@@ -227,7 +230,7 @@ func startWorker(cfg config, schema string) (*workerProc, error) {
 		return nil, err
 	}
 	cmd := exec.Command(self, "-worker", "-dsn", cfg.dsn, "-schema", schema,
-		"-workers", strconv.Itoa(cfg.workers), "-pool", strconv.Itoa(cfg.pool),
+		"-workers", strconv.Itoa(cfg.workers), "-pool", strconv.Itoa(cfg.pool), "-limit", strconv.Itoa(cfg.limit),
 		"-steps", strconv.Itoa(cfg.steps), "-node", cfg.step.String())
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()

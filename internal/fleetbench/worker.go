@@ -129,7 +129,7 @@ func runWorker(cfg config) error {
 		return state.Writes(topicF.Set(in.Topic)), nil
 	}))
 	c, err := worker.New(pool, reg, worker.WithSchema(cfg.schema), worker.WithSaver(saver), worker.WithWorkers(cfg.workers),
-		worker.WithRiverConfig(func(c *river.Config) { c.Logger = slog.New(slog.DiscardHandler) }))
+		worker.WithFleetLimit(cfg.limit), worker.WithRiverConfig(func(c *river.Config) { c.Logger = slog.New(slog.DiscardHandler) }))
 	if err != nil {
 		return err
 	}
