@@ -99,7 +99,7 @@ func interruptPayload(st threadState) any {
 // streams its events until it ends. body holds its input or command.
 func (c *call) start(ctx context.Context, body map[string]any) error {
 	body["assistant_id"] = c.g.assistant
-	body["stream_mode"] = c.g.modes
+	body["stream_mode"] = remoteModes(graph.SubgraphModes(ctx))
 	body["stream_subgraphs"] = true
 	body["if_not_exists"] = "create"
 	body["on_disconnect"] = "continue"
@@ -137,10 +137,9 @@ func (c *call) join(ctx context.Context, runID string) error {
 }
 
 // relay sends a remote run's stream to the caller's stream, in order, as
-// Custom events carrying an Event. An error event of the remote run is
-// its error.
+// the events of a subgraph of the node (graph.EmitForeign). An error event
+// of the remote run is its error.
 func (c *call) relay(ctx context.Context, resp *http.Response, runID string) error {
-	streams := graph.Streams(ctx, graph.Custom)
 	var runErr error
 	err := readSSE(resp.Body, func(ev sseEvent) error {
 		mode, ns, _ := strings.Cut(ev.event, "|")
@@ -159,12 +158,13 @@ func (c *call) relay(ctx context.Context, resp *http.Response, runID string) err
 			runErr = fmt.Errorf("run %s failed: %s", runID, ev.data)
 			return nil
 		}
-		if streams {
-			full := c.ns
-			if ns != "" {
-				full += "|" + ns
-			}
-			graph.Emit(ctx, Event{Namespace: full, Mode: mode, Data: ev.data, RunID: runID, ThreadID: c.thread})
+		full := c.ns
+		if ns != "" {
+			full += "|" + ns
+		}
+		if fe, ok := foreignEvent(mode, ns, ev.data); ok {
+			fe.Payload = Event{Namespace: full, Mode: mode, Data: ev.data, RunID: runID, ThreadID: c.thread}
+			graph.EmitForeign(ctx, fe)
 		}
 		return nil
 	})

@@ -70,6 +70,7 @@ func newRemoteServer(t *testing.T) *remoteServer {
 		AddNode("draft", draft).
 		AddNode("polish", func(ctx context.Context, j Job) (state.Update[Job], error) {
 			graph.Emit(ctx, map[string]any{"n": 3})
+			_ = graph.StreamingFunc(ctx, "m1")(ctx, []byte("pol"))
 			return state.Writes(jobLog.Set([]string{"polished"})), nil
 		}).
 		AddEdge(graph.Start, "draft").AddEdge("draft", "polish").AddEdge("polish", graph.End))
