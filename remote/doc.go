@@ -27,7 +27,10 @@
 // interrupt's value; the caller resumes as for any interrupt
 // (graph.Resume, or a command resume through the caller's own server)
 // and the answer goes to the remote thread as its run's command
-// {resume: answer}.
+// {resume: answer}. A remote run that asks again stops the caller again:
+// the node records which remote interrupt each of the caller's answers
+// went to (graph.Durable), so that, running again from its start, it
+// gives each question its own answer.
 //
 // Resuming after a crash: the remote thread's id is derived from the
 // task's idempotency key (ThreadID), which is the same each time the task
