@@ -43,8 +43,12 @@
 // WithToolsChanged tells when to rebuild an agent with it (an agent
 // takes its tool list when it is built).
 //
-// What is not supported: MCP resources, prompts, sampling, elicitation
-// and roots beyond the SDK's defaults; a tool's structured output is
+// A Client also lists and reads the server's resources (Resources,
+// ReadResource) and lists and fills in its prompt templates (Prompts,
+// GetPrompt), for a program to use; the agents do not see them.
+//
+// What is not supported: resource templates and subscriptions, sampling,
+// elicitation and roots beyond the SDK's defaults; a tool's structured output is
 // passed on as JSON text, and images, audio and resources in a result
 // are described, not passed to the model.
 package mcp
