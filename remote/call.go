@@ -72,6 +72,7 @@ func (c *call) run(ctx context.Context, input func() (any, error)) (Result, erro
 		if err := c.g.getJSON(ctx, "/threads/"+url.PathEscape(c.thread)+"/state", &st); err != nil {
 			return Result{}, fmt.Errorf("read state: %w", err)
 		}
+		st.pending()
 		if len(st.Interrupts) == 0 {
 			if last.Status != runSuccess {
 				return Result{}, fmt.Errorf("run %s was interrupted without a pending interrupt (cancelled?)", last.RunID)
