@@ -6,6 +6,13 @@
 // server maps each assistant onto an Agent (a context is a thread, a task
 // a run, an interrupt the input-required state) at /a2a/{assistant_id}.
 //
+// The other way round, Client calls a remote A2A agent, and Node makes a
+// graph node of one: it sends a message, follows the task, turns
+// input-required into the caller's interrupt and sends the caller's answer
+// back in the same task and context, and records each message it sent
+// (graph.Durable), so a caller resumed after a crash follows the task it
+// started instead of starting another.
+//
 // The official A2A Go SDK is not used because it is not available to this
 // module; the types follow the A2A 0.3 specification's JSON schema.
 package a2a

@@ -56,6 +56,8 @@ func (r *run[S]) forward(t *task[S], ev eventOut) {
 		switch sub := ev.sub.(type) {
 		case Event[S]:
 			r.send(sub)
+		case foreignOut: // EmitForeign's
+			r.send(foreignEvent[S](sub))
 		case foreign: // a nested graph's, over another state type
 			r.send(eventOf[S](sub))
 		case func() bool:

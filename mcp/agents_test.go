@@ -249,7 +249,7 @@ func TestPlanAndExecuteAgentPlansWithEverythingsTools(t *testing.T) {
 
 	require.GreaterOrEqual(t, len(m.prompts), 2)
 	assert.Contains(t, m.prompts[0], "get-sum", "the planner sees the MCP tools")
-	assert.Contains(t, m.prompts[0], `"First number"`, "with their schemas")
+	assert.Contains(t, m.prompts[0], `"a": number (First number)`, "with their schemas")
 	assert.Contains(t, m.prompts[1], `step "sum": bad input: tool "get-sum": field "a": want number`, "the guard's objection is put to the model")
 	results := map[string]string{}
 	for _, s := range out.Plan.Steps {

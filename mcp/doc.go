@@ -17,8 +17,10 @@
 // runs, that each plan step naming an MCP tool has an input its schema
 // accepts, so a planner is asked again instead of a step failing.
 //
-// A call checks its input against the schema (a bad input is an error
-// matching plan.ErrBadInput that names the field), then calls the tool
+// A call checks its input against the schema (required fields, types,
+// enums and unknown fields, in nested objects and arrays too; a bad input
+// is an error matching plan.ErrBadInput that names the field by its path,
+// "trip.stops[1].name"), then calls the tool
 // with a per-call timeout (WithCallTimeout, default DefaultCallTimeout).
 // Every failure is an error that names the server and the tool, never a
 // panic or a hung run: the chat agent's tool node answers it with a tool
@@ -41,8 +43,12 @@
 // WithToolsChanged tells when to rebuild an agent with it (an agent
 // takes its tool list when it is built).
 //
-// What is not supported: MCP resources, prompts, sampling, elicitation
-// and roots beyond the SDK's defaults; a tool's structured output is
+// A Client also lists and reads the server's resources (Resources,
+// ReadResource) and lists and fills in its prompt templates (Prompts,
+// GetPrompt), for a program to use; the agents do not see them.
+//
+// What is not supported: resource templates and subscriptions, sampling,
+// elicitation and roots beyond the SDK's defaults; a tool's structured output is
 // passed on as JSON text, and images, audio and resources in a result
 // are described, not passed to the model.
 package mcp

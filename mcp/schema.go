@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,28 +23,35 @@ func schemaOf(d *sdk.Tool) map[string]any {
 	return m
 }
 
-// checkArgs checks a call's arguments against the top level of an input
-// schema: a JSON object, with every required property, no property the
-// schema does not have when it forbids others (additionalProperties
-// false), and each property of its declared type and enum. Deeper rules
-// are the server's to check.
+// checkArgs checks a call's arguments against an input schema: a JSON
+// object, and at every level of it (objects' properties, arrays' items)
+// every required property, no property the schema does not have when it
+// forbids others (additionalProperties false), and each value of its
+// declared type and enum. Rules beyond these ($ref, patterns, bounds,
+// combinators) are the server's to check.
 func checkArgs(schema map[string]any, input []byte) error {
-	var args map[string]json.RawMessage
+	var args map[string]any
 	if err := json.Unmarshal(input, &args); err != nil || args == nil {
 		return fmt.Errorf("want a JSON object, got %s", short(string(input)))
 	}
+	return checkObject(schema, args, "")
+}
+
+// checkObject checks the object at path (its fields named path.field)
+// against an object schema.
+func checkObject(schema map[string]any, obj map[string]any, path string) error {
 	props, _ := schema["properties"].(map[string]any)
 	if req, ok := schema["required"].([]any); ok {
 		for _, r := range req {
 			if name, ok := r.(string); ok {
-				if _, has := args[name]; !has {
-					return fmt.Errorf("missing required field %q", name)
+				if _, has := obj[name]; !has {
+					return fmt.Errorf("missing required field %q", path+name)
 				}
 			}
 		}
 	}
-	names := make([]string, 0, len(args))
-	for k := range args {
+	names := make([]string, 0, len(obj))
+	for k := range obj {
 		names = append(names, k)
 	}
 	sort.Strings(names)
@@ -51,23 +59,24 @@ func checkArgs(schema map[string]any, input []byte) error {
 		p, known := props[k].(map[string]any)
 		if !known {
 			if extra, ok := schema["additionalProperties"].(bool); ok && !extra {
-				return fmt.Errorf("unknown field %q (fields: %s)", k, fieldList(props))
+				return fmt.Errorf("unknown field %q (fields: %s)", path+k, fieldList(props))
 			}
-			continue
+			if extra, ok := schema["additionalProperties"].(map[string]any); ok {
+				p = extra
+			} else {
+				continue
+			}
 		}
-		if err := checkValue(p, args[k]); err != nil {
-			return fmt.Errorf("field %q: %s", k, err)
+		if err := checkValue(p, obj[k], path+k); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// checkValue checks a value against a property's type and enum.
-func checkValue(p map[string]any, raw json.RawMessage) error {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return err
-	}
+// checkValue checks the value at path against a schema's type and enum,
+// then an object's fields and an array's items against theirs.
+func checkValue(p map[string]any, v any, path string) error {
 	var types []string
 	switch t := p["type"].(type) {
 	case string:
@@ -80,17 +89,27 @@ func checkValue(p map[string]any, raw json.RawMessage) error {
 		}
 	}
 	if len(types) > 0 && !slices.ContainsFunc(types, func(t string) bool { return isType(v, t) }) {
-		return fmt.Errorf("want %s, got %s", strings.Join(types, " or "), short(string(raw)))
+		return fmt.Errorf("field %q: want %s, got %s", path, strings.Join(types, " or "), short(mustJSON(v)))
 	}
 	if enum, ok := p["enum"].([]any); ok && len(enum) > 0 {
-		for _, e := range enum {
-			if eb, err := json.Marshal(e); err == nil {
-				if vb, err := json.Marshal(v); err == nil && string(eb) == string(vb) {
-					return nil
-				}
+		vb := mustJSON(v)
+		if !slices.ContainsFunc(enum, func(e any) bool { return mustJSON(e) == vb }) {
+			return fmt.Errorf("field %q: %s is not one of %s", path, short(vb), short(mustJSON(enum)))
+		}
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		return checkObject(p, v, path+".")
+	case []any:
+		items, ok := p["items"].(map[string]any)
+		if !ok {
+			return nil
+		}
+		for i, item := range v {
+			if err := checkValue(items, item, path+"["+strconv.Itoa(i)+"]"); err != nil {
+				return err
 			}
 		}
-		return fmt.Errorf("%s is not one of %s", short(string(raw)), short(mustJSON(enum)))
 	}
 	return nil
 }

@@ -3,9 +3,11 @@ package remote
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/stategraph/stategraph/graph"
@@ -30,6 +32,10 @@ const (
 // has not answered: it looks at the thread's last run each time round,
 // so that a task run again never starts a run twice.
 func (c *call) run(ctx context.Context, input func() (any, error)) (Result, error) {
+	answers, err := c.answered(ctx)
+	if err != nil {
+		return Result{}, err
+	}
 	for {
 		runs, err := c.g.runs(ctx, c.thread)
 		if err != nil {
@@ -66,20 +72,77 @@ func (c *call) run(ctx context.Context, input func() (any, error)) (Result, erro
 		if err := c.g.getJSON(ctx, "/threads/"+url.PathEscape(c.thread)+"/state", &st); err != nil {
 			return Result{}, fmt.Errorf("read state: %w", err)
 		}
+		st.pending()
 		if len(st.Interrupts) == 0 {
 			if last.Status != runSuccess {
 				return Result{}, fmt.Errorf("run %s was interrupted without a pending interrupt (cancelled?)", last.RunID)
 			}
 			return Result{ThreadID: c.thread, Values: st.Values}, nil
 		}
-		answer, err := graph.Interrupt[json.RawMessage](ctx, interruptPayload(st))
-		if err != nil {
-			return Result{}, &pause{err}
+		key := interruptKey(st)
+		answer, ok := answers[key]
+		if !ok {
+			// A new question: the caller's next answer is its, and the
+			// round is recorded before the answer is sent, so a re-run of
+			// the task knows which answer went to which question.
+			if answer, err = graph.Interrupt[json.RawMessage](ctx, interruptPayload(st)); err != nil {
+				return Result{}, &pause{err}
+			}
+			round := len(answers)
+			if _, err := graph.Durable(ctx, roundKey(round), func(context.Context) (string, error) { return key, nil }); err != nil {
+				return Result{}, fmt.Errorf("record answer %d: %w", round, err)
+			}
+			answers[key] = answer
 		}
 		if err := c.start(ctx, map[string]any{"command": map[string]any{"resume": answer}}); err != nil {
 			return Result{}, err
 		}
 	}
+}
+
+// answered returns the caller's answers to the remote questions this task
+// answered before, by the questions' interrupt ids (interruptKey): a
+// remote run that stops at interrupt after interrupt is answered in turn,
+// each answer the caller's next resume value (graph.Interrupt's order),
+// and a re-run of the task takes each answer again, in that order, for
+// its question. The rounds are Durable results of the task.
+func (c *call) answered(ctx context.Context) (map[string]json.RawMessage, error) {
+	answers := map[string]json.RawMessage{}
+	for round := 0; ; round++ {
+		key, err := graph.Durable(ctx, roundKey(round), func(context.Context) (string, error) { return "", errNoRound })
+		if errors.Is(err, errNoRound) {
+			return answers, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read answer %d: %w", round, err)
+		}
+		answer, err := graph.Interrupt[json.RawMessage](ctx, nil)
+		if err != nil {
+			// The answer of a recorded round is always there when the
+			// task runs again; a caller resumed without it asks again.
+			return nil, &pause{err}
+		}
+		answers[key] = answer
+	}
+}
+
+// errNoRound is what answered's lookup returns for a round not recorded
+// (graph.Durable saves no error).
+var errNoRound = errors.New("remote: no such round")
+
+func roundKey(round int) string { return "remote-answer-" + strconv.Itoa(round) }
+
+// interruptKey names the remote thread's pending interrupts: their ids
+// (their values, for a server that gives no ids).
+func interruptKey(st threadState) string {
+	ids := make([]string, len(st.Interrupts))
+	for i, in := range st.Interrupts {
+		ids[i] = in.ID
+		if in.ID == "" {
+			ids[i] = string(in.Value)
+		}
+	}
+	return strings.Join(ids, ",")
 }
 
 // interruptPayload is the payload of the caller's interrupt for the
@@ -99,7 +162,7 @@ func interruptPayload(st threadState) any {
 // streams its events until it ends. body holds its input or command.
 func (c *call) start(ctx context.Context, body map[string]any) error {
 	body["assistant_id"] = c.g.assistant
-	body["stream_mode"] = c.g.modes
+	body["stream_mode"] = remoteModes(graph.SubgraphModes(ctx))
 	body["stream_subgraphs"] = true
 	body["if_not_exists"] = "create"
 	body["on_disconnect"] = "continue"
@@ -137,10 +200,9 @@ func (c *call) join(ctx context.Context, runID string) error {
 }
 
 // relay sends a remote run's stream to the caller's stream, in order, as
-// Custom events carrying an Event. An error event of the remote run is
-// its error.
+// the events of a subgraph of the node (graph.EmitForeign). An error event
+// of the remote run is its error.
 func (c *call) relay(ctx context.Context, resp *http.Response, runID string) error {
-	streams := graph.Streams(ctx, graph.Custom)
 	var runErr error
 	err := readSSE(resp.Body, func(ev sseEvent) error {
 		mode, ns, _ := strings.Cut(ev.event, "|")
@@ -159,12 +221,13 @@ func (c *call) relay(ctx context.Context, resp *http.Response, runID string) err
 			runErr = fmt.Errorf("run %s failed: %s", runID, ev.data)
 			return nil
 		}
-		if streams {
-			full := c.ns
-			if ns != "" {
-				full += "|" + ns
-			}
-			graph.Emit(ctx, Event{Namespace: full, Mode: mode, Data: ev.data, RunID: runID, ThreadID: c.thread})
+		full := c.ns
+		if ns != "" {
+			full += "|" + ns
+		}
+		if fe, ok := foreignEvent(mode, ns, ev.data); ok {
+			fe.Payload = Event{Namespace: full, Mode: mode, Data: ev.data, RunID: runID, ThreadID: c.thread}
+			graph.EmitForeign(ctx, fe)
 		}
 		return nil
 	})

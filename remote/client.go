@@ -26,13 +26,32 @@ type runRecord struct {
 }
 
 // threadState is the part of a remote thread's state the node reads.
+// The pending interrupts are in interrupts (a stategraph server, LangGraph
+// Python's API) or only in each task's interrupts (LangGraph.js's); read
+// fills Interrupts from the tasks when the server gave none at the top.
 type threadState struct {
-	Values     json.RawMessage `json:"values"`
-	Next       []string        `json:"next"`
-	Interrupts []struct {
-		ID    string          `json:"id"`
-		Value json.RawMessage `json:"value"`
-	} `json:"interrupts"`
+	Values     json.RawMessage   `json:"values"`
+	Next       []string          `json:"next"`
+	Interrupts []remoteInterrupt `json:"interrupts"`
+	Tasks      []struct {
+		Interrupts []remoteInterrupt `json:"interrupts"`
+	} `json:"tasks"`
+}
+
+// remoteInterrupt is a pending interrupt of a remote thread.
+type remoteInterrupt struct {
+	ID    string          `json:"id"`
+	Value json.RawMessage `json:"value"`
+}
+
+// pending fills Interrupts from the tasks' when the top level has none.
+func (st *threadState) pending() {
+	if len(st.Interrupts) > 0 {
+		return
+	}
+	for _, t := range st.Tasks {
+		st.Interrupts = append(st.Interrupts, t.Interrupts...)
+	}
 }
 
 // statusError is a reply of the remote server that is not a success.

@@ -14,19 +14,23 @@
 // the remote thread's final values to its output function, which maps
 // them back to an update of the caller's state.
 //
-// Streaming: when the caller streams graph.Custom, each event of the
-// remote run (the modes of WithStreamModes; updates and custom by default,
-// with the remote subgraphs' events) comes to the caller's stream, in the
-// order the remote server sent it, as a Custom event of the node whose
-// payload is an Event. Event.Namespace is the node's namespace
-// ("node:task-id", after the caller's own), then the remote namespace.
+// Streaming: when the caller streams WithSubgraphs, the remote run asks
+// for the caller's stream modes, and each of its events comes to the
+// caller's stream, in the order the remote server sent it, as the event
+// of a subgraph of the node (graph.EmitForeign): namespaced "node:task-id"
+// after the caller's own namespace, then the remote subgraph's, with the
+// remote JSON in an Event as graph.Event.Nested. Without WithSubgraphs
+// the caller sees only the node's own events, as for a local subgraph.
 //
 // Interrupts: a remote thread that stops at an interrupt stops the node
 // at an interrupt (graph.Interrupt) whose payload is the remote
 // interrupt's value; the caller resumes as for any interrupt
 // (graph.Resume, or a command resume through the caller's own server)
 // and the answer goes to the remote thread as its run's command
-// {resume: answer}.
+// {resume: answer}. A remote run that asks again stops the caller again:
+// the node records which remote interrupt each of the caller's answers
+// went to (graph.Durable), so that, running again from its start, it
+// gives each question its own answer.
 //
 // Resuming after a crash: the remote thread's id is derived from the
 // task's idempotency key (ThreadID), which is the same each time the task

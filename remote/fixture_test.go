@@ -37,7 +37,7 @@ var (
 
 // remoteServer is the server the caller's node calls: a "writer" graph
 // (draft, then polish), a "reviewer" graph (draft, then a question to a
-// human), a "gated" graph (draft, then a wait the test releases) and a
+// human), a "quiz" graph (draft, then two questions in turn), a "gated" graph (draft, then a wait the test releases) and a
 // "flaky" one (draft, then a check that fails the first time).
 type remoteServer struct {
 	t      *testing.T
@@ -70,6 +70,7 @@ func newRemoteServer(t *testing.T) *remoteServer {
 		AddNode("draft", draft).
 		AddNode("polish", func(ctx context.Context, j Job) (state.Update[Job], error) {
 			graph.Emit(ctx, map[string]any{"n": 3})
+			_ = graph.StreamingFunc(ctx, "m1")(ctx, []byte("pol"))
 			return state.Writes(jobLog.Set([]string{"polished"})), nil
 		}).
 		AddEdge(graph.Start, "draft").AddEdge("draft", "polish").AddEdge("polish", graph.End))
@@ -83,6 +84,18 @@ func newRemoteServer(t *testing.T) *remoteServer {
 			return state.Writes(jobAnswer.Set(answer), jobLog.Set([]string{"answered " + answer})), nil
 		}).
 		AddEdge(graph.Start, "draft").AddEdge("draft", "ask").AddEdge("ask", graph.End))
+	ask := func(name string) graph.NodeFunc[Job] {
+		return func(ctx context.Context, j Job) (state.Update[Job], error) {
+			answer, err := graph.Interrupt[string](ctx, map[string]any{"question": name + " " + j.Topic + "?"})
+			if err != nil {
+				return state.Update[Job]{}, err
+			}
+			return state.Writes(jobLog.Set([]string{name + " " + answer})), nil
+		}
+	}
+	quiz := compile("quiz", schema().
+		AddNode("draft", draft).AddNode("first", ask("first")).AddNode("second", ask("second")).
+		AddEdge(graph.Start, "draft").AddEdge("draft", "first").AddEdge("first", "second").AddEdge("second", graph.End))
 	gated := compile("gated", schema().
 		AddNode("draft", draft).
 		AddNode("wait", func(ctx context.Context, j Job) (state.Update[Job], error) {
@@ -117,6 +130,7 @@ func newRemoteServer(t *testing.T) *remoteServer {
 		server.Register("writer", writer),
 		server.Register("reviewer", reviewer),
 		server.Register("gated", gated),
+		server.Register("quiz", quiz),
 	})
 	require.NoError(t, err)
 	rs.http = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -20,7 +20,6 @@ type Graph struct {
 	url, assistant string
 	client         *http.Client
 	header         http.Header
-	modes          []string
 }
 
 // Option configures a Graph.
@@ -37,34 +36,27 @@ func WithHeader(key, value string) Option {
 	return func(g *Graph) { g.header.Add(key, value) }
 }
 
-// WithStreamModes sets the stream_mode of the remote runs (the Agent
-// Server API's names: values, updates, custom, messages-tuple, tasks,
-// checkpoints, debug). The default is updates and custom.
-func WithStreamModes(modes ...string) Option {
-	return func(g *Graph) { g.modes = append([]string(nil), modes...) }
-}
-
 // New returns the assistant assistantID of the server at baseURL.
 func New(baseURL, assistantID string, opts ...Option) *Graph {
 	g := &Graph{url: strings.TrimRight(baseURL, "/"), assistant: assistantID, client: http.DefaultClient,
-		header: http.Header{}, modes: []string{"updates", "custom"}}
+		header: http.Header{}}
 	for _, o := range opts {
 		o(g)
 	}
 	return g
 }
 
-// Event is an event of a remote run, as the node streams it to the
-// caller: a Custom event (graph.Custom) of the node's task whose payload
-// is an Event.
+// Event is an event of a remote run, as the node relays it to the
+// caller's stream: the graph.Event's Nested, when the caller streams
+// WithSubgraphs (see Node).
 type Event struct {
 	// Namespace is the namespace the event belongs to in the caller's
-	// terms: the node's ("node:task-id", after the caller's own namespace
-	// and "|"), then the remote subgraph's namespace when the remote
-	// event came from one.
+	// terms, as graph.Event.Namespace: the node's ("node:task-id", after
+	// the caller's own namespace and "|"), then the remote subgraph's
+	// namespace when the remote event came from one.
 	Namespace string `json:"namespace"`
-	// Mode is the remote stream mode (values, updates, custom,
-	// messages, …).
+	// Mode is the remote stream mode (values, updates, custom, messages,
+	// tasks).
 	Mode string `json:"mode"`
 	// Data is the remote event's payload, as the remote server sent it.
 	Data json.RawMessage `json:"data"`
@@ -93,11 +85,17 @@ type Result struct {
 // the thread has none. The remote run is started
 // with on_disconnect continue, so a caller that dies does not stop it.
 //
-// The remote run's events come to the caller's stream as Custom events
-// carrying an Event, when the caller streams Custom. An interrupt of the
-// remote thread becomes the node's interrupt (graph.Interrupt), with the
-// remote interrupt's value as its payload (a list of {id, value} when the
-// remote thread stopped at several); the caller's answer is sent as the
+// When the caller streams WithSubgraphs, the remote run's events in the
+// caller's modes (values, updates, custom, messages, tasks) come to the
+// caller's stream as a subgraph's of the node would, LangGraph's
+// RemoteGraph as a subgraph: Event.Namespace is the node's
+// ("node:task-id"), then the remote subgraph's; Event.Nested is an Event
+// holding the remote JSON (State and Update, of the caller's type, stay
+// zero); Custom, Chunk, MessageID, Node, TaskID and Task are filled from
+// it. An interrupt of the remote thread becomes the node's interrupt
+// (graph.Interrupt), with the remote interrupt's value as its payload (a
+// list of {id, value} when the remote thread stopped at several); the
+// caller's answer is sent as the
 // remote run's command {resume: answer}. Each request carries the W3C
 // trace context of ctx (traceparent, tracestate).
 func Node[S any](g *Graph, input func(S) (any, error), output func(S, Result) (state.Update[S], error)) graph.NodeFunc[S] {

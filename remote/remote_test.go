@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,44 +22,76 @@ func TestRemoteEventsStreamInOrderUnderTheNodesNamespace(t *testing.T) {
 	app := callerGraph(t, rs.graph("writer"), openSaver(t, dbPath(t)))
 
 	var got []string
-	var namespaces []string
 	var delegateTask string
 	for ev, err := range app.Stream(context.Background(), state.Writes(tripTopic.Set("rome")), graph.WithThread("t1"),
-		graph.StreamModes(graph.Custom|graph.Updates)) {
+		graph.StreamModes(graph.Custom|graph.Updates|graph.Values|graph.Messages), graph.WithSubgraphs()) {
 		require.NoError(t, err)
-		switch {
-		case ev.Mode == graph.Custom:
-			re, ok := ev.Custom.(remote.Event)
-			require.True(t, ok, "custom event %T", ev.Custom)
-			require.Equal(t, "delegate", ev.Node)
-			namespaces = append(namespaces, re.Namespace)
-			got = append(got, re.Mode+" "+compact(t, re.Data))
-		case ev.Mode == graph.Updates:
-			if ev.Node == "delegate" {
+		if ev.Namespace == "" {
+			if ev.Mode == graph.Updates && ev.Node == "delegate" {
 				delegateTask = ev.TaskID
 			}
-			got = append(got, "caller "+ev.Node)
+			got = append(got, "caller "+ev.Mode.String()+" "+ev.Node)
+			continue
 		}
+		re, ok := ev.Nested.(remote.Event)
+		require.True(t, ok, "nested %T", ev.Nested)
+		require.Equal(t, ev.Namespace, re.Namespace)
+		require.NotEmpty(t, re.RunID)
+		line := ev.Namespace + " " + ev.Mode.String() + " "
+		switch ev.Mode {
+		case graph.Messages:
+			require.NotEmpty(t, ev.TaskID, "the remote task, from the tuple's metadata")
+			got = append(got, line+"chunk="+string(ev.Chunk)+" id="+ev.MessageID+" node="+ev.Node)
+			continue
+		}
+		line += compact(t, re.Data)
+		switch ev.Mode {
+		case graph.Updates:
+			line += " node=" + ev.Node
+		case graph.Custom:
+			require.Equal(t, re.Data, ev.Custom)
+		}
+		got = append(got, line)
 	}
-	require.Equal(t, []string{
-		`custom {"n":1}`,
-		`custom {"n":2}`,
-		`updates {"draft":{"log":["drafted rome"]}}`,
-		`custom {"n":3}`,
-		`updates {"polish":{"log":["polished"]}}`,
-		"caller delegate",
-		"caller finish",
-	}, got)
 	require.NotEmpty(t, delegateTask)
-	for _, ns := range namespaces {
-		require.Equal(t, "delegate:"+delegateTask, ns)
-	}
+	ns := "delegate:" + delegateTask
+	require.Equal(t, []string{
+		"caller values ",
+		ns + ` values {"answer":"","log":[],"topic":"rome"}`,
+		ns + ` custom {"n":1}`,
+		ns + ` custom {"n":2}`,
+		ns + ` updates {"draft":{"log":["drafted rome"]}} node=draft`,
+		ns + ` values {"answer":"","log":["drafted rome"],"topic":"rome"}`,
+		ns + ` custom {"n":3}`,
+		ns + ` messages chunk=pol id=m1 node=polish`,
+		ns + ` updates {"polish":{"log":["polished"]}} node=polish`,
+		ns + ` values {"answer":"","log":["drafted rome","polished"],"topic":"rome"}`,
+		"caller updates delegate",
+		"caller values ",
+		"caller updates finish",
+		"caller values ",
+	}, got)
 
 	snap, err := app.State(context.Background(), graph.WithThread("t1"))
 	require.NoError(t, err)
 	require.Equal(t, "drafted rome; polished", snap.Values.Summary)
 	require.True(t, snap.Values.Done)
 	require.Len(t, rs.runs(snap.Values.RemoteThread), 1)
+}
+
+// TestRemoteEventsNeedSubgraphs: a caller that streams without
+// WithSubgraphs sees its own events only, as with a local subgraph.
+func TestRemoteEventsNeedSubgraphs(t *testing.T) {
+	t.Parallel()
+	rs := newRemoteServer(t)
+	app := callerGraph(t, rs.graph("writer"), openSaver(t, dbPath(t)))
+	var got []string
+	for ev, err := range app.Stream(context.Background(), state.Writes(tripTopic.Set("rome")), graph.WithThread("t1"),
+		graph.StreamModes(graph.Custom|graph.Updates)) {
+		require.NoError(t, err)
+		got = append(got, ev.Namespace+" "+ev.Mode.String()+" "+ev.Node)
+	}
+	require.Equal(t, []string{" updates delegate", " updates finish"}, got)
 }
 
 // compact returns data without insignificant space.
@@ -130,12 +163,16 @@ func TestCallerCrashResumesWithoutStartingTheRemoteRunTwice(t *testing.T) {
 			defer kill()
 			var release chan struct{}
 			var remoteThread string
-			for ev, err := range first.app.Stream(ctx, state.Writes(tripTopic.Set("lima")), graph.WithThread("t1"), graph.StreamModes(graph.Custom)) {
+			for ev, err := range first.app.Stream(ctx, state.Writes(tripTopic.Set("lima")), graph.WithThread("t1"),
+				graph.StreamModes(graph.Custom|graph.Updates), graph.WithSubgraphs()) {
 				if err != nil {
 					require.ErrorIs(t, err, context.Canceled)
 					break
 				}
-				re := ev.Custom.(remote.Event)
+				re, ok := ev.Nested.(remote.Event)
+				if !ok {
+					continue // the caller's own
+				}
 				remoteThread = re.ThreadID
 				if re.Mode == "updates" { // the draft finished: the remote run now waits
 					release = <-rs.gate
@@ -154,9 +191,13 @@ func TestCallerCrashResumesWithoutStartingTheRemoteRunTwice(t *testing.T) {
 			second, err := graphOn(t, rs, path)
 			require.NoError(t, err)
 			var modes []string
-			for ev, err := range second.app.Stream(context.Background(), state.Update[Trip]{}, graph.WithThread("t1"), graph.StreamModes(graph.Custom)) {
+			for ev, err := range second.app.Stream(context.Background(), state.Update[Trip]{}, graph.WithThread("t1"),
+				graph.StreamModes(graph.Custom|graph.Updates), graph.WithSubgraphs()) {
 				require.NoError(t, err)
-				re := ev.Custom.(remote.Event)
+				re, ok := ev.Nested.(remote.Event)
+				if !ok {
+					continue // the caller's own
+				}
 				require.Equal(t, remoteThread, re.ThreadID)
 				modes = append(modes, re.Mode)
 				if !tc.finishFirst && re.Mode == "updates" && release != nil {
@@ -248,39 +289,37 @@ func TestFailedRemoteRunIsContinuedWhenTheCallerResumes(t *testing.T) {
 }
 
 // TestRemoteEventsReachTheCallerServersStream streams the caller through
-// its own server: the remote events come, in order, as the caller's
-// custom events tagged with the delegate node's namespace.
+// its own server with stream_subgraphs: the remote custom events come, in
+// order, as events of the delegate node's namespace ("custom|delegate:…"),
+// their data the remote data; without stream_subgraphs none come.
 func TestRemoteEventsReachTheCallerServersStream(t *testing.T) {
 	t.Parallel()
 	rs := newRemoteServer(t)
 	hs, cl := serveCaller(t, rs.graph("writer"))
-	body := `{"assistant_id": "trip", "input": {"topic": "riga"}, "stream_mode": ["custom"]}`
-	resp, err := cl.Post(hs.URL+"/runs/stream", "application/json", strings.NewReader(body))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
-
-	var got []string
-	sc := bufio.NewScanner(resp.Body)
-	event := ""
-	for sc.Scan() {
-		line := sc.Text()
-		if e, ok := strings.CutPrefix(line, "event: "); ok {
-			event = e
+	stream := func(subgraphs bool) []string {
+		body := fmt.Sprintf(`{"assistant_id": "trip", "input": {"topic": "riga"}, "stream_mode": ["custom"], "stream_subgraphs": %t}`, subgraphs)
+		resp, err := cl.Post(hs.URL+"/runs/stream", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		var got []string
+		sc := bufio.NewScanner(resp.Body)
+		event := ""
+		for sc.Scan() {
+			line := sc.Text()
+			if e, ok := strings.CutPrefix(line, "event: "); ok {
+				event = e
+			}
+			if d, ok := strings.CutPrefix(line, "data: "); ok && strings.HasPrefix(event, "custom") {
+				mode, ns, _ := strings.Cut(event, "|")
+				require.Equal(t, "custom", mode)
+				require.Regexp(t, "^delegate:[0-9a-f-]+$", ns)
+				got = append(got, compact(t, json.RawMessage(d)))
+			}
 		}
-		if d, ok := strings.CutPrefix(line, "data: "); ok && event == "custom" {
-			var re remote.Event
-			require.NoError(t, json.Unmarshal([]byte(d), &re))
-			require.True(t, strings.HasPrefix(re.Namespace, "delegate:"), re.Namespace)
-			got = append(got, re.Mode+" "+compact(t, re.Data))
-		}
+		require.NoError(t, sc.Err())
+		return got
 	}
-	require.NoError(t, sc.Err())
-	require.Equal(t, []string{
-		`custom {"n":1}`,
-		`custom {"n":2}`,
-		`updates {"draft":{"log":["drafted riga"]}}`,
-		`custom {"n":3}`,
-		`updates {"polish":{"log":["polished"]}}`,
-	}, got)
+	require.Equal(t, []string{`{"n":1}`, `{"n":2}`, `{"n":3}`}, stream(true))
+	require.Empty(t, stream(false))
 }
