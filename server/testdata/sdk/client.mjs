@@ -124,6 +124,19 @@ const anns = await client.threads.search({ metadata: { user: "ann" } });
 assert.deepEqual(anns.map((t) => t.thread_id), [thread.thread_id]);
 step("search threads");
 
+// A search's select answers only the fields it names; a field a thread
+// does not have is refused (422).
+const listed = await client.threads.search({ metadata: { user: "ann" }, select: ["thread_id", "created_at", "updated_at", "metadata", "status"] });
+assert.ok(listed.length >= 1);
+for (const t of listed) {
+  assert.deepEqual(Object.keys(t).sort(), ["created_at", "metadata", "status", "thread_id", "updated_at"]);
+  assert.equal(t.metadata.user, "ann");
+}
+const withValues = await client.threads.search({ ids: [thread.thread_id], select: ["thread_id", "values"] });
+assert.deepEqual(withValues, [{ thread_id: thread.thread_id, values: (await client.threads.getState(thread.thread_id)).values }]);
+await assert.rejects(client.threads.search({ select: ["thread_id", "colour"] }), (e) => e.status === 422 && /colour/.test(e.message));
+step("search threads with select");
+
 // A background run, joined as a stream from the start, then waited for.
 const t4 = await client.threads.create();
 const run = await client.runs.create(t4.thread_id, "echo", { input: { input: "later" }, streamMode: ["values"] });
