@@ -215,7 +215,20 @@ func (s *Server) getThread(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	s.writeThread(w, r, t)
+	out, err := s.threadJSON(r.Context(), t)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	size, err := s.storageOf(r.Context(), t)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if size != nil {
+		out[storageField] = size
+	}
+	writeJSON(w, 200, out)
 }
 
 func (s *Server) patchThread(w http.ResponseWriter, r *http.Request) {

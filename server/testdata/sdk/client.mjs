@@ -95,6 +95,12 @@ assert.deepEqual(t2state.next, ["review"]);
 assert.equal(t2state.tasks[0].interrupts[0].id, interruptId);
 const interrupted = await client.threads.search({ status: "interrupted" });
 assert.deepEqual(interrupted.map((t) => t.thread_id), [t2.thread_id]);
+// Our storage report (no LangGraph field): the paused thread's
+// checkpoints, its pending writes (the interrupt) and their bytes.
+const paused = await client.threads.get(t2.thread_id);
+assert.ok(paused.storage.checkpoints >= 3, JSON.stringify(paused.storage));
+assert.ok(paused.storage.writes >= 1, JSON.stringify(paused.storage));
+assert.ok(paused.storage.bytes > 0, JSON.stringify(paused.storage));
 const resumed = await collect(
   client.runs.stream(t2.thread_id, "review", {
     command: { resume: { [interruptId]: "yes" } },
