@@ -64,41 +64,63 @@ func stoppedAtBreakpoint(st *State) bool {
 	return false
 }
 
+// threadJSON is thread t as the API answers it, with every field.
 func (s *Server) threadJSON(ctx context.Context, t ThreadRecord) (map[string]any, error) {
-	st, err := s.latest(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	values := any(map[string]any{})
-	interrupts := map[string]any{}
-	if st != nil {
-		values = st.Values
-		for _, task := range st.Tasks {
-			if len(task.Interrupts) > 0 {
-				interrupts[task.ID] = interruptsJSON(task.Interrupts)
-			}
+	return s.threadFieldsJSON(ctx, t, nil)
+}
+
+// threadFieldsJSON is thread t with the fields of f only (nil: all); it
+// reads the thread's latest state only for a field computed from it.
+func (s *Server) threadFieldsJSON(ctx context.Context, t ThreadRecord, f threadFields) (map[string]any, error) {
+	var st *State
+	if f.has("values") || f.has("interrupts") || f.has("status") {
+		var err error
+		if st, err = s.latest(ctx, t); err != nil {
+			return nil, err
 		}
 	}
-	md := t.Metadata
-	if md == nil {
-		md = map[string]any{}
+	out := make(map[string]any, len(threadSelectable))
+	set := func(name string, v func() any) {
+		if f.has(name) {
+			out[name] = v()
+		}
 	}
-	var errv any
-	if t.Error != "" {
-		errv = t.Error
-	}
-	return map[string]any{
-		"thread_id":        t.ThreadID,
-		"created_at":       timeJSON(t.CreatedAt),
-		"updated_at":       timeJSON(t.UpdatedAt),
-		"state_updated_at": timeJSON(t.UpdatedAt),
-		"metadata":         md,
-		"status":           s.statusOf(ctx, t, st),
-		"values":           values,
-		"interrupts":       interrupts,
-		"config":           map[string]any{"configurable": map[string]any{}},
-		"error":            errv,
-	}, nil
+	set("thread_id", func() any { return t.ThreadID })
+	set("created_at", func() any { return timeJSON(t.CreatedAt) })
+	set("updated_at", func() any { return timeJSON(t.UpdatedAt) })
+	set("state_updated_at", func() any { return timeJSON(t.UpdatedAt) })
+	set("metadata", func() any {
+		if t.Metadata == nil {
+			return map[string]any{}
+		}
+		return t.Metadata
+	})
+	set("status", func() any { return s.statusOf(ctx, t, st) })
+	set("values", func() any {
+		if st == nil {
+			return map[string]any{}
+		}
+		return st.Values
+	})
+	set("interrupts", func() any {
+		interrupts := map[string]any{}
+		if st != nil {
+			for _, task := range st.Tasks {
+				if len(task.Interrupts) > 0 {
+					interrupts[task.ID] = interruptsJSON(task.Interrupts)
+				}
+			}
+		}
+		return interrupts
+	})
+	set("config", func() any { return map[string]any{"configurable": map[string]any{}} })
+	set("error", func() any {
+		if t.Error != "" {
+			return t.Error
+		}
+		return nil
+	})
+	return out, nil
 }
 
 func (s *Server) writeThread(w http.ResponseWriter, r *http.Request, t ThreadRecord) {
@@ -193,7 +215,20 @@ func (s *Server) getThread(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	s.writeThread(w, r, t)
+	out, err := s.threadJSON(r.Context(), t)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	size, err := s.storageOf(r.Context(), t)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if size != nil {
+		out[storageField] = size
+	}
+	writeJSON(w, 200, out)
 }
 
 func (s *Server) patchThread(w http.ResponseWriter, r *http.Request) {
@@ -304,6 +339,7 @@ type searchThreadsRequest struct {
 	Offset    int            `json:"offset"`
 	SortBy    string         `json:"sort_by"`
 	SortOrder string         `json:"sort_order"`
+	Select    []string       `json:"select"`
 }
 
 func (s *Server) matchThreads(r *http.Request, paged bool) ([]ThreadRecord, []map[string]any, error) {
@@ -316,6 +352,27 @@ func (s *Server) matchThreads(r *http.Request, paged bool) ([]ThreadRecord, []ma
 	default:
 		return nil, nil, &InputError{Field: "status", Err: fmt.Errorf("%q is not idle, busy, interrupted or error", req.Status)}
 	}
+	sel, err := parseSelect(req.Select)
+	if err != nil {
+		return nil, nil, err
+	}
+	// What the filters read beside what the answer shows (a count shows
+	// nothing).
+	need := threadFields{}
+	if !paged {
+		sel = need
+	}
+	if req.Status != "" {
+		need["status"] = true
+	}
+	if len(req.Values) > 0 {
+		need["values"] = true
+	}
+	if sel != nil {
+		maps.Copy(need, sel)
+	} else {
+		need = nil
+	}
 	// Status is computed, so select on it after computing.
 	q := ThreadQuery{Metadata: ownedBy(r.Context(), req.Metadata), IDs: req.IDs, SortBy: req.SortBy, SortOrder: req.SortOrder}
 	all, err := s.store.SearchThreads(r.Context(), q)
@@ -325,7 +382,7 @@ func (s *Server) matchThreads(r *http.Request, paged bool) ([]ThreadRecord, []ma
 	var recs []ThreadRecord
 	var outs []map[string]any
 	for _, t := range all {
-		out, err := s.threadJSON(r.Context(), t)
+		out, err := s.threadFieldsJSON(r.Context(), t, need)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -334,6 +391,11 @@ func (s *Server) matchThreads(r *http.Request, paged bool) ([]ThreadRecord, []ma
 		}
 		if len(req.Values) > 0 && !matchValues(out["values"], req.Values) {
 			continue
+		}
+		for name := range out {
+			if !sel.has(name) {
+				delete(out, name)
+			}
 		}
 		recs, outs = append(recs, t), append(outs, out)
 	}

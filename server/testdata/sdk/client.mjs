@@ -95,6 +95,12 @@ assert.deepEqual(t2state.next, ["review"]);
 assert.equal(t2state.tasks[0].interrupts[0].id, interruptId);
 const interrupted = await client.threads.search({ status: "interrupted" });
 assert.deepEqual(interrupted.map((t) => t.thread_id), [t2.thread_id]);
+// Our storage report (no LangGraph field): the paused thread's
+// checkpoints, its pending writes (the interrupt) and their bytes.
+const paused = await client.threads.get(t2.thread_id);
+assert.ok(paused.storage.checkpoints >= 3, JSON.stringify(paused.storage));
+assert.ok(paused.storage.writes >= 1, JSON.stringify(paused.storage));
+assert.ok(paused.storage.bytes > 0, JSON.stringify(paused.storage));
 const resumed = await collect(
   client.runs.stream(t2.thread_id, "review", {
     command: { resume: { [interruptId]: "yes" } },
@@ -123,6 +129,19 @@ step("resume by value with update");
 const anns = await client.threads.search({ metadata: { user: "ann" } });
 assert.deepEqual(anns.map((t) => t.thread_id), [thread.thread_id]);
 step("search threads");
+
+// A search's select answers only the fields it names; a field a thread
+// does not have is refused (422).
+const listed = await client.threads.search({ metadata: { user: "ann" }, select: ["thread_id", "created_at", "updated_at", "metadata", "status"] });
+assert.ok(listed.length >= 1);
+for (const t of listed) {
+  assert.deepEqual(Object.keys(t).sort(), ["created_at", "metadata", "status", "thread_id", "updated_at"]);
+  assert.equal(t.metadata.user, "ann");
+}
+const withValues = await client.threads.search({ ids: [thread.thread_id], select: ["thread_id", "values"] });
+assert.deepEqual(withValues, [{ thread_id: thread.thread_id, values: (await client.threads.getState(thread.thread_id)).values }]);
+await assert.rejects(client.threads.search({ select: ["thread_id", "colour"] }), (e) => e.status === 422 && /colour/.test(e.message));
+step("search threads with select");
 
 // A background run, joined as a stream from the start, then waited for.
 const t4 = await client.threads.create();
