@@ -65,6 +65,11 @@ type Event struct {
 	ThreadID string `json:"thread_id"`
 }
 
+// RawPayload returns Data: the event as the remote server sent it. An
+// Agent Server relaying this event from a node (server's stream of the
+// caller) sends a values or updates event's data from it as is.
+func (e Event) RawPayload() json.RawMessage { return e.Data }
+
 // Result is the outcome of a remote run that finished: the remote
 // thread's id and its final state.
 type Result struct {

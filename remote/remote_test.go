@@ -323,3 +323,40 @@ func TestRemoteEventsReachTheCallerServersStream(t *testing.T) {
 	require.Equal(t, []string{`{"n":1}`, `{"n":2}`, `{"n":3}`}, stream(true))
 	require.Empty(t, stream(false))
 }
+
+// TestRelayedStateEventsReachTheCallerServersStreamAsSent streams the
+// caller through its own server in the updates and values modes with
+// stream_subgraphs: the remote run's events come under the delegate
+// node's namespace with their data as the remote server sent it, never
+// re-encoded in the caller's state type (which would give zero values).
+func TestRelayedStateEventsReachTheCallerServersStreamAsSent(t *testing.T) {
+	t.Parallel()
+	rs := newRemoteServer(t)
+	hs, cl := serveCaller(t, rs.graph("writer"))
+	body := `{"assistant_id": "trip", "input": {"topic": "riga"}, "stream_mode": ["updates", "values"], "stream_subgraphs": true}`
+	resp, err := cl.Post(hs.URL+"/runs/stream", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	got := map[string][]string{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	event := ""
+	for sc.Scan() {
+		line := sc.Text()
+		if e, ok := strings.CutPrefix(line, "event: "); ok {
+			event = e
+		}
+		if d, ok := strings.CutPrefix(line, "data: "); ok {
+			mode, ns, nested := strings.Cut(event, "|")
+			if nested {
+				require.Regexp(t, "^delegate:[0-9a-f-]+$", ns)
+				got[mode] = append(got[mode], compact(t, json.RawMessage(d)))
+			}
+		}
+	}
+	require.NoError(t, sc.Err())
+	require.Equal(t, []string{`{"draft":{"log":["drafted riga"]}}`, `{"polish":{"log":["polished"]}}`}, got["updates"])
+	require.NotEmpty(t, got["values"])
+	require.JSONEq(t, `{"topic":"riga","log":["drafted riga","polished"],"answer":""}`, got["values"][len(got["values"])-1])
+}

@@ -346,10 +346,15 @@ func (t *typed[S]) Run(ctx context.Context, in RunInput) iter.Seq2[Event, error]
 				Task: ev.Task, Custom: ev.Custom, Chunk: ev.Chunk, MessageID: ev.MessageID, Checkpoint: ev.Checkpoint,
 				Metadata: ev.Metadata, Interrupts: ev.Interrupts,
 			}
-			switch ev.Mode {
-			case graph.Values:
+			relay, relayed := ev.Nested.(relayedEvent)
+			switch {
+			case relayed && ev.Mode == graph.Values:
+				out.Values = relay.RawPayload()
+			case relayed && ev.Mode == graph.Updates:
+				out.Update, err = relayedUpdate(ev.Node, relay.RawPayload())
+			case ev.Mode == graph.Values:
 				out.Values, err = t.encodeState(&ev.State)
-			case graph.Updates, graph.Tasks:
+			case ev.Mode == graph.Updates || ev.Mode == graph.Tasks:
 				if ev.Mode == graph.Updates || (ev.Task != nil && ev.Task.Result) {
 					out.Update, err = t.encodeUpdate(ev.Update)
 				} else if ev.Task != nil && ev.Task.Arg != nil {
