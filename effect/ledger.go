@@ -17,10 +17,14 @@ import (
 type Call struct {
 	// Tool is the tool's name.
 	Tool string `json:"tool"`
+	// CallID is the model's id of the tool call (tool_call_id) when the
+	// call runs in a chat tool node (WithCallID), else empty.
+	CallID string `json:"call_id,omitempty"`
 	// Input is the tool's input, as the agent gave it.
 	Input string `json:"input"`
 	// Key is the call's idempotency key: derived from the task's
-	// graph.Info.IdempotencyKey, the tool and a hash of the input, so the
+	// graph.Info.IdempotencyKey, the tool call's id (CallID), the tool and
+	// a hash of the input, so the
 	// same every time this call of this task runs. Give it to the outside
 	// system (a payment API's idempotency key, a message id), so that a
 	// reconcile hook can look the call up by it.
@@ -96,6 +100,14 @@ type InDoubt struct {
 // own write lock. Call the tool before or after Transact.
 var ErrInTransaction = errors.New("effect: a ledger call inside graph.Transact")
 
+// ErrInDoubt is wrapped by the error of a ledger call that started and
+// did not end: the tool failed (a failure may have taken effect), its
+// reconcile hook failed, or its end could not be recorded. Such an error
+// must fail the node, not become an answer a model may retry with a new
+// call: the task's next run finds the call in doubt and asks the reconcile
+// hook or a person (chat/toolnode lets it through its error handler).
+var ErrInDoubt = errors.New("effect: the call is in doubt")
+
 // ErrAction is wrapped by the error of a call resumed with a Decision
 // whose Action is none of Confirm, Retry and Skip.
 var ErrAction = errors.New("effect: unknown action")
@@ -121,8 +133,8 @@ type startRecord struct {
 //     node is interrupted with an InDoubt payload, and a person resumes it
 //     with a Decision (confirm with a result, retry, or skip).
 //
-// An error of call is returned and its end is not recorded, so the call
-// stays in doubt: a failure may have taken effect (a timeout after the
+// An error of call is returned (wrapping ErrInDoubt) and its end is not
+// recorded, so the call stays in doubt: a failure may have taken effect (a timeout after the
 // payment went through). The same tool with the same input in one task
 // is one effect, answered once.
 //
@@ -141,12 +153,16 @@ func Do(ctx context.Context, tool, input string, rec Reconciler, call func(ctx c
 	}
 	sum := sha256.Sum256([]byte(input))
 	inputHash := hex.EncodeToString(sum[:])
+	callID, _ := ctx.Value(callIDKey{}).(string)
 	c := Call{
-		Tool: tool, Input: input, Node: info.Node, Step: info.Step, Thread: info.ThreadID,
-		Key: checkpoint.DeriveID("effect", info.IdempotencyKey, tool, inputHash),
+		Tool: tool, CallID: callID, Input: input, Node: info.Node, Step: info.Step, Thread: info.ThreadID,
+		Key: checkpoint.DeriveID("effect", info.IdempotencyKey, callID, tool, inputHash),
 	}
 	ctx = context.WithValue(ctx, keyKey{}, c.Key)
 	name := tool + "/" + inputHash
+	if callID != "" {
+		name = tool + "/" + callID + "/" + inputHash
+	}
 	fresh := false
 	start, err := graph.Durable(ctx, "effect/start/"+name, func(context.Context) (startRecord, error) {
 		fresh = true
@@ -156,12 +172,16 @@ func Do(ctx context.Context, tool, input string, rec Reconciler, call func(ctx c
 		return "", fmt.Errorf("effect: record the start of %s: %w", describe(c), err)
 	}
 	c.Started = start.Started
-	return graph.Durable(ctx, "effect/end/"+name, func(ctx context.Context) (string, error) {
+	out, err := graph.Durable(ctx, "effect/end/"+name, func(ctx context.Context) (string, error) {
 		if fresh {
 			return call(ctx)
 		}
 		return inDoubt(ctx, c, rec, call)
 	})
+	if err != nil && !errors.Is(err, graph.ErrInterrupted) {
+		return out, fmt.Errorf("%w: %s: %w", ErrInDoubt, describe(c), err)
+	}
+	return out, err
 }
 
 // inDoubt settles a call that started and never ended.
@@ -202,6 +222,16 @@ func describe(c Call) string {
 }
 
 type keyKey struct{}
+
+type callIDKey struct{}
+
+// WithCallID returns ctx for a ledger call made as the model's tool call
+// id (its tool_call_id): Do records it in Call.CallID and keys the call by
+// it as well as by the task, so two calls of one tool with the same input
+// in one AI message are two effects. chat/toolnode sets it for every call.
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
 
 // Key returns the idempotency key of the ledger call running in ctx
 // (Call.Key), for a tool to give the outside system, and false outside

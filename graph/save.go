@@ -41,13 +41,14 @@ type inflightPut[S any] struct {
 // A step's only task that succeeded saves nothing here: the step's
 // checkpoint, stored right after it, records its writes, so a durable
 // sequential step costs one commit. (A task that took its writes from the
-// node cache saves them, marked, so History shows where they came from.) A crash in between re-runs the task,
+// node cache saves them, marked, so History shows where they came from;
+// one resumed from interrupts saves them with its answers, AnswersChannel.) A crash in between re-runs the task,
 // exactly as a crash before its writes were saved would.
 func (p *persist[S]) saveTask(t *task[S]) error {
 	if p.id == "" {
 		return nil
 	}
-	if t.err == nil && len(p.r.tasks) == 1 && !t.fromCache {
+	if t.err == nil && len(p.r.tasks) == 1 && !t.fromCache && len(t.resume) == 0 {
 		return nil
 	}
 	if t.err != nil && p.r.stoppedBy(t.err) {
@@ -65,6 +66,11 @@ func (p *persist[S]) saveTask(t *task[S]) error {
 		var err error
 		if ws, err = p.successWrites(t); err != nil {
 			return err
+		}
+		if len(t.resume) > 0 { // the answers it finished with (AnswersChannel)
+			if data, err := json.Marshal(t.resume); err == nil {
+				add(AnswersIndex, AnswersChannel, data)
+			}
 		}
 	case errors.Is(t.err, errInterrupt):
 		data, err := json.Marshal(t.scope.interrupts())

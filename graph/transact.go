@@ -25,8 +25,8 @@ type TxSaver interface {
 
 // ErrNoTx is wrapped by the error of Transact when the run cannot commit
 // the node's rows with its saved writes: no checkpointer, a checkpointer
-// that is not a TxSaver (an encrypting wrapper does not forward
-// transactions yet), or DurabilityExit, which stores nothing until the run
+// that is not a TxSaver (checkpoint/encrypt forwards its wrapped saver's
+// transactions), or DurabilityExit, which stores nothing until the run
 // ends.
 var ErrNoTx = errors.New("graph: Transact needs a transactional checkpointer")
 

@@ -111,8 +111,12 @@ func WithLiveTools() Option { return func(o *options) { o.liveTools = true } }
 //
 // The recorded thread is read through saver only (an encrypted one through
 // its encrypt.Wrap); nothing is written to it. Only the root graph's
-// calls are recorded and compared; a thread that stopped at an interrupt
-// and was resumed cannot be replayed yet (an error says so). An error of
+// calls are recorded and compared. A thread that stopped at interrupts and
+// was resumed is replayed run by run: each resume is given the value the
+// recorded one was (graph.Resume), read from the interrupted checkpoint;
+// a stop where more than one task was resumed is refused (an error says
+// so), and a resume without a value (a static interrupt) is replayed as
+// one. An interrupt that ends a run of the replay is not an error. An error of
 // the replay's run that a divergence explains (ErrUnrecorded) ends the
 // replay and is not returned.
 func Run[S any](ctx context.Context, g *graph.StateGraph[S], saver checkpoint.Saver, thread string, opts ...Option) (*Report[S], error) {
@@ -141,7 +145,11 @@ func Run[S any](ctx context.Context, g *graph.StateGraph[S], saver checkpoint.Sa
 	if err != nil {
 		return nil, err
 	}
-	inputs, err := inputsOf(recorded.Schema(), want, thread)
+	resumes, err := resumesOf(ctx, saver, thread)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := runsOf(recorded.Schema(), want, resumes, thread)
 	if err != nil {
 		return nil, err
 	}
@@ -152,13 +160,17 @@ func Run[S any](ctx context.Context, g *graph.StateGraph[S], saver checkpoint.Sa
 	p := newPlayer(rec, &o)
 	pctx := context.WithValue(ctx, playerKey{}, p)
 	rep := &Report[S]{Thread: thread, Recording: rec}
-	for _, in := range inputs {
-		out, err := fresh.Invoke(pctx, in, graph.WithThread(thread))
+	for _, r := range runs {
+		opts := []graph.RunOption{graph.WithThread(thread)}
+		if r.resume && r.value != nil {
+			opts = append(opts, graph.Resume(r.value))
+		}
+		out, err := fresh.Invoke(pctx, r.input, opts...)
 		rep.Output = out
 		if errors.Is(err, ErrUnrecorded) {
 			break
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, graph.ErrInterrupted) {
 			return nil, fmt.Errorf("replay: thread %q: %w", thread, err)
 		}
 	}
@@ -190,28 +202,81 @@ func oldestFirst[S any](ctx context.Context, c *graph.Compiled[S], thread string
 	return out, nil
 }
 
-// inputsOf returns the inputs the recorded thread was given: for each
-// input checkpoint, the writes that take its state to the next one's.
-func inputsOf[S any](schema *state.Schema[S], snaps []*graph.Snapshot[S], thread string) ([]state.Update[S], error) {
-	var inputs []state.Update[S]
-	for i, s := range snaps {
-		if len(s.Interrupts) > 0 {
-			return nil, fmt.Errorf("replay: thread %q stopped at an interrupt at step %d: replaying a resumed thread is not supported", thread, s.Metadata.Step)
+// runOf is one run of the recorded thread: an input, or a resume (with
+// value when the interrupt was answered with one).
+type runOf[S any] struct {
+	input  state.Update[S]
+	resume bool
+	value  any
+}
+
+// resumesOf returns the values each checkpoint of the thread's root
+// namespace was resumed with, by checkpoint and task: the
+// graph.AnswersChannel writes of the tasks that finished after their
+// interrupts, each the JSON list of a task's answers in order.
+func resumesOf(ctx context.Context, saver checkpoint.Saver, thread string) (map[string]map[string][]json.RawMessage, error) {
+	out := map[string]map[string][]json.RawMessage{}
+	for tup, err := range saver.List(ctx, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{}) {
+		if err != nil {
+			return nil, fmt.Errorf("replay: read thread %q: %w", thread, err)
 		}
+		for _, w := range tup.PendingWrites {
+			if w.Channel != graph.AnswersChannel {
+				continue
+			}
+			var vs []json.RawMessage
+			if err := json.Unmarshal(w.Value, &vs); err != nil {
+				return nil, fmt.Errorf("replay: thread %q checkpoint %s task %s: resume values: %w: %w", thread, tup.Config.CheckpointID, w.TaskID, checkpoint.ErrCorrupt, err)
+			}
+			if out[tup.Config.CheckpointID] == nil {
+				out[tup.Config.CheckpointID] = map[string][]json.RawMessage{}
+			}
+			out[tup.Config.CheckpointID][w.TaskID] = vs
+		}
+	}
+	return out, nil
+}
+
+// runsOf returns the runs the recorded thread was given, in order: for
+// each input checkpoint, the writes that take its state to the next one's;
+// for each checkpoint that stopped at interrupts and was continued, a
+// resume per value it was answered with (one without a value when there
+// is none).
+func runsOf[S any](schema *state.Schema[S], snaps []*graph.Snapshot[S], resumes map[string]map[string][]json.RawMessage, thread string) ([]runOf[S], error) {
+	var runs []runOf[S]
+	inputs := 0
+	for i, s := range snaps {
 		switch s.Metadata.Source {
 		case checkpoint.SourceInput:
 			if i+1 == len(snaps) {
 				return nil, fmt.Errorf("replay: thread %q: its last input (step %d) was never applied", thread, s.Metadata.Step)
 			}
-			inputs = append(inputs, state.Writes(schema.Diff(&s.Values, &snaps[i+1].Values)...))
+			runs = append(runs, runOf[S]{input: state.Writes(schema.Diff(&s.Values, &snaps[i+1].Values)...)})
+			inputs++
 		case checkpoint.SourceUpdate, checkpoint.SourceFork:
 			return nil, fmt.Errorf("replay: thread %q has a state update or fork at step %d: replaying it is not supported", thread, s.Metadata.Step)
 		}
+		if len(s.Interrupts) == 0 || i+1 == len(snaps) || snaps[i+1].Metadata.Source == checkpoint.SourceInput {
+			continue // not stopped, or not continued by a resume
+		}
+		byTask := resumes[s.Config.CheckpointID]
+		switch len(byTask) {
+		case 0:
+			runs = append(runs, runOf[S]{resume: true})
+		case 1:
+			for _, vs := range byTask {
+				for _, v := range vs {
+					runs = append(runs, runOf[S]{resume: true, value: v})
+				}
+			}
+		default:
+			return nil, fmt.Errorf("replay: thread %q: %d tasks were resumed at step %d: replaying the answers of several interrupts at once is not supported", thread, len(byTask), s.Metadata.Step)
+		}
 	}
-	if len(inputs) == 0 {
+	if inputs == 0 {
 		return nil, fmt.Errorf("replay: thread %q has no input to replay", thread)
 	}
-	return inputs, nil
+	return runs, nil
 }
 
 // firstStepDivergence compares the recorded and replayed checkpoints in

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/stategraph/stategraph/chat"
+	"github.com/stategraph/stategraph/effect"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/state"
 	"github.com/tmc/langchaingo/llms"
@@ -27,6 +28,7 @@ type options struct {
 	maxParallel int
 	onError     func(call llms.ToolCall, err error) (string, error)
 	around      CallHook
+	ledger      bool
 }
 
 // CallHook wraps each call a node makes: it may refuse the call (return
@@ -74,6 +76,21 @@ func WithErrorHandler(h func(call llms.ToolCall, err error) (string, error)) Opt
 // handle_tool_errors=False), with an error naming the call and the tool.
 func PropagateErrors() Option {
 	return WithErrorHandler(func(_ llms.ToolCall, err error) (string, error) { return "", err })
+}
+
+// WithLedger runs each call of a tool with side effects through the
+// effect ledger (effect.Do), keyed by the task and by the call's id
+// (tool_call_id): a crash, an error or an interrupt between a call's start
+// and its end never runs it again blindly; the task's next run asks the
+// tool's reconcile hook (the tool implements effect.Reconciler) or a
+// person (an effect.in_doubt interrupt, answered with an effect.Decision).
+// A tool has side effects when it has a SideEffects method (plan's
+// SideEffecter: nodes/tool's Mutates, an MCP tool that is not readOnlyHint)
+// that reports true; other tools run as before. A tool made with
+// effect.Wrap is already a ledger tool and is not wrapped again. The graph
+// must be compiled WithCheckpointer (see effect.Do).
+func WithLedger() Option {
+	return func(o *options) { o.ledger = true }
 }
 
 // ErrUnknownTool is the error (wrapped, naming the tool and listing the
@@ -267,6 +284,12 @@ func (r *runner) runCalls(ctx context.Context, calls []llms.ToolCall, answers []
 		if graph.IsHandoff(err) { // a command for the parent graph, not a failure
 			return nil, err
 		}
+		// An interrupt (an in-doubt call's question among them) or a call
+		// in doubt is never an answer: the model would call again, and the
+		// ledger would not know the new call for the old one.
+		if errors.Is(err, graph.ErrInterrupted) || errors.Is(err, effect.ErrInDoubt) {
+			return nil, fmt.Errorf("toolnode: call %q of tool %q: %w", calls[i].ID, callName(calls[i]), err)
+		}
 		content, herr := r.opts.onError(calls[i], err)
 		if herr != nil {
 			return nil, fmt.Errorf("toolnode: call %q of tool %q: %w", calls[i].ID, callName(calls[i]), herr)
@@ -290,6 +313,13 @@ func (r *runner) call(ctx context.Context, i int, c llms.ToolCall) (string, erro
 			}
 		}()
 		return t.Call(ctx, input(t, callArgs(c)))
+	}
+	ctx = effect.WithCallID(ctx, c.ID)
+	if r.opts.ledger && hasSideEffects(t) {
+		plain, rec := run, reconcilerOf(t)
+		run = func(ctx context.Context) (string, error) {
+			return effect.Do(ctx, name, input(t, callArgs(c)), rec, plain)
+		}
 	}
 	if r.opts.around != nil {
 		return r.opts.around(context.WithValue(ctx, indexKey{}, i), c, run)
@@ -320,4 +350,22 @@ func validJSON(s string) bool { return json.Valid([]byte(s)) }
 func toolMessage(call llms.ToolCall, content string) chat.Message {
 	m := chat.ToolResult(call.ID, callName(call), content)
 	return m.WithID(chat.DeriveID("tool:"+call.ID, m))
+}
+
+// hasSideEffects reports whether t goes through the ledger under
+// WithLedger: it reports side effects and is not a ledger tool already.
+func hasSideEffects(t tools.Tool) bool {
+	if _, ok := t.(*effect.Tool); ok {
+		return false
+	}
+	se, ok := t.(interface{ SideEffects() bool })
+	return ok && se.SideEffects()
+}
+
+// reconcilerOf returns t's reconcile hook, or nil.
+func reconcilerOf(t tools.Tool) effect.Reconciler {
+	if rec, ok := t.(effect.Reconciler); ok {
+		return rec
+	}
+	return nil
 }

@@ -58,15 +58,121 @@ func (v verifier) Verify(ctx context.Context, threadID string) error {
 	return nil
 }
 
+// txSaver is graph.TxSaver, named here so the wrapper does not import
+// the runtime: a saver that commits a task's writes in a transaction with
+// the caller's rows (checkpoint/sqlite, checkpoint/postgres).
+type txSaver interface {
+	PutWritesTx(ctx context.Context, cfg checkpoint.Config, taskID string, fn func(tx any) ([]checkpoint.PendingWrite, error)) error
+}
+
+type txer struct{ c *core }
+
+// PutWritesTx runs the wrapped saver's PutWritesTx (graph.TxSaver): fn
+// gets the wrapped saver's transaction as it is, and the writes it returns
+// are encrypted as PutWrites encrypts them before they are stored in that
+// transaction. An error of encrypting rolls the transaction back.
+func (x txer) PutWritesTx(ctx context.Context, cfg checkpoint.Config, taskID string, fn func(tx any) ([]checkpoint.PendingWrite, error)) error {
+	return x.c.inner.(txSaver).PutWritesTx(ctx, cfg, taskID, func(tx any) ([]checkpoint.PendingWrite, error) {
+		writes, err := fn(tx)
+		if err != nil {
+			return nil, err
+		}
+		return x.c.sealWrites(cfg, taskID, writes)
+	})
+}
+
 // shape returns c as a value that implements exactly the optional
-// interfaces (of those forwarded) that c.inner implements.
+// interfaces (of those forwarded) that c.inner implements. The cases are
+// written out because Go cannot build a struct type at run time: each
+// combination the savers of this module have (and their subsets) is one
+// anonymous struct.
 func shape(c *core) checkpoint.Saver {
 	_, isLeaser := c.inner.(checkpoint.Leaser)
 	_, isBreaker := c.inner.(checkpoint.LeaseBreaker)
 	_, isPruner := c.inner.(checkpoint.Pruner)
 	_, isVerifier := c.inner.(checkpoint.Verifier)
-	l, b, p, v := leaser{c}, breaker{c}, pruner{c}, verifier{c}
+	_, isTxer := c.inner.(txSaver)
+	l, b, p, v, x := leaser{c}, breaker{c}, pruner{c}, verifier{c}, txer{c}
 	switch {
+	case isLeaser && isBreaker && isPruner && isVerifier && isTxer:
+		return struct {
+			*core
+			leaser
+			breaker
+			pruner
+			verifier
+			txer
+		}{c, l, b, p, v, x}
+	case isLeaser && isBreaker && isPruner && isTxer:
+		return struct {
+			*core
+			leaser
+			breaker
+			pruner
+			txer
+		}{c, l, b, p, x}
+	case isLeaser && isBreaker && isVerifier && isTxer:
+		return struct {
+			*core
+			leaser
+			breaker
+			verifier
+			txer
+		}{c, l, b, v, x}
+	case isLeaser && isBreaker && isTxer:
+		return struct {
+			*core
+			leaser
+			breaker
+			txer
+		}{c, l, b, x}
+	case isLeaser && isPruner && isVerifier && isTxer:
+		return struct {
+			*core
+			leaser
+			pruner
+			verifier
+			txer
+		}{c, l, p, v, x}
+	case isLeaser && isPruner && isTxer:
+		return struct {
+			*core
+			leaser
+			pruner
+			txer
+		}{c, l, p, x}
+	case isLeaser && isVerifier && isTxer:
+		return struct {
+			*core
+			leaser
+			verifier
+			txer
+		}{c, l, v, x}
+	case isLeaser && isTxer:
+		return struct {
+			*core
+			leaser
+			txer
+		}{c, l, x}
+	case isPruner && isVerifier && isTxer:
+		return struct {
+			*core
+			pruner
+			verifier
+			txer
+		}{c, p, v, x}
+	case isPruner && isTxer:
+		return struct {
+			*core
+			pruner
+			txer
+		}{c, p, x}
+	case isVerifier && isTxer:
+		return struct {
+			*core
+			verifier
+			txer
+		}{c, v, x}
 	case isLeaser && isBreaker && isPruner && isVerifier:
 		return struct {
 			*core
@@ -135,6 +241,11 @@ func shape(c *core) checkpoint.Saver {
 			*core
 			verifier
 		}{c, v}
+	case isTxer:
+		return struct {
+			*core
+			txer
+		}{c, x}
 	}
 	return c
 }

@@ -32,6 +32,7 @@ type core struct {
 // package documentation for what is covered). It implements the optional
 // interfaces of inner that carry no values — checkpoint.Leaser,
 // checkpoint.LeaseBreaker, checkpoint.Pruner, checkpoint.Verifier — and
+// graph.TxSaver (the writes the transaction stores are encrypted), and
 // checkpoint.HeadGetter always (through inner's GetHead, or its Get), and
 // not checkpoint.Copier (a copied row is bound to its source thread, and
 // re-encrypting a copy needs the thread's namespaces, which the Saver
@@ -112,16 +113,26 @@ func (c *core) Put(ctx context.Context, req checkpoint.PutRequest) (checkpoint.C
 // PutWrites encrypts each write's value, bound to its checkpoint, task,
 // index and channel.
 func (c *core) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID string, writes []checkpoint.PendingWrite) error {
+	out, err := c.sealWrites(cfg, taskID, writes)
+	if err != nil {
+		return err
+	}
+	return c.inner.PutWrites(ctx, cfg, taskID, out)
+}
+
+// sealWrites returns writes with each value encrypted, bound to its
+// checkpoint, task, index and channel.
+func (c *core) sealWrites(cfg checkpoint.Config, taskID string, writes []checkpoint.PendingWrite) ([]checkpoint.PendingWrite, error) {
 	out := make([]checkpoint.PendingWrite, len(writes))
 	for i, w := range writes {
 		data, err := c.ring.seal(w.Value, writeID(cfg, cfg.CheckpointID, taskID, w.Index, w.Channel), nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		w.Value = data
 		out[i] = w
 	}
-	return c.inner.PutWrites(ctx, cfg, taskID, out)
+	return out, nil
 }
 
 // Get reads through the wrapped saver and decrypts; a value that does not
