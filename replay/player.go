@@ -38,48 +38,70 @@ type player struct {
 
 	mu    sync.Mutex
 	calls map[slot][]Call
-	used  map[slot]int
+	used  map[slot][]bool // used[s][i]: calls[s][i] answered a call
+	made  map[slot]int    // calls made in each slot
 	div   []Divergence
 }
 
 func newPlayer(rec *Recording, o *options) *player {
-	p := &player{live: o.live, liveTools: o.liveTools, calls: map[slot][]Call{}, used: map[slot]int{}}
+	p := &player{live: o.live, liveTools: o.liveTools, calls: map[slot][]Call{}, used: map[slot][]bool{}, made: map[slot]int{}}
 	for _, c := range rec.Calls {
 		s := slot{c.Node, c.Step, c.Send}
 		p.calls[s] = append(p.calls[s], c)
+		p.used[s] = append(p.used[s], false)
 	}
 	return p
 }
 
 // next returns the recorded call that the call of kind and name making
 // req in ctx's task matches, or a divergence.
+//
+// A task's calls are matched by what they ask, not by their order: the
+// first unused recorded call of the task with the same kind, name and
+// request answers it, because calls a node makes at once (the eager
+// executor's parallel tools) reach the recording in whatever order they
+// ran. A call no recorded one matches is compared with the task's first
+// unused recorded call, which is the recorded call in its place when the
+// task's calls are made one after another.
 func (p *player) next(ctx context.Context, kind Kind, name string, req []byte) (*Call, *Divergence) {
 	info, _ := graph.RunInfo(ctx)
 	s := slot{info.Node, info.Step, info.Send}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n := p.used[s]
-	p.used[s] = n + 1
+	n := p.made[s]
+	p.made[s] = n + 1
 	what := string(kind)
 	if name != "" {
 		what += " " + name
 	}
-	if n >= len(p.calls[s]) {
+	calls, used := p.calls[s], p.used[s]
+	first, req := -1, compact(req)
+	for i, c := range calls {
+		if used[i] {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if c.Kind == kind && c.Name == name && bytes.Equal(compact(c.Request), req) {
+			used[i] = true
+			return &c, nil
+		}
+	}
+	if first < 0 {
 		d := Divergence{Kind: MissingCall, Step: info.Step, Node: info.Node,
 			Message: fmt.Sprintf("%s call %d of node %q at step %d is not in the recording", what, n+1, info.Node, info.Step),
 			Diff:    diffLines("", indent(req))}
 		p.div = append(p.div, d)
 		return nil, &d
 	}
-	c := p.calls[s][n]
-	if c.Kind != kind || c.Name != name || !bytes.Equal(compact(c.Request), compact(req)) {
-		d := Divergence{Kind: ChangedCall, Step: info.Step, Node: info.Node,
-			Message: fmt.Sprintf("%s call %d of node %q at step %d differs from the recorded %s call", what, n+1, info.Node, info.Step, c.Kind),
-			Diff:    diffLines(indent(c.Request), indent(req))}
-		p.div = append(p.div, d)
-		return &c, &d
-	}
-	return &c, nil
+	used[first] = true
+	c := calls[first]
+	d := Divergence{Kind: ChangedCall, Step: info.Step, Node: info.Node,
+		Message: fmt.Sprintf("%s call %d of node %q at step %d differs from the recorded %s call", what, n+1, info.Node, info.Step, c.Kind),
+		Diff:    diffLines(indent(c.Request), indent(req))}
+	p.div = append(p.div, d)
+	return &c, &d
 }
 
 func (p *player) model(ctx context.Context, req []byte, msgs []llms.MessageContent, opts []llms.CallOption) (*llms.ContentResponse, error) {
@@ -125,7 +147,10 @@ func (p *player) unused() []Divergence {
 	defer p.mu.Unlock()
 	var out []Divergence
 	for s, calls := range p.calls {
-		for _, c := range calls[min(p.used[s], len(calls)):] {
+		for i, c := range calls {
+			if p.used[s][i] {
+				continue
+			}
 			what := string(c.Kind)
 			if c.Name != "" {
 				what += " " + c.Name
