@@ -58,14 +58,22 @@ func Durable[T any](ctx context.Context, key string, fn func(context.Context) (T
 		var zero T
 		return zero, err
 	}
-	ser := store.serializer()
+	return once(ctx, sc, ds, store.serializer(), key, "Durable", func() (T, error) {
+		return runDurable(ctx, sc, store, ds, key, fn)
+	})
+}
+
+// once returns the saved result of the task's call key (Durable's or
+// Transact's, what names it in errors), or runs run for it: one call of a
+// key runs at a time, and the others wait for its result.
+func once[T any](ctx context.Context, sc *taskScope, ds *durableState, ser checkpoint.Serializer, key, what string, run func() (T, error)) (T, error) {
 	for {
 		ds.mu.Lock()
 		if data, ok := ds.saved[key]; ok {
 			ds.mu.Unlock()
 			var rec durableRecord[T]
 			if err := ser.Unmarshal(data, &rec); err != nil {
-				return rec.Value, fmt.Errorf("graph: node %q, step %d: the saved result of Durable %q does not decode as %T: %w", sc.node, sc.step, key, rec.Value, err)
+				return rec.Value, fmt.Errorf("graph: node %q, step %d: the saved result of %s %q does not decode as %T: %w", sc.node, sc.step, what, key, rec.Value, err)
 			}
 			return rec.Value, nil
 		}
@@ -73,7 +81,7 @@ func Durable[T any](ctx context.Context, key string, fn func(context.Context) (T
 			ds.mu.Unlock()
 			select {
 			case <-c:
-				continue // saved now, or failed: then this call runs fn
+				continue // saved now, or failed: then this call runs
 			case <-ctx.Done():
 				var zero T
 				return zero, ctx.Err()
@@ -82,7 +90,7 @@ func Durable[T any](ctx context.Context, key string, fn func(context.Context) (T
 		done := make(chan struct{})
 		ds.running[key] = done
 		ds.mu.Unlock()
-		v, err := runDurable(ctx, sc, store, ds, key, fn)
+		v, err := run()
 		ds.mu.Lock()
 		delete(ds.running, key)
 		close(done)

@@ -82,36 +82,9 @@ func Transact[T any](ctx context.Context, key string, fn func(ctx context.Contex
 	if err != nil {
 		return zero, err
 	}
-	ser := store.serializer()
-	for {
-		ds.mu.Lock()
-		if data, ok := ds.saved[key]; ok {
-			ds.mu.Unlock()
-			var rec durableRecord[T]
-			if err := ser.Unmarshal(data, &rec); err != nil {
-				return rec.Value, fmt.Errorf("graph: node %q, step %d: the saved result of Transact %q does not decode as %T: %w", sc.node, sc.step, key, rec.Value, err)
-			}
-			return rec.Value, nil
-		}
-		if c := ds.running[key]; c != nil {
-			ds.mu.Unlock()
-			select {
-			case <-c:
-				continue
-			case <-ctx.Done():
-				return zero, ctx.Err()
-			}
-		}
-		done := make(chan struct{})
-		ds.running[key] = done
-		ds.mu.Unlock()
-		v, err := runTransact(ctx, sc, ts, ds, key, fn)
-		ds.mu.Lock()
-		delete(ds.running, key)
-		close(done)
-		ds.mu.Unlock()
-		return v, err
-	}
+	return once(ctx, sc, ds, store.serializer(), key, "Transact", func() (T, error) {
+		return runTransact(ctx, sc, ts, ds, key, fn)
+	})
 }
 
 // runTransact runs fn in a transaction that also saves its result.
