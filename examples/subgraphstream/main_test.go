@@ -3,7 +3,6 @@ package main
 import (
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"github.com/stategraph/stategraph/examples/internal/linecount"
@@ -28,10 +27,5 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // (docs/langgraph.md says how lines are counted).
 func TestProgramIsAtMostTwiceLangGraphs(t *testing.T) {
 	t.Parallel()
-	ours, err := linecount.File("main.go")
-	require.NoError(t, err)
-	theirs, err := linecount.File("testdata/langgraph.py")
-	require.NoError(t, err)
-	t.Logf("main.go %d lines, LangGraph Python %d", ours, theirs)
-	require.LessOrEqual(t, ours, 2*theirs)
+	linecount.RequireWithin(t, 2, "main.go", "testdata/langgraph.py")
 }
