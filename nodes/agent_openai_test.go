@@ -39,11 +39,7 @@ const (
 
 func TestAgentDeliveryThroughOpenAIClient(t *testing.T) {
 	t.Parallel()
-	srv := fakechat.New(t,
-		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
-		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
-		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
-	)
+	srv := deliveryServer(t)
 	llm, err := openai.New(openai.WithBaseURL(srv.URL), openai.WithToken("test"), openai.WithModel("test"))
 	require.NoError(t, err)
 
@@ -85,11 +81,7 @@ func TestAgentDeliveryThroughOpenAIClient(t *testing.T) {
 
 func TestTheResponderPromptShowsEachToolOutputOnce(t *testing.T) {
 	t.Parallel()
-	srv := fakechat.New(t,
-		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
-		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
-		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
-	)
+	srv := deliveryServer(t)
 	app, c := agentOn(t, srv, nodes.Budget{})
 	_, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)

@@ -17,11 +17,7 @@ import (
 
 func TestTheAgentAsksForJSONModeOverTheOpenAIClient(t *testing.T) {
 	t.Parallel()
-	srv := fakechat.New(t,
-		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
-		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
-		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
-	)
+	srv := deliveryServer(t)
 	app, c := agentOn(t, srv, nodes.Budget{})
 	_, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)

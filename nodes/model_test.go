@@ -137,6 +137,16 @@ func TestResilientModelStopsAtACancelledContext(t *testing.T) {
 
 // agentOn is the delivery case's agent on a model server: the model plans,
 // replans and answers.
+// deliveryServer is a fake chat server that answers the delivery case's
+// planner, replanner and responder.
+func deliveryServer(t *testing.T) *fakechat.Server {
+	return fakechat.New(t,
+		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
+		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
+		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
+	)
+}
+
 func agentOn(t *testing.T, srv *fakechat.Server, b nodes.Budget, opts ...nodes.AgentOption) (*graph.Compiled[nodes.AgentState], *delivery.Case) {
 	t.Helper()
 	c := delivery.New()
@@ -164,11 +174,7 @@ func TestAgentCountsEveryAttemptOfAModelCall(t *testing.T) {
 
 func TestAgentCountsTheModelCallsOfAFailedNodeAttempt(t *testing.T) {
 	t.Parallel()
-	srv := fakechat.New(t,
-		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
-		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
-		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
-	)
+	srv := deliveryServer(t)
 	c := delivery.New()
 	ts := c.Tools()
 	llm := openaiModel(t, srv)

@@ -22,11 +22,7 @@ import (
 
 func TestTheAgentStreamsTheTokensOfItsModelCalls(t *testing.T) {
 	t.Parallel()
-	srv := fakechat.New(t,
-		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
-		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
-		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
-	)
+	srv := deliveryServer(t)
 	app, c := agentOn(t, srv, nodes.Budget{MaxModelCalls: 10}, nodes.WithTokenStreaming())
 	chunks := map[string][]string{} // by node
 	var calls []nodes.ModelCall
@@ -59,11 +55,7 @@ func TestTheAgentStreamsTheTokensOfItsModelCalls(t *testing.T) {
 
 func TestTheAgentDoesNotStreamUnlessAsked(t *testing.T) {
 	t.Parallel()
-	srv := fakechat.New(t,
-		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
-		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
-		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
-	)
+	srv := deliveryServer(t)
 	app, c := agentOn(t, srv, nodes.Budget{})
 	_, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
@@ -74,11 +66,7 @@ func TestTheAgentDoesNotStreamUnlessAsked(t *testing.T) {
 
 func TestTokenStreamingAsksForNoStreamUnderInvoke(t *testing.T) {
 	t.Parallel()
-	srv := fakechat.New(t,
-		fakechat.Rule{Marker: "You are a planner", Reply: deliveryPlanReply},
-		fakechat.Rule{Marker: "You are revising a plan", Reply: deliveryReplanReply},
-		fakechat.Rule{Marker: "Answer the user's request", Reply: deliveryAnswerReply},
-	)
+	srv := deliveryServer(t)
 	app, c := agentOn(t, srv, nodes.Budget{MaxModelCalls: 10}, nodes.WithTokenStreaming())
 	_, err := app.Invoke(t.Context(), nodes.NewInput(c.Goal(), c.Constraints()...))
 	require.NoError(t, err)
