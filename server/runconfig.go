@@ -44,7 +44,25 @@ func withConfig(ctx context.Context, in RunInput) context.Context {
 	if in.AssistantID == "" && in.Configurable == nil && in.Context == nil && in.Tags == nil {
 		return ctx
 	}
-	return context.WithValue(ctx, configKey{}, &Config{AssistantID: in.AssistantID, Configurable: in.Configurable, Context: in.Context, Tags: in.Tags})
+	return &configCtx{Context: ctx, c: Config{AssistantID: in.AssistantID, Configurable: in.Configurable, Context: in.Context, Tags: in.Tags}}
+}
+
+// configCtx is ctx carrying a run's Config: one allocation a run, where
+// context.WithValue with a *Config took two (issue #32's overhead, see
+// docs/performance.md). Every other key, Done, Err and Deadline are the
+// parent's, so cancellation propagates as through a valueCtx.
+type configCtx struct {
+	context.Context
+	c Config
+}
+
+// Value returns the run's *Config for configKey and asks the parent for
+// every other key.
+func (c *configCtx) Value(key any) any {
+	if key == (configKey{}) {
+		return &c.c
+	}
+	return c.Context.Value(key)
 }
 
 // Keys of config.configurable that select what a run reads, not what its
