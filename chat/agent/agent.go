@@ -158,7 +158,7 @@ func Build[S, T any](schema *state.Schema[S], keys Keys[S, T], model llms.Model,
 	dispatch := toolnode.Dispatch(keys.Messages, NodeTools, graph.End)
 	targets := []string{NodeTools, graph.End}
 	if review != nil {
-		g.AddNode(NodeReview, toolnode.ReviewNode(keys.Messages, NodeTools, review), graph.WithDestinations(NodeTools))
+		g.AddNode(NodeReview, m.reviewed(toolnode.ReviewNode(keys.Messages, NodeTools, review, toolnode.OnDecided(recordDecisions))), graph.WithDestinations(NodeTools))
 		targets = append(targets, NodeReview)
 	}
 	if len(handoffs) > 0 {
@@ -279,6 +279,20 @@ func (m *modelNode[S, T]) tools(node graph.NodeFunc[S]) graph.NodeFunc[S] {
 		}
 		if m.keys.ToolCalls != nil && n > 0 {
 			u.Writes = append(u.Writes, m.keys.ToolCalls.Set(n))
+		}
+		u.Writes = m.stepped(u.Writes, rec.taken())
+		return u, nil
+	}
+}
+
+// reviewed wraps the review node: the decisions' steps (recordDecisions)
+// are written with its update.
+func (m *modelNode[S, T]) reviewed(node graph.NodeFunc[S]) graph.NodeFunc[S] {
+	return func(ctx context.Context, s S) (state.Update[S], error) {
+		ctx, rec := withRecorder(ctx, NodeReview)
+		u, err := node(ctx, s)
+		if err != nil {
+			return u, err
 		}
 		u.Writes = m.stepped(u.Writes, rec.taken())
 		return u, nil
