@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/stategraph/stategraph/chat"
@@ -144,13 +145,19 @@ func Build[S, T any](schema *state.Schema[S], keys Keys[S, T], model llms.Model,
 		}
 	}
 	g := graph.New(schema)
-	m := &modelNode[S, T]{cfg: c, keys: keys, model: model, defs: toolnode.Definitions(ts), call: chainModel(c.middleware, generate)}
+	m := &modelNode[S, T]{cfg: c, keys: keys, model: model, given: ts, defs: toolnode.Definitions(ts), call: chainModel(c.middleware, generate)}
 	g.AddNode(NodeAgent, m.agent)
 	toolOpts := c.toolOpts
 	if len(c.middleware) > 0 {
 		toolOpts = append(append([]toolnode.Option(nil), toolOpts...), toolnode.WithCallHook(toolHook(c.middleware)))
 	}
-	g.AddNode(NodeTools, m.tools(toolnode.New(keys.Messages, ts, toolOpts...)))
+	run := toolnode.New(keys.Messages, ts, toolOpts...)
+	if c.toolSource != nil {
+		run = func(ctx context.Context, s S) (state.Update[S], error) {
+			return toolnode.New(keys.Messages, m.current(ctx), toolOpts...)(ctx, s)
+		}
+	}
+	g.AddNode(NodeTools, m.tools(run))
 	g.AddEdge(graph.Start, NodeAgent)
 	g.AddEdge(NodeTools, NodeAgent)
 	// Each tool call is a task of its own (LangGraph's version 2): a
@@ -158,7 +165,7 @@ func Build[S, T any](schema *state.Schema[S], keys Keys[S, T], model llms.Model,
 	dispatch := toolnode.Dispatch(keys.Messages, NodeTools, graph.End)
 	targets := []string{NodeTools, graph.End}
 	if review != nil {
-		g.AddNode(NodeReview, toolnode.ReviewNode(keys.Messages, NodeTools, review), graph.WithDestinations(NodeTools))
+		g.AddNode(NodeReview, m.reviewed(toolnode.ReviewNode(keys.Messages, NodeTools, review, toolnode.OnDecided(recordDecisions))), graph.WithDestinations(NodeTools))
 		targets = append(targets, NodeReview)
 	}
 	if len(handoffs) > 0 {
@@ -196,8 +203,9 @@ type modelNode[S, T any] struct {
 	cfg   config
 	keys  Keys[S, T]
 	model llms.Model
-	defs  []llms.Tool
-	call  ModelFunc // the middleware chain around generate
+	given []tools.Tool // the tools given to Build
+	defs  []llms.Tool  // their definitions
+	call  ModelFunc    // the middleware chain around generate
 }
 
 // limitPrefix starts the id of the message the agent writes when the
@@ -229,8 +237,12 @@ func (m *modelNode[S, T]) agent(ctx context.Context, s S) (state.Update[S], erro
 	// The id is fixed before the call, so streamed chunks carry it.
 	id := chat.DeriveID(prev, chat.AI(fmt.Sprintf("model call %d", calls+1)))
 	opts := make([]llms.CallOption, 0, 2+len(m.cfg.callOpts))
-	if len(m.defs) > 0 {
-		opts = append(opts, llms.WithTools(m.defs))
+	defs := m.defs
+	if m.cfg.toolSource != nil {
+		defs = toolnode.Definitions(m.current(ctx))
+	}
+	if len(defs) > 0 {
+		opts = append(opts, llms.WithTools(defs))
 	}
 	if graph.Streams(ctx, graph.Messages) { // a stream only for a consumer of its tokens
 		opts = append(opts, llms.WithStreamingFunc(graph.StreamingFunc(ctx, id)))
@@ -279,6 +291,37 @@ func (m *modelNode[S, T]) tools(node graph.NodeFunc[S]) graph.NodeFunc[S] {
 		}
 		if m.keys.ToolCalls != nil && n > 0 {
 			u.Writes = append(u.Writes, m.keys.ToolCalls.Set(n))
+		}
+		u.Writes = m.stepped(u.Writes, rec.taken())
+		return u, nil
+	}
+}
+
+// current is the tools of the moment: the given ones, then those of the
+// tool source whose names are not taken (WithToolSource).
+func (m *modelNode[S, T]) current(ctx context.Context) []tools.Tool {
+	out := slices.Clip(m.given)
+	seen := make(map[string]bool, len(m.given))
+	for _, t := range m.given {
+		seen[t.Name()] = true
+	}
+	for _, t := range m.cfg.toolSource(ctx) {
+		if t != nil && !seen[t.Name()] {
+			seen[t.Name()] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// reviewed wraps the review node: the decisions' steps (recordDecisions)
+// are written with its update.
+func (m *modelNode[S, T]) reviewed(node graph.NodeFunc[S]) graph.NodeFunc[S] {
+	return func(ctx context.Context, s S) (state.Update[S], error) {
+		ctx, rec := withRecorder(ctx, NodeReview)
+		u, err := node(ctx, s)
+		if err != nil {
+			return u, err
 		}
 		u.Writes = m.stepped(u.Writes, rec.taken())
 		return u, nil

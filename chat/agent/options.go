@@ -1,9 +1,12 @@
 package agent
 
 import (
+	"context"
+
 	"github.com/stategraph/stategraph/chat/history"
 	"github.com/stategraph/stategraph/chat/toolnode"
 	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/tools"
 )
 
 // DefaultMaxModelCalls bounds the agent's model calls unless
@@ -47,6 +50,7 @@ type config struct {
 	toolOpts       []toolnode.Option
 	middleware     []Middleware
 	window         *history.Window
+	toolSource     func(context.Context) []tools.Tool
 }
 
 // WithWindow sends the model only the part of the history the window keeps
@@ -87,4 +91,21 @@ func WithCallOptions(opts ...llms.CallOption) Option {
 // WithToolOptions runs outside the middleware's WrapTool.
 func WithToolOptions(opts ...toolnode.Option) Option {
 	return func(c *config) { c.toolOpts = append(c.toolOpts, opts...) }
+}
+
+// WithToolSource adds the tools source returns to the ones given to New
+// or Build, asking it again at each use: each model call of the agent
+// node offers the tools of that moment, and the tools node runs a call
+// with the tool of that name source returns when the call runs (a tool
+// gone by then is a toolnode.ErrUnknownTool for the tools node's error
+// handler, by default an error message the model reads). It is how the agent follows a tool list that changes during a
+// thread, such as an MCP server's on notifications/tools/list_changed:
+//
+//	agent.WithToolSource(func(context.Context) []tools.Tool { return client.Tools() })
+//
+// A tool source's tool named like a given tool, or like an earlier one of
+// the source's, is left out. Handoff tools must be among the given
+// tools: the graph's handoff node is built from them.
+func WithToolSource(source func(ctx context.Context) []tools.Tool) Option {
+	return func(c *config) { c.toolSource = source }
 }

@@ -195,7 +195,7 @@ func (r *runner) run(ctx context.Context, msgs []chat.Message) ([]chat.Message, 
 // interrupt, the first time) and applies them: edited arguments are set in
 // calls, rejections in answers. It returns the AI message with its calls
 // edited, when an edit changed one.
-func reviewCalls(ctx context.Context, need func(llms.ToolCall) bool, ai chat.Message, calls []llms.ToolCall, answers []*string) (*chat.Message, error) {
+func reviewCalls(ctx context.Context, need func(llms.ToolCall) bool, ai chat.Message, calls []llms.ToolCall, answers []*string, decided func(context.Context, Review, []Decision)) (*chat.Message, error) {
 	rev := Review{MessageID: ai.ID}
 	var at []int
 	for i, c := range calls {
@@ -213,6 +213,9 @@ func reviewCalls(ctx context.Context, need func(llms.ToolCall) bool, ai chat.Mes
 	}
 	if err := check(rev, decisions); err != nil {
 		return nil, err
+	}
+	if decided != nil {
+		decided(ctx, rev, decisions)
 	}
 	edited := false
 	for k, d := range decisions {

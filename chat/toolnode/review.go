@@ -102,8 +102,12 @@ func check(rev Review, decisions []Decision) error {
 //
 // and route to it instead of Dispatch when a call needs review (package
 // chat/agent does, with its HumanReview middleware).
-func ReviewNode[S any](messages *state.Key[S, []chat.Message], toolsNode string, need func(llms.ToolCall) bool) graph.NodeFunc[S] {
+func ReviewNode[S any](messages *state.Key[S, []chat.Message], toolsNode string, need func(llms.ToolCall) bool, opts ...ReviewOption) graph.NodeFunc[S] {
 	send := sender(messages, toolsNode)
+	var ro reviewOptions
+	for _, o := range opts {
+		o(&ro)
+	}
 	return func(ctx context.Context, s S) (state.Update[S], error) {
 		last, ok := chat.Last(messages.Get(s))
 		if !ok || last.Role != llms.ChatMessageTypeAI {
@@ -111,7 +115,7 @@ func ReviewNode[S any](messages *state.Key[S, []chat.Message], toolsNode string,
 		}
 		calls := last.ToolCalls()
 		answers := make([]*string, len(calls))
-		edited, err := reviewCalls(ctx, need, last, calls, answers)
+		edited, err := reviewCalls(ctx, need, last, calls, answers, ro.decided)
 		if err != nil {
 			return state.Update[S]{}, err
 		}
@@ -129,6 +133,23 @@ func ReviewNode[S any](messages *state.Key[S, []chat.Message], toolsNode string,
 		}
 		return upd, nil
 	}
+}
+
+// ReviewOption configures a ReviewNode.
+type ReviewOption func(*reviewOptions)
+
+type reviewOptions struct {
+	decided func(ctx context.Context, rev Review, decisions []Decision)
+}
+
+// OnDecided calls f when the reviewer's decisions have arrived (the
+// resume of the node's interrupt) and are valid, before any call is
+// sent on: rev is what was asked, decisions answer its calls in order.
+// f runs with the node's context, so it can emit events
+// (graph.Emit); a node that runs again (a resume after a crash) calls it
+// again.
+func OnDecided(f func(ctx context.Context, rev Review, decisions []Decision)) ReviewOption {
+	return func(o *reviewOptions) { o.decided = f }
 }
 
 // NeedsReview reports whether need selects any call of the last of msgs
