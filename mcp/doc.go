@@ -39,9 +39,11 @@
 // the client lists the tools again. A *Tool already handed to an agent
 // reads its definition (description, schema, annotations) from the
 // latest list, and calling a tool the server no longer offers is an
-// error; a tool the server adds is in the next Client.Tools, and
-// WithToolsChanged tells when to rebuild an agent with it (an agent
-// takes its tool list when it is built).
+// error; a tool the server adds is in the next Client.Tools. The chat
+// agent follows the list as it changes (agent.WithToolSource, given a
+// function that returns Client.Tools); the plan-and-execute agent takes
+// its tool list when it is built, and WithToolsChanged tells when to
+// build it again.
 //
 // A Client also lists and reads the server's resources (Resources,
 // ReadResource) and lists and fills in its prompt templates (Prompts,
