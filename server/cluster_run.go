@@ -309,6 +309,12 @@ func (s *Server) ended(ctx context.Context, run *liveRun, conv *converter, st wo
 	// The records, the result and the events left, in one commit.
 	evs := log.detach()
 	pg := s.cl.st
+	// The thread's state at rest, read before the transaction holds a
+	// connection (see RestingStatus).
+	var rest *State
+	if !run.temporary || run.keep {
+		rest, _ = run.g.State(ctx, tid, "")
+	}
 	err := pgx.BeginFunc(ctx, pg.pool, func(tx pgx.Tx) error {
 		if run.temporary && !run.keep {
 			if err := pg.deleteThreadRecords(ctx, tx, tid); err != nil {
@@ -328,6 +334,7 @@ func (s *Server) ended(ctx context.Context, run *liveRun, conv *converter, st wo
 				case status == RunInterrupted && action == "":
 					t.Status = StatusInterrupted
 				}
+				t.Status = restingStatus(t, rest)
 				if err := pg.putThread(ctx, tx, t); err != nil {
 					return err
 				}

@@ -59,6 +59,7 @@ func (s *Server) settle(ctx context.Context, rec RunRecord) RunRecord {
 	s.mu.Unlock()
 	if t, err := s.store.GetThread(ctx, rec.ThreadID); err == nil && !live && t.Status == StatusBusy {
 		t.Status, t.Error, t.UpdatedAt = StatusError, rec.Error, rec.UpdatedAt
+		s.atRest(ctx, &t)
 		if err := s.store.PutThread(ctx, t); err != nil {
 			s.logf("server: record the loss of run %q on thread %q: %v", rec.RunID, rec.ThreadID, err)
 		}

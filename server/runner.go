@@ -282,6 +282,7 @@ func (s *Server) finish(run *liveRun, status, action string, runErr error, resul
 		case status == RunInterrupted && action == "":
 			t.Status = StatusInterrupted
 		}
+		s.atRest(ctx, &t)
 		_ = s.store.PutThread(ctx, t)
 	}
 	if run.temporary && !run.keep {

@@ -268,6 +268,7 @@ func (s *Server) storeState(w http.ResponseWriter, r *http.Request, t ThreadReco
 	if t.Status == StatusError {
 		t.Status, t.Error = StatusIdle, ""
 	}
+	s.atRest(r.Context(), &t)
 	if err := s.store.PutThread(r.Context(), t); err != nil {
 		fail(w, err)
 		return

@@ -35,33 +35,29 @@ func (s *Server) latest(ctx context.Context, t ThreadRecord) (*State, error) {
 	return st, err
 }
 
-// statusOf computes a thread's status: busy while a run (of any replica, with WithWorkers) is
-// live or queued on it, interrupted when its latest checkpoint has pending
-// interrupts or its last run stopped at a static breakpoint with tasks
-// left (which records no interrupt), error when its last run failed, idle
-// otherwise.
+// statusOf is a thread's status: busy while a run (of any replica, with
+// WithWorkers) is live or queued on it, else the status its record keeps
+// (see RestingStatus). Only a record left busy with no run live (a run
+// whose end was not recorded yet) is computed from st, its latest state,
+// which the caller reads for it (see needsState).
 func (s *Server) statusOf(ctx context.Context, t ThreadRecord, st *State) string {
-	switch {
-	case s.busy(ctx, t.ThreadID):
+	if s.busy(ctx, t.ThreadID) {
 		return StatusBusy
-	case st != nil && (len(st.Interrupts) > 0 || stoppedAtBreakpoint(st) || t.Status == StatusInterrupted && len(st.Next) > 0):
-		return StatusInterrupted
-	case t.Status == StatusError:
-		return StatusError
+	}
+	if t.Status == StatusBusy {
+		return restingStatus(t, st)
+	}
+	switch t.Status {
+	case StatusInterrupted, StatusError:
+		return t.Status
 	}
 	return StatusIdle
 }
 
-// stoppedAtBreakpoint reports whether st's run stopped before a task at an
-// interrupt-before breakpoint, whoever ran it (a thread written by another
-// program has no run record saying so).
-func stoppedAtBreakpoint(st *State) bool {
-	for _, t := range st.Tasks {
-		if t.Breakpoint && !t.Done {
-			return true
-		}
-	}
-	return false
+// needsState reports whether the fields f of thread t are computed from
+// its latest state.
+func needsState(t ThreadRecord, f threadFields) bool {
+	return f.has("values") || f.has("interrupts") || f.has("status") && t.Status == StatusBusy
 }
 
 // threadJSON is thread t as the API answers it, with every field.
@@ -70,10 +66,11 @@ func (s *Server) threadJSON(ctx context.Context, t ThreadRecord) (map[string]any
 }
 
 // threadFieldsJSON is thread t with the fields of f only (nil: all); it
-// reads the thread's latest state only for a field computed from it.
+// reads the thread's latest state only for a field computed from it (not
+// for its status, which its record keeps).
 func (s *Server) threadFieldsJSON(ctx context.Context, t ThreadRecord, f threadFields) (map[string]any, error) {
 	var st *State
-	if f.has("values") || f.has("interrupts") || f.has("status") {
+	if needsState(t, f) {
 		var err error
 		if st, err = s.latest(ctx, t); err != nil {
 			return nil, err
@@ -190,6 +187,8 @@ func (s *Server) createThread(w http.ResponseWriter, r *http.Request) {
 		// a thread): all or none, and no thread when none.
 		if _, err = applySupersteps(r.Context(), s.graphOf(t), t.ThreadID, req.Supersteps); err != nil {
 			err = errors.Join(fmt.Errorf("thread %q: supersteps: %w", t.ThreadID, err), s.store.DeleteThread(r.Context(), t.ThreadID))
+		} else if s.atRest(r.Context(), &t); t.Status != StatusIdle {
+			err = s.store.PutThread(r.Context(), t)
 		}
 	}
 	if errors.Is(err, ErrExists) && req.IfExists == "do_nothing" {
@@ -323,6 +322,7 @@ func (s *Server) copyThread(w http.ResponseWriter, r *http.Request) {
 	if cp.Status == StatusBusy {
 		cp.Status = StatusIdle
 	}
+	s.atRest(r.Context(), &cp)
 	if err := s.store.CreateThread(r.Context(), cp); err != nil {
 		fail(w, err)
 		return

@@ -23,21 +23,26 @@ import (
 // record's update time to its newest checkpoint, and reading a thread by
 // id does the same for that thread. A thread is recorded under the
 // served graph whose state fields hold all its fields, or else under the
-// read-only graph with the reason in its metadata.
+// read-only graph with the reason in its metadata. A record keeps the
+// thread's status at rest (server.RestingStatus), read from its state
+// when it is recorded and when its head moves, so that a search reads no
+// thread's state.
 type liveThreads struct {
 	server.Store
 	lister store.ThreadLister
 	saver  checkpoint.Saver
-	graphs []server.Graph // the served graphs, without the read-only one
-	fields [][]string     // each served graph's state fields
+	graphs []server.Graph          // the served graphs, without the read-only one
+	fields [][]string              // each served graph's state fields
+	byID   map[string]server.Graph // the served graphs and the read-only one, by id
 
 	mu sync.Mutex // one adoption at a time
 }
 
 // newLiveThreads wraps records for the served graphs.
 func newLiveThreads(records server.Store, lister store.ThreadLister, saver checkpoint.Saver, graphs []server.Graph) (*liveThreads, error) {
-	l := &liveThreads{Store: records, lister: lister, saver: saver, graphs: graphs}
+	l := &liveThreads{Store: records, lister: lister, saver: saver, graphs: graphs, byID: map[string]server.Graph{readOnlyGraphID: readOnlyGraph{saver: saver}}}
 	for _, g := range graphs {
+		l.byID[g.ID()] = g
 		var sch struct {
 			Properties map[string]json.RawMessage `json:"properties"`
 		}
@@ -86,7 +91,8 @@ func (l *liveThreads) GetThread(ctx context.Context, id string) (server.ThreadRe
 
 // sync gives every thread of the checkpoint database without a record
 // one, and moves the update time of a record whose thread has a newer
-// checkpoint. It returns a line for each thread recorded.
+// checkpoint, reading its status anew. It returns a line for each thread
+// recorded.
 func (l *liveThreads) sync(ctx context.Context) ([]string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -119,6 +125,11 @@ func (l *liveThreads) sync(ctx context.Context) ([]string, error) {
 		}
 		if t.Updated.After(rec.UpdatedAt) && rec.Status != server.StatusBusy {
 			rec.UpdatedAt = t.Updated
+			status, err := server.RestingStatus(ctx, l.byID[rec.GraphID], rec)
+			if err != nil {
+				return nil, err
+			}
+			rec.Status = status
 			if err := l.Store.PutThread(ctx, rec); err != nil {
 				return nil, fmt.Errorf("thread %q: %w", t.ID, err)
 			}
@@ -156,6 +167,11 @@ func (l *liveThreads) adopt(ctx context.Context, thread string, head *checkpoint
 	if st, err := inspect.StatusOf(head); err == nil && st.State == inspect.StateError {
 		rec.Status, rec.Error = server.StatusError, st.Error
 	}
+	status, err := server.RestingStatus(ctx, l.byID[rec.GraphID], rec)
+	if err != nil {
+		return "", err
+	}
+	rec.Status = status
 	if err := l.Store.CreateThread(ctx, rec); err != nil && !errors.Is(err, server.ErrExists) {
 		return "", fmt.Errorf("thread %q: %w", thread, err)
 	}
