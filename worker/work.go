@@ -88,7 +88,9 @@ func (w *runWorker) Work(ctx context.Context, job *river.Job[RunArgs]) error {
 	n := c.checkpointNotifier(ctx, a.RunID)
 	// The run's lease is freed by the statement that records its end
 	// (finish), or at the latest here.
-	rctx, rel := postgres.WithDeferredRelease(ctx)
+	rctx, rel := postgres.WithDeferredRelease(ctx, func(holder string) bool {
+		return graph.IsRunLeaseHolder(holder, a.RunID) // not a command's state update
+	})
 	defer func() {
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()

@@ -20,6 +20,8 @@ import (
 // most one lease is held; a second lease released under the same context
 // is released at once.
 type DeferredRelease struct {
+	holds func(holder string) bool
+
 	mu      sync.Mutex
 	l       *pgLease
 	settled bool
@@ -36,19 +38,21 @@ type PendingLease struct {
 type deferKey struct{}
 
 // WithDeferredRelease returns a context under which the Release of a
-// lease of this package's savers deletes nothing but hands the lease to
-// the returned DeferredRelease. Its holder must end it with Settled or
-// Release, or the lease stays until it expires.
-func WithDeferredRelease(ctx context.Context) (context.Context, *DeferredRelease) {
-	d := &DeferredRelease{}
+// lease of this package's savers whose holder holds accepts deletes
+// nothing but hands the lease to the returned DeferredRelease; other
+// leases (a state update's before the run, say) are released at once.
+// Its holder must end it with Settled or Release, or the lease stays
+// until it expires.
+func WithDeferredRelease(ctx context.Context, holds func(holder string) bool) (context.Context, *DeferredRelease) {
+	d := &DeferredRelease{holds: holds}
 	return context.WithValue(ctx, deferKey{}, d), d
 }
 
-// hold keeps l in the DeferredRelease of ctx, if there is one and it holds
-// nothing yet: then l's release is the holder's to do.
+// hold keeps l in the DeferredRelease of ctx, if there is one, it accepts
+// l's holder and it holds nothing yet: then l's release is the holder's to do.
 func hold(ctx context.Context, l *pgLease) bool {
 	d, ok := ctx.Value(deferKey{}).(*DeferredRelease)
-	if !ok {
+	if !ok || !d.holds(l.Info().Holder) {
 		return false
 	}
 	d.mu.Lock()

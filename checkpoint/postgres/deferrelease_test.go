@@ -9,8 +9,9 @@ import (
 	"github.com/stategraph/stategraph/checkpoint/postgres"
 )
 
-// TestDeferredReleaseKeepsTheLeaseUntilItsHolderFreesIt: a lease released
-// under WithDeferredRelease stays held, named by Pending, until Release
+// TestDeferredReleaseKeepsTheLeaseUntilItsHolderFreesIt: a lease of
+// another holder is released at once; a lease released under
+// WithDeferredRelease stays held, named by Pending, until Release
 // deletes it; a second lease released under the same context, and any
 // after Release, are released at once.
 func TestDeferredReleaseKeepsTheLeaseUntilItsHolderFreesIt(t *testing.T) {
@@ -19,14 +20,23 @@ func TestDeferredReleaseKeepsTheLeaseUntilItsHolderFreesIt(t *testing.T) {
 	ctx := t.Context()
 	thread, other := newThread(), newThread()
 
-	dctx, d := postgres.WithDeferredRelease(ctx)
+	dctx, d := postgres.WithDeferredRelease(ctx, func(holder string) bool { return holder != "update" })
 	_, ok := d.Pending()
 	require.False(t, ok, "nothing deferred yet")
+
+	update, err := s.Lease(ctx, thread, "update", time.Minute)
+	require.NoError(t, err)
+	require.NoError(t, update.Release(dctx))
+	info, err := s.LeaseOf(ctx, thread)
+	require.NoError(t, err)
+	require.Nil(t, info, "a lease of a holder the context does not defer is released at once")
+	_, ok = d.Pending()
+	require.False(t, ok)
 
 	ls, err := s.Lease(ctx, thread, "h1", time.Minute)
 	require.NoError(t, err)
 	require.NoError(t, ls.Release(dctx))
-	info, err := s.LeaseOf(ctx, thread)
+	info, err = s.LeaseOf(ctx, thread)
 	require.NoError(t, err)
 	require.NotNil(t, info, "a deferred release keeps the row")
 	p, ok := d.Pending()
@@ -68,7 +78,7 @@ func TestDeferredReleaseSettledLeavesTheRowToItsHolder(t *testing.T) {
 	ctx := t.Context()
 	thread := newThread()
 
-	dctx, d := postgres.WithDeferredRelease(ctx)
+	dctx, d := postgres.WithDeferredRelease(ctx, func(string) bool { return true })
 	ls, err := s.Lease(ctx, thread, "h1", time.Minute)
 	require.NoError(t, err)
 	require.NoError(t, ls.Release(dctx))
