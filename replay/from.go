@@ -33,7 +33,8 @@ func fromIndex[S any](snaps []*graph.Snapshot[S], thread, id string) (int, error
 
 // seed copies the recorded checkpoints of thread's root namespace, oldest
 // first, up to and including the one with id upTo, from src into dst,
-// without their pending writes: the replay runs their tasks again.
+// without their pending writes (the replay runs their tasks again) but
+// for the interrupts of the last one, which a resume answers.
 func seed(ctx context.Context, src, dst checkpoint.Saver, thread, upTo string) error {
 	var tuples []*checkpoint.Tuple
 	for tup, err := range src.List(ctx, checkpoint.Config{ThreadID: thread}, checkpoint.ListOptions{}) {
@@ -68,7 +69,7 @@ func seed(ctx context.Context, src, dst checkpoint.Saver, thread, upTo string) e
 		}
 		head = cp.ID
 		if cp.ID == upTo {
-			return nil
+			return copyInterrupts(ctx, dst, tup)
 		}
 	}
 	return fmt.Errorf("replay: thread %q has no checkpoint %q in its root namespace: %w", thread, upTo, checkpoint.ErrNotFound)
@@ -139,4 +140,27 @@ func startFrom[S any](ctx context.Context, saver, mem checkpoint.Saver, want []*
 		}
 	}
 	return out, after, nil
+}
+
+// copyInterrupts stores the interrupt writes of tup (the checkpoint a
+// replay starts from) in dst, by task, so that a resume of the replay
+// finds what it answers.
+func copyInterrupts(ctx context.Context, dst checkpoint.Saver, tup *checkpoint.Tuple) error {
+	byTask := map[string][]checkpoint.PendingWrite{}
+	var order []string
+	for _, w := range tup.PendingWrites {
+		if w.Channel != checkpoint.InterruptChannel {
+			continue
+		}
+		if _, ok := byTask[w.TaskID]; !ok {
+			order = append(order, w.TaskID)
+		}
+		byTask[w.TaskID] = append(byTask[w.TaskID], w)
+	}
+	for _, task := range order {
+		if err := dst.PutWrites(ctx, tup.Config, task, byTask[task]); err != nil {
+			return fmt.Errorf("replay: copy the interrupts of checkpoint %s: %w", tup.Checkpoint.ID, err)
+		}
+	}
+	return nil
 }
