@@ -140,6 +140,9 @@ func NewAgent(cfg AgentConfig, opts ...AgentOption) (*Agent, error) {
 		eager:       !o.rounds,
 		parallel:    o.parallel,
 	}
+	if o.effects {
+		a.exec.Tools = ledgerTools(cfg.Tools)
+	}
 	if o.react != nil {
 		r := *o.react
 		r.Model = resilient(r.Model, o.retry)

@@ -63,7 +63,9 @@
 // the wall-time budget cancels a call under way, and once it has passed no
 // model call is made. No prompt holds a tool output whole past a cap
 // (8,000 bytes by default; CapOutput, WithOutputCap); the state keeps it
-// whole.
+// whole. WithLedger runs the calls of tools with side effects through the
+// effect ledger: a call in doubt after a crash is asked about (its
+// reconcile hook, or an effect.in_doubt interrupt), never retried blindly.
 //
 // Everything below the agent is plain Go: pure functions over plain values
 // where possible, taking a context.Context where a model or a tool is

@@ -69,7 +69,9 @@ type Executor struct {
 // once the wall-time budget (Budget.MaxWall) is spent: a retry refused so
 // says so in the step's error. A step without a tool completes at once, its
 // output being its dependencies' results. Run never panics on a tool's
-// behalf and never returns an error: failures are in the outcome.
+// behalf and never returns an error: failures are in the outcome. A call
+// in doubt in the effect ledger (effect.ErrInDoubt) or interrupted makes
+// no further call; the agent fails its task with it (see WithLedger).
 func (e *Executor) Run(ctx context.Context, step plan.Step, results plan.Results) StepOutcome {
 	out := StepOutcome{StepID: step.ID, Tool: step.Tool}
 	fail := func(kind plan.ErrorKind, err error) StepOutcome {
@@ -125,9 +127,14 @@ func (e *Executor) Run(ctx context.Context, step plan.Step, results plan.Results
 		}
 		rec := AuditRecord{StepID: step.ID, Tool: step.Tool, Attempt: attempt, Input: input, Start: start}
 		cctx, cancel := toolContext(ctx, step.Tool, e.ToolTimeouts)
-		output, err = callTool(cctx, tool, input)
+		output, err = callTool(ledgerContext(cctx, step.ID), tool, input)
 		err = callError(cctx, err)
 		cancel()
+		if err != nil && stopsTheTask(err) {
+			out.Audit = append(out.Audit, rec)
+			out.Status, out.Err, out.ErrKind, out.abort = plan.StatusFailed, err.Error(), plan.ErrKindOther, err
+			return out
+		}
 		rec.End = now()
 		rec.Duration = rec.End.Sub(rec.Start)
 		rec.Output = output

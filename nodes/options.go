@@ -22,6 +22,7 @@ type agentOptions struct {
 	rounds       bool // WithRoundByRound
 	outputCap    int  // WithOutputCap
 	parallel     int
+	effects      bool // WithLedger
 }
 
 // WithClock sets the clock for wall-time budgets and audit records (default

@@ -33,6 +33,9 @@ type StepOutcome struct {
 	// replan node adds the round's running time to Usage.Wall from them.
 	Start time.Time `json:"start,omitzero"`
 	End   time.Time `json:"end,omitzero"`
+	// abort, when set, is an error of a tool call that fails the task
+	// rather than the step (see stopsTheTask); the outcome is not used.
+	abort error
 }
 
 // applyOutcomes returns a copy of p with the outcomes recorded on their steps:

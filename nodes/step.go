@@ -83,6 +83,9 @@ func (a *Agent) runStep(ctx context.Context, s AgentState, step plan.Step, resul
 		e := *a.exec
 		e.MaxToolCallsPerStep, _ = callLimit(e.MaxToolCallsPerStep, share)
 		out = e.Run(sctx, step, results)
+		if out.abort != nil {
+			return stepRun{}, out.abort
+		}
 	}
 	out.Start, out.End = start, a.now()
 	if err := ctx.Err(); err != nil && out.Status != plan.StatusCompleted {

@@ -51,6 +51,21 @@ func TestAReviewedChatAgentReplaysItsResumes(t *testing.T) {
 	require.Nil(t, rep.First(), "%v", rep.Divergences)
 	require.Equal(t, want.Messages, rep.Output.Messages)
 	require.Len(t, rep.Recording.Calls, 6, "four model calls, two tool calls")
+
+	// From the checkpoint where the second turn waited for review: the
+	// recorded approval resumes it.
+	var stopped []string
+	for s, err := range app.History(t.Context(), thread) {
+		require.NoError(t, err)
+		if len(s.Interrupts) > 0 {
+			stopped = append(stopped, s.Config.CheckpointID)
+		}
+	}
+	require.Len(t, stopped, 2)
+	rep, err = replay.Run(t.Context(), build(offline{t}, offlineTool{t}).Graph, saver, "review", replay.WithFrom(stopped[0]))
+	require.NoError(t, err)
+	require.Nil(t, rep.First(), "%v", rep.Divergences)
+	require.Equal(t, want.Messages, rep.Output.Messages)
 }
 
 // A thread that ends at an interrupt nobody answered yet replays to the

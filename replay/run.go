@@ -81,7 +81,8 @@ type Option func(*options)
 type options struct {
 	live      llms.Model
 	liveTools bool
-	normalize any // func(*S) of Run's S
+	normalize any    // func(*S) of Run's S
+	from      string // WithFrom: the checkpoint the replay starts from
 }
 
 // WithNormalize has Run apply f to the recorded and the replayed state of
@@ -153,13 +154,20 @@ func Run[S any](ctx context.Context, g *graph.StateGraph[S], saver checkpoint.Sa
 	if err != nil {
 		return nil, err
 	}
-	fresh, err := g.Compile(graph.WithCheckpointer(memory.New()))
+	mem := memory.New()
+	all, rec := rec, rec
+	if o.from != "" {
+		if runs, rec, err = startFrom(ctx, saver, mem, want, runs, rec, thread, o.from); err != nil {
+			return nil, err
+		}
+	}
+	fresh, err := g.Compile(graph.WithCheckpointer(mem))
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	p := newPlayer(rec, &o)
 	pctx := context.WithValue(ctx, playerKey{}, p)
-	rep := &Report[S]{Thread: thread, Recording: rec}
+	rep := &Report[S]{Thread: thread, Recording: all}
 	for _, r := range runs {
 		opts := []graph.RunOption{graph.WithThread(thread)}
 		if r.resume && r.value != nil {
@@ -208,6 +216,7 @@ type runOf[S any] struct {
 	input  state.Update[S]
 	resume bool
 	value  any
+	at     int // the index of the checkpoint it starts from
 }
 
 // resumesOf returns the values each checkpoint of the thread's root
@@ -251,7 +260,7 @@ func runsOf[S any](schema *state.Schema[S], snaps []*graph.Snapshot[S], resumes 
 			if i+1 == len(snaps) {
 				return nil, fmt.Errorf("replay: thread %q: its last input (step %d) was never applied", thread, s.Metadata.Step)
 			}
-			runs = append(runs, runOf[S]{input: state.Writes(schema.Diff(&s.Values, &snaps[i+1].Values)...)})
+			runs = append(runs, runOf[S]{input: state.Writes(schema.Diff(&s.Values, &snaps[i+1].Values)...), at: i})
 			inputs++
 		case checkpoint.SourceUpdate, checkpoint.SourceFork:
 			return nil, fmt.Errorf("replay: thread %q has a state update or fork at step %d: replaying it is not supported", thread, s.Metadata.Step)
@@ -262,11 +271,11 @@ func runsOf[S any](schema *state.Schema[S], snaps []*graph.Snapshot[S], resumes 
 		byTask := resumes[s.Config.CheckpointID]
 		switch len(byTask) {
 		case 0:
-			runs = append(runs, runOf[S]{resume: true})
+			runs = append(runs, runOf[S]{resume: true, at: i})
 		case 1:
 			for _, vs := range byTask {
 				for _, v := range vs {
-					runs = append(runs, runOf[S]{resume: true, value: v})
+					runs = append(runs, runOf[S]{resume: true, value: v, at: i})
 				}
 			}
 		default:

@@ -18,12 +18,13 @@ type env struct {
 	store *store.Store
 	out   io.Writer
 	json  bool
-	keep  keepFlag  // prune --keep
-	older olderFlag // prune --older-than
-	ns    string    // -ns of the commands that read one namespace
-	limit limitFlag // history -n / --limit
-	yes   bool      // delete -yes
-	field string    // state -field
+	keep  keepFlag    // prune --keep
+	older olderFlag   // prune --older-than
+	ns    string      // -ns of the commands that read one namespace
+	limit limitFlag   // history -n / --limit
+	yes   bool        // delete -yes
+	field string      // state -field
+	rp    replayFlags // replay -list, -graph, -from
 	// width is how many columns tables must fit in (0: no limit), and
 	// term is where delete asks for confirmation.
 	width int

@@ -28,7 +28,8 @@
 //	delete THREAD [-y]                                delete every checkpoint of the thread (asks first)
 //	prune THREAD --keep N | --older-than D [--keep N] keep the newest N checkpoints of the thread, or sweep old threads (asks first)
 //	verify [THREAD...]                                check every row and link of the threads (default: all)
-//	replay THREAD                                     the model and tool calls recorded with the thread (package replay)
+//	replay THREAD [-graph G] [-from CHECKPOINT]       re-run a thread served with serve -record offline: the first divergence (exit 1)
+//	replay -list THREAD                               the model and tool calls recorded with the thread (package replay)
 //	serve [-addr HOST:PORT]                           serve the example graphs over LangGraph's Agent Server API
 //	studio [-addr HOST:PORT]                          a local web page to watch, inspect, fork and resume threads
 //	version                                           the module version the binary was built from

@@ -26,7 +26,7 @@ import (
 	"github.com/stategraph/stategraph/worker"
 )
 
-const serveUsage = `usage: stategraph serve [-db PATH [-store PATH] | -dsn DSN [-schema NAME] [-workers N]] [-addr HOST:PORT] [-allow-remote] [-mcp=false] [-a2a=false] [-model openai|ollama]
+const serveUsage = `usage: stategraph serve [-db PATH [-store PATH] | -dsn DSN [-schema NAME] [-workers N]] [-addr HOST:PORT] [-allow-remote] [-mcp=false] [-a2a=false] [-model openai|ollama] [-record]
 
 Serve the example graphs (planexecute, support, essay, chat) over LangGraph's
 Agent Server API, for @langchain/langgraph-sdk, langgraph-sdk and
@@ -51,6 +51,8 @@ no authentication: the server listens on loopback only unless
   -allow-remote   listen on a non-loopback address (anyone who reaches it can run the graphs)
   -mcp=false      do not serve the MCP endpoint /mcp
   -a2a=false      do not serve the A2A endpoints /a2a/{assistant_id}
+  -record         record chat's and planexecute's model and tool calls with their threads, for
+                  stategraph replay THREAD (package replay)
 ` + modelUsage + "\n"
 
 // defaultServeWorkers is -workers with -dsn when not given.
@@ -65,6 +67,7 @@ type serveConfig struct {
 	noMCP           bool   // -mcp=false: no /mcp
 	noA2A           bool   // -a2a=false: no /a2a
 	model           string // the chat assistant's model: "" (scripted), openai, ollama
+	record          bool   // -record: servegraphs.Recorded
 }
 
 // modelUsage is the -model flag of serve and studio.
@@ -95,6 +98,7 @@ func parseServe(args []string, c serveConfig) (serveConfig, error) {
 	fs.BoolVar(&c.allowRemote, "allow-remote", false, "")
 	fs.IntVar(&c.workers, "workers", defaultServeWorkers, "")
 	fs.StringVar(&c.model, "model", "", "")
+	fs.BoolVar(&c.record, "record", false, "")
 	mcpOn := fs.Bool("mcp", true, "")
 	a2aOn := fs.Bool("a2a", true, "")
 	if err := fs.Parse(args); err != nil {
@@ -265,7 +269,11 @@ func serve(ctx context.Context, c serveConfig, ln net.Listener, stdout io.Writer
 		defer items.Close()
 		srvOpts = append(srvOpts, server.WithStore(items))
 	}
-	graphs, chatModel, err := chatGraphs(saver, c.model)
+	var gopts []servegraphs.Option
+	if c.record {
+		gopts = append(gopts, servegraphs.Recorded())
+	}
+	graphs, chatModel, err := chatGraphs(saver, c.model, gopts...)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}

@@ -35,6 +35,7 @@ type Option func(*options)
 type options struct {
 	chatModel llms.Model
 	tel       *telemetry.Telemetry
+	record    bool // Recorded
 }
 
 // ChatModel makes the chat assistant use m instead of the scripted model.
@@ -54,6 +55,9 @@ func Graphs(saver checkpoint.Saver, opts ...Option) ([]server.Graph, error) {
 	model := o.chatModel
 	cfg := delivery.New().AgentConfig()
 	chatTools := chatdemo.Tools(nil)
+	if o.record {
+		model, chatTools, cfg = recording(model, chatTools, cfg)
+	}
 	var observe []graph.CompileOption
 	if o.tel != nil {
 		model = o.tel.Model(model)
