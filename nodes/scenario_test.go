@@ -217,6 +217,20 @@ func newScenarioWorld(sleep bool) *scenarioWorld {
 	return w
 }
 
+// modelledLatency waits d, the modelled latency of a tool or model call of
+// the scenario benchmark (the workload whose wall time it measures, never
+// a test's synchronisation), or until ctx ends.
+func modelledLatency(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func (w *scenarioWorld) call(ctx context.Context, tool string, args any) (string, error) {
 	b, _ := json.Marshal(args)
 	s, ok := w.table[tool+" "+string(b)]
@@ -224,10 +238,8 @@ func (w *scenarioWorld) call(ctx context.Context, tool string, args any) (string
 		return "", fmt.Errorf("%w: no answer for %s %s", plan.ErrBadInput, tool, b)
 	}
 	if w.sleep {
-		select {
-		case <-time.After(s.latency):
-		case <-ctx.Done():
-			return "", ctx.Err()
+		if err := modelledLatency(ctx, s.latency); err != nil {
+			return "", err
 		}
 	}
 	return s.out, nil
@@ -332,10 +344,8 @@ func (m scenarioModel) GenerateContent(ctx context.Context, msgs []llms.MessageC
 	p, c := scenarioTokens(sent), scenarioTokens(received)
 	choice.GenerationInfo = map[string]any{"PromptTokens": p, "CompletionTokens": c, "TotalTokens": p + c}
 	if m.latency != nil {
-		select {
-		case <-time.After(m.latency(p, c)):
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if err := modelledLatency(ctx, m.latency(p, c)); err != nil {
+			return nil, err
 		}
 	}
 	return &llms.ContentResponse{Choices: []*llms.ContentChoice{choice}}, nil

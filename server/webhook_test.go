@@ -32,12 +32,14 @@ func TestWebhookReceivesTheFinishedRun(t *testing.T) {
 	h := newHarness(t, server.WithWebhooks(server.Webhooks{AllowLoopback: true}))
 	h.json("POST", "/threads", map[string]any{"thread_id": "t"}, 200)
 	run := h.json("POST", "/threads/t/runs", map[string]any{"assistant_id": "echo", "input": map[string]any{"input": "hi"}, "webhook": hook.URL}, 200)
+	bound, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
 	select {
 	case m := <-got:
 		assert.Equal(t, run["run_id"], m["run_id"])
 		assert.Equal(t, "success", m["status"])
 		assert.Equal(t, map[string]any{"input": "hi", "replies": []any{"echo: hi"}}, m["values"])
-	case <-time.After(10 * time.Second):
+	case <-bound.Done():
 		require.Fail(t, "the webhook was not called")
 	}
 }
@@ -68,6 +70,8 @@ func TestWebhookRetriesWithBackoffAndSignature(t *testing.T) {
 	h := newHarness(t, server.WithWebhooks(server.Webhooks{Secret: "s3cret", AllowLoopback: true,
 		Wait: func(ctx context.Context, d time.Duration) error { waits <- d; return nil }}),
 		server.WithLogf(func(format string, args ...any) { logs <- fmt.Sprintf(format, args...) }))
+	bound, cancel := context.WithTimeout(t.Context(), 10*time.Second) // an upper bound only
+	defer cancel()
 	h.json("POST", "/threads/t/runs", map[string]any{"assistant_id": "echo", "input": map[string]any{"input": "hi"},
 		"webhook": hook.URL, "if_not_exists": "create"}, 200)
 	var got []hit
@@ -75,7 +79,7 @@ func TestWebhookRetriesWithBackoffAndSignature(t *testing.T) {
 		select {
 		case x := <-hits:
 			got = append(got, x)
-		case <-time.After(10 * time.Second):
+		case <-bound.Done():
 			require.FailNow(t, "the webhook was not retried", "after %d attempts", len(got))
 		}
 	}
@@ -94,7 +98,7 @@ func TestWebhookRetriesWithBackoffAndSignature(t *testing.T) {
 	case msg := <-logs:
 		assert.Contains(t, msg, "attempt 1 of 4", "given up after the first attempt")
 		assert.Contains(t, msg, "400 Bad Request")
-	case <-time.After(10 * time.Second):
+	case <-bound.Done():
 		require.FailNow(t, "the webhook's failure was not reported")
 	}
 	assert.Empty(t, waits, "no wait for a retry")
