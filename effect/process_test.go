@@ -15,15 +15,19 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/stategraph/stategraph/checkpoint"
+	"github.com/stategraph/stategraph/checkpoint/postgres"
 	"github.com/stategraph/stategraph/checkpoint/sqlite"
 	"github.com/stategraph/stategraph/effect"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/pgtest"
 	"github.com/stategraph/stategraph/state"
 )
 
 // The crash tests of the ledger run this test binary again as
-// TestLedgerChild, which runs thread "pay" of ledgerGraph on the SQLite
-// file STATEGRAPH_LEDGER_DB and blocks for good (until it is killed) at
+// TestLedgerChild, which runs thread "pay" of ledgerGraph on the database
+// STATEGRAPH_LEDGER_DB names (a SQLite file, or "pg:" and a PostgreSQL
+// schema; see ledgerSaver) and blocks for good (until it is killed) at
 // the point STATEGRAPH_LEDGER_POINT names, after saying "at <point>":
 //   - tool: in the payment tool, after it appended "charge <key>" to the
 //     bank's log (the effect took place; its end is not recorded);
@@ -90,11 +94,34 @@ func (b *bankTool) reconcile(ctx context.Context, call effect.Call) (effect.Outc
 	return effect.Outcome{}, nil
 }
 
-func ledgerGraph(t *testing.T, db string, tool *bankTool) *graph.Compiled[payState] {
+// ledgerSaver opens the database of a crash test: a SQLite file, or the
+// PostgreSQL schema that db names after "pg:".
+func ledgerSaver(t *testing.T, db string) checkpoint.Saver {
 	t.Helper()
+	if schema, ok := strings.CutPrefix(db, "pg:"); ok {
+		saver := postgres.New(pgtest.Pool(t, nil), postgres.WithSchema(schema))
+		require.NoError(t, saver.Migrate(t.Context()))
+		return saver
+	}
 	saver, err := sqlite.Open(db)
 	require.NoError(t, err)
 	t.Cleanup(func() { saver.Close() })
+	return saver
+}
+
+// ledgerBackends returns, by name, the database of each backend a crash
+// test runs on: SQLite, and PostgreSQL with STATEGRAPH_POSTGRES_DSN.
+func ledgerBackends(t *testing.T) map[string]string {
+	out := map[string]string{"sqlite": filepath.Join(t.TempDir(), "ledger.db")}
+	if os.Getenv("STATEGRAPH_POSTGRES_DSN") != "" {
+		out["postgres"] = "pg:" + pgtest.Schema(t)
+	}
+	return out
+}
+
+func ledgerGraph(t *testing.T, db string, tool *bankTool) *graph.Compiled[payState] {
+	t.Helper()
+	saver := ledgerSaver(t, db)
 	var opts []effect.Option
 	if tool.hook {
 		opts = append(opts, effect.WithReconcile(effect.ReconcileFunc(tool.reconcile)))
@@ -162,29 +189,33 @@ func TestAKilledCallIsNeverRunAgainWithoutAnAnswer(t *testing.T) {
 		t.Skip("starts child processes")
 	}
 	t.Parallel()
-	dir := t.TempDir()
-	db, log := filepath.Join(dir, "ledger.db"), filepath.Join(dir, "bank.log")
-	killAt(t, db, log, "tool")
-	require.Len(t, bank(log).charges(t), 1)
+	for name, db := range ledgerBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			log := filepath.Join(t.TempDir(), "bank.log")
+			killAt(t, db, log, "tool")
+			require.Len(t, bank(log).charges(t), 1)
 
-	c := ledgerGraph(t, db, &bankTool{bank: bank(log), stop: noStop})
-	_, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread), graph.WaitForThread())
-	doubt := inDoubtOf(t, err)
-	require.Equal(t, "charge_card", doubt.Call.Tool)
-	require.Equal(t, "10 EUR", doubt.Call.Input)
-	require.Contains(t, bank(log).charges(t)[0], doubt.Call.Key, "the interrupt shows the key the bank saw")
-	require.Len(t, bank(log).charges(t), 1, "the in-doubt call did not run again")
+			c := ledgerGraph(t, db, &bankTool{bank: bank(log), stop: noStop})
+			_, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread), graph.WaitForThread())
+			doubt := inDoubtOf(t, err)
+			require.Equal(t, "charge_card", doubt.Call.Tool)
+			require.Equal(t, "10 EUR", doubt.Call.Input)
+			require.Contains(t, bank(log).charges(t)[0], doubt.Call.Key, "the interrupt shows the key the bank saw")
+			require.Len(t, bank(log).charges(t), 1, "the in-doubt call did not run again")
 
-	// Asked again (another process, say), it still does not run.
-	_, err = c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread))
-	inDoubtOf(t, err)
-	require.Len(t, bank(log).charges(t), 1)
+			// Asked again (another process, say), it still does not run.
+			_, err = c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread))
+			inDoubtOf(t, err)
+			require.Len(t, bank(log).charges(t), 1)
 
-	got, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread),
-		graph.Resume(effect.Decision{Action: effect.Confirm, Result: "charged 10 EUR (confirmed)"}))
-	require.NoError(t, err)
-	require.Equal(t, "charged 10 EUR (confirmed)", got.Result)
-	require.Len(t, bank(log).charges(t), 1, "confirmed: charged once")
+			got, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread),
+				graph.Resume(effect.Decision{Action: effect.Confirm, Result: "charged 10 EUR (confirmed)"}))
+			require.NoError(t, err)
+			require.Equal(t, "charged 10 EUR (confirmed)", got.Result)
+			require.Len(t, bank(log).charges(t), 1, "confirmed: charged once")
+		})
+	}
 }
 
 func TestAKilledCallGoesToItsReconcileHook(t *testing.T) {
@@ -192,17 +223,21 @@ func TestAKilledCallGoesToItsReconcileHook(t *testing.T) {
 		t.Skip("starts child processes")
 	}
 	t.Parallel()
-	dir := t.TempDir()
-	db, log := filepath.Join(dir, "ledger.db"), filepath.Join(dir, "bank.log")
-	killAt(t, db, log, "tool")
+	for name, db := range ledgerBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			log := filepath.Join(t.TempDir(), "bank.log")
+			killAt(t, db, log, "tool")
 
-	tool := &bankTool{bank: bank(log), stop: noStop, hook: true, asked: make(chan effect.Call, 1)}
-	c := ledgerGraph(t, db, tool)
-	got, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread), graph.WaitForThread())
-	require.NoError(t, err)
-	require.Equal(t, "charged 10 EUR (found by key)", got.Result)
-	require.Equal(t, "charge_card", (<-tool.asked).Tool)
-	require.Len(t, bank(log).charges(t), 1, "reconciled, not charged again")
+			tool := &bankTool{bank: bank(log), stop: noStop, hook: true, asked: make(chan effect.Call, 1)}
+			c := ledgerGraph(t, db, tool)
+			got, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread), graph.WaitForThread())
+			require.NoError(t, err)
+			require.Equal(t, "charged 10 EUR (found by key)", got.Result)
+			require.Equal(t, "charge_card", (<-tool.asked).Tool)
+			require.Len(t, bank(log).charges(t), 1, "reconciled, not charged again")
+		})
+	}
 }
 
 func TestAKilledNodeAfterItsCallEndedReadsTheLedger(t *testing.T) {
@@ -210,15 +245,19 @@ func TestAKilledNodeAfterItsCallEndedReadsTheLedger(t *testing.T) {
 		t.Skip("starts child processes")
 	}
 	t.Parallel()
-	dir := t.TempDir()
-	db, log := filepath.Join(dir, "ledger.db"), filepath.Join(dir, "bank.log")
-	killAt(t, db, log, "after")
+	for name, db := range ledgerBackends(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			log := filepath.Join(t.TempDir(), "bank.log")
+			killAt(t, db, log, "after")
 
-	tool := &bankTool{bank: bank(log), stop: noStop, hook: true, asked: make(chan effect.Call, 1)}
-	c := ledgerGraph(t, db, tool)
-	got, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread), graph.WaitForThread())
-	require.NoError(t, err)
-	require.Equal(t, "charged 10 EUR", got.Result, "the result recorded before the kill")
-	require.Empty(t, tool.asked, "an ended call is not in doubt")
-	require.Len(t, bank(log).charges(t), 1)
+			tool := &bankTool{bank: bank(log), stop: noStop, hook: true, asked: make(chan effect.Call, 1)}
+			c := ledgerGraph(t, db, tool)
+			got, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread), graph.WaitForThread())
+			require.NoError(t, err)
+			require.Equal(t, "charged 10 EUR", got.Result, "the result recorded before the kill")
+			require.Empty(t, tool.asked, "an ended call is not in doubt")
+			require.Len(t, bank(log).charges(t), 1)
+		})
+	}
 }
