@@ -184,7 +184,10 @@ func killAt(t *testing.T, db, log, point string) {
 
 func noStop(context.Context, string) {}
 
-func TestAKilledCallIsNeverRunAgainWithoutAnAnswer(t *testing.T) {
+// onEachBackend runs test, in parallel, on each backend of ledgerBackends
+// with a bank log of its own; not with -short, since the tests start
+// child processes.
+func onEachBackend(t *testing.T, test func(t *testing.T, db, log string)) {
 	if testing.Short() {
 		t.Skip("starts child processes")
 	}
@@ -192,72 +195,61 @@ func TestAKilledCallIsNeverRunAgainWithoutAnAnswer(t *testing.T) {
 	for name, db := range ledgerBackends(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			log := filepath.Join(t.TempDir(), "bank.log")
-			killAt(t, db, log, "tool")
-			require.Len(t, bank(log).charges(t), 1)
-
-			c := ledgerGraph(t, db, &bankTool{bank: bank(log), stop: noStop})
-			_, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread), graph.WaitForThread())
-			doubt := inDoubtOf(t, err)
-			require.Equal(t, "charge_card", doubt.Call.Tool)
-			require.Equal(t, "10 EUR", doubt.Call.Input)
-			require.Contains(t, bank(log).charges(t)[0], doubt.Call.Key, "the interrupt shows the key the bank saw")
-			require.Len(t, bank(log).charges(t), 1, "the in-doubt call did not run again")
-
-			// Asked again (another process, say), it still does not run.
-			_, err = c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread))
-			inDoubtOf(t, err)
-			require.Len(t, bank(log).charges(t), 1)
-
-			got, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread),
-				graph.Resume(effect.Decision{Action: effect.Confirm, Result: "charged 10 EUR (confirmed)"}))
-			require.NoError(t, err)
-			require.Equal(t, "charged 10 EUR (confirmed)", got.Result)
-			require.Len(t, bank(log).charges(t), 1, "confirmed: charged once")
+			test(t, db, filepath.Join(t.TempDir(), "bank.log"))
 		})
 	}
+}
+
+func TestAKilledCallIsNeverRunAgainWithoutAnAnswer(t *testing.T) {
+	onEachBackend(t, func(t *testing.T, db, log string) {
+		killAt(t, db, log, "tool")
+		require.Len(t, bank(log).charges(t), 1)
+
+		c := ledgerGraph(t, db, &bankTool{bank: bank(log), stop: noStop})
+		_, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread), graph.WaitForThread())
+		doubt := inDoubtOf(t, err)
+		require.Equal(t, "charge_card", doubt.Call.Tool)
+		require.Equal(t, "10 EUR", doubt.Call.Input)
+		require.Contains(t, bank(log).charges(t)[0], doubt.Call.Key, "the interrupt shows the key the bank saw")
+		require.Len(t, bank(log).charges(t), 1, "the in-doubt call did not run again")
+
+		// Asked again (another process, say), it still does not run.
+		_, err = c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread))
+		inDoubtOf(t, err)
+		require.Len(t, bank(log).charges(t), 1)
+
+		got, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread),
+			graph.Resume(effect.Decision{Action: effect.Confirm, Result: "charged 10 EUR (confirmed)"}))
+		require.NoError(t, err)
+		require.Equal(t, "charged 10 EUR (confirmed)", got.Result)
+		require.Len(t, bank(log).charges(t), 1, "confirmed: charged once")
+	})
 }
 
 func TestAKilledCallGoesToItsReconcileHook(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts child processes")
-	}
-	t.Parallel()
-	for name, db := range ledgerBackends(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			log := filepath.Join(t.TempDir(), "bank.log")
-			killAt(t, db, log, "tool")
+	onEachBackend(t, func(t *testing.T, db, log string) {
+		killAt(t, db, log, "tool")
 
-			tool := &bankTool{bank: bank(log), stop: noStop, hook: true, asked: make(chan effect.Call, 1)}
-			c := ledgerGraph(t, db, tool)
-			got, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread), graph.WaitForThread())
-			require.NoError(t, err)
-			require.Equal(t, "charged 10 EUR (found by key)", got.Result)
-			require.Equal(t, "charge_card", (<-tool.asked).Tool)
-			require.Len(t, bank(log).charges(t), 1, "reconciled, not charged again")
-		})
-	}
+		tool := &bankTool{bank: bank(log), stop: noStop, hook: true, asked: make(chan effect.Call, 1)}
+		c := ledgerGraph(t, db, tool)
+		got, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread), graph.WaitForThread())
+		require.NoError(t, err)
+		require.Equal(t, "charged 10 EUR (found by key)", got.Result)
+		require.Equal(t, "charge_card", (<-tool.asked).Tool)
+		require.Len(t, bank(log).charges(t), 1, "reconciled, not charged again")
+	})
 }
 
 func TestAKilledNodeAfterItsCallEndedReadsTheLedger(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts child processes")
-	}
-	t.Parallel()
-	for name, db := range ledgerBackends(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			log := filepath.Join(t.TempDir(), "bank.log")
-			killAt(t, db, log, "after")
+	onEachBackend(t, func(t *testing.T, db, log string) {
+		killAt(t, db, log, "after")
 
-			tool := &bankTool{bank: bank(log), stop: noStop, hook: true, asked: make(chan effect.Call, 1)}
-			c := ledgerGraph(t, db, tool)
-			got, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread), graph.WaitForThread())
-			require.NoError(t, err)
-			require.Equal(t, "charged 10 EUR", got.Result, "the result recorded before the kill")
-			require.Empty(t, tool.asked, "an ended call is not in doubt")
-			require.Len(t, bank(log).charges(t), 1)
-		})
-	}
+		tool := &bankTool{bank: bank(log), stop: noStop, hook: true, asked: make(chan effect.Call, 1)}
+		c := ledgerGraph(t, db, tool)
+		got, err := c.Invoke(t.Context(), state.Update[payState]{}, graph.WithThread(ledgerThread), graph.WaitForThread())
+		require.NoError(t, err)
+		require.Equal(t, "charged 10 EUR", got.Result, "the result recorded before the kill")
+		require.Empty(t, tool.asked, "an ended call is not in doubt")
+		require.Len(t, bank(log).charges(t), 1)
+	})
 }
