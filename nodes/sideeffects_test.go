@@ -9,29 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tmc/langchaingo/tools"
 
-	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/checkpoint/memory"
 	"github.com/stategraph/stategraph/effect"
 	"github.com/stategraph/stategraph/graph"
+	"github.com/stategraph/stategraph/internal/faultsaver"
 	"github.com/stategraph/stategraph/nodes"
 	"github.com/stategraph/stategraph/nodes/plan"
 	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stategraph/stategraph/state"
 )
-
-// dyingSaver fails the next PutWrites once armed: the process "dies"
-// after a tool's effect and before the ledger records its end.
-type dyingSaver struct {
-	checkpoint.Saver
-	armed atomic.Bool
-}
-
-func (s *dyingSaver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID string, writes []checkpoint.PendingWrite) error {
-	if s.armed.CompareAndSwap(true, false) {
-		return errors.New("the process died")
-	}
-	return s.Saver.PutWrites(ctx, cfg, taskID, writes)
-}
 
 // fixedPlanner always plans p.
 type fixedPlanner struct{ p plan.Plan }
@@ -55,14 +41,14 @@ func TestTheAgentsLedgerStopsAtACallInDoubt(t *testing.T) {
 	for name, mode := range map[string]nodes.AgentOption{"eager": nodes.WithEagerSteps(0), "round by round": nodes.WithRoundByRound()} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			saver := &dyingSaver{Saver: memory.New()}
+			saver := &faultsaver.Saver{Saver: memory.New()}
 			var charges, looks atomic.Int32
 			pay := tool.New("pay_bill", "pays the bill", func(ctx context.Context, a billArgs) (string, error) {
 				charges.Add(1)
 				if _, ok := effect.Key(ctx); !ok {
 					return "", errors.New("no ledger key")
 				}
-				saver.armed.Store(true) // the effect took place; its end record fails
+				saver.Arm() // the effect took place; its end record fails
 				return "charged " + a.Amount, nil
 			})
 			pay.Mutates = true

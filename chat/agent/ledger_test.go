@@ -13,27 +13,13 @@ import (
 	"github.com/stategraph/stategraph/chat/agent"
 	"github.com/stategraph/stategraph/chat/internal/chattest"
 	"github.com/stategraph/stategraph/chat/toolnode"
-	"github.com/stategraph/stategraph/checkpoint"
 	"github.com/stategraph/stategraph/effect"
 	"github.com/stategraph/stategraph/graph"
 	"github.com/stategraph/stategraph/internal/fakechat"
+	"github.com/stategraph/stategraph/internal/faultsaver"
 	"github.com/stategraph/stategraph/nodes/tool"
 	"github.com/stategraph/stategraph/state"
 )
-
-// crashingSaver fails the next PutWrites once armed: the process "dies"
-// after a tool's effect and before the ledger records its end.
-type crashingSaver struct {
-	checkpoint.Saver
-	armed atomic.Bool
-}
-
-func (s *crashingSaver) PutWrites(ctx context.Context, cfg checkpoint.Config, taskID string, writes []checkpoint.PendingWrite) error {
-	if s.armed.CompareAndSwap(true, false) {
-		return errors.New("the process died")
-	}
-	return s.Saver.PutWrites(ctx, cfg, taskID, writes)
-}
 
 type billArgs struct {
 	Amount string `json:"amount"`
@@ -54,14 +40,14 @@ func TestTheAgentsLedgerAsksAboutACallInDoubtThroughOpenAI(t *testing.T) {
 		fakechat.Turn{Marker: "balance: 10 EUR", ToolCalls: []fakechat.ToolCall{{ID: "call_pay", Name: "pay_bill", Arguments: `{"amount":"10 EUR"}`}}},
 		fakechat.Turn{Once: true, ToolCalls: []fakechat.ToolCall{{ID: "call_look", Name: "balance", Arguments: `{}`}}},
 	)
-	saver := &crashingSaver{Saver: chattest.Savers(t)["sqlite"]}
+	saver := &faultsaver.Saver{Saver: chattest.Savers(t)["sqlite"]}
 	var charges, looks atomic.Int32
 	pay := tool.New("pay_bill", "pays the bill", func(ctx context.Context, a billArgs) (string, error) {
 		charges.Add(1)
 		if _, ok := effect.Key(ctx); !ok {
 			return "", errors.New("no ledger key")
 		}
-		saver.armed.Store(true) // the effect took place; the end record fails
+		saver.Arm() // the effect took place; the end record fails
 		return "charged " + a.Amount, nil
 	})
 	pay.Mutates = true
